@@ -1,0 +1,37 @@
+#pragma once
+#include <memory>
+#include <string>
+
+#include <poplar/Type.hpp>
+
+namespace poplar {
+
+enum class DataStreamType { HostToDeviceFIFO, DeviceToHostFIFO, HostToDeviceBuffer, DeviceToHostBuffer };
+enum class ReplicatedStreamMode { REPLICATE, BROADCAST };
+
+// A FIFO between host and device, copied to or from tensors by program::Copy.
+class DataStream {
+public:
+  DataStream() = default;
+  DataStream(std::string handle, Type type, std::size_t numElements, DataStreamType kind,
+             ReplicatedStreamMode mode = ReplicatedStreamMode::REPLICATE)
+      : handle_(std::move(handle)), type_(type), numElements_(numElements), kind_(kind),
+        mode_(mode) {}
+
+  const std::string &handle() const { return handle_; }
+  std::size_t numElements() const { return numElements_; }
+  Type elementType() const { return type_; }
+  DataStreamType type() const { return kind_; }
+  unsigned replicationFactor() const { return 1; }
+  ReplicatedStreamMode replicatedMode() const { return mode_; }
+  bool valid() const { return !handle_.empty(); }
+
+private:
+  std::string handle_;
+  Type type_;
+  std::size_t numElements_ = 0;
+  DataStreamType kind_ = DataStreamType::HostToDeviceFIFO;
+  ReplicatedStreamMode mode_ = ReplicatedStreamMode::REPLICATE;
+};
+
+} // namespace poplar

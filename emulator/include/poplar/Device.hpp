@@ -1,0 +1,37 @@
+#pragma once
+#include <memory>
+
+#include <poplar/Target.hpp>
+
+namespace poplar {
+
+// A device to load engines on. Move-only, like Poplar's.
+class Device {
+public:
+  Device();
+  Device(Device &&) noexcept;
+  Device &operator=(Device &&) noexcept;
+  Device(const Device &) = delete;
+  Device &operator=(const Device &) = delete;
+  ~Device();
+
+  unsigned getId() const;
+  const Target &getTarget() const;
+  // Takes exclusive use of the device; false if it is already attached.
+  bool attach() const;
+  void detach() const;
+  bool isAttached() const;
+
+  static Device createCPUDevice(unsigned numIPUs = 1);
+  static Device createSimulatorDevice(const Target &target, const OptionFlags &opts = {});
+  Device createVirtualDevice(unsigned tilesPerIPU) const;
+
+  // Emulator: the device state shared by its engines (attachment).
+  struct State;
+  explicit Device(std::shared_ptr<State> state);
+
+private:
+  std::shared_ptr<State> state_;
+};
+
+} // namespace poplar

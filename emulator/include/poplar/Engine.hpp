@@ -1,0 +1,64 @@
+#pragma once
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <poplar/ArrayRef.hpp>
+#include <poplar/DebugContext.hpp>
+#include <poplar/Device.hpp>
+#include <poplar/Graph.hpp>
+#include <poplar/OptionFlags.hpp>
+#include <poplar/Program.hpp>
+#include <poplar/StreamCallback.hpp>
+#include <poplar/StringRef.hpp>
+
+namespace poplar {
+
+namespace detail {
+struct EngineState;
+}
+
+using ProgressFunc = std::function<void(int, int)>;
+
+// Compiles a graph and its programs, then loads on a device and runs them.
+class Engine {
+public:
+  Engine(const Graph &graph, ArrayRef<program::Program> progs, const OptionFlags &opt = {},
+         ProgressFunc progressCallBack = ProgressFunc(), const DebugContext &debugContext = {});
+  Engine(const Graph &graph, const program::Program &prog, const OptionFlags &opt = {},
+         ProgressFunc progressCallBack = ProgressFunc(), const DebugContext &debugContext = {});
+  Engine(Engine &&) noexcept;
+  Engine &operator=(Engine &&) noexcept;
+  ~Engine();
+
+  void prepare(const Device &device);
+  void deploy();
+  void load(const Device &device);
+  void run(unsigned prog = 0, const std::string &debugName = "");
+  void loadAndRun(const Device &device, unsigned prog = 0);
+  void stop();
+
+  void writeTensor(StringRef handle, const void *buf, const void *bufEnd);
+  void readTensor(StringRef handle, void *buf, void *bufEnd);
+
+  // A circular buffer [begin, end): each copy takes the next elements, wrapping.
+  void connectStream(StringRef handle, void *begin, void *end);
+  // Every copy uses the buffer at p.
+  void connectStream(StringRef handle, void *p);
+  void connectStreamToCallback(StringRef handle, StreamCallbackHandle f);
+  void connectStreamToCallback(StringRef handle, unsigned replicaIndex, StreamCallbackHandle f);
+  std::vector<std::string> listStreams() const;
+
+  void setPrintTensorStream(std::ostream &os);
+  const OptionFlags &getEngineOptions() const;
+
+  // Emulator: the compiled plan and its runtime state (profiles read it).
+  detail::EngineState &state() const { return *state_; }
+
+private:
+  std::unique_ptr<detail::EngineState> state_;
+};
+
+} // namespace poplar

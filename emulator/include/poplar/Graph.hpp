@@ -1,0 +1,158 @@
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <poplar/ArrayRef.hpp>
+#include <poplar/DataStream.hpp>
+#include <poplar/DebugContext.hpp>
+#include <poplar/Device.hpp>
+#include <poplar/GraphElements.hpp>
+#include <poplar/Interval.hpp>
+#include <poplar/OptionFlags.hpp>
+#include <poplar/Target.hpp>
+#include <poplar/Tensor.hpp>
+#include <poplar/TensorCloneMethod.hpp>
+#include <poplar/Type.hpp>
+#include <poplar/VariableMappingMethod.hpp>
+
+namespace poplar {
+
+namespace program {
+class Program;
+}
+namespace detail {
+struct GraphState;
+}
+
+// Index: tile; value: intervals of the flattened tensor mapped to that tile.
+using TileToTensorMapping = std::vector<std::vector<Interval>>;
+
+class replication_factor {
+public:
+  explicit replication_factor(unsigned n) : n_(n) {}
+  operator unsigned() const { return n_; }
+
+private:
+  unsigned n_;
+};
+
+class Graph {
+public:
+  Graph();
+  explicit Graph(const Target &target, replication_factor r = replication_factor(1));
+  explicit Graph(const Device &device, replication_factor r = replication_factor(1));
+  ~Graph();
+  Graph(Graph &&) noexcept;
+  Graph &operator=(Graph &&) noexcept;
+
+  const Target &getTarget() const;
+  unsigned getReplicationFactor() const { return 1; }
+
+  Tensor addVariable(const Type &type, ArrayRef<std::size_t> shape,
+                     const DebugContext &debugContext = {});
+  Tensor addVariable(const Type &type, ArrayRef<std::size_t> shape,
+                     VariableMappingMethod mappingMethod, const DebugContext &debugContext = {});
+
+  // A constant holding `values` (one per element) or one `value` broadcast to the shape.
+  template <class T>
+  Tensor addConstant(const Type &type, ArrayRef<std::size_t> shape, ArrayRef<T> values,
+                     const DebugContext &debugContext = {}) {
+    checkHostValueCount(shape, values.size(), debugContext);
+    return addConstantFromHost(type, shape, values.data(), equivalentHostType<T>(),
+                               values.size(), debugContext);
+  }
+  template <class T>
+  Tensor addConstant(const Type &type, ArrayRef<std::size_t> shape, const T *values,
+                     const DebugContext &debugContext = {}) {
+    return addConstantFromHost(type, shape, values, equivalentHostType<T>(),
+                               numElementsOf(shape), debugContext);
+  }
+  template <class T, class = std::enable_if_t<std::is_arithmetic<T>::value>>
+  Tensor addConstant(const Type &type, ArrayRef<std::size_t> shape, T value,
+                     const DebugContext &debugContext = {}) {
+    return addConstantFromHost(type, shape, &value, equivalentHostType<T>(), 1, debugContext);
+  }
+  Tensor addConstantHalf(const Type &type, ArrayRef<std::size_t> shape, const uint16_t *data,
+                         const DebugContext &debugContext = {});
+  Tensor addConstantHalf(const Type &type, ArrayRef<std::size_t> shape, uint16_t value,
+                         const DebugContext &debugContext = {});
+
+  Tensor clone(const Tensor &t, const DebugContext &debugContext = {},
+               TensorCloneMethod method = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
+  Tensor clone(const Type &type, const Tensor &t, const DebugContext &debugContext = {},
+               TensorCloneMethod method = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
+  Tensor cloneN(const Tensor &t, std::size_t N, const DebugContext &debugContext = {},
+                TensorCloneMethod method = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES,
+                TensorCloneDuplicationMethod duplicationMethod =
+                    TensorCloneDuplicationMethod::DUPLICATE_BY_OUTER_DIMENSION);
+  Tensor cloneN(const Type &type, const Tensor &t, std::size_t N,
+                const DebugContext &debugContext = {},
+                TensorCloneMethod method = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES,
+                TensorCloneDuplicationMethod duplicationMethod =
+                    TensorCloneDuplicationMethod::DUPLICATE_BY_OUTER_DIMENSION);
+
+  void setTileMapping(const Tensor &t, unsigned tileNum);
+  void setTileMapping(const Tensor &t, const TileToTensorMapping &mapping);
+  TileToTensorMapping getTileMapping(const Tensor &t, bool requireComplete = true) const;
+  TileToTensorMapping getTileMapping(const Tensor &t, bool *isComplete) const;
+  TileToTensorMapping getVariableTileMapping(const Tensor &t) const;
+
+  template <class T> void setInitialValue(const Tensor &t, ArrayRef<T> values) {
+    checkHostValueCount(t.shape(), values.size(), {});
+    setInitialValueFromHost(t, values.data(), equivalentHostType<T>(), values.size());
+  }
+  template <class T, class = std::enable_if_t<std::is_arithmetic<T>::value>>
+  void setInitialValue(const Tensor &t, T value) {
+    setInitialValueFromHost(t, &value, equivalentHostType<T>(), 1);
+  }
+  void setInitialValueHalf(const Tensor &t, ArrayRef<uint16_t> values);
+
+  DataStream addHostToDeviceFIFO(StringRef handle, const Type &elementType,
+                                 std::size_t numElements,
+                                 ReplicatedStreamMode mode = ReplicatedStreamMode::REPLICATE,
+                                 const OptionFlags &options = {});
+  DataStream addDeviceToHostFIFO(StringRef handle, const Type &elementType,
+                                 std::size_t numElements, const OptionFlags &options = {});
+  void createHostWrite(StringRef handle, const Tensor &t, bool rearrangeOnHost = false);
+  void createHostRead(StringRef handle, const Tensor &t, bool rearrangeOnHost = false);
+
+  ComputeSet addComputeSet(const DebugContext &debugContext = {});
+  Function addFunction(const program::Program &program);
+
+  bool isConstant(VariableRef v) const;
+  Tensor getVariable(VariableRef v) const;
+  std::size_t numVariables() const;
+
+  // Emulator: the graph's shared state, for the emulator's Engine and libraries.
+  detail::GraphState &state() const { return *state_; }
+  const std::shared_ptr<detail::GraphState> &statePtr() const { return state_; }
+
+  // Host element types accepted by addConstant / setInitialValue.
+  enum class HostType { Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64 };
+
+private:
+  template <class T> static constexpr HostType equivalentHostType() {
+    if (std::is_same<T, bool>::value) return HostType::Bool;
+    if (std::is_floating_point<T>::value) return sizeof(T) == 4 ? HostType::F32 : HostType::F64;
+    if (std::is_signed<T>::value)
+      return sizeof(T) == 1 ? HostType::I8 : sizeof(T) == 2 ? HostType::I16
+                                          : sizeof(T) == 4 ? HostType::I32 : HostType::I64;
+    return sizeof(T) == 1 ? HostType::U8 : sizeof(T) == 2 ? HostType::U16
+                                        : sizeof(T) == 4 ? HostType::U32 : HostType::U64;
+  }
+  static std::size_t numElementsOf(ArrayRef<std::size_t> shape);
+  static void checkHostValueCount(ArrayRef<std::size_t> shape, std::size_t count,
+                                  const DebugContext &debugContext);
+  Tensor addConstantFromHost(const Type &type, ArrayRef<std::size_t> shape, const void *values,
+                             HostType hostType, std::size_t count,
+                             const DebugContext &debugContext);
+  void setInitialValueFromHost(const Tensor &t, const void *values, HostType hostType,
+                               std::size_t count);
+
+  std::shared_ptr<detail::GraphState> state_;
+};
+
+} // namespace poplar

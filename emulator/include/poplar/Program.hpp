@@ -1,0 +1,152 @@
+#pragma once
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <poplar/DataStream.hpp>
+#include <poplar/DebugContext.hpp>
+#include <poplar/GraphElements.hpp>
+#include <poplar/PrintTensor.hpp>
+#include <poplar/StringRef.hpp>
+#include <poplar/SyncType.hpp>
+#include <poplar/Tensor.hpp>
+
+namespace poplar {
+
+namespace detail {
+struct ProgramNode;
+}
+
+namespace program {
+
+// A control program. Programs are values: copying one and then adding to the
+// copy (Sequence::add, Switch::add) leaves the original unchanged.
+class Program {
+public:
+  Program();
+  bool isEmpty() const;
+
+  // Emulator: the program tree node, for the Engine.
+  const detail::ProgramNode &node() const { return *node_; }
+
+  friend bool operator==(const Program &a, const Program &b) { return a.node_ == b.node_; }
+  friend bool operator!=(const Program &a, const Program &b) { return !(a == b); }
+
+protected:
+  explicit Program(std::shared_ptr<detail::ProgramNode> node);
+  detail::ProgramNode &mutableNode();
+
+private:
+  std::shared_ptr<detail::ProgramNode> node_;
+};
+
+class Sequence : public Program {
+public:
+  Sequence(const DebugContext &debugContext = {});
+  Sequence(std::initializer_list<Program> programs, const DebugContext &debugContext = {});
+  Sequence(const std::vector<Program> &programs, const DebugContext &debugContext = {});
+  void add(const Program &p);
+};
+
+class Execute : public Program {
+public:
+  explicit Execute(ComputeSet cs, const DebugContext &debugContext = {});
+  Execute(ComputeSet cs, const Tensor &t, const DebugContext &debugContext = {});
+};
+
+class Repeat : public Program {
+public:
+  Repeat(unsigned count, const Program &body, const DebugContext &debugContext = {});
+};
+
+// Runs `cond`, then `body` while the one-element `predicate` is non-zero.
+class RepeatWhileTrue : public Program {
+public:
+  RepeatWhileTrue(const Program &cond, const Tensor &predicate, const Program &body,
+                  const DebugContext &debugContext = {});
+};
+
+// Runs `cond`, then `body` while the one-element `predicate` is zero.
+class RepeatWhileFalse : public Program {
+public:
+  RepeatWhileFalse(const Program &cond, const Tensor &predicate, const Program &body,
+                   const DebugContext &debugContext = {});
+};
+
+class If : public Program {
+public:
+  If(const Tensor &predicate, const Program &trueBody, const Program &falseBody,
+     const DebugContext &debugContext = {});
+};
+
+class Switch : public Program {
+public:
+  using CaseList = std::vector<std::pair<std::int32_t, Program>>;
+  Switch(const Tensor &control, const CaseList &cases, const DebugContext &debugContext = {});
+  Switch(const Tensor &control, const CaseList &cases, const Program &defaultCase,
+         const DebugContext &debugContext = {});
+  explicit Switch(const Tensor &control, const DebugContext &debugContext = {});
+  Switch(const Tensor &control, const Program &defaultCase, const DebugContext &debugContext = {});
+  Switch &add(std::int32_t value, const Program &body);
+  static Switch switchWithBoundsChecking(const Tensor &control, const CaseList &cases,
+                                         const DebugContext &debugContext = {});
+  static Switch switchWithUnreachableDefault(const Tensor &control,
+                                             const DebugContext &debugContext = {});
+};
+
+class Copy : public Program {
+public:
+  Copy(const Tensor &src, const Tensor &dst, bool dontOutline = false,
+       const DebugContext &debugContext = {});
+  Copy(const DataStream &stream, const Tensor &dst, bool optimiseMemory = false,
+       const DebugContext &debugContext = {});
+  Copy(const Tensor &src, const DataStream &stream, bool optimiseMemory = false,
+       const DebugContext &debugContext = {});
+};
+
+// Marks `t` as undefined for liveness analysis; no data moves.
+class WriteUndef : public Program {
+public:
+  explicit WriteUndef(const Tensor &t, const DebugContext &debugContext = {});
+};
+
+class Call : public Program {
+public:
+  explicit Call(Function f, const DebugContext &debugContext = {});
+};
+
+class PrintTensor : public Program {
+public:
+  explicit PrintTensor(const Tensor &t, const DebugContext &debugContext = {});
+  PrintTensor(StringRef title, const Tensor &t, const DebugContext &debugContext = {});
+  PrintTensor(const Tensor &t, const PrintTensorFmt &fmt, const DebugContext &debugContext = {});
+  PrintTensor(StringRef title, const Tensor &t, const PrintTensorFmt &fmt,
+              const DebugContext &debugContext = {});
+};
+
+class Sync : public Program {
+public:
+  explicit Sync(SyncType type, const DebugContext &debugContext = {});
+};
+
+// Stops the run with an application_runtime_error carrying the message.
+class Abort : public Program {
+public:
+  explicit Abort(const DebugContext &debugContext = {});
+  Abort(const std::string &message, const DebugContext &debugContext = {});
+  Abort(const char *message, const DebugContext &debugContext = {})
+      : Abort(std::string(message), debugContext) {}
+};
+
+class AbortOnCondition : public Program {
+public:
+  explicit AbortOnCondition(const Tensor &predicate, const DebugContext &debugContext = {});
+  AbortOnCondition(const Tensor &predicate, const std::string &message,
+                   const DebugContext &debugContext = {});
+};
+
+} // namespace program
+} // namespace poplar

@@ -1,0 +1,4 @@
+#pragma once
+namespace poplar {
+enum class SyncType { INTERNAL, EXTERNAL, GLOBAL };
+} // namespace poplar

@@ -1,0 +1,4 @@
+#pragma once
+namespace poplar {
+enum class VariableMappingMethod { NONE, LINEAR };
+} // namespace poplar

@@ -1,0 +1,688 @@
+#include <poplar/Engine.hpp>
+#include <poplar/exceptions.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+
+#include "EngineState.hpp"
+#include "ProgramNode.hpp"
+#include "TensorImpl.hpp"
+
+namespace poplar {
+namespace detail {
+
+namespace {
+
+// Engine option keys the emulator accepts; any other key is an invalid_option.
+const std::set<std::string> kBooleanOptions = {
+    "autoReport.all", "autoReport.outputGraphProfile", "autoReport.outputExecutionProfile",
+    "autoReport.outputLoweredVars", "autoReport.outputSerializedGraph",
+    "autoReport.outputDebugInfo", "debug.instrument", "debug.instrumentCompute",
+    "debug.instrumentControlFlow", "debug.instrumentExternalExchange",
+    "debug.retainDebugInformation", "debug.allowOutOfMemory", "debug.outputAllSymbols",
+    "debug.floatPointOpException", "debug.nanOverflowMode", "debug.trace",
+    "target.syncReplicasIndependently", "target.saveArchive", "opt.enableMultiAccessCopies",
+    "opt.useAutoloader", "exchange.streamBufferOverlap", "prng.enable", "optimizeForSpeed",
+    "profiler.includeFlopEstimates", "profiler.includeCycleEstimates",
+    "profiler.perExecutionStreamCopyCycles"};
+const std::set<std::string> kValueOptions = {
+    "autoReport.directory", "autoReport.executionProfileProgramRunCount",
+    "debug.computeInstrumentationLevel", "debug.executionProfile", "debug.loweredVarDumpFile",
+    "target.workerStackSizeInBytes", "target.deterministicWorkers", "target.hostSyncTimeout",
+    "opt.internalExchangeOptimisationTarget", "prng.seed", "profiler.format",
+    "streamCallbacks.numWorkerThreads", "streamCallbacks.multiThreadMode", "target.syncMethod"};
+
+OptionFlags validatedOptions(const OptionFlags &given) {
+  OptionFlags options = given;
+  readJSONFromEnv("POPLAR_ENGINE_OPTIONS", options); // the environment overrides the code
+  for (const auto &kv : options) {
+    if (kBooleanOptions.count(kv.first)) {
+      if (kv.second != "true" && kv.second != "false")
+        throw invalid_option("Invalid value '" + kv.second + "' for option '" + kv.first +
+                             "': expected true or false");
+    } else if (!kValueOptions.count(kv.first)) {
+      throw invalid_option("Unrecognised option '" + kv.first + "'");
+    }
+  }
+  return options;
+}
+
+bool flag(const OptionFlags &o, const char *key, bool dflt) {
+  auto it = o.find(key);
+  return it == o.end() ? dflt : it->second == "true";
+}
+
+std::string withCommas(std::size_t n) {
+  std::string s = std::to_string(n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+  return s;
+}
+
+struct CopyStep : Step {
+  Access src, dst;
+  void run() override { copyElements(src, dst); }
+};
+
+struct StreamToTensorStep : Step {
+  StreamState *stream;
+  Access dst;
+  std::vector<std::uint8_t> staging;
+  void run() override {
+    const std::size_t bytes = dst.numElements * dst.elemSize;
+    if (dst.contiguous()) {
+      stream->fetchInto(dst.data(), bytes);
+    } else {
+      staging.resize(bytes);
+      stream->fetchInto(staging.data(), bytes);
+      dst.scatter(staging.data());
+    }
+  }
+};
+
+struct TensorToStreamStep : Step {
+  StreamState *stream;
+  Access src;
+  std::vector<std::uint8_t> staging;
+  void run() override {
+    staging.resize(src.numElements * src.elemSize);
+    src.gather(staging.data());
+    stream->deliver(staging.data(), staging.size());
+  }
+};
+
+struct ExecuteStep : Step {
+  std::vector<std::function<void()>> kernels;
+  void run() override {
+    for (auto &k : kernels) k();
+  }
+};
+
+struct PrintTensorStep : Step {
+  std::string title;
+  std::vector<std::size_t> shape;
+  Access src;
+  PrintTensorFmt format;
+  std::ostream **stream;
+  void run() override {
+    std::vector<std::uint8_t> data(src.numElements * src.elemSize);
+    src.gather(data.data());
+    **stream << formatTensor(title, src.type, shape, data.data(), format) << std::flush;
+  }
+};
+
+struct AbortStep : Step {
+  std::string message;
+  const Scalar *condition = nullptr; // null: abort unconditionally
+  void run() override {
+    if (!condition || condition->isTrue())
+      throw application_runtime_error("Abort: " + (message.empty() ? name : message));
+  }
+};
+
+// Turns program trees into the flat instruction list.
+class Compiler {
+public:
+  explicit Compiler(EngineState &s) : s_(s) {}
+
+  void compileProgram(const program::Program &p) {
+    s_.entries.push_back(here());
+    emit(p);
+    s_.code.push_back({Op::Halt, 0, 0});
+  }
+
+  // Function bodies go after all programs; Call instructions are patched to them.
+  void compileFunctions() {
+    std::map<unsigned, std::uint32_t> start;
+    for (std::size_t i = 0; i < pendingCalls_.size(); ++i) {
+      const unsigned f = s_.code[pendingCalls_[i]].arg;
+      if (!start.count(f)) {
+        start[f] = here();
+        emit(s_.graph->functions.at(f));
+        s_.code.push_back({Op::Return, 0, 0});
+      }
+      s_.code[pendingCalls_[i]].target = start[f];
+    }
+  }
+
+private:
+  std::uint32_t here() const { return static_cast<std::uint32_t>(s_.code.size()); }
+
+  std::uint32_t addStep(std::unique_ptr<Step> step, const ProgramNode &n) {
+    step->kind = kindName(n.kind);
+    step->name = n.name;
+    s_.steps.push_back(std::move(step));
+    s_.code.push_back({Op::Run, static_cast<std::uint32_t>(s_.steps.size() - 1), 0});
+    return here() - 1;
+  }
+
+  std::uint32_t addScalar(const Tensor &t) {
+    const Access a = s_.access(t);
+    s_.scalars.push_back(Scalar{a.data(), a.type});
+    return static_cast<std::uint32_t>(s_.scalars.size() - 1);
+  }
+
+  void checkWritable(const Tensor &t, const ProgramNode &n, const char *role) {
+    if (t.containsConstant())
+      throw graph_program_compilation_error(std::string(kindName(n.kind)) + " '" + n.name + "': " +
+                                            role + " " + t.impl().describe() + " is a constant");
+    if (t.containsAliases())
+      throw graph_program_compilation_error(std::string(kindName(n.kind)) + " '" + n.name + "': " +
+                                            role + " " + t.impl().describe() +
+                                            " contains aliased elements (e.g. a broadcast) and cannot be written");
+  }
+
+  StreamState &streamFor(const ProgramNode &n) {
+    auto it = s_.streams.find(n.stream.handle());
+    if (it == s_.streams.end())
+      throw stream_connection_error("Stream '" + n.stream.handle() + "' does not belong to this graph");
+    return it->second;
+  }
+
+  void emit(const program::Program &p) {
+    const ProgramNode &n = p.node();
+    using K = ProgramNode::Kind;
+    switch (n.kind) {
+    case K::Sequence:
+      for (const auto &child : n.children) emit(child);
+      return;
+    case K::Execute: {
+      auto step = std::make_unique<ExecuteStep>();
+      const ComputeSetInfo &cs = s_.graph->computeSet(n.id);
+      for (const Kernel &k : cs.kernels) {
+        std::vector<Access> operands;
+        for (const Tensor &t : k.reads) operands.push_back(s_.access(t));
+        for (const Tensor &t : k.writes) {
+          checkWritable(t, n, "output");
+          operands.push_back(s_.access(t));
+        }
+        step->kernels.push_back(k.compile(operands));
+      }
+      addStep(std::move(step), n);
+      if (!cs.name.empty() && n.name.empty()) s_.steps.back()->name = cs.name;
+      return;
+    }
+    case K::Repeat: {
+      if (n.id == 0) return;
+      const auto slot = static_cast<std::uint32_t>(s_.loopCounts.size());
+      s_.loopCounts.push_back(n.id);
+      s_.code.push_back({Op::LoopInit, slot, 0});
+      const std::uint32_t body = here();
+      emit(n.children[0]);
+      s_.code.push_back({Op::LoopNext, slot, body});
+      return;
+    }
+    case K::RepeatWhileTrue:
+    case K::RepeatWhileFalse: {
+      const std::uint32_t pred = addScalar(n.tensors[0]);
+      const std::uint32_t top = here();
+      emit(n.children[0]);
+      const std::uint32_t exitJump = here();
+      s_.code.push_back({n.kind == K::RepeatWhileTrue ? Op::JumpIfFalse : Op::JumpIfTrue, pred, 0});
+      emit(n.children[1]);
+      s_.code.push_back({Op::Jump, 0, top});
+      s_.code[exitJump].target = here();
+      return;
+    }
+    case K::If: {
+      const std::uint32_t pred = addScalar(n.tensors[0]);
+      const std::uint32_t toElse = here();
+      s_.code.push_back({Op::JumpIfFalse, pred, 0});
+      emit(n.children[0]);
+      const std::uint32_t toEnd = here();
+      s_.code.push_back({Op::Jump, 0, 0});
+      s_.code[toElse].target = here();
+      emit(n.children[1]);
+      s_.code[toEnd].target = here();
+      return;
+    }
+    case K::Switch: {
+      SwitchTable table;
+      table.control = addScalar(n.tensors[0]);
+      const auto index = static_cast<std::uint32_t>(s_.switches.size());
+      s_.switches.push_back(table);
+      s_.code.push_back({Op::Switch, index, 0});
+      std::vector<std::uint32_t> exits;
+      for (std::size_t c = 0; c < n.children.size(); ++c) {
+        const std::uint32_t start = here();
+        if (c == 0) s_.switches[index].defaultTarget = start;
+        else s_.switches[index].cases.emplace_back(n.caseValues[c - 1], start);
+        emit(n.children[c]);
+        exits.push_back(here());
+        s_.code.push_back({Op::Jump, 0, 0});
+      }
+      for (std::uint32_t e : exits) s_.code[e].target = here();
+      return;
+    }
+    case K::Copy: {
+      checkWritable(n.tensors[1], n, "destination");
+      auto step = std::make_unique<CopyStep>();
+      step->src = s_.access(n.tensors[0]);
+      step->dst = s_.access(n.tensors[1]);
+      addStep(std::move(step), n);
+      return;
+    }
+    case K::StreamToTensor: {
+      checkWritable(n.tensors[0], n, "destination");
+      auto step = std::make_unique<StreamToTensorStep>();
+      step->stream = &streamFor(n);
+      step->dst = s_.access(n.tensors[0]);
+      addStep(std::move(step), n);
+      return;
+    }
+    case K::TensorToStream: {
+      auto step = std::make_unique<TensorToStreamStep>();
+      step->stream = &streamFor(n);
+      step->src = s_.access(n.tensors[0]);
+      addStep(std::move(step), n);
+      return;
+    }
+    case K::WriteUndef:
+      s_.access(n.tensors[0]);
+      return;
+    case K::Call:
+      if (n.id >= s_.graph->functions.size())
+        throw graph_program_compilation_error("Call '" + n.name + "': unknown function id " + std::to_string(n.id));
+      pendingCalls_.push_back(here());
+      s_.code.push_back({Op::Call, n.id, 0});
+      return;
+    case K::PrintTensor: {
+      auto step = std::make_unique<PrintTensorStep>();
+      step->title = n.text.empty() ? n.tensors[0].impl().describe() : n.text;
+      step->shape = n.tensors[0].shape();
+      step->src = s_.access(n.tensors[0]);
+      step->format = n.format;
+      step->stream = &s_.printStream;
+      addStep(std::move(step), n);
+      return;
+    }
+    case K::Sync:
+      return;
+    case K::Abort:
+    case K::AbortOnCondition: {
+      auto step = std::make_unique<AbortStep>();
+      step->message = n.text;
+      const bool conditional = n.kind == K::AbortOnCondition;
+      const std::uint32_t pred = conditional ? addScalar(n.tensors[0]) : 0;
+      addStep(std::move(step), n);
+      if (conditional) pendingConditions_.emplace_back(s_.steps.size() - 1, pred);
+      return;
+    }
+    }
+  }
+
+public:
+  // Scalars live in a vector that grows during compilation; bind pointers last.
+  void bindConditions() {
+    for (auto [step, pred] : pendingConditions_)
+      static_cast<AbortStep &>(*s_.steps[step]).condition = &s_.scalars[pred];
+  }
+
+private:
+  EngineState &s_;
+  std::vector<std::uint32_t> pendingCalls_;
+  std::vector<std::pair<std::size_t, std::uint32_t>> pendingConditions_;
+};
+
+void checkMappingAndMemory(EngineState &s) {
+  const Target &target = s.graph->target;
+  s.tileBytes.assign(target.getNumTiles(), 0);
+  for (unsigned id : s.usedVars) {
+    const Variable &v = s.graph->vars->vars[id];
+    const auto gaps = v.unmapped(0, v.numElements);
+    if (!gaps.empty()) {
+      std::size_t missing = 0;
+      for (const auto &g : gaps) missing += g.second - g.first;
+      throw invalid_tile_mapping(
+          std::string(v.isConstant ? "Constant" : "Variable") + " '" + v.name + "' " +
+          shapeString(v.shape) + " " + v.type.toString().str() + " has " + std::to_string(missing) +
+          " of " + std::to_string(v.numElements) +
+          " elements with no tile mapping (first unmapped element: " + std::to_string(gaps[0].first) +
+          "). Map every element to a tile (Graph::setTileMapping or poputil::mapTensorLinearly) "
+          "before creating an Engine.");
+    }
+    const unsigned size = typeSize(v.type);
+    for (const auto &m : v.mapping) s.tileBytes[m.second.second] += (m.second.first - m.first) * size;
+  }
+  if (flag(s.options, "debug.allowOutOfMemory", true)) return;
+  std::vector<unsigned> over;
+  for (unsigned t = 0; t < s.tileBytes.size(); ++t)
+    if (s.tileBytes[t] > target.getBytesPerTile()) over.push_back(t);
+  if (over.empty()) return;
+  std::ostringstream msg;
+  msg << "Out of memory: Cannot fit all variable data onto one or more tiles. " << over.size()
+      << " tile(s) out of memory; tile " << over[0] << " needs " << withCommas(s.tileBytes[over[0]])
+      << " bytes of " << withCommas(target.getBytesPerTile()) << " available.";
+  throw graph_memory_allocation_error(msg.str());
+}
+
+} // namespace
+
+void EngineState::FreeDeleter::operator()(std::uint8_t *p) const { std::free(p); }
+
+Access EngineState::access(const Tensor &t) {
+  const TensorImpl &impl = t.impl();
+  if (impl.vars != graph->vars)
+    throw graph_program_compilation_error("Tensor " + impl.describe() + " belongs to a different graph");
+  Access a;
+  a.type = impl.type;
+  a.elemSize = typeSize(impl.type);
+  a.numElements = impl.numElements();
+  std::set<unsigned> vars;
+  impl.forEachRun([&](const Run &r) {
+    if (r.var >= memory.size())
+      throw graph_program_compilation_error("Tensor " + impl.describe() +
+                                            " uses a variable added after the Engine was compiled");
+    a.segments.push_back(Segment{memory[r.var].get() + r.start * a.elemSize, r.count,
+                                 static_cast<std::ptrdiff_t>(r.stride) * a.elemSize});
+    vars.insert(r.var);
+  });
+  a.vars.assign(vars.begin(), vars.end());
+  usedVars.insert(vars.begin(), vars.end());
+  return a;
+}
+
+void EngineState::resetMemory() {
+  const auto &vars = graph->vars->vars;
+  for (std::size_t i = 0; i < memory.size(); ++i) {
+    const std::size_t bytes = vars[i].numElements * typeSize(vars[i].type);
+    if (vars[i].data.empty()) std::memset(memory[i].get(), 0, bytes);
+    else std::memcpy(memory[i].get(), vars[i].data.data(), bytes);
+  }
+}
+
+bool Scalar::isTrue() const {
+  if (type == HALF) {
+    std::uint16_t h;
+    std::memcpy(&h, p, 2);
+    return (h & 0x7fffu) != 0;
+  }
+  return loadElement(type, p) != 0;
+}
+
+std::int64_t Scalar::value() const { return static_cast<std::int64_t>(loadElement(type, p)); }
+
+void StreamState::fetchInto(std::uint8_t *dst, std::size_t bytes) {
+  switch (mode) {
+  case Mode::Unconnected:
+    throw stream_connection_error("Stream '" + stream.handle() +
+                                  "' is not connected: call Engine::connectStream or "
+                                  "connectStreamToCallback before running");
+  case Mode::Buffer:
+    std::memcpy(dst, begin, bytes);
+    return;
+  case Mode::Circular: {
+    const std::size_t size = static_cast<std::size_t>(end - begin);
+    for (std::size_t done = 0; done < bytes;) {
+      const std::size_t n = std::min(bytes - done, size - position);
+      std::memcpy(dst + done, begin + position, n);
+      done += n;
+      position = (position + n) % size;
+    }
+    return;
+  }
+  case Mode::Callback:
+    callback->fetch(dst);
+    callback->complete();
+    return;
+  }
+}
+
+void StreamState::deliver(std::uint8_t *src, std::size_t bytes) {
+  switch (mode) {
+  case Mode::Unconnected:
+    throw stream_connection_error("Stream '" + stream.handle() +
+                                  "' is not connected: call Engine::connectStream or "
+                                  "connectStreamToCallback before running");
+  case Mode::Buffer:
+    std::memcpy(begin, src, bytes);
+    return;
+  case Mode::Circular: {
+    const std::size_t size = static_cast<std::size_t>(end - begin);
+    for (std::size_t done = 0; done < bytes;) {
+      const std::size_t n = std::min(bytes - done, size - position);
+      std::memcpy(begin + position, src + done, n);
+      done += n;
+      position = (position + n) % size;
+    }
+    return;
+  }
+  case Mode::Callback:
+    callback->fetch(src);
+    callback->complete();
+    return;
+  }
+}
+
+void EngineState::execute(std::uint32_t pc) {
+  std::vector<std::uint32_t> callStack;
+  for (;;) {
+    const Instr &in = code[pc];
+    switch (in.op) {
+    case Op::Run: {
+      Step &step = *steps[in.arg];
+      ++step.executions;
+      if (timeSteps) {
+        const auto t0 = std::chrono::steady_clock::now();
+        step.run();
+        step.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      } else {
+        step.run();
+      }
+      ++pc;
+      break;
+    }
+    case Op::Jump: pc = in.target; break;
+    case Op::JumpIfFalse: pc = scalars[in.arg].isTrue() ? pc + 1 : in.target; break;
+    case Op::JumpIfTrue: pc = scalars[in.arg].isTrue() ? in.target : pc + 1; break;
+    case Op::LoopInit:
+      loopCounters[in.arg] = loopCounts[in.arg];
+      ++pc;
+      break;
+    case Op::LoopNext: pc = --loopCounters[in.arg] ? in.target : pc + 1; break;
+    case Op::Call:
+      callStack.push_back(pc + 1);
+      pc = in.target;
+      break;
+    case Op::Return:
+      pc = callStack.back();
+      callStack.pop_back();
+      break;
+    case Op::Switch: {
+      const SwitchTable &table = switches[in.arg];
+      const std::int64_t v = scalars[table.control].value();
+      pc = table.defaultTarget;
+      for (const auto &c : table.cases)
+        if (c.first == v) { pc = c.second; break; }
+      break;
+    }
+    case Op::Halt: return;
+    }
+  }
+}
+
+} // namespace detail
+
+using detail::EngineState;
+
+Engine::Engine(const Graph &graph, ArrayRef<program::Program> progs, const OptionFlags &opt,
+               ProgressFunc progress, const DebugContext &)
+    : state_(std::make_unique<EngineState>()) {
+  EngineState &s = *state_;
+  s.graph = graph.statePtr();
+  s.options = detail::validatedOptions(opt);
+  s.timeSteps = detail::flag(s.options, "debug.instrument", false) ||
+                detail::flag(s.options, "autoReport.all", false);
+  s.printStream = &std::cerr;
+  if (progress) progress(0, 2);
+
+  const auto &vars = s.graph->vars->vars;
+  for (const auto &v : vars) {
+    const std::size_t bytes = (v.numElements * detail::typeSize(v.type) + 63) / 64 * 64;
+    auto *p = static_cast<std::uint8_t *>(std::aligned_alloc(64, bytes ? bytes : 64));
+    if (!p) throw graph_memory_allocation_error("Cannot allocate host memory for variable '" + v.name + "'");
+    s.memory.emplace_back(p);
+  }
+  for (const auto &kv : s.graph->streams) s.streams[kv.first].stream = kv.second;
+  for (const auto &kv : s.graph->hostWrites) s.hostWrites[kv.first] = s.access(kv.second);
+  for (const auto &kv : s.graph->hostReads) s.hostReads[kv.first] = s.access(kv.second);
+
+  detail::Compiler compiler(s);
+  for (const auto &p : progs) compiler.compileProgram(p);
+  compiler.compileFunctions();
+  compiler.bindConditions();
+  s.loopCounters.assign(s.loopCounts.size(), 0);
+  detail::checkMappingAndMemory(s);
+  if (progress) progress(2, 2);
+}
+
+Engine::Engine(const Graph &graph, const program::Program &prog, const OptionFlags &opt,
+               ProgressFunc progress, const DebugContext &dc)
+    : Engine(graph, ArrayRef<program::Program>(&prog, 1), opt, std::move(progress), dc) {}
+
+Engine::Engine(Engine &&) noexcept = default;
+Engine &Engine::operator=(Engine &&) noexcept = default;
+Engine::~Engine() = default;
+
+void Engine::prepare(const Device &device) {
+  if (device.getTarget() != state_->graph->target)
+    throw poplar_error("Engine::load: the device's target (" +
+                       device.getTarget().getTargetArchString().str() + ", " +
+                       std::to_string(device.getTarget().getNumTiles()) +
+                       " tiles) differs from the graph's target (" +
+                       state_->graph->target.getTargetArchString().str() + ", " +
+                       std::to_string(state_->graph->target.getNumTiles()) + " tiles)");
+}
+
+void Engine::deploy() {
+  state_->resetMemory();
+  state_->loaded = true;
+}
+
+void Engine::load(const Device &device) {
+  prepare(device);
+  deploy();
+}
+
+void Engine::run(unsigned prog, const std::string &) {
+  EngineState &s = *state_;
+  if (!s.loaded)
+    throw poplar_error("Engine::run: the engine is not loaded; call Engine::load(device) first");
+  if (prog >= s.entries.size())
+    throw index_error("Engine::run: program index " + std::to_string(prog) +
+                      " is out of range: the engine has " + std::to_string(s.entries.size()) +
+                      " program(s)");
+  ++s.runs;
+  s.execute(s.entries[prog]);
+}
+
+void Engine::loadAndRun(const Device &device, unsigned prog) {
+  load(device);
+  run(prog);
+}
+
+void Engine::stop() {}
+
+namespace {
+detail::Access &hostHandle(std::map<std::string, detail::Access> &handles, StringRef handle,
+                           const char *what, bool loaded) {
+  if (!loaded)
+    throw poplar_error(std::string("Engine::") + what +
+                       ": the engine is not loaded; call Engine::load(device) first");
+  auto it = handles.find(handle.str());
+  if (it == handles.end()) {
+    std::string known;
+    for (const auto &kv : handles) known += (known.empty() ? "" : ", ") + kv.first;
+    throw poplar_error(std::string("Engine::") + what + ": no handle '" + handle.str() +
+                       "' (known: " + (known.empty() ? "none" : known) + ")");
+  }
+  return it->second;
+}
+
+void checkBufferSize(const detail::Access &a, std::size_t bytes, StringRef handle, const char *what) {
+  const std::size_t expected = a.numElements * a.elemSize;
+  if (bytes != expected)
+    throw poplar_error(std::string("Engine::") + what + ": the buffer for '" + handle.str() +
+                       "' holds " + std::to_string(bytes) + " bytes but the tensor needs " +
+                       std::to_string(expected) + " (" + std::to_string(a.numElements) + " x " +
+                       a.type.toString().str() + ")");
+}
+} // namespace
+
+void Engine::writeTensor(StringRef handle, const void *buf, const void *bufEnd) {
+  auto &a = hostHandle(state_->hostWrites, handle, "writeTensor", state_->loaded);
+  checkBufferSize(a, static_cast<std::size_t>(static_cast<const char *>(bufEnd) - static_cast<const char *>(buf)), handle, "writeTensor");
+  a.scatter(buf);
+}
+
+void Engine::readTensor(StringRef handle, void *buf, void *bufEnd) {
+  auto &a = hostHandle(state_->hostReads, handle, "readTensor", state_->loaded);
+  checkBufferSize(a, static_cast<std::size_t>(static_cast<char *>(bufEnd) - static_cast<char *>(buf)), handle, "readTensor");
+  a.gather(buf);
+}
+
+namespace {
+detail::StreamState &streamState(EngineState &s, StringRef handle, const char *what) {
+  auto it = s.streams.find(handle.str());
+  if (it == s.streams.end()) {
+    std::string known;
+    for (const auto &kv : s.streams) known += (known.empty() ? "" : ", ") + kv.first;
+    throw stream_connection_error(std::string("Engine::") + what + ": no stream with handle '" +
+                                  handle.str() + "' (streams: " + (known.empty() ? "none" : known) + ")");
+  }
+  return it->second;
+}
+} // namespace
+
+void Engine::connectStream(StringRef handle, void *begin, void *end) {
+  auto &st = streamState(*state_, handle, "connectStream");
+  const std::size_t elem = detail::typeSize(st.stream.elementType());
+  const auto bytes = static_cast<std::size_t>(static_cast<char *>(end) - static_cast<char *>(begin));
+  if (!begin || bytes == 0 || bytes % elem)
+    throw stream_connection_error("Engine::connectStream: the buffer for stream '" + handle.str() +
+                                  "' must hold a positive whole number of " +
+                                  st.stream.elementType().toString().str() + " elements (got " +
+                                  std::to_string(bytes) + " bytes)");
+  st.mode = detail::StreamState::Mode::Circular;
+  st.begin = static_cast<std::uint8_t *>(begin);
+  st.end = static_cast<std::uint8_t *>(end);
+  st.position = 0;
+  st.callback.reset();
+}
+
+void Engine::connectStream(StringRef handle, void *p) {
+  auto &st = streamState(*state_, handle, "connectStream");
+  if (!p) throw stream_connection_error("Engine::connectStream: null buffer for stream '" + handle.str() + "'");
+  st.mode = detail::StreamState::Mode::Buffer;
+  st.begin = static_cast<std::uint8_t *>(p);
+  st.end = st.begin + st.stream.numElements() * detail::typeSize(st.stream.elementType());
+  st.callback.reset();
+}
+
+void Engine::connectStreamToCallback(StringRef handle, StreamCallbackHandle f) {
+  auto &st = streamState(*state_, handle, "connectStreamToCallback");
+  st.mode = detail::StreamState::Mode::Callback;
+  st.callback = f.release();
+  st.begin = st.end = nullptr;
+}
+
+void Engine::connectStreamToCallback(StringRef handle, unsigned replicaIndex, StreamCallbackHandle f) {
+  if (replicaIndex != 0)
+    throw stream_connection_error("Engine::connectStreamToCallback: replica " +
+                                  std::to_string(replicaIndex) + " does not exist (one replica)");
+  connectStreamToCallback(handle, std::move(f));
+}
+
+std::vector<std::string> Engine::listStreams() const {
+  std::vector<std::string> out;
+  for (const auto &kv : state_->streams) out.push_back(kv.first);
+  return out;
+}
+
+void Engine::setPrintTensorStream(std::ostream &os) { state_->printStream = &os; }
+
+const OptionFlags &Engine::getEngineOptions() const { return state_->options; }
+
+} // namespace poplar

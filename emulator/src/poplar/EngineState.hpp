@@ -1,0 +1,104 @@
+#pragma once
+// A compiled Engine: memory for every variable, the program tree flattened to
+// an instruction list with jumps, and the runtime state of streams.
+#include <chrono>
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <poplar/OptionFlags.hpp>
+#include <poplar/StreamCallback.hpp>
+
+#include "Access.hpp"
+#include "GraphState.hpp"
+#include "TypeInfo.hpp"
+
+namespace poplar::detail {
+
+// One program step that does work (copy, compute set, stream copy, print, ...).
+struct Step {
+  virtual ~Step() = default;
+  virtual void run() = 0;
+  std::string kind;
+  std::string name;
+  std::uint64_t executions = 0;
+  double seconds = 0; // host time, only measured when timing is enabled
+};
+
+struct StreamState {
+  enum class Mode { Unconnected, Buffer, Circular, Callback };
+  DataStream stream;
+  Mode mode = Mode::Unconnected;
+  std::uint8_t *begin = nullptr, *end = nullptr;
+  std::size_t position = 0;
+  std::unique_ptr<StreamCallback> callback;
+
+  // Host-to-device: fills `dst` (dense) with the next stream data.
+  void fetchInto(std::uint8_t *dst, std::size_t bytes);
+  // Device-to-host: hands `src` (dense) to the host.
+  void deliver(std::uint8_t *src, std::size_t bytes);
+};
+
+// A one-element predicate or switch control in engine memory.
+struct Scalar {
+  const std::uint8_t *p = nullptr;
+  Type type;
+  bool isTrue() const;
+  std::int64_t value() const;
+};
+
+enum class Op : std::uint8_t { Run, Jump, JumpIfFalse, JumpIfTrue, LoopInit, LoopNext, Call, Return, Switch, Halt };
+
+struct Instr {
+  Op op;
+  std::uint32_t arg;    // step, scalar, loop slot or switch table index
+  std::uint32_t target; // jump target
+};
+
+struct SwitchTable {
+  std::uint32_t control; // scalar index
+  std::vector<std::pair<std::int32_t, std::uint32_t>> cases;
+  std::uint32_t defaultTarget;
+};
+
+struct EngineState {
+  std::shared_ptr<GraphState> graph;
+  OptionFlags options;
+  bool timeSteps = false;
+
+  struct FreeDeleter {
+    void operator()(std::uint8_t *p) const;
+  };
+  std::vector<std::unique_ptr<std::uint8_t[], FreeDeleter>> memory; // one block per variable
+
+  std::vector<std::unique_ptr<Step>> steps;
+  std::vector<Instr> code;
+  std::vector<std::uint32_t> entries; // first instruction of each program
+  std::vector<std::uint32_t> loopCounts;
+  std::vector<std::uint32_t> loopCounters;
+  std::vector<Scalar> scalars;
+  std::vector<SwitchTable> switches;
+  std::map<std::string, StreamState> streams;
+  std::map<std::string, Access> hostWrites, hostReads;
+  std::set<unsigned> usedVars;
+  std::vector<std::size_t> tileBytes; // variable bytes per tile
+
+  bool loaded = false;
+  std::ostream *printStream;
+  std::uint64_t runs = 0;
+
+  Access access(const Tensor &t);
+  void resetMemory();
+  void execute(std::uint32_t entry);
+};
+
+// PrintTensor's text for dense element data.
+std::string formatTensor(const std::string &title, const Type &type,
+                         const std::vector<std::size_t> &shape, const std::uint8_t *data,
+                         const PrintTensorFmt &fmt);
+
+} // namespace poplar::detail

@@ -1,0 +1,355 @@
+#include <poplar/Graph.hpp>
+#include <poplar/Program.hpp>
+#include <poplar/exceptions.hpp>
+
+#include <algorithm>
+#include <cstring>
+
+#include "GraphState.hpp"
+#include "TensorImpl.hpp"
+#include "TypeInfo.hpp"
+
+namespace poplar {
+
+namespace detail {
+
+unsigned GraphState::addVariable(Type type, const std::vector<std::size_t> &shape,
+                                 std::string name, bool isConstant) {
+  if (!typeInfo(type).supportedOnDevice)
+    throw type_error("Cannot create tensor '" + name + "' of type '" + type.toString().str() +
+                     "': the type is not supported on the device");
+  Variable v;
+  v.type = type;
+  v.shape = shape;
+  v.numElements = 1;
+  for (std::size_t d : shape) v.numElements *= d;
+  v.name = name.empty() ? "var" + std::to_string(vars->vars.size()) : std::move(name);
+  v.isConstant = isConstant;
+  vars->vars.push_back(std::move(v));
+  return static_cast<unsigned>(vars->vars.size() - 1);
+}
+
+ComputeSetInfo &GraphState::computeSet(unsigned id) {
+  if (id >= computeSets.size())
+    throw graph_object_creation_error("Unknown compute set id " + std::to_string(id));
+  return computeSets[id];
+}
+
+} // namespace detail
+
+using detail::GraphState;
+using detail::TensorImpl;
+
+namespace {
+
+const TensorImpl &ownedImpl(const GraphState &g, const Tensor &t, const char *op) {
+  const TensorImpl &impl = t.impl();
+  if (impl.vars != g.vars)
+    throw poplar_error(std::string("Graph::") + op + ": tensor " + impl.describe() +
+                       " belongs to a different graph");
+  return impl;
+}
+
+// Converts host values of a C++ type to device elements of `type`.
+void convertFromHost(const Type &type, const void *values, Graph::HostType hostType,
+                     std::size_t count, std::vector<std::uint8_t> &out) {
+  const unsigned size = detail::typeSize(type);
+  out.resize(count * size);
+  for (std::size_t i = 0; i < count; ++i) {
+    long double v = 0;
+    switch (hostType) {
+    case Graph::HostType::Bool: v = static_cast<const bool *>(values)[i]; break;
+    case Graph::HostType::I8: v = static_cast<const std::int8_t *>(values)[i]; break;
+    case Graph::HostType::U8: v = static_cast<const std::uint8_t *>(values)[i]; break;
+    case Graph::HostType::I16: v = static_cast<const std::int16_t *>(values)[i]; break;
+    case Graph::HostType::U16: v = static_cast<const std::uint16_t *>(values)[i]; break;
+    case Graph::HostType::I32: v = static_cast<const std::int32_t *>(values)[i]; break;
+    case Graph::HostType::U32: v = static_cast<const std::uint32_t *>(values)[i]; break;
+    case Graph::HostType::I64: v = static_cast<const std::int64_t *>(values)[i]; break;
+    case Graph::HostType::U64: v = static_cast<const std::uint64_t *>(values)[i]; break;
+    case Graph::HostType::F32: v = static_cast<const float *>(values)[i]; break;
+    case Graph::HostType::F64: v = static_cast<const double *>(values)[i]; break;
+    }
+    detail::storeElement(type, out.data() + i * size, v);
+  }
+}
+
+// Writes dense device-format `bytes` (one element, or one per tensor element)
+// into the variables' data behind tensor `t`.
+void writeThrough(GraphState &g, const TensorImpl &t, const std::vector<std::uint8_t> &bytes,
+                  bool broadcast) {
+  const unsigned size = detail::typeSize(t.type);
+  std::size_t pos = 0;
+  t.forEachRun([&](const detail::Run &r) {
+    detail::Variable &v = g.vars->vars[r.var];
+    if (v.data.empty()) v.data.assign(v.numElements * size, 0);
+    for (std::size_t k = 0; k < r.count; ++k, ++pos) {
+      const auto e = static_cast<std::size_t>(r.start + static_cast<std::int64_t>(k) * r.stride);
+      std::memcpy(v.data.data() + e * size, bytes.data() + (broadcast ? 0 : pos * size), size);
+    }
+  });
+}
+
+} // namespace
+
+Graph::Graph() : state_(std::make_shared<GraphState>()) {}
+Graph::Graph(const Target &target, replication_factor r) : Graph() {
+  if (unsigned(r) != 1)
+    throw poplar_error("The embedded emulator supports only a replication factor of 1");
+  state_->target = target;
+}
+Graph::Graph(const Device &device, replication_factor r) : Graph(device.getTarget(), r) {}
+Graph::~Graph() = default;
+Graph::Graph(Graph &&) noexcept = default;
+Graph &Graph::operator=(Graph &&) noexcept = default;
+
+const Target &Graph::getTarget() const { return state_->target; }
+
+Tensor Graph::addVariable(const Type &type, ArrayRef<std::size_t> shape,
+                          const DebugContext &debugContext) {
+  return addVariable(type, shape, VariableMappingMethod::NONE, debugContext);
+}
+
+Tensor Graph::addVariable(const Type &type, ArrayRef<std::size_t> shape,
+                          VariableMappingMethod mappingMethod, const DebugContext &debugContext) {
+  const std::vector<std::size_t> dims(shape.begin(), shape.end());
+  const unsigned id = state_->addVariable(type, dims, debugContext.getPathName(), false);
+  Tensor t(detail::makeVariableView(state_->vars, id, type, dims));
+  if (mappingMethod == VariableMappingMethod::LINEAR) {
+    // Spread evenly over all tiles in whole vectors of the type.
+    const std::size_t n = t.numElements();
+    const std::size_t tiles = getTarget().getNumTiles();
+    const std::size_t grain = getTarget().getVectorWidth(type);
+    const std::size_t perTile = ((n + tiles - 1) / tiles + grain - 1) / grain * grain;
+    auto &var = state_->vars->vars[id];
+    for (std::size_t b = 0, tile = 0; b < n; b += perTile, ++tile)
+      var.mapRange(b, std::min(n, b + perTile), static_cast<unsigned>(tile));
+  }
+  return t;
+}
+
+std::size_t Graph::numElementsOf(ArrayRef<std::size_t> shape) {
+  std::size_t n = 1;
+  for (std::size_t d : shape) n *= d;
+  return n;
+}
+
+void Graph::checkHostValueCount(ArrayRef<std::size_t> shape, std::size_t count,
+                                const DebugContext &debugContext) {
+  if (count != numElementsOf(shape))
+    throw poplar_error("'" + debugContext.getPathName() + "': " + std::to_string(count) +
+                       " values given for a tensor of shape " +
+                       detail::shapeString(std::vector<std::size_t>(shape.begin(), shape.end())) +
+                       " (" + std::to_string(numElementsOf(shape)) + " elements)");
+}
+
+Tensor Graph::addConstantFromHost(const Type &type, ArrayRef<std::size_t> shape,
+                                  const void *values, HostType hostType, std::size_t count,
+                                  const DebugContext &debugContext) {
+  const std::vector<std::size_t> dims(shape.begin(), shape.end());
+  std::vector<std::uint8_t> one;
+  convertFromHost(type, values, hostType, count, one);
+  const unsigned id = state_->addVariable(type, dims, debugContext.getPathName(), true);
+  auto &var = state_->vars->vars[id];
+  if (count == var.numElements) {
+    var.data = std::move(one);
+  } else {
+    var.data.resize(var.numElements * one.size());
+    for (std::size_t i = 0; i < var.numElements; ++i)
+      std::memcpy(var.data.data() + i * one.size(), one.data(), one.size());
+  }
+  return Tensor(detail::makeVariableView(state_->vars, id, type, dims));
+}
+
+Tensor Graph::addConstantHalf(const Type &type, ArrayRef<std::size_t> shape, const uint16_t *data,
+                              const DebugContext &debugContext) {
+  if (type != HALF) throw type_error("addConstantHalf: type must be HALF");
+  std::vector<float> values(numElementsOf(shape));
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = detail::halfToFloat(data[i]);
+  return addConstantFromHost(type, shape, values.data(), HostType::F32, values.size(), debugContext);
+}
+
+Tensor Graph::addConstantHalf(const Type &type, ArrayRef<std::size_t> shape, uint16_t value,
+                              const DebugContext &debugContext) {
+  const float f = detail::halfToFloat(value);
+  if (type != HALF) throw type_error("addConstantHalf: type must be HALF");
+  return addConstantFromHost(type, shape, &f, HostType::F32, 1, debugContext);
+}
+
+void Graph::setInitialValueFromHost(const Tensor &t, const void *values, HostType hostType,
+                                    std::size_t count) {
+  const TensorImpl &impl = ownedImpl(*state_, t, "setInitialValue");
+  if (t.containsConstant())
+    throw poplar_error("Graph::setInitialValue: tensor " + impl.describe() + " is a constant");
+  std::vector<std::uint8_t> bytes;
+  convertFromHost(impl.type, values, hostType, count, bytes);
+  writeThrough(*state_, impl, bytes, count == 1 && impl.numElements() != 1);
+}
+
+void Graph::setInitialValueHalf(const Tensor &t, ArrayRef<uint16_t> values) {
+  std::vector<float> f(values.size());
+  for (std::size_t i = 0; i < f.size(); ++i) f[i] = detail::halfToFloat(values[i]);
+  setInitialValue<float>(t, f);
+}
+
+Tensor Graph::clone(const Tensor &t, const DebugContext &debugContext, TensorCloneMethod method) {
+  return clone(t.elementType(), t, debugContext, method);
+}
+
+Tensor Graph::clone(const Type &type, const Tensor &t, const DebugContext &debugContext,
+                    TensorCloneMethod method) {
+  return cloneN(type, t, 1, debugContext, method).squeeze({0});
+}
+
+Tensor Graph::cloneN(const Tensor &t, std::size_t N, const DebugContext &debugContext,
+                     TensorCloneMethod method, TensorCloneDuplicationMethod duplicationMethod) {
+  return cloneN(t.elementType(), t, N, debugContext, method, duplicationMethod);
+}
+
+Tensor Graph::cloneN(const Type &type, const Tensor &t, std::size_t N,
+                     const DebugContext &debugContext, TensorCloneMethod,
+                     TensorCloneDuplicationMethod) {
+  ownedImpl(*state_, t, "clone");
+  std::vector<std::size_t> shape = t.shape();
+  shape.insert(shape.begin(), N);
+  Tensor out = addVariable(type, shape, debugContext);
+  // Each copy lives where the corresponding element of t lives.
+  const TileToTensorMapping mapping = getTileMapping(t, false);
+  for (std::size_t i = 0; i < N; ++i) setTileMapping(out[i], mapping);
+  return out;
+}
+
+void Graph::setTileMapping(const Tensor &t, unsigned tileNum) {
+  const TensorImpl &impl = ownedImpl(*state_, t, "setTileMapping");
+  if (tileNum >= getTarget().getNumTiles())
+    throw invalid_tile_mapping("Graph::setTileMapping: tile " + std::to_string(tileNum) +
+                               " does not exist (the target has " +
+                               std::to_string(getTarget().getNumTiles()) + " tiles) for tensor " +
+                               impl.describe());
+  impl.forEachRun([&](const detail::Run &r) {
+    auto &var = state_->vars->vars[r.var];
+    if (r.stride == 1 || r.count == 1) {
+      var.mapRange(static_cast<std::size_t>(r.start), static_cast<std::size_t>(r.start) + r.count, tileNum);
+    } else {
+      for (std::size_t k = 0; k < r.count; ++k) {
+        const auto e = static_cast<std::size_t>(r.start + static_cast<std::int64_t>(k) * r.stride);
+        var.mapRange(e, e + 1, tileNum);
+      }
+    }
+  });
+}
+
+void Graph::setTileMapping(const Tensor &t, const TileToTensorMapping &mapping) {
+  const TensorImpl &impl = ownedImpl(*state_, t, "setTileMapping");
+  if (mapping.size() > getTarget().getNumTiles())
+    throw invalid_tile_mapping("Graph::setTileMapping: the mapping names " +
+                               std::to_string(mapping.size()) + " tiles but the target has " +
+                               std::to_string(getTarget().getNumTiles()));
+  const Tensor flat = t.flatten();
+  for (unsigned tile = 0; tile < mapping.size(); ++tile)
+    for (const Interval &i : mapping[tile]) {
+      if (i.end() > impl.numElements() || i.begin() > i.end())
+        throw invalid_tile_mapping("Graph::setTileMapping: interval " +
+                                   std::to_string(i.begin()) + ".." + std::to_string(i.end()) +
+                                   " is outside tensor " + impl.describe());
+      setTileMapping(flat.slice(i), tile);
+    }
+}
+
+TileToTensorMapping Graph::getTileMapping(const Tensor &t, bool *isComplete) const {
+  const TensorImpl &impl = ownedImpl(*state_, t, "getTileMapping");
+  TileToTensorMapping out(getTarget().getNumTiles());
+  bool complete = true;
+  std::size_t pos = 0;
+  auto emit = [&](unsigned tile, std::size_t begin, std::size_t end) {
+    auto &list = out[tile];
+    if (!list.empty() && list.back().end() == begin) list.back() = Interval(list.back().begin(), end);
+    else list.emplace_back(begin, end);
+  };
+  impl.forEachRun([&](const detail::Run &r) {
+    const auto &var = state_->vars->vars[r.var];
+    for (std::size_t k = 0; k < r.count;) {
+      const auto e = static_cast<std::size_t>(r.start + static_cast<std::int64_t>(k) * r.stride);
+      auto it = var.mapping.upper_bound(e);
+      std::size_t n = 1;
+      if (it == var.mapping.begin() || std::prev(it)->second.first <= e) {
+        complete = false;
+      } else {
+        --it;
+        if (r.stride == 1) n = std::min(r.count - k, it->second.first - e);
+        emit(it->second.second, pos, pos + n);
+      }
+      pos += n;
+      k += n;
+    }
+  });
+  if (isComplete) *isComplete = complete;
+  return out;
+}
+
+TileToTensorMapping Graph::getTileMapping(const Tensor &t, bool requireComplete) const {
+  bool complete = true;
+  TileToTensorMapping out = getTileMapping(t, &complete);
+  if (requireComplete && !complete)
+    throw invalid_tile_mapping("Graph::getTileMapping: tensor " + t.impl().describe() +
+                               " is not completely mapped to tiles");
+  return out;
+}
+
+TileToTensorMapping Graph::getVariableTileMapping(const Tensor &t) const {
+  return getTileMapping(t, false);
+}
+
+DataStream Graph::addHostToDeviceFIFO(StringRef handle, const Type &elementType,
+                                      std::size_t numElements, ReplicatedStreamMode mode,
+                                      const OptionFlags &) {
+  if (state_->streams.count(handle.str()))
+    throw stream_connection_error("A stream with handle '" + handle.str() + "' already exists");
+  DataStream s(handle.str(), elementType, numElements, DataStreamType::HostToDeviceFIFO, mode);
+  state_->streams[handle.str()] = s;
+  return s;
+}
+
+DataStream Graph::addDeviceToHostFIFO(StringRef handle, const Type &elementType,
+                                      std::size_t numElements, const OptionFlags &) {
+  if (state_->streams.count(handle.str()))
+    throw stream_connection_error("A stream with handle '" + handle.str() + "' already exists");
+  DataStream s(handle.str(), elementType, numElements, DataStreamType::DeviceToHostFIFO);
+  state_->streams[handle.str()] = s;
+  return s;
+}
+
+void Graph::createHostWrite(StringRef handle, const Tensor &t, bool) {
+  ownedImpl(*state_, t, "createHostWrite");
+  if (!state_->hostWrites.emplace(handle.str(), t).second)
+    throw poplar_error("A host write with handle '" + handle.str() + "' already exists");
+}
+
+void Graph::createHostRead(StringRef handle, const Tensor &t, bool) {
+  ownedImpl(*state_, t, "createHostRead");
+  if (!state_->hostReads.emplace(handle.str(), t).second)
+    throw poplar_error("A host read with handle '" + handle.str() + "' already exists");
+}
+
+ComputeSet Graph::addComputeSet(const DebugContext &debugContext) {
+  state_->computeSets.push_back({debugContext.getPathName(), {}});
+  return ComputeSet(static_cast<unsigned>(state_->computeSets.size() - 1));
+}
+
+Function Graph::addFunction(const program::Program &program) {
+  state_->functions.push_back(program);
+  return Function(static_cast<unsigned>(state_->functions.size() - 1));
+}
+
+bool Graph::isConstant(VariableRef v) const { return getVariable(v).containsConstant(); }
+
+Tensor Graph::getVariable(VariableRef v) const {
+  if (v.graph != state_->vars.get() || v.id >= state_->vars->vars.size())
+    throw poplar_error("Graph::getVariable: the variable does not belong to this graph");
+  const auto &var = state_->vars->vars[v.id];
+  return Tensor(detail::makeVariableView(state_->vars, v.id, var.type, var.shape));
+}
+
+std::size_t Graph::numVariables() const { return state_->vars->vars.size(); }
+
+} // namespace poplar

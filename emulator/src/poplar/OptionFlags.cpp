@@ -1,0 +1,118 @@
+#include <poplar/OptionFlags.hpp>
+#include <poplar/exceptions.hpp>
+
+#include <cctype>
+#include <cstdlib>
+#include <sstream>
+
+namespace poplar {
+
+StringRef OptionFlags::at(StringRef option) const {
+  auto it = values_.find(option.str());
+  if (it == values_.end()) throw invalid_option("Option '" + option.str() + "' is not set");
+  return it->second;
+}
+
+std::ostream &operator<<(std::ostream &os, const OptionFlags &flags) {
+  os << '{';
+  const char *sep = "";
+  for (const auto &kv : flags) {
+    os << sep << '"' << kv.first << "\": \"" << kv.second << '"';
+    sep = ", ";
+  }
+  return os << '}';
+}
+
+namespace {
+
+// A small JSON reader for option files: objects, strings, numbers, booleans, null.
+class JsonReader {
+public:
+  explicit JsonReader(std::string text) : s_(std::move(text)) {}
+
+  void readObjectInto(OptionFlags &flags, const std::string &prefix) {
+    expect('{');
+    skipSpace();
+    if (peek() == '}') { ++pos_; return; }
+    for (;;) {
+      skipSpace();
+      const std::string key = prefix + readString();
+      skipSpace();
+      expect(':');
+      skipSpace();
+      if (peek() == '{') readObjectInto(flags, key + ".");
+      else flags.set(key, readScalar());
+      skipSpace();
+      if (peek() == ',') { ++pos_; continue; }
+      expect('}');
+      return;
+    }
+  }
+  void finish() {
+    skipSpace();
+    if (pos_ != s_.size()) fail("unexpected text after the JSON object");
+  }
+
+private:
+  char peek() const { return pos_ < s_.size() ? s_[pos_] : '\0'; }
+  void skipSpace() {
+    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+  }
+  [[noreturn]] void fail(const std::string &what) const {
+    throw parse_error("Invalid JSON options at character " + std::to_string(pos_) + ": " + what);
+  }
+  void expect(char c) {
+    if (peek() != c) fail(std::string("expected '") + c + "'");
+    ++pos_;
+  }
+  std::string readString() {
+    expect('"');
+    std::string out;
+    while (peek() != '"') {
+      if (pos_ >= s_.size()) fail("unterminated string");
+      char c = s_[pos_++];
+      if (c == '\\') {
+        const char e = s_[pos_++];
+        c = e == 'n' ? '\n' : e == 't' ? '\t' : e;
+      }
+      out += c;
+    }
+    ++pos_;
+    return out;
+  }
+  std::string readScalar() {
+    if (peek() == '"') return readString();
+    const std::size_t start = pos_;
+    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) ||
+                                s_[pos_] == '.' || s_[pos_] == '-' || s_[pos_] == '+'))
+      ++pos_;
+    if (start == pos_) fail("expected a value");
+    return s_.substr(start, pos_ - start);
+  }
+
+  std::string s_;
+  std::size_t pos_ = 0;
+};
+
+} // namespace
+
+void readJSON(StringRef json, OptionFlags &flags) {
+  JsonReader reader(json.str());
+  reader.readObjectInto(flags, "");
+  reader.finish();
+}
+
+void readJSON(std::istream &in, OptionFlags &flags) {
+  std::stringstream ss;
+  ss << in.rdbuf();
+  readJSON(ss.str(), flags);
+}
+
+bool readJSONFromEnv(StringRef envVar, OptionFlags &flags) {
+  const char *value = std::getenv(envVar.str().c_str());
+  if (!value) return false;
+  readJSON(value, flags);
+  return true;
+}
+
+} // namespace poplar

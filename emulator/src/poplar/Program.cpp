@@ -1,0 +1,258 @@
+#include <poplar/Program.hpp>
+#include <poplar/exceptions.hpp>
+
+#include "ProgramNode.hpp"
+#include "TensorImpl.hpp"
+#include "TypeInfo.hpp"
+
+namespace poplar {
+namespace detail {
+
+const char *kindName(ProgramNode::Kind kind) {
+  using K = ProgramNode::Kind;
+  switch (kind) {
+  case K::Sequence: return "Sequence";
+  case K::Execute: return "Execute";
+  case K::Repeat: return "Repeat";
+  case K::RepeatWhileTrue: return "RepeatWhileTrue";
+  case K::RepeatWhileFalse: return "RepeatWhileFalse";
+  case K::If: return "If";
+  case K::Switch: return "Switch";
+  case K::Copy: return "Copy";
+  case K::StreamToTensor: return "StreamCopy(host to device)";
+  case K::TensorToStream: return "StreamCopy(device to host)";
+  case K::WriteUndef: return "WriteUndef";
+  case K::Call: return "Call";
+  case K::PrintTensor: return "PrintTensor";
+  case K::Sync: return "Sync";
+  case K::Abort: return "Abort";
+  case K::AbortOnCondition: return "AbortOnCondition";
+  }
+  return "Program";
+}
+
+} // namespace detail
+
+namespace program {
+
+using detail::ProgramNode;
+using Kind = ProgramNode::Kind;
+
+namespace {
+
+std::shared_ptr<ProgramNode> makeNode(Kind kind, const DebugContext &dc) {
+  auto node = std::make_shared<ProgramNode>();
+  node->kind = kind;
+  node->name = dc.getPathName();
+  return node;
+}
+
+// Predicates and switch controls hold one integral or boolean element.
+void checkControl(const Tensor &t, const char *program, const char *role) {
+  const auto &impl = t.impl();
+  if (impl.numElements() != 1)
+    throw control_program_error(std::string(program) + ": the " + role + " must have exactly one element, but " +
+                                impl.describe() + " has " + std::to_string(impl.numElements()));
+  const auto kind = detail::typeInfo(impl.type).kind;
+  if (kind != detail::TypeKind::Bool && kind != detail::TypeKind::Signed &&
+      kind != detail::TypeKind::Unsigned)
+    throw control_program_error(std::string(program) + ": the " + role + " " + impl.describe() +
+                                " must be of a boolean or integer type");
+}
+
+} // namespace
+
+Program::Program() : node_(std::make_shared<ProgramNode>()) {}
+Program::Program(std::shared_ptr<ProgramNode> node) : node_(std::move(node)) {}
+
+ProgramNode &Program::mutableNode() {
+  if (node_.use_count() > 1) node_ = std::make_shared<ProgramNode>(*node_);
+  return *node_;
+}
+
+bool Program::isEmpty() const {
+  if (node_->kind != Kind::Sequence) return false;
+  for (const Program &p : node_->children)
+    if (!p.isEmpty()) return false;
+  return true;
+}
+
+Sequence::Sequence(const DebugContext &dc) : Program(makeNode(Kind::Sequence, dc)) {}
+Sequence::Sequence(std::initializer_list<Program> programs, const DebugContext &dc)
+    : Sequence(std::vector<Program>(programs), dc) {}
+Sequence::Sequence(const std::vector<Program> &programs, const DebugContext &dc) : Sequence(dc) {
+  mutableNode().children = programs;
+}
+void Sequence::add(const Program &p) { mutableNode().children.push_back(p); }
+
+Execute::Execute(ComputeSet cs, const DebugContext &dc) : Program(makeNode(Kind::Execute, dc)) {
+  mutableNode().id = cs.getId();
+}
+Execute::Execute(ComputeSet cs, const Tensor &, const DebugContext &dc) : Execute(cs, dc) {}
+
+Repeat::Repeat(unsigned count, const Program &body, const DebugContext &dc)
+    : Program(makeNode(Kind::Repeat, dc)) {
+  auto &n = mutableNode();
+  n.id = count;
+  n.children = {body};
+}
+
+RepeatWhileTrue::RepeatWhileTrue(const Program &cond, const Tensor &predicate, const Program &body,
+                                 const DebugContext &dc)
+    : Program(makeNode(Kind::RepeatWhileTrue, dc)) {
+  checkControl(predicate, "RepeatWhileTrue", "predicate");
+  auto &n = mutableNode();
+  n.tensors = {predicate};
+  n.children = {cond, body};
+}
+
+RepeatWhileFalse::RepeatWhileFalse(const Program &cond, const Tensor &predicate,
+                                   const Program &body, const DebugContext &dc)
+    : Program(makeNode(Kind::RepeatWhileFalse, dc)) {
+  checkControl(predicate, "RepeatWhileFalse", "predicate");
+  auto &n = mutableNode();
+  n.tensors = {predicate};
+  n.children = {cond, body};
+}
+
+If::If(const Tensor &predicate, const Program &trueBody, const Program &falseBody,
+       const DebugContext &dc)
+    : Program(makeNode(Kind::If, dc)) {
+  checkControl(predicate, "If", "predicate");
+  auto &n = mutableNode();
+  n.tensors = {predicate};
+  n.children = {trueBody, falseBody};
+}
+
+Switch::Switch(const Tensor &control, const CaseList &cases, const Program &defaultCase,
+               const DebugContext &dc)
+    : Program(makeNode(Kind::Switch, dc)) {
+  checkControl(control, "Switch", "control");
+  auto &n = mutableNode();
+  n.tensors = {control};
+  n.children = {defaultCase};
+  for (const auto &c : cases) add(c.first, c.second);
+}
+Switch::Switch(const Tensor &control, const CaseList &cases, const DebugContext &dc)
+    : Switch(control, cases, Sequence(), dc) {}
+Switch::Switch(const Tensor &control, const DebugContext &dc) : Switch(control, {}, Sequence(), dc) {}
+Switch::Switch(const Tensor &control, const Program &defaultCase, const DebugContext &dc)
+    : Switch(control, {}, defaultCase, dc) {}
+
+Switch &Switch::add(std::int32_t value, const Program &body) {
+  auto &n = mutableNode();
+  for (std::int32_t v : n.caseValues)
+    if (v == value)
+      throw control_program_error("Switch: case " + std::to_string(value) + " is already defined");
+  n.caseValues.push_back(value);
+  // children[0] is the default; cases follow in the order they were added.
+  n.children.push_back(body);
+  return *this;
+}
+
+Switch Switch::switchWithBoundsChecking(const Tensor &control, const CaseList &cases,
+                                        const DebugContext &dc) {
+  return Switch(control, cases,
+                Abort("Switch: the control value matches no case", DebugContext(dc, "outOfBounds")), dc);
+}
+
+Switch Switch::switchWithUnreachableDefault(const Tensor &control, const DebugContext &dc) {
+  return Switch(control, Abort("Switch: reached the unreachable default case"), dc);
+}
+
+Copy::Copy(const Tensor &src, const Tensor &dst, bool, const DebugContext &dc)
+    : Program(makeNode(Kind::Copy, dc)) {
+  const auto &s = src.impl(), &d = dst.impl();
+  if (s.type != d.type)
+    throw poplar_error("Copy: source " + s.describe() + " and destination " + d.describe() +
+                       " have different element types");
+  if (s.numElements() != d.numElements())
+    throw poplar_error("Copy: source " + s.describe() + " has " + std::to_string(s.numElements()) +
+                       " elements but destination " + d.describe() + " has " +
+                       std::to_string(d.numElements()));
+  if (s.vars != d.vars)
+    throw poplar_error("Copy: source " + s.describe() + " and destination " + d.describe() +
+                       " belong to different graphs");
+  mutableNode().tensors = {src, dst};
+}
+
+namespace {
+void checkStreamTensor(const DataStream &stream, const Tensor &t, DataStreamType expected) {
+  if (!stream.valid()) throw stream_connection_error("Copy: the stream is not valid");
+  const auto &impl = t.impl();
+  if (stream.type() != expected)
+    throw stream_connection_error("Copy: stream '" + stream.handle() + "' is " +
+                                  (stream.type() == DataStreamType::HostToDeviceFIFO
+                                       ? "host-to-device"
+                                       : "device-to-host") +
+                                  " and cannot be used in this direction");
+  if (stream.elementType() != impl.type || stream.numElements() != impl.numElements())
+    throw stream_connection_error(
+        "Copy: stream '" + stream.handle() + "' carries " + std::to_string(stream.numElements()) +
+        " elements of " + stream.elementType().toString().str() + " but tensor " +
+        impl.describe() + " has " + std::to_string(impl.numElements()));
+}
+} // namespace
+
+Copy::Copy(const DataStream &stream, const Tensor &dst, bool, const DebugContext &dc)
+    : Program(makeNode(Kind::StreamToTensor, dc)) {
+  checkStreamTensor(stream, dst, DataStreamType::HostToDeviceFIFO);
+  auto &n = mutableNode();
+  n.stream = stream;
+  n.tensors = {dst};
+}
+
+Copy::Copy(const Tensor &src, const DataStream &stream, bool, const DebugContext &dc)
+    : Program(makeNode(Kind::TensorToStream, dc)) {
+  checkStreamTensor(stream, src, DataStreamType::DeviceToHostFIFO);
+  auto &n = mutableNode();
+  n.stream = stream;
+  n.tensors = {src};
+}
+
+WriteUndef::WriteUndef(const Tensor &t, const DebugContext &dc)
+    : Program(makeNode(Kind::WriteUndef, dc)) {
+  t.impl();
+  mutableNode().tensors = {t};
+}
+
+Call::Call(Function f, const DebugContext &dc) : Program(makeNode(Kind::Call, dc)) {
+  mutableNode().id = f.getId();
+}
+
+PrintTensor::PrintTensor(const Tensor &t, const DebugContext &dc) : PrintTensor("", t, PrintTensorFmt(), dc) {}
+PrintTensor::PrintTensor(StringRef title, const Tensor &t, const DebugContext &dc)
+    : PrintTensor(title, t, PrintTensorFmt(), dc) {}
+PrintTensor::PrintTensor(const Tensor &t, const PrintTensorFmt &fmt, const DebugContext &dc)
+    : PrintTensor("", t, fmt, dc) {}
+PrintTensor::PrintTensor(StringRef title, const Tensor &t, const PrintTensorFmt &fmt,
+                         const DebugContext &dc)
+    : Program(makeNode(Kind::PrintTensor, dc)) {
+  t.impl();
+  auto &n = mutableNode();
+  n.text = title.str();
+  n.tensors = {t};
+  n.format = fmt;
+}
+
+Sync::Sync(SyncType, const DebugContext &dc) : Program(makeNode(Kind::Sync, dc)) {}
+
+Abort::Abort(const DebugContext &dc) : Abort("", dc) {}
+Abort::Abort(const std::string &message, const DebugContext &dc)
+    : Program(makeNode(Kind::Abort, dc)) {
+  mutableNode().text = message;
+}
+
+AbortOnCondition::AbortOnCondition(const Tensor &predicate, const DebugContext &dc)
+    : AbortOnCondition(predicate, "", dc) {}
+AbortOnCondition::AbortOnCondition(const Tensor &predicate, const std::string &message,
+                                   const DebugContext &dc)
+    : Program(makeNode(Kind::AbortOnCondition, dc)) {
+  checkControl(predicate, "AbortOnCondition", "predicate");
+  auto &n = mutableNode();
+  n.text = message;
+  n.tensors = {predicate};
+}
+
+} // namespace program
+} // namespace poplar

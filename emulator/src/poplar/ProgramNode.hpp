@@ -1,0 +1,46 @@
+#pragma once
+// The tree node behind every program::Program.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <poplar/DataStream.hpp>
+#include <poplar/PrintTensor.hpp>
+#include <poplar/Program.hpp>
+#include <poplar/Tensor.hpp>
+
+namespace poplar::detail {
+
+struct ProgramNode {
+  enum class Kind {
+    Sequence,          // children: the steps
+    Execute,           // id: compute set
+    Repeat,            // id: count; children: {body}
+    RepeatWhileTrue,   // tensors: {predicate}; children: {cond, body}
+    RepeatWhileFalse,  // tensors: {predicate}; children: {cond, body}
+    If,                // tensors: {predicate}; children: {then, else}
+    Switch,            // tensors: {control}; children: cases then default; caseValues
+    Copy,              // tensors: {src, dst}
+    StreamToTensor,    // stream; tensors: {dst}
+    TensorToStream,    // stream; tensors: {src}
+    WriteUndef,        // tensors: {t}
+    Call,              // id: function
+    PrintTensor,       // text: title; tensors: {t}; format
+    Sync,
+    Abort,             // text: message
+    AbortOnCondition,  // text: message; tensors: {predicate}
+  };
+  Kind kind = Kind::Sequence;
+  std::string name;
+  std::vector<program::Program> children;
+  std::vector<Tensor> tensors;
+  std::vector<std::int32_t> caseValues;
+  DataStream stream;
+  unsigned id = 0;
+  std::string text;
+  PrintTensorFmt format;
+};
+
+const char *kindName(ProgramNode::Kind kind);
+
+} // namespace poplar::detail

@@ -1,0 +1,34 @@
+#pragma once
+// The variables (and constants) of a graph: storage facts and tile mapping.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <poplar/Type.hpp>
+
+namespace poplar::detail {
+
+struct Variable {
+  Type type;
+  std::vector<std::size_t> shape;
+  std::size_t numElements = 0;
+  std::string name;
+  bool isConstant = false;
+  // Constant values or initial values, in device format; empty when none were given.
+  std::vector<std::uint8_t> data;
+  // Tile mapping: begin element -> (end element, tile), non-overlapping.
+  std::map<std::size_t, std::pair<std::size_t, unsigned>> mapping;
+
+  void mapRange(std::size_t begin, std::size_t end, unsigned tile);
+  // Elements in [begin, end) with no tile, as ranges.
+  std::vector<std::pair<std::size_t, std::size_t>> unmapped(std::size_t begin,
+                                                            std::size_t end) const;
+};
+
+struct VarTable {
+  std::vector<Variable> vars;
+};
+
+} // namespace poplar::detail
