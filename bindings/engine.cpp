@@ -1,0 +1,160 @@
+// poplar::Engine with numpy host buffers. The Python object keeps every buffer
+// it was given alive for as long as the engine may touch it.
+#include <poplar/Engine.hpp>
+#include <poplar/exceptions.hpp>
+
+#include <pybind11/functional.h>
+#include <pybind11/iostream.h>
+
+#include <cstring>
+#include <map>
+#include <ostream>
+
+#include "bindings.hpp"
+
+namespace popdsl_bindings {
+
+namespace {
+
+using poplar::Engine;
+using poplar::StringRef;
+
+// The bound Engine: a poplar::Engine plus the Python objects it depends on.
+struct PyEngine {
+  std::unique_ptr<Engine> engine;
+  std::map<std::string, py::object> streamBuffers;
+  std::map<std::string, poplar::DataStream> streams;
+  py::object printFile; // None: sys.stdout at each run
+
+  Engine &get() { return *engine; }
+};
+
+py::array contiguousBuffer(py::handle obj, bool writeable, const char *what) {
+  if (!py::isinstance<py::array>(obj))
+    throw py::type_error(std::string(what) + ": expected a numpy array, got " +
+                         std::string(py::str(obj.get_type())));
+  auto arr = py::reinterpret_borrow<py::array>(obj);
+  if (!(arr.flags() & py::array::c_style))
+    throw py::value_error(std::string(what) + ": the array must be C-contiguous");
+  if (writeable && !arr.writeable()) throw py::value_error(std::string(what) + ": the array is read-only");
+  return arr;
+}
+
+// Calls fn(buffer) for a stream: for host-to-device a fresh array the callback
+// fills; for device-to-host a copy of the data the device sent.
+class PyStreamCallback : public poplar::StreamCallback {
+public:
+  PyStreamCallback(py::function fn, poplar::DataStream stream) : fn_(std::move(fn)), stream_(std::move(stream)) {}
+  ~PyStreamCallback() override {
+    py::gil_scoped_acquire gil;
+    fn_ = py::function();
+  }
+  void fetch(void *p) override {
+    py::gil_scoped_acquire gil;
+    const auto n = static_cast<py::ssize_t>(stream_.numElements());
+    py::array arr(numpyDtype(stream_.elementType()), {n});
+    const auto bytes = static_cast<std::size_t>(arr.nbytes());
+    const bool toDevice = stream_.type() == poplar::DataStreamType::HostToDeviceFIFO;
+    if (!toDevice) std::memcpy(arr.mutable_data(), p, bytes);
+    py::object result = fn_(arr);
+    if (toDevice) {
+      if (!result.is_none()) arr[py::slice(0, n, 1)] = result;
+      std::memcpy(p, arr.data(), bytes);
+    }
+  }
+
+private:
+  py::function fn_;
+  poplar::DataStream stream_;
+};
+
+} // namespace
+
+void bindEngine(py::module_ &m) {
+  using poplar::Graph;
+  using poplar::OptionFlags;
+  using poplar::program::Program;
+
+  py::class_<PyEngine>(m, "Engine")
+      .def(py::init([](const Graph &g, py::object progs, const OptionFlags &options, py::object progress) {
+             std::vector<Program> list;
+             if (py::isinstance<Program>(progs)) list.push_back(progs.cast<Program>());
+             else list = progs.cast<std::vector<Program>>();
+             poplar::ProgressFunc fn;
+             if (!progress.is_none()) fn = progress.cast<std::function<void(int, int)>>();
+             auto e = std::make_unique<PyEngine>();
+             e->engine = std::make_unique<Engine>(g, list, options, fn);
+             py::object self = py::cast(&g, py::return_value_policy::reference);
+             if (py::hasattr(self, "_streams"))
+               for (auto kv : self.attr("_streams").cast<py::dict>())
+                 e->streams[kv.first.cast<std::string>()] = kv.second.cast<poplar::DataStream>();
+             e->printFile = py::none();
+             return e;
+           }),
+           py::arg("graph"), py::arg("programs"), py::arg("options") = OptionFlags(),
+           py::arg("progress") = py::none(),
+           "Compiles a graph with one program or a list of programs (run by index)")
+      .def("load", [](PyEngine &e, const poplar::Device &d) { e.get().load(d); }, py::arg("device"))
+      .def("prepare", [](PyEngine &e, const poplar::Device &d) { e.get().prepare(d); }, py::arg("device"))
+      .def("deploy", [](PyEngine &e) { e.get().deploy(); })
+      .def("run",
+           [](PyEngine &e, unsigned prog, const std::string &name) {
+             py::object file = e.printFile.is_none() ? py::module_::import("sys").attr("stdout") : e.printFile;
+             py::detail::pythonbuf buffer(file);
+             std::ostream os(&buffer);
+             e.get().setPrintTensorStream(os);
+             {
+               py::gil_scoped_release release;
+               e.get().run(prog, name);
+             }
+             os.flush();
+           },
+           py::arg("prog") = 0, py::arg("debugName") = "")
+      .def("loadAndRun",
+           [](PyEngine &e, const poplar::Device &d, unsigned prog) {
+             e.get().load(d);
+             py::gil_scoped_release release;
+             e.get().run(prog);
+           },
+           py::arg("device"), py::arg("prog") = 0)
+      .def("writeTensor",
+           [](PyEngine &e, const std::string &handle, py::handle data) {
+             py::array arr = contiguousBuffer(data, false, "writeTensor");
+             const char *p = static_cast<const char *>(arr.data());
+             e.get().writeTensor(handle, p, p + arr.nbytes());
+           },
+           py::arg("handle"), py::arg("buffer"), "Writes a C-contiguous numpy array (raw bytes) to a host-write handle")
+      .def("readTensor",
+           [](PyEngine &e, const std::string &handle, py::handle out) {
+             py::array arr = contiguousBuffer(out, true, "readTensor");
+             char *p = static_cast<char *>(arr.mutable_data());
+             e.get().readTensor(handle, p, p + arr.nbytes());
+             return arr;
+           },
+           py::arg("handle"), py::arg("buffer"), "Reads a host-read handle into a writeable C-contiguous numpy array")
+      .def("connectStream",
+           [](PyEngine &e, const std::string &handle, py::handle data) {
+             py::array arr = contiguousBuffer(data, true, "connectStream");
+             char *p = static_cast<char *>(arr.mutable_data());
+             e.get().connectStream(handle, p, p + arr.nbytes());
+             e.streamBuffers[handle] = arr;
+           },
+           py::arg("handle"), py::arg("buffer"),
+           "Connects a numpy array as a circular buffer: each copy uses the next elements, wrapping")
+      .def("connectStreamToCallback",
+           [](PyEngine &e, const std::string &handle, py::function fn) {
+             auto it = e.streams.find(handle);
+             if (it == e.streams.end())
+               throw poplar::stream_connection_error("Engine::connectStreamToCallback: no stream with handle '" + handle + "'");
+             e.get().connectStreamToCallback(handle, std::unique_ptr<poplar::StreamCallback>(new PyStreamCallback(fn, it->second)));
+             e.streamBuffers.erase(handle);
+           },
+           py::arg("handle"), py::arg("callback"),
+           "callback(array): host-to-device fills the array (or returns the data); device-to-host receives a copy")
+      .def("listStreams", [](PyEngine &e) { return e.get().listStreams(); })
+      .def("setPrintTensorStream", [](PyEngine &e, py::object file) { e.printFile = file; }, py::arg("file"),
+           "A Python file object for PrintTensor output (default: sys.stdout at each run)")
+      .def("getEngineOptions", [](PyEngine &e) { return e.get().getEngineOptions(); });
+}
+
+} // namespace popdsl_bindings

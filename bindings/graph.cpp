@@ -1,0 +1,185 @@
+// poplar::Graph, with numpy arrays for constant and initial values.
+#include <poplar/Graph.hpp>
+#include <poplar/Program.hpp>
+
+#include "bindings.hpp"
+
+namespace popdsl_bindings {
+
+namespace {
+
+// Calls fn(typed pointer, count) with host data in the closest C++ type, or
+// with uint16 bits for float16 (passed as `half`).
+template <class Fn> void withHostValues(py::handle values, Fn fn) {
+  py::array arr = py::array::ensure(values, py::array::c_style);
+  if (!arr) throw py::type_error("values must be a number, a sequence or a numpy array");
+  const std::size_t n = static_cast<std::size_t>(arr.size());
+  const char kind = arr.dtype().kind();
+  const auto size = arr.itemsize();
+  const void *p = arr.data();
+  if (kind == 'f' && size == 2) fn(static_cast<const std::uint16_t *>(p), n, true);
+  else if (kind == 'f' && size == 4) fn(static_cast<const float *>(p), n, false);
+  else if (kind == 'f' && size == 8) fn(static_cast<const double *>(p), n, false);
+  else if (kind == 'b') fn(static_cast<const bool *>(p), n, false);
+  else if (kind == 'i' && size == 1) fn(static_cast<const std::int8_t *>(p), n, false);
+  else if (kind == 'i' && size == 2) fn(static_cast<const std::int16_t *>(p), n, false);
+  else if (kind == 'i' && size == 4) fn(static_cast<const std::int32_t *>(p), n, false);
+  else if (kind == 'i' && size == 8) fn(static_cast<const std::int64_t *>(p), n, false);
+  else if (kind == 'u' && size == 1) fn(static_cast<const std::uint8_t *>(p), n, false);
+  else if (kind == 'u' && size == 2) fn(static_cast<const std::uint16_t *>(p), n, false);
+  else if (kind == 'u' && size == 4) fn(static_cast<const std::uint32_t *>(p), n, false);
+  else if (kind == 'u' && size == 8) fn(static_cast<const std::uint64_t *>(p), n, false);
+  else throw py::type_error("unsupported numpy dtype for tensor values: " + std::string(py::str(arr.dtype())));
+}
+
+std::size_t product(const std::vector<std::size_t> &shape) {
+  std::size_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+void checkCount(std::size_t given, std::size_t expected, const std::string &what) {
+  if (given != 1 && given != expected)
+    throw py::value_error(what + ": " + std::to_string(given) + " values given for " +
+                          std::to_string(expected) + " elements");
+}
+
+} // namespace
+
+void bindGraph(py::module_ &m) {
+  using namespace poplar;
+  py::enum_<VariableMappingMethod>(m, "VariableMappingMethod")
+      .value("NONE", VariableMappingMethod::NONE)
+      .value("LINEAR", VariableMappingMethod::LINEAR);
+  py::enum_<TensorCloneMethod>(m, "TensorCloneMethod")
+      .value("PRESERVE_ORDER_AND_ALIASES", TensorCloneMethod::PRESERVE_ORDER_AND_ALIASES)
+      .value("CREATE_NEW_ORDER", TensorCloneMethod::CREATE_NEW_ORDER)
+      .value("PRESERVE_ORDER_UNLESS_ALIASES", TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES)
+      .value("GATHER_AND_PRESERVE_TILE_ORDER_AND_ALIASES", TensorCloneMethod::GATHER_AND_PRESERVE_TILE_ORDER_AND_ALIASES);
+  py::enum_<TensorCloneDuplicationMethod>(m, "TensorCloneDuplicationMethod")
+      .value("DUPLICATE_BY_OUTER_DIMENSION", TensorCloneDuplicationMethod::DUPLICATE_BY_OUTER_DIMENSION)
+      .value("DUPLICATE_BY_TILE_CONTIGUOUS_REGION", TensorCloneDuplicationMethod::DUPLICATE_BY_TILE_CONTIGUOUS_REGION);
+  py::enum_<DataStreamType>(m, "DataStreamType")
+      .value("HostToDeviceFIFO", DataStreamType::HostToDeviceFIFO)
+      .value("DeviceToHostFIFO", DataStreamType::DeviceToHostFIFO)
+      .value("HostToDeviceBuffer", DataStreamType::HostToDeviceBuffer)
+      .value("DeviceToHostBuffer", DataStreamType::DeviceToHostBuffer);
+  py::enum_<ReplicatedStreamMode>(m, "ReplicatedStreamMode")
+      .value("REPLICATE", ReplicatedStreamMode::REPLICATE)
+      .value("BROADCAST", ReplicatedStreamMode::BROADCAST);
+
+  py::class_<DataStream>(m, "DataStream")
+      .def("handle", &DataStream::handle)
+      .def("numElements", &DataStream::numElements)
+      .def("elementType", &DataStream::elementType)
+      .def("type", &DataStream::type)
+      .def("replicationFactor", &DataStream::replicationFactor)
+      .def("__repr__", [](const DataStream &s) {
+        return "<poplar.DataStream '" + s.handle() + "' " + std::to_string(s.numElements()) + " x " +
+               s.elementType().toString().str() + ">";
+      });
+  py::class_<ComputeSet>(m, "ComputeSet").def(py::init<unsigned>()).def("getId", &ComputeSet::getId);
+  py::class_<Function>(m, "Function").def(py::init<unsigned>()).def("getId", &Function::getId);
+
+  // Streams are recorded on the Python object so Engine callbacks know their element type.
+  auto recordStream = [](py::object self, const DataStream &s) {
+    if (!py::hasattr(self, "_streams")) self.attr("_streams") = py::dict();
+    self.attr("_streams")[py::str(s.handle())] = s;
+    return s;
+  };
+  py::class_<Graph>(m, "Graph", py::dynamic_attr())
+      .def(py::init<const Target &>(), py::arg("target"))
+      .def(py::init<const Device &>(), py::arg("device"))
+      .def("getTarget", &Graph::getTarget, py::return_value_policy::copy)
+      .def("getReplicationFactor", &Graph::getReplicationFactor)
+      .def("addVariable",
+           py::overload_cast<const Type &, ArrayRef<std::size_t>, const DebugContext &>(&Graph::addVariable),
+           py::arg("type"), py::arg("shape"), py::arg("debugContext") = DebugContext())
+      .def("addVariable",
+           py::overload_cast<const Type &, ArrayRef<std::size_t>, VariableMappingMethod, const DebugContext &>(&Graph::addVariable),
+           py::arg("type"), py::arg("shape"), py::arg("mappingMethod"), py::arg("debugContext") = DebugContext())
+      .def("addConstant",
+           [](Graph &g, const Type &type, std::vector<std::size_t> shape, py::handle values,
+              const DebugContext &dc) {
+             Tensor out;
+             withHostValues(values, [&](auto *data, std::size_t n, bool half) {
+               checkCount(n, product(shape), "addConstant '" + dc.getPathName() + "'");
+               using T = std::remove_const_t<std::remove_pointer_t<decltype(data)>>;
+               if constexpr (std::is_same<T, std::uint16_t>::value) {
+                 if (half) {
+                   out = n == 1 ? g.addConstantHalf(type, shape, data[0], dc) : g.addConstantHalf(type, shape, data, dc);
+                   if (type != HALF) throw py::type_error("float16 values need type HALF");
+                   return;
+                 }
+               }
+               out = n == 1 ? g.addConstant<T>(type, shape, data[0], dc)
+                            : g.addConstant<T>(type, shape, ArrayRef<T>(data, n), dc);
+             });
+             return out;
+           },
+           py::arg("type"), py::arg("shape"), py::arg("values"), py::arg("debugContext") = DebugContext(),
+           "A constant from a scalar (broadcast to the shape) or one value per element")
+      .def("clone", py::overload_cast<const Tensor &, const DebugContext &, TensorCloneMethod>(&Graph::clone),
+           py::arg("t"), py::arg("debugContext") = DebugContext(),
+           py::arg("method") = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES)
+      .def("clone", py::overload_cast<const Type &, const Tensor &, const DebugContext &, TensorCloneMethod>(&Graph::clone),
+           py::arg("type"), py::arg("t"), py::arg("debugContext") = DebugContext(),
+           py::arg("method") = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES)
+      .def("cloneN",
+           py::overload_cast<const Tensor &, std::size_t, const DebugContext &, TensorCloneMethod, TensorCloneDuplicationMethod>(&Graph::cloneN),
+           py::arg("t"), py::arg("N"), py::arg("debugContext") = DebugContext(),
+           py::arg("method") = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES,
+           py::arg("duplicationMethod") = TensorCloneDuplicationMethod::DUPLICATE_BY_OUTER_DIMENSION)
+      .def("cloneN",
+           py::overload_cast<const Type &, const Tensor &, std::size_t, const DebugContext &, TensorCloneMethod, TensorCloneDuplicationMethod>(&Graph::cloneN),
+           py::arg("type"), py::arg("t"), py::arg("N"), py::arg("debugContext") = DebugContext(),
+           py::arg("method") = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES,
+           py::arg("duplicationMethod") = TensorCloneDuplicationMethod::DUPLICATE_BY_OUTER_DIMENSION)
+      .def("setTileMapping", py::overload_cast<const Tensor &, unsigned>(&Graph::setTileMapping),
+           py::arg("t"), py::arg("tileNum"))
+      .def("setTileMapping", py::overload_cast<const Tensor &, const TileToTensorMapping &>(&Graph::setTileMapping),
+           py::arg("t"), py::arg("mapping"))
+      .def("getTileMapping", py::overload_cast<const Tensor &, bool>(&Graph::getTileMapping, py::const_),
+           py::arg("t"), py::arg("requireComplete") = true)
+      .def("setInitialValue",
+           [](Graph &g, const Tensor &t, py::handle values) {
+             withHostValues(values, [&](auto *data, std::size_t n, bool half) {
+               checkCount(n, t.numElements(), "setInitialValue");
+               using T = std::remove_const_t<std::remove_pointer_t<decltype(data)>>;
+               if constexpr (std::is_same<T, std::uint16_t>::value) {
+                 if (half) {
+                   std::vector<std::uint16_t> bits(data, data + n);
+                   if (n == 1) bits.assign(t.numElements(), data[0]);
+                   g.setInitialValueHalf(t, bits);
+                   return;
+                 }
+               }
+               if (n == 1) g.setInitialValue<T>(t, data[0]);
+               else g.setInitialValue<T>(t, ArrayRef<T>(data, n));
+             });
+           },
+           py::arg("t"), py::arg("values"))
+      .def("addHostToDeviceFIFO",
+           [recordStream](py::object self, const std::string &handle, const Type &type, std::size_t n,
+                          ReplicatedStreamMode mode, const OptionFlags &options) {
+             return recordStream(self, self.cast<Graph &>().addHostToDeviceFIFO(handle, type, n, mode, options));
+           },
+           py::arg("handle"), py::arg("elementType"), py::arg("numElements"),
+           py::arg("mode") = ReplicatedStreamMode::REPLICATE, py::arg("options") = OptionFlags())
+      .def("addDeviceToHostFIFO",
+           [recordStream](py::object self, const std::string &handle, const Type &type, std::size_t n,
+                          const OptionFlags &options) {
+             return recordStream(self, self.cast<Graph &>().addDeviceToHostFIFO(handle, type, n, options));
+           },
+           py::arg("handle"), py::arg("elementType"), py::arg("numElements"), py::arg("options") = OptionFlags())
+      .def("createHostWrite", &Graph::createHostWrite, py::arg("handle"), py::arg("t"),
+           py::arg("rearrangeOnHost") = false)
+      .def("createHostRead", &Graph::createHostRead, py::arg("handle"), py::arg("t"),
+           py::arg("rearrangeOnHost") = false)
+      .def("addComputeSet", &Graph::addComputeSet, py::arg("debugContext") = DebugContext())
+      .def("addFunction", &Graph::addFunction, py::arg("program"))
+      .def("getVariable", &Graph::getVariable, py::arg("v"))
+      .def("isConstant", &Graph::isConstant, py::arg("v"));
+}
+
+} // namespace popdsl_bindings

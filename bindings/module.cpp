@@ -1,0 +1,18 @@
+// popdsl._core: the Poplar API bound 1:1, in submodules named after its namespaces.
+#include "bindings.hpp"
+
+using namespace popdsl_bindings;
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "Raw bindings of the Poplar/poplibs C++ API (embedded emulator or SDK)";
+  m.attr("backend") = POPDSL_BACKEND;
+  auto poplar = m.def_submodule("poplar", "namespace poplar");
+  auto program = m.def_submodule("program", "namespace poplar::program");
+  bindExceptions(poplar);
+  bindTypes(poplar);
+  bindTarget(poplar);
+  bindTensor(poplar);
+  bindGraph(poplar);
+  bindProgram(program);
+  bindEngine(poplar);
+}

@@ -1,0 +1,82 @@
+// poplar::program: control programs as Python values.
+#include <poplar/Program.hpp>
+
+#include <pybind11/operators.h>
+
+#include "bindings.hpp"
+
+namespace popdsl_bindings {
+
+void bindProgram(py::module_ &m) {
+  using namespace poplar;
+  using namespace poplar::program;
+  const auto dc = py::arg("debugContext") = DebugContext();
+
+  py::class_<PrintTensorFmt> fmt(m, "PrintTensorFmt");
+  py::enum_<PrintTensorFmt::FloatFormat>(fmt, "FloatFormat")
+      .value("Auto", PrintTensorFmt::FloatFormat::Auto)
+      .value("Fixed", PrintTensorFmt::FloatFormat::Fixed)
+      .value("Scientific", PrintTensorFmt::FloatFormat::Scientific)
+      .value("None_", PrintTensorFmt::FloatFormat::None);
+  fmt.def(py::init<unsigned, unsigned, unsigned, unsigned, PrintTensorFmt::FloatFormat, char, char, char>(),
+          py::arg("summariseThreshold") = 1000, py::arg("edgeItems") = 3, py::arg("maxLineWidth") = 75,
+          py::arg("digits") = 8, py::arg("floatFormat") = PrintTensorFmt::FloatFormat::Auto,
+          py::arg("separator") = ' ', py::arg("openBracket") = '[', py::arg("closeBracket") = ']')
+      .def_static("disableFormatting", &PrintTensorFmt::disableFormatting);
+
+  py::class_<Program>(m, "Program")
+      .def(py::init<>())
+      .def("isEmpty", &Program::isEmpty)
+      .def(py::self == py::self)
+      .def(py::self != py::self)
+      .def("__hash__", [](const Program &p) { return std::hash<const void *>()(&p.node()); });
+
+  py::class_<Sequence, Program>(m, "Sequence")
+      .def(py::init<const std::vector<Program> &, const DebugContext &>(),
+           py::arg("programs") = std::vector<Program>(), dc)
+      .def("add", &Sequence::add, py::arg("program"));
+  py::class_<Execute, Program>(m, "Execute").def(py::init<ComputeSet, const DebugContext &>(), py::arg("cs"), dc);
+  py::class_<Repeat, Program>(m, "Repeat")
+      .def(py::init<unsigned, const Program &, const DebugContext &>(), py::arg("count"), py::arg("body"), dc);
+  py::class_<RepeatWhileTrue, Program>(m, "RepeatWhileTrue")
+      .def(py::init<const Program &, const Tensor &, const Program &, const DebugContext &>(),
+           py::arg("cond"), py::arg("predicate"), py::arg("body"), dc);
+  py::class_<RepeatWhileFalse, Program>(m, "RepeatWhileFalse")
+      .def(py::init<const Program &, const Tensor &, const Program &, const DebugContext &>(),
+           py::arg("cond"), py::arg("predicate"), py::arg("body"), dc);
+  py::class_<If, Program>(m, "If")
+      .def(py::init<const Tensor &, const Program &, const Program &, const DebugContext &>(),
+           py::arg("predicate"), py::arg("trueBody"), py::arg("falseBody") = Sequence(), dc);
+  py::class_<Switch, Program>(m, "Switch")
+      .def(py::init<const Tensor &, const Switch::CaseList &, const Program &, const DebugContext &>(),
+           py::arg("control"), py::arg("cases"), py::arg("defaultCase"), dc)
+      .def(py::init<const Tensor &, const Switch::CaseList &, const DebugContext &>(), py::arg("control"),
+           py::arg("cases"), dc)
+      .def(py::init<const Tensor &, const DebugContext &>(), py::arg("control"), dc)
+      .def("add", &Switch::add, py::arg("value"), py::arg("body"), py::return_value_policy::reference_internal)
+      .def_static("switchWithBoundsChecking", &Switch::switchWithBoundsChecking, py::arg("control"),
+                  py::arg("cases"), dc)
+      .def_static("switchWithUnreachableDefault", &Switch::switchWithUnreachableDefault, py::arg("control"), dc);
+  py::class_<Copy, Program>(m, "Copy")
+      .def(py::init<const Tensor &, const Tensor &, bool, const DebugContext &>(), py::arg("src"),
+           py::arg("dst"), py::arg("dontOutline") = false, dc)
+      .def(py::init<const DataStream &, const Tensor &, bool, const DebugContext &>(), py::arg("stream"),
+           py::arg("dst"), py::arg("optimiseMemory") = false, dc)
+      .def(py::init<const Tensor &, const DataStream &, bool, const DebugContext &>(), py::arg("src"),
+           py::arg("stream"), py::arg("optimiseMemory") = false, dc);
+  py::class_<WriteUndef, Program>(m, "WriteUndef").def(py::init<const Tensor &, const DebugContext &>(), py::arg("t"), dc);
+  py::class_<Call, Program>(m, "Call").def(py::init<Function, const DebugContext &>(), py::arg("f"), dc);
+  py::class_<PrintTensor, Program>(m, "PrintTensor")
+      .def(py::init<const Tensor &, const DebugContext &>(), py::arg("t"), dc)
+      .def(py::init<StringRef, const Tensor &, const DebugContext &>(), py::arg("title"), py::arg("t"), dc)
+      .def(py::init<StringRef, const Tensor &, const PrintTensorFmt &, const DebugContext &>(),
+           py::arg("title"), py::arg("t"), py::arg("fmt"), dc);
+  py::class_<Sync, Program>(m, "Sync").def(py::init<SyncType, const DebugContext &>(), py::arg("type"), dc);
+  py::class_<Abort, Program>(m, "Abort")
+      .def(py::init<const std::string &, const DebugContext &>(), py::arg("message") = "", dc);
+  py::class_<AbortOnCondition, Program>(m, "AbortOnCondition")
+      .def(py::init<const Tensor &, const std::string &, const DebugContext &>(), py::arg("predicate"),
+           py::arg("message") = "", dc);
+}
+
+} // namespace popdsl_bindings

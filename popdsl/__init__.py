@@ -1,0 +1,11 @@
+"""popdsl: Poplar graph programming from Python, on an embedded IPU-model emulator."""
+from popdsl._core import poplar, program
+
+__all__ = ["poplar", "program", "backend"]
+
+
+def backend() -> str:
+    """Which Poplar implementation the bindings were built against: "emulator" or "sdk"."""
+    from popdsl import _core
+
+    return _core.backend
