@@ -17,6 +17,7 @@ void bindTensor(py::module_ &poplar);
 void bindGraph(py::module_ &poplar);
 void bindProgram(py::module_ &program);
 void bindEngine(py::module_ &poplar);
+void bindPoputil(py::module_ &poputil);
 
 // The numpy dtype that holds elements of a Poplar type in host buffers.
 py::dtype numpyDtype(const poplar::Type &type);

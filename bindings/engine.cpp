@@ -7,6 +7,7 @@
 #include <pybind11/iostream.h>
 
 #include <cstring>
+#include <iostream>
 #include <map>
 #include <ostream>
 
@@ -68,6 +69,25 @@ private:
   poplar::DataStream stream_;
 };
 
+// Runs fn with the GIL released and PrintTensor output going to the engine's
+// Python file (sys.stdout, looked up now, by default). The stream only lives for
+// this call, so the engine is pointed back at std::cerr before it goes away.
+template <class Fn> void runPrinting(PyEngine &e, Fn fn) {
+  py::object file = e.printFile.is_none() ? py::module_::import("sys").attr("stdout") : e.printFile;
+  py::detail::pythonbuf buffer(file);
+  std::ostream os(&buffer);
+  e.get().setPrintTensorStream(os);
+  struct RestoreDefault {
+    Engine &engine;
+    ~RestoreDefault() { engine.setPrintTensorStream(std::cerr); }
+  } restore{e.get()};
+  {
+    py::gil_scoped_release release;
+    fn();
+  }
+  os.flush();
+}
+
 } // namespace
 
 void bindEngine(py::module_ &m) {
@@ -99,22 +119,13 @@ void bindEngine(py::module_ &m) {
       .def("deploy", [](PyEngine &e) { e.get().deploy(); })
       .def("run",
            [](PyEngine &e, unsigned prog, const std::string &name) {
-             py::object file = e.printFile.is_none() ? py::module_::import("sys").attr("stdout") : e.printFile;
-             py::detail::pythonbuf buffer(file);
-             std::ostream os(&buffer);
-             e.get().setPrintTensorStream(os);
-             {
-               py::gil_scoped_release release;
-               e.get().run(prog, name);
-             }
-             os.flush();
+             runPrinting(e, [&] { e.get().run(prog, name); });
            },
            py::arg("prog") = 0, py::arg("debugName") = "")
       .def("loadAndRun",
            [](PyEngine &e, const poplar::Device &d, unsigned prog) {
              e.get().load(d);
-             py::gil_scoped_release release;
-             e.get().run(prog);
+             runPrinting(e, [&] { e.get().run(prog); });
            },
            py::arg("device"), py::arg("prog") = 0)
       .def("writeTensor",

@@ -8,6 +8,7 @@ PYBIND11_MODULE(_core, m) {
   m.attr("backend") = POPDSL_BACKEND;
   auto poplar = m.def_submodule("poplar", "namespace poplar");
   auto program = m.def_submodule("program", "namespace poplar::program");
+  auto poputil = m.def_submodule("poputil", "namespace poputil");
   bindExceptions(poplar);
   bindTypes(poplar);
   bindTarget(poplar);
@@ -15,4 +16,5 @@ PYBIND11_MODULE(_core, m) {
   bindGraph(poplar);
   bindProgram(program);
   bindEngine(poplar);
+  bindPoputil(poputil);
 }

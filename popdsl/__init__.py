@@ -1,7 +1,7 @@
 """popdsl: Poplar graph programming from Python, on an embedded IPU-model emulator."""
-from popdsl._core import poplar, program
+from popdsl._core import poplar, poputil, program
 
-__all__ = ["poplar", "program", "backend"]
+__all__ = ["poplar", "program", "poputil", "backend"]
 
 
 def backend() -> str:

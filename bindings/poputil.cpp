@@ -1,0 +1,59 @@
+// poputil: tile mapping helpers, numpy-style broadcasting, duplicate.
+#include <poputil/Broadcast.hpp>
+#include <poputil/TileMapping.hpp>
+#include <poputil/Util.hpp>
+#include <poputil/exceptions.hpp>
+
+#include "bindings.hpp"
+
+namespace popdsl_bindings {
+
+void bindPoputil(py::module_ &m) {
+  using namespace poputil;
+  using poplar::Graph;
+  using poplar::Tensor;
+  py::register_exception<poplibs_error>(m, "poplibs_error", PyExc_RuntimeError);
+
+  m.def("calcLinearTileMapping",
+        py::overload_cast<const Graph &, std::vector<std::size_t>, unsigned, unsigned, unsigned, bool>(&calcLinearTileMapping),
+        py::arg("graph"), py::arg("shape"), py::arg("minElementsPerTile"), py::arg("grainSize"),
+        py::arg("offset") = 0, py::arg("ascendingOrder") = true);
+  m.def("calcLinearTileMapping", py::overload_cast<const Graph &, const Tensor &, unsigned, bool>(&calcLinearTileMapping),
+        py::arg("graph"), py::arg("t"), py::arg("offset") = 0, py::arg("ascendingOrder") = true);
+  m.def("mapTensorLinearly", py::overload_cast<Graph &, const Tensor &>(&mapTensorLinearly), py::arg("graph"), py::arg("t"));
+  m.def("mapTensorLinearly", py::overload_cast<Graph &, const Tensor &, unsigned, unsigned>(&mapTensorLinearly),
+        py::arg("graph"), py::arg("t"), py::arg("minElementsPerTile"), py::arg("grainSize"));
+  m.def("mapTensorLinearlyWithOffset",
+        py::overload_cast<Graph &, const Tensor &, unsigned, unsigned, unsigned, bool>(&mapTensorLinearlyWithOffset),
+        py::arg("graph"), py::arg("t"), py::arg("minElementsPerTile"), py::arg("grainSize"), py::arg("offset"),
+        py::arg("ascendingOrder") = true);
+  m.def("mapTensorLinearlyWithOffset", py::overload_cast<Graph &, const Tensor &, unsigned, bool>(&mapTensorLinearlyWithOffset),
+        py::arg("graph"), py::arg("t"), py::arg("offset") = 0, py::arg("ascendingOrder") = true);
+
+  // C++ rebinds its reference arguments; Python gets the broadcast views back.
+  m.def("broadcastToMatch", [](Tensor a, const std::vector<std::size_t> &shape) {
+    broadcastToMatch(a, shape);
+    return a;
+  }, py::arg("a"), py::arg("shape"));
+  m.def("broadcastToMatch", [](Tensor a, Tensor b) {
+    broadcastToMatch(a, b);
+    return py::make_tuple(a, b);
+  }, py::arg("a"), py::arg("b"));
+  m.def("broadcastToMatch", [](Tensor a, Tensor b, Tensor c) {
+    broadcastToMatch(a, b, c);
+    return py::make_tuple(a, b, c);
+  }, py::arg("a"), py::arg("b"), py::arg("c"));
+  m.def("expandToMatchRanks", [](Tensor a, Tensor b) {
+    expandToMatchRanks(a, b);
+    return py::make_tuple(a, b);
+  }, py::arg("a"), py::arg("b"));
+  m.def("canBroadcastToMatch", &canBroadcastToMatch, py::arg("a"), py::arg("b"));
+  m.def("duplicate", &duplicate, py::arg("graph"), py::arg("src"), py::arg("prog"),
+        py::arg("debugContext") = poplar::DebugContext(),
+        py::arg("method") = poplar::TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
+  m.def("cloneN", &poputil::cloneN, py::arg("graph"), py::arg("t"), py::arg("N"),
+        py::arg("debugContext") = poplar::DebugContext(),
+        py::arg("method") = poplar::TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
+}
+
+} // namespace popdsl_bindings

@@ -1,0 +1,18 @@
+#include <poputil/Util.hpp>
+
+namespace poputil {
+
+poplar::Tensor duplicate(poplar::Graph &graph, const poplar::Tensor &in,
+                         poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                         poplar::TensorCloneMethod method) {
+  poplar::Tensor out = graph.clone(in, debugContext, method);
+  prog.add(poplar::program::Copy(in, out, false, debugContext));
+  return out;
+}
+
+poplar::Tensor cloneN(poplar::Graph &graph, const poplar::Tensor &t, unsigned N,
+                      const poplar::DebugContext &debugContext, poplar::TensorCloneMethod method) {
+  return graph.cloneN(t, N, debugContext, method);
+}
+
+} // namespace poputil
