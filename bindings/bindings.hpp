@@ -18,6 +18,10 @@ void bindGraph(py::module_ &poplar);
 void bindProgram(py::module_ &program);
 void bindEngine(py::module_ &poplar);
 void bindPoputil(py::module_ &poputil);
+void bindPopopsExpr(py::module_ &popops);     // popops.expr and the map family
+void bindPopops(py::module_ &popops);         // reductions, slicing, fill/cast/pad, scaledAdd
+void bindPoplin(py::module_ &poplin);
+void bindPopnn(py::module_ &popnn);
 
 // The numpy dtype that holds elements of a Poplar type in host buffers.
 py::dtype numpyDtype(const poplar::Type &type);

@@ -33,7 +33,7 @@ struct PyEngine {
 py::array contiguousBuffer(py::handle obj, bool writeable, const char *what) {
   if (!py::isinstance<py::array>(obj))
     throw py::type_error(std::string(what) + ": expected a numpy array, got " +
-                         std::string(py::str(obj.get_type())));
+                         std::string(py::str(py::type::handle_of(obj))));
   auto arr = py::reinterpret_borrow<py::array>(obj);
   if (!(arr.flags() & py::array::c_style))
     throw py::value_error(std::string(what) + ": the array must be C-contiguous");
@@ -53,7 +53,9 @@ public:
   void fetch(void *p) override {
     py::gil_scoped_acquire gil;
     const auto n = static_cast<py::ssize_t>(stream_.numElements());
-    py::array arr(numpyDtype(stream_.elementType()), {n});
+    // An explicit shape: with a braced {n} the (handle, bool) object constructor
+    // wins overload resolution and `arr` would be the dtype itself.
+    py::array arr(numpyDtype(stream_.elementType()), std::vector<py::ssize_t>{n});
     const auto bytes = static_cast<std::size_t>(arr.nbytes());
     const bool toDevice = stream_.type() == poplar::DataStreamType::HostToDeviceFIFO;
     if (!toDevice) std::memcpy(arr.mutable_data(), p, bytes);

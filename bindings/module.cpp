@@ -9,6 +9,9 @@ PYBIND11_MODULE(_core, m) {
   auto poplar = m.def_submodule("poplar", "namespace poplar");
   auto program = m.def_submodule("program", "namespace poplar::program");
   auto poputil = m.def_submodule("poputil", "namespace poputil");
+  auto popops = m.def_submodule("popops", "namespace popops");
+  auto poplin = m.def_submodule("poplin", "namespace poplin");
+  auto popnn = m.def_submodule("popnn", "namespace popnn");
   bindExceptions(poplar);
   bindTypes(poplar);
   bindTarget(poplar);
@@ -17,4 +20,8 @@ PYBIND11_MODULE(_core, m) {
   bindProgram(program);
   bindEngine(poplar);
   bindPoputil(poputil);
+  bindPopopsExpr(popops);
+  bindPopops(popops);
+  bindPoplin(poplin);
+  bindPopnn(popnn);
 }

@@ -1,7 +1,7 @@
 """popdsl: Poplar graph programming from Python, on an embedded IPU-model emulator."""
-from popdsl._core import poplar, poputil, program
+from popdsl._core import poplar, poplin, popnn, popops, poputil, program
 
-__all__ = ["poplar", "program", "poputil", "backend"]
+__all__ = ["poplar", "program", "popops", "poplin", "popnn", "poputil", "backend"]
 
 
 def backend() -> str:

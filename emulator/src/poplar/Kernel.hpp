@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include <poplar/DebugContext.hpp>
+#include <poplar/Graph.hpp>
+#include <poplar/Program.hpp>
 #include <poplar/Tensor.hpp>
 
 #include "Access.hpp"
@@ -19,5 +22,11 @@ struct Kernel {
   // Receives the accesses of reads then writes, in order.
   std::function<std::function<void()>(const std::vector<Access> &operands)> compile;
 };
+
+// Adds `kernel` to compute set `cs` of `graph`.
+void addKernel(poplar::Graph &graph, poplar::ComputeSet cs, Kernel kernel);
+// Adds a compute set named by `debugContext` holding `kernel`, and executes it in `prog`.
+void executeKernel(poplar::Graph &graph, poplar::program::Sequence &prog, Kernel kernel,
+                   const poplar::DebugContext &debugContext);
 
 } // namespace poplar::detail
