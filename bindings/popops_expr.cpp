@@ -1,7 +1,253 @@
+// popops.expr (expression trees with Python operators) and the map family of
+// element-wise functions.
+#include <poplar/exceptions.hpp>
+#include <popops/ElementWise.hpp>
+#include <popops/Expr.hpp>
+#include <poputil/exceptions.hpp>
+
+#include <sstream>
+
 #include "bindings.hpp"
 
 namespace popdsl_bindings {
 
-void bindPopopsExpr(py::module_ &m) {}
+namespace {
+
+using namespace popops::expr;
+using poplar::Graph;
+using poplar::OptionFlags;
+using poplar::Tensor;
+using poplar::program::Sequence;
+using ExprPtr = std::unique_ptr<Expr>;
+
+// Python numbers become constants whose type adapts to the operand they meet.
+ExprPtr toExpr(py::handle h) {
+  if (py::isinstance<Expr>(h)) return h.cast<const Expr &>().clone();
+  if (py::isinstance<py::bool_>(h)) return std::make_unique<Const>(h.cast<bool>());
+  if (py::isinstance<py::int_>(h)) {
+    const auto v = h.cast<long long>();
+    if (v >= INT32_MIN && v <= INT32_MAX) return std::make_unique<Const>(static_cast<int>(v));
+    return std::make_unique<Const>(v);
+  }
+  if (py::isinstance<py::float_>(h)) return std::make_unique<Const>(h.cast<double>());
+  throw py::type_error("expected a popops expression or a number, got " + std::string(py::str(h.get_type())));
+}
+
+template <class Op, class Kind> ExprPtr binary(Kind kind, py::handle a, py::handle b) {
+  return std::make_unique<Op>(kind, *toExpr(a), *toExpr(b));
+}
+
+// The scalar side of a named binary function becomes a constant of the tensor's type.
+Tensor asTensor(Graph &g, py::handle h, const Tensor &like, const poplar::DebugContext &dc) {
+  if (py::isinstance<Tensor>(h)) return h.cast<Tensor>();
+  if (!py::isinstance<py::int_>(h) && !py::isinstance<py::float_>(h) && !py::isinstance<py::bool_>(h))
+    throw py::type_error("expected a poplar.Tensor or a number, got " + std::string(py::str(h.get_type())));
+  const poplar::Type type = like.elementType();
+  if (py::isinstance<py::float_>(h) && !type.isFloatingPoint())
+    throw std::runtime_error("Type mismatch between Binary op Tensor and constant: float constant for " +
+                             like.getVarStr());
+  Tensor c = py::isinstance<py::float_>(h) ? g.addConstant(type, {}, h.cast<double>(), dc)
+                                           : g.addConstant(type, {}, h.cast<long long>(), dc);
+  g.setTileMapping(c, 0);
+  return c;
+}
+
+std::pair<Tensor, Tensor> tensorPair(Graph &g, py::handle a, py::handle b, const poplar::DebugContext &dc) {
+  if (py::isinstance<Tensor>(a)) {
+    const Tensor ta = a.cast<Tensor>();
+    return {ta, asTensor(g, b, ta, dc)};
+  }
+  if (!py::isinstance<Tensor>(b)) throw py::type_error("at least one operand must be a poplar.Tensor");
+  const Tensor tb = b.cast<Tensor>();
+  return {asTensor(g, a, tb, dc), tb};
+}
+
+void bindExpressions(py::module_ &e) {
+  py::enum_<UnaryOpType> unary(e, "UnaryOpType");
+  for (int i = 0; i <= static_cast<int>(UnaryOpType::TRUNC); ++i)
+    unary.value(toString(static_cast<UnaryOpType>(i)), static_cast<UnaryOpType>(i));
+  py::enum_<BinaryOpType> binaryOps(e, "BinaryOpType");
+  for (int i = 0; i <= static_cast<int>(BinaryOpType::VARIANCE_TO_INV_STD_DEV); ++i)
+    binaryOps.value(toString(static_cast<BinaryOpType>(i)), static_cast<BinaryOpType>(i));
+  py::enum_<TernaryOpType>(e, "TernaryOpType")
+      .value("CLAMP", TernaryOpType::CLAMP)
+      .value("SELECT", TernaryOpType::SELECT);
+
+  py::class_<Expr> expr(e, "Expr", "An element-wise expression; combine with Python operators");
+  expr.def("__repr__", [](const Expr &x) {
+        std::ostringstream os;
+        os << x;
+        return os.str();
+      })
+      .def("deepEquals", [](const Expr &a, const Expr &b) { return a.deepEquals(b); })
+      .def("__bool__", [](const Expr &) -> bool {
+        throw py::type_error("a popops expression has no truth value; use pe.And/pe.Or/pe.Not for logic");
+      });
+  py::object noHash = py::none();
+  expr.attr("__hash__") = noHash;
+
+  struct Symbol { const char *name, *reflected; BinaryOpType op; };
+  static const Symbol symbols[] = {
+      {"__add__", "__radd__", BinaryOpType::ADD}, {"__sub__", "__rsub__", BinaryOpType::SUBTRACT},
+      {"__mul__", "__rmul__", BinaryOpType::MULTIPLY}, {"__truediv__", "__rtruediv__", BinaryOpType::DIVIDE},
+      {"__mod__", "__rmod__", BinaryOpType::REMAINDER}, {"__and__", "__rand__", BinaryOpType::BITWISE_AND},
+      {"__or__", "__ror__", BinaryOpType::BITWISE_OR}, {"__xor__", "__rxor__", BinaryOpType::BITWISE_XOR},
+      {"__lshift__", "__rlshift__", BinaryOpType::SHIFT_LEFT}, {"__rshift__", "__rrshift__", BinaryOpType::SHIFT_RIGHT},
+      {"__pow__", "__rpow__", BinaryOpType::POWER},
+      {"__eq__", nullptr, BinaryOpType::EQUAL}, {"__ne__", nullptr, BinaryOpType::NOT_EQUAL},
+      {"__lt__", nullptr, BinaryOpType::LESS_THAN}, {"__le__", nullptr, BinaryOpType::LESS_THAN_EQUAL},
+      {"__gt__", nullptr, BinaryOpType::GREATER_THAN}, {"__ge__", nullptr, BinaryOpType::GREATER_THAN_EQUAL},
+  };
+  for (const Symbol &s : symbols) {
+    const BinaryOpType op = s.op;
+    expr.def(s.name, [op](py::handle a, py::handle b) { return binary<BinaryOp>(op, a, b); }, py::is_operator());
+    if (s.reflected)
+      expr.def(s.reflected, [op](py::handle a, py::handle b) { return binary<BinaryOp>(op, b, a); }, py::is_operator());
+  }
+  expr.def("__neg__", [](const Expr &a) -> ExprPtr { return std::make_unique<UnaryOp>(UnaryOpType::NEGATE, a); })
+      .def("__invert__", [](const Expr &a) -> ExprPtr { return std::make_unique<UnaryOp>(UnaryOpType::BITWISE_NOT, a); })
+      .def("__abs__", [](const Expr &a) -> ExprPtr { return std::make_unique<UnaryOp>(UnaryOpType::ABSOLUTE, a); });
+
+  py::class_<Const, Expr>(e, "Const")
+      .def(py::init([](py::handle value, py::object type) {
+             ExprPtr c = toExpr(value);
+             if (!c->isA<Const>()) throw py::type_error("Const needs a number");
+             if (type.is_none()) return *c->getAs<Const>();
+             return Const(c->getAs<Const>()->getValue(), type.cast<poplar::Type>());
+           }),
+           py::arg("value"), py::arg("type") = py::none(),
+           "A constant; without a type it takes the type of the operand it meets")
+      .def("getType", &Const::getType)
+      .def("getDataAsDouble", &Const::getDataAsDouble);
+  e.def("ConstHalf", [](float x) -> ExprPtr { return std::make_unique<ConstHalf>(x); }, py::arg("value"));
+  py::class_<PlaceHolder, Expr>(e, "PlaceHolder")
+      .def(py::init<unsigned>(), py::arg("index"))
+      .def("getIndex", &PlaceHolder::getIndex);
+  for (unsigned i = 1; i <= 20; ++i) e.attr(("_" + std::to_string(i)).c_str()) = PlaceHolder(i);
+  py::class_<Cast, Expr>(e, "Cast")
+      .def(py::init([](py::handle a, poplar::Type type) { return Cast(*toExpr(a), type); }), py::arg("a"), py::arg("type"))
+      .def("getRHSType", &Cast::getRHSType);
+  py::class_<UnaryOp, Expr>(e, "UnaryOp")
+      .def(py::init([](UnaryOpType op, py::handle a) { return UnaryOp(op, *toExpr(a)); }), py::arg("type"), py::arg("a"))
+      .def("getOpType", &UnaryOp::getOpType);
+  py::class_<BinaryOp, Expr>(e, "BinaryOp")
+      .def(py::init([](BinaryOpType op, py::handle a, py::handle b) { return BinaryOp(op, *toExpr(a), *toExpr(b)); }),
+           py::arg("type"), py::arg("a"), py::arg("b"))
+      .def("getOpType", &BinaryOp::getOpType);
+  py::class_<TernaryOp, Expr>(e, "TernaryOp")
+      .def(py::init([](TernaryOpType op, py::handle a, py::handle b, py::handle c) {
+             return TernaryOp(op, *toExpr(a), *toExpr(b), *toExpr(c));
+           }),
+           py::arg("type"), py::arg("a"), py::arg("b"), py::arg("c"))
+      .def("getOpType", &TernaryOp::getOpType);
+
+  // Named expression constructors, as in popops/Expr.hpp.
+  static const std::pair<const char *, UnaryOpType> unaryNames[] = {
+      {"Abs", UnaryOpType::ABSOLUTE}, {"Asin", UnaryOpType::ASIN}, {"BitwiseNot", UnaryOpType::BITWISE_NOT},
+      {"Cbrt", UnaryOpType::CBRT}, {"Erf", UnaryOpType::ERF}, {"Ceil", UnaryOpType::CEIL}, {"Cos", UnaryOpType::COS},
+      {"Exp", UnaryOpType::EXPONENT}, {"Expm1", UnaryOpType::EXPONENT_MINUS_ONE}, {"Exp2", UnaryOpType::EXPONENT2},
+      {"Floor", UnaryOpType::FLOOR}, {"GeluErf", UnaryOpType::GELU_ERF}, {"Inv", UnaryOpType::INVERSE},
+      {"IsFinite", UnaryOpType::IS_FINITE}, {"IsInf", UnaryOpType::IS_INF}, {"IsNaN", UnaryOpType::IS_NAN},
+      {"Log", UnaryOpType::LOGARITHM}, {"Log1p", UnaryOpType::LOGARITHM_ONE_PLUS}, {"Not", UnaryOpType::LOGICAL_NOT},
+      {"Neg", UnaryOpType::NEGATE}, {"NearbyInt", UnaryOpType::NEARBY_INT}, {"Signum", UnaryOpType::SIGNUM},
+      {"Sin", UnaryOpType::SIN}, {"Tan", UnaryOpType::TAN}, {"Tanh", UnaryOpType::TANH}, {"Round", UnaryOpType::ROUND},
+      {"Trunc", UnaryOpType::TRUNC}, {"Sqrt", UnaryOpType::SQRT}, {"Square", UnaryOpType::SQUARE},
+      {"Sigmoid", UnaryOpType::SIGMOID}, {"Rsqrt", UnaryOpType::RSQRT}};
+  for (const auto &u : unaryNames) {
+    const UnaryOpType op = u.second;
+    e.def(u.first, [op](py::handle a) -> ExprPtr { return std::make_unique<UnaryOp>(op, *toExpr(a)); }, py::arg("a"));
+  }
+  static const std::pair<const char *, BinaryOpType> binaryNames[] = {
+      {"Add", BinaryOpType::ADD}, {"Atan2", BinaryOpType::ATAN2}, {"BitwiseAnd", BinaryOpType::BITWISE_AND},
+      {"BitwiseOr", BinaryOpType::BITWISE_OR}, {"BitwiseXor", BinaryOpType::BITWISE_XOR},
+      {"BitwiseXnor", BinaryOpType::BITWISE_XNOR}, {"Divide", BinaryOpType::DIVIDE}, {"Equal", BinaryOpType::EQUAL},
+      {"Gte", BinaryOpType::GREATER_THAN_EQUAL}, {"Gt", BinaryOpType::GREATER_THAN},
+      {"InvStdDevToVariance", BinaryOpType::INV_STD_DEV_TO_VARIANCE}, {"Lte", BinaryOpType::LESS_THAN_EQUAL},
+      {"And", BinaryOpType::LOGICAL_AND}, {"Or", BinaryOpType::LOGICAL_OR}, {"Lt", BinaryOpType::LESS_THAN},
+      {"Max", BinaryOpType::MAXIMUM}, {"Min", BinaryOpType::MINIMUM}, {"Mul", BinaryOpType::MULTIPLY},
+      {"NotEqual", BinaryOpType::NOT_EQUAL}, {"Pow", BinaryOpType::POWER}, {"Rem", BinaryOpType::REMAINDER},
+      {"Shl", BinaryOpType::SHIFT_LEFT}, {"Shr", BinaryOpType::SHIFT_RIGHT},
+      {"ShrSE", BinaryOpType::SHIFT_RIGHT_SIGN_EXTEND}, {"Sub", BinaryOpType::SUBTRACT},
+      {"VarianceToInvStdDev", BinaryOpType::VARIANCE_TO_INV_STD_DEV}};
+  for (const auto &b : binaryNames) {
+    const BinaryOpType op = b.second;
+    e.def(b.first, [op](py::handle x, py::handle y) { return binary<BinaryOp>(op, x, y); }, py::arg("a"), py::arg("b"));
+  }
+  e.def("Select", [](py::handle a, py::handle b, py::handle c) -> ExprPtr {
+    return std::make_unique<TernaryOp>(TernaryOpType::SELECT, *toExpr(a), *toExpr(b), *toExpr(c));
+  }, py::arg("a"), py::arg("b"), py::arg("condition"), "condition ? a : b");
+  e.def("Clamp", [](py::handle a, py::handle lo, py::handle hi) -> ExprPtr {
+    return std::make_unique<TernaryOp>(TernaryOpType::CLAMP, *toExpr(a), *toExpr(lo), *toExpr(hi));
+  }, py::arg("a"), py::arg("lower"), py::arg("upper"));
+}
+
+} // namespace
+
+void bindPopopsExpr(py::module_ &m) {
+  auto e = m.def_submodule("expr", "namespace popops::expr");
+  bindExpressions(e);
+
+  const auto dc = py::arg("debugContext") = poplar::DebugContext();
+  const auto opts = py::arg("options") = OptionFlags();
+  m.def("map", [](Graph &g, py::handle ex, const std::vector<Tensor> &ts, Sequence &prog,
+                  const poplar::DebugContext &d, const OptionFlags &o) { return popops::map(g, *toExpr(ex), ts, prog, d, o); },
+        py::arg("graph"), py::arg("expr"), py::arg("ts"), py::arg("prog"), dc, opts);
+  m.def("mapInPlace", [](Graph &g, py::handle ex, const std::vector<Tensor> &ts, Sequence &prog,
+                         const poplar::DebugContext &d, const OptionFlags &o) { popops::mapInPlace(g, *toExpr(ex), ts, prog, d, o); },
+        py::arg("graph"), py::arg("expr"), py::arg("ts"), py::arg("prog"), dc, opts);
+  m.def("mapWithOutput", [](Graph &g, py::handle ex, const std::vector<Tensor> &ts, const Tensor &out, Sequence &prog,
+                            const poplar::DebugContext &d, const OptionFlags &o) {
+          popops::mapWithOutput(g, *toExpr(ex), ts, out, prog, d, o);
+        },
+        py::arg("graph"), py::arg("expr"), py::arg("ts"), py::arg("out"), py::arg("prog"), dc, opts);
+
+  using UnaryFn = Tensor (*)(Graph &, const Tensor &, Sequence &, const poplar::DebugContext &, const OptionFlags &);
+  using UnaryInPlaceFn = void (*)(Graph &, const Tensor &, Sequence &, const poplar::DebugContext &, const OptionFlags &);
+#define BIND_UNARY_FUNCTION(NAME)                                                                                    \
+  m.def(#NAME, static_cast<UnaryFn>(&popops::NAME), py::arg("graph"), py::arg("A"), py::arg("prog"), dc, opts);
+#define BIND_UNARY(NAME)                                                                                             \
+  BIND_UNARY_FUNCTION(NAME)                                                                                          \
+  m.def(#NAME "InPlace", static_cast<UnaryInPlaceFn>(&popops::NAME##InPlace), py::arg("graph"), py::arg("A"),       \
+        py::arg("prog"), dc, opts);
+  BIND_UNARY(abs) BIND_UNARY(asin) BIND_UNARY(bitwiseNot) BIND_UNARY(cbrt) BIND_UNARY(ceil) BIND_UNARY(cos)
+  BIND_UNARY(countLeadingZeros) BIND_UNARY(erf) BIND_UNARY(exp) BIND_UNARY(exp2) BIND_UNARY(expm1)
+  BIND_UNARY(floor) BIND_UNARY(geluErf) BIND_UNARY(inv) BIND_UNARY_FUNCTION(isFinite) BIND_UNARY(log)
+  BIND_UNARY(log1p) BIND_UNARY(logicalNot) BIND_UNARY(nearbyint) BIND_UNARY(neg) BIND_UNARY(popcount)
+  BIND_UNARY(round) BIND_UNARY(rsqrt) BIND_UNARY(sigmoid) BIND_UNARY(signum) BIND_UNARY(sin) BIND_UNARY(sqrt)
+  BIND_UNARY(square) BIND_UNARY(tan) BIND_UNARY(tanh)
+#undef BIND_UNARY
+#undef BIND_UNARY_FUNCTION
+
+  using BinaryFn = Tensor (*)(Graph &, const Tensor &, const Tensor &, Sequence &, const poplar::DebugContext &,
+                              const OptionFlags &);
+  using BinaryInPlaceFn = void (*)(Graph &, const Tensor &, const Tensor &, Sequence &, const poplar::DebugContext &,
+                                   const OptionFlags &);
+  // Either operand may be a Python number; it becomes a constant of the other's type.
+#define BIND_BINARY(NAME)                                                                                            \
+  m.def(#NAME, [](Graph &g, py::handle a, py::handle b, Sequence &prog, const poplar::DebugContext &d,             \
+                  const OptionFlags &o) {                                                                            \
+          auto [ta, tb] = tensorPair(g, a, b, d);                                                                    \
+          return static_cast<BinaryFn>(&popops::NAME)(g, ta, tb, prog, d, o);                                        \
+        }, py::arg("graph"), py::arg("A"), py::arg("B"), py::arg("prog"), dc, opts);                                 \
+  m.def(#NAME "InPlace", [](Graph &g, const Tensor &a, py::handle b, Sequence &prog, const poplar::DebugContext &d, \
+                            const OptionFlags &o) {                                                                  \
+          static_cast<BinaryInPlaceFn>(&popops::NAME##InPlace)(g, a, asTensor(g, b, a, d), prog, d, o);              \
+        }, py::arg("graph"), py::arg("A"), py::arg("B"), py::arg("prog"), dc, opts);
+  BIND_BINARY(add) BIND_BINARY(atan2) BIND_BINARY(bitwiseAnd) BIND_BINARY(bitwiseOr) BIND_BINARY(bitwiseXor)
+  BIND_BINARY(bitwiseXnor) BIND_BINARY(div) BIND_BINARY(eq) BIND_BINARY(gt) BIND_BINARY(gteq)
+  BIND_BINARY(logicalAnd) BIND_BINARY(logicalOr) BIND_BINARY(lt) BIND_BINARY(lteq) BIND_BINARY(max)
+  BIND_BINARY(min) BIND_BINARY(mul) BIND_BINARY(neq) BIND_BINARY(pow) BIND_BINARY(rem) BIND_BINARY(shiftLeft)
+  BIND_BINARY(shiftRight) BIND_BINARY(shiftRightSignExtend) BIND_BINARY(sub)
+#undef BIND_BINARY
+
+  m.def("select", &popops::select, py::arg("graph"), py::arg("A"), py::arg("B"), py::arg("conditions"),
+        py::arg("prog"), dc, opts, "conditions ? A : B");
+  m.def("selectInPlace", &popops::selectInPlace, py::arg("graph"), py::arg("A"), py::arg("B"),
+        py::arg("conditions"), py::arg("prog"), dc, opts);
+  m.def("clamp", &popops::clamp, py::arg("graph"), py::arg("values"), py::arg("minimums"), py::arg("maximums"),
+        py::arg("prog"), dc, opts);
+  m.def("clampInPlace", &popops::clampInPlace, py::arg("graph"), py::arg("values"), py::arg("minimums"),
+        py::arg("maximums"), py::arg("prog"), dc, opts);
+}
 
 } // namespace popdsl_bindings

@@ -1,0 +1,162 @@
+#include <popops/ElementWise.hpp>
+
+#include <poplar/exceptions.hpp>
+#include <poputil/Broadcast.hpp>
+#include <poputil/TileMapping.hpp>
+#include <poputil/exceptions.hpp>
+
+#include <set>
+#include <sstream>
+
+#include "ExprEval.hpp"
+#include "ExprTypes.hpp"
+#include "poplar/Kernel.hpp"
+
+namespace popops {
+
+namespace {
+
+using poplar::Tensor;
+using poputil::poplibs_error;
+
+void checkOptions(const poplar::OptionFlags &options) {
+  static const std::set<std::string> known = {"enableGenerateCodelet", "enableVectorBroadcastOptimisations",
+                                              "forceGenerateCodelet", "enableExpressionOptimizations"};
+  for (const auto &kv : options) {
+    if (!known.count(kv.first)) throw poplar::invalid_option("Unrecognised option '" + kv.first + "'");
+    if (kv.second != "true" && kv.second != "false")
+      throw poplar::invalid_option("Invalid value '" + kv.second + "' for option '" + kv.first +
+                                   "': expected true or false");
+  }
+}
+
+std::string exprText(const expr::Expr &e) {
+  std::ostringstream os;
+  os << e;
+  return os.str();
+}
+
+std::vector<std::size_t> broadcastShape(const std::vector<Tensor> &ts, const expr::Expr &e) {
+  std::vector<std::size_t> shape;
+  for (const Tensor &t : ts) {
+    const auto s = t.shape();
+    if (s.size() > shape.size()) shape.insert(shape.begin(), s.size() - shape.size(), 1);
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      std::size_t &d = shape[shape.size() - s.size() + i];
+      if (d == 1) d = s[i];
+      else if (s[i] != 1 && s[i] != d) {
+        std::string all;
+        for (const Tensor &x : ts) all += (all.empty() ? "" : ", ") + x.getVarStr();
+        throw poplibs_error("map " + exprText(e) + ": the shapes of the inputs (" + all +
+                            ") cannot be broadcast together");
+      }
+    }
+  }
+  return shape;
+}
+
+// Adds the compute set that evaluates `e` over `ts` into `out`.
+void addMap(poplar::Graph &graph, const expr::Expr &e, const std::vector<Tensor> &ts, const Tensor &out,
+            const detail::TypedExpr &typed, poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
+  poplar::detail::Kernel kernel;
+  kernel.vertexType = "popops::map";
+  for (Tensor t : ts) {
+    poputil::broadcastToMatch(t, out.shape());
+    kernel.reads.push_back(t);
+  }
+  kernel.writes = {out};
+  kernel.compile = [typed](const std::vector<poplar::detail::Access> &operands) {
+    std::vector<poplar::detail::Access> inputs(operands.begin(), operands.end() - 1);
+    return detail::compileExpression(typed, std::move(inputs), operands.back());
+  };
+  poplar::detail::executeKernel(graph, prog, std::move(kernel), dc);
+}
+
+struct Plan {
+  std::vector<std::size_t> shape;
+  detail::TypedExpr typed;
+};
+
+Plan plan(const expr::Expr &e, const std::vector<Tensor> &ts, const poplar::OptionFlags &options) {
+  checkOptions(options);
+  if (ts.empty()) throw poplibs_error("map " + exprText(e) + ": at least one input tensor is needed");
+  std::vector<poplar::Type> types;
+  for (const Tensor &t : ts) types.push_back(t.elementType());
+  return Plan{broadcastShape(ts, e), detail::resolveTypes(e, types)};
+}
+
+void checkOutput(const Tensor &out, const Plan &p, const expr::Expr &e, const char *what) {
+  if (out.shape() != p.shape || out.elementType() != p.typed.type) {
+    std::string shape;
+    for (std::size_t d : p.shape) shape += (shape.empty() ? "" : ",") + std::to_string(d);
+    throw poplibs_error(std::string(what) + " " + exprText(e) + ": the output " + out.getVarStr() +
+                        " must have shape [" + shape + "] and type " + p.typed.type.toString().str());
+  }
+}
+
+} // namespace
+
+Tensor map(poplar::Graph &graph, const expr::Expr &e, const std::vector<Tensor> &ts,
+           poplar::program::Sequence &prog, const poplar::DebugContext &dc,
+           const poplar::OptionFlags &options) {
+  const Plan p = plan(e, ts, options);
+  // Map the result like an input of the same shape, else spread it over the tiles.
+  Tensor out;
+  for (const Tensor &t : ts) {
+    bool complete = false;
+    if (t.shape() == p.shape && !t.containsAliases()) {
+      graph.getTileMapping(t, &complete);
+      if (complete) {
+        out = graph.clone(p.typed.type, t, poplar::DebugContext(dc, "out"));
+        break;
+      }
+    }
+  }
+  if (!out.valid()) {
+    out = graph.addVariable(p.typed.type, p.shape, poplar::DebugContext(dc, "out"));
+    poputil::mapTensorLinearly(graph, out);
+  }
+  addMap(graph, e, ts, out, p.typed, prog, dc);
+  return out;
+}
+
+std::vector<Tensor> map(poplar::Graph &graph, const std::vector<expr::Any> &exprs,
+                        const std::vector<Tensor> &ts, poplar::program::Sequence &prog,
+                        const poplar::DebugContext &dc, const poplar::OptionFlags &options) {
+  std::vector<Tensor> outs;
+  for (const auto &e : exprs) outs.push_back(map(graph, e.get(), ts, prog, dc, options));
+  return outs;
+}
+
+void mapInPlace(poplar::Graph &graph, const expr::Expr &e, const std::vector<Tensor> &ts,
+                poplar::program::Sequence &prog, const poplar::DebugContext &dc,
+                const poplar::OptionFlags &options) {
+  const Plan p = plan(e, ts, options);
+  checkOutput(ts[0], p, e, "mapInPlace");
+  addMap(graph, e, ts, ts[0], p.typed, prog, dc);
+}
+
+void mapInPlace(poplar::Graph &graph, const std::vector<expr::Any> &exprs, const std::vector<Tensor> &ts,
+                poplar::program::Sequence &prog, const poplar::DebugContext &dc,
+                const poplar::OptionFlags &options) {
+  for (const auto &e : exprs) mapInPlace(graph, e.get(), ts, prog, dc, options);
+}
+
+void mapWithOutput(poplar::Graph &graph, const expr::Expr &e, const std::vector<Tensor> &ts,
+                   const Tensor &out, poplar::program::Sequence &prog, const poplar::DebugContext &dc,
+                   const poplar::OptionFlags &options) {
+  const Plan p = plan(e, ts, options);
+  checkOutput(out, p, e, "mapWithOutput");
+  addMap(graph, e, ts, out, p.typed, prog, dc);
+}
+
+void mapWithOutput(poplar::Graph &graph, const std::vector<expr::Any> &exprs, const std::vector<Tensor> &ts,
+                   const std::vector<Tensor> &outs, poplar::program::Sequence &prog,
+                   const poplar::DebugContext &dc, const poplar::OptionFlags &options) {
+  if (exprs.size() != outs.size())
+    throw poplibs_error("mapWithOutput: " + std::to_string(exprs.size()) + " expressions but " +
+                        std::to_string(outs.size()) + " outputs");
+  for (std::size_t i = 0; i < exprs.size(); ++i) mapWithOutput(graph, exprs[i].get(), ts, outs[i], prog, dc, options);
+}
+
+} // namespace popops

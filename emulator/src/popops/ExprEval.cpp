@@ -1,0 +1,500 @@
+#include "ExprEval.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <type_traits>
+
+#include "poplar/TypeInfo.hpp"
+
+namespace popops::detail {
+
+using namespace popops::expr;
+using poplar::Type;
+using poplar::detail::Access;
+using poplar::detail::Segment;
+
+namespace {
+
+constexpr std::size_t kChunk = 1024;
+
+// How a node's values are held while computing.
+enum class Rep { F32, I32, U32, I64, U64, B8 };
+
+Rep repOf(Type t) {
+  using namespace poplar;
+  if (t == FLOAT || t == HALF) return Rep::F32;
+  if (t == BOOL) return Rep::B8;
+  if (t == LONGLONG || t == LONG) return Rep::I64;
+  if (t == UNSIGNED_LONGLONG || t == UNSIGNED_LONG) return Rep::U64;
+  if (poplar::detail::typeInfo(t).kind == poplar::detail::TypeKind::Unsigned) return Rep::U32;
+  return Rep::I32;
+}
+
+// Walks an Access's segments in flat order, a chunk at a time.
+class Cursor {
+public:
+  explicit Cursor(const Access &a) : a_(a) {}
+
+  // The next n elements in place, if they are contiguous in one segment.
+  std::uint8_t *direct(std::size_t n) const {
+    if (seg_ >= a_.segments.size()) return nullptr;
+    const Segment &s = a_.segments[seg_];
+    const bool dense = s.stride == static_cast<std::ptrdiff_t>(a_.elemSize) || s.count == 1;
+    return dense && s.count - within_ >= n ? s.base + within_ * a_.elemSize : nullptr;
+  }
+  void skip(std::size_t n) { walk(n, [](std::uint8_t *, std::ptrdiff_t, std::size_t) {}); }
+  void read(std::uint8_t *dst, std::size_t n) {
+    const unsigned size = a_.elemSize;
+    walk(n, [&](std::uint8_t *p, std::ptrdiff_t stride, std::size_t k) {
+      for (std::size_t i = 0; i < k; ++i, dst += size, p += stride) std::memcpy(dst, p, size);
+    });
+  }
+  void write(const std::uint8_t *src, std::size_t n) {
+    const unsigned size = a_.elemSize;
+    walk(n, [&](std::uint8_t *p, std::ptrdiff_t stride, std::size_t k) {
+      if (stride == static_cast<std::ptrdiff_t>(size)) {
+        std::memmove(p, src, k * size);
+        src += k * size;
+        return;
+      }
+      for (std::size_t i = 0; i < k; ++i, src += size, p += stride) std::memcpy(p, src, size);
+    });
+  }
+  void reset() { seg_ = within_ = 0; }
+
+private:
+  template <class F> void walk(std::size_t n, F f) {
+    while (n) {
+      const Segment &s = a_.segments[seg_];
+      const std::size_t k = std::min(n, s.count - within_);
+      f(s.base + static_cast<std::ptrdiff_t>(within_) * s.stride, s.stride, k);
+      within_ += k;
+      n -= k;
+      if (within_ == s.count) ++seg_, within_ = 0;
+    }
+  }
+  const Access &a_;
+  std::size_t seg_ = 0, within_ = 0;
+};
+
+// Converts n stored elements of `type` to the node representation of that type.
+template <class T> void widen(Type type, const std::uint8_t *src, T *dst, std::size_t n) {
+  using namespace poplar;
+  const auto load = [&](auto tag) {
+    using S = decltype(tag);
+    for (std::size_t i = 0; i < n; ++i) {
+      S v;
+      std::memcpy(&v, src + i * sizeof(S), sizeof(S));
+      dst[i] = static_cast<T>(v);
+    }
+  };
+  if (type == HALF) {
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint16_t h;
+      std::memcpy(&h, src + 2 * i, 2);
+      dst[i] = static_cast<T>(poplar::detail::halfToFloat(h));
+    }
+  } else if (type == SHORT) load(std::int16_t());
+  else if (type == UNSIGNED_SHORT) load(std::uint16_t());
+  else if (type == CHAR || type == SIGNED_CHAR) load(std::int8_t());
+  else if (type == UNSIGNED_CHAR) load(std::uint8_t());
+  else if (type == BOOL) load(std::uint8_t());
+  else std::memcpy(dst, src, n * sizeof(T)); // the representation is the storage
+}
+
+template <class T> void narrow(Type type, const T *src, std::uint8_t *dst, std::size_t n) {
+  using namespace poplar;
+  const auto store = [&](auto tag) {
+    using S = decltype(tag);
+    for (std::size_t i = 0; i < n; ++i) {
+      const S v = static_cast<S>(src[i]);
+      std::memcpy(dst + i * sizeof(S), &v, sizeof(S));
+    }
+  };
+  if (type == HALF) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint16_t h = poplar::detail::floatToHalf(static_cast<float>(src[i]));
+      std::memcpy(dst + 2 * i, &h, 2);
+    }
+  } else if (type == SHORT) store(std::int16_t());
+  else if (type == UNSIGNED_SHORT) store(std::uint16_t());
+  else if (type == CHAR || type == SIGNED_CHAR) store(std::int8_t());
+  else if (type == UNSIGNED_CHAR) store(std::uint8_t());
+  else std::memcpy(dst, src, n * sizeof(T));
+}
+
+bool storedAsRep(Type t) {
+  using namespace poplar;
+  return t == FLOAT || t == INT || t == UNSIGNED_INT || t == BOOL || t == LONGLONG ||
+         t == UNSIGNED_LONGLONG;
+}
+
+// Value conversions with defined results where C++ leaves them undefined.
+template <class To, class From> To convertValue(From v) {
+  if constexpr (std::is_same<To, std::uint8_t>::value) {
+    return v != From(0);
+  } else if constexpr (std::is_floating_point<From>::value && std::is_integral<To>::value) {
+    if (v != v) return 0;
+    if (v <= static_cast<From>(std::numeric_limits<To>::lowest())) return std::numeric_limits<To>::lowest();
+    if (v >= static_cast<From>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+    return static_cast<To>(v);
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+struct Node {
+  Type type;
+  Rep rep;
+  std::unique_ptr<std::uint8_t[]> storage; // kChunk values of the representation
+  const void *values = nullptr;            // this chunk's values (storage or memory)
+  std::function<void(std::size_t n)> compute;
+};
+
+template <class T> T *buf(Node &n) { return reinterpret_cast<T *>(n.storage.get()); }
+template <class T> const T *vals(const Node &n) { return static_cast<const T *>(n.values); }
+
+// Rounds float values to the nearest half, as an IPU computing in half does.
+void roundToHalf(float *v, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) v[i] = poplar::detail::halfToFloat(poplar::detail::floatToHalf(v[i]));
+}
+
+template <class T> T safeDivide(T a, T b) {
+  if constexpr (std::is_integral<T>::value) {
+    if (b == 0) return 0;
+    if constexpr (std::is_signed<T>::value)
+      if (b == T(-1)) return static_cast<T>(-static_cast<std::make_unsigned_t<T>>(a));
+    return a / b;
+  } else {
+    return a / b;
+  }
+}
+
+template <class T> T safeRemainder(T a, T b) {
+  if constexpr (std::is_integral<T>::value) {
+    if (b == 0 || (std::is_signed<T>::value && b == T(-1))) return 0;
+    return a % b;
+  } else {
+    return std::fmod(a, b);
+  }
+}
+
+template <class T> T shiftAmount(T b) { return static_cast<T>(b & (sizeof(T) * 8 - 1)); }
+
+template <class T> std::function<void(std::size_t)> unaryKernel(UnaryOpType op, Node &out, const Node &a) {
+  using U = UnaryOpType;
+  auto loop = [&out, &a](auto f) {
+    return [&out, &a, f](std::size_t n) {
+      const T *x = vals<T>(a);
+      using R = decltype(f(T()));
+      R *y = buf<R>(out);
+      for (std::size_t i = 0; i < n; ++i) y[i] = f(x[i]);
+      out.values = y;
+    };
+  };
+  if constexpr (std::is_floating_point<T>::value) {
+    switch (op) {
+    case U::ASIN: return loop([](T x) { return std::asin(x); });
+    case U::CBRT: return loop([](T x) { return std::cbrt(x); });
+    case U::CEIL: return loop([](T x) { return std::ceil(x); });
+    case U::COS: return loop([](T x) { return std::cos(x); });
+    case U::ERF: return loop([](T x) { return std::erf(x); });
+    case U::EXPONENT: return loop([](T x) { return std::exp(x); });
+    case U::EXPONENT_MINUS_ONE: return loop([](T x) { return std::expm1(x); });
+    case U::EXPONENT2: return loop([](T x) { return std::exp2(x); });
+    case U::FLOOR: return loop([](T x) { return std::floor(x); });
+    case U::GELU_ERF: return loop([](T x) { return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752))); });
+    case U::INVERSE: return loop([](T x) { return T(1) / x; });
+    case U::IS_FINITE: return loop([](T x) { return std::uint8_t(std::isfinite(x)); });
+    case U::IS_INF: return loop([](T x) { return std::uint8_t(std::isinf(x)); });
+    case U::IS_NAN: return loop([](T x) { return std::uint8_t(std::isnan(x)); });
+    case U::LOGARITHM: return loop([](T x) { return std::log(x); });
+    case U::LOGARITHM_ONE_PLUS: return loop([](T x) { return std::log1p(x); });
+    case U::NEARBY_INT: return loop([](T x) { return std::nearbyint(x); });
+    case U::SIN: return loop([](T x) { return std::sin(x); });
+    case U::TAN: return loop([](T x) { return std::tan(x); });
+    case U::TANH: return loop([](T x) { return std::tanh(x); });
+    case U::ROUND: return loop([](T x) { return std::round(x); });
+    case U::SQRT: return loop([](T x) { return std::sqrt(x); });
+    case U::SIGMOID: return loop([](T x) { return T(1) / (T(1) + std::exp(-x)); });
+    case U::RSQRT: return loop([](T x) { return T(1) / std::sqrt(x); });
+    case U::TRUNC: return loop([](T x) { return std::trunc(x); });
+    default: break;
+    }
+  }
+  if constexpr (std::is_integral<T>::value && !std::is_same<T, std::uint8_t>::value) {
+    switch (op) {
+    case U::BITWISE_NOT: return loop([](T x) { return static_cast<T>(~x); });
+    case U::POPCOUNT: return loop([](T x) { return static_cast<T>(__builtin_popcountll(static_cast<std::make_unsigned_t<T>>(x))); });
+    case U::COUNT_LEADING_ZEROS:
+      return loop([](T x) {
+        const auto u = static_cast<std::make_unsigned_t<T>>(x);
+        return static_cast<T>(u ? __builtin_clzll(u) - (64 - 8 * sizeof(T)) : 8 * sizeof(T));
+      });
+    default: break;
+    }
+  }
+  if constexpr (!std::is_same<T, std::uint8_t>::value) {
+    switch (op) {
+    case U::ABSOLUTE:
+      return loop([](T x) { if constexpr (std::is_signed<T>::value) return x < 0 ? T(-x) : x; else return x; });
+    case U::NEGATE: return loop([](T x) { return static_cast<T>(T(0) - x); });
+    case U::SIGNUM: return loop([](T x) { return static_cast<T>((T(0) < x) - (x < T(0))); });
+    case U::SQUARE: return loop([](T x) { return static_cast<T>(x * x); });
+    case U::RELU: return loop([](T x) { return x > T(0) ? x : T(0); });
+    default: break;
+    }
+  }
+  if constexpr (std::is_same<T, std::uint8_t>::value)
+    if (op == U::LOGICAL_NOT) return loop([](T x) { return std::uint8_t(!x); });
+  throw std::logic_error("unary operation not supported for this representation");
+}
+
+template <class T> std::function<void(std::size_t)> binaryKernel(BinaryOpType op, Node &out, const Node &a, const Node &b) {
+  using B = BinaryOpType;
+  auto loop = [&out, &a, &b](auto f) {
+    return [&out, &a, &b, f](std::size_t n) {
+      const T *x = vals<T>(a);
+      const T *y = vals<T>(b);
+      using R = decltype(f(T(), T()));
+      R *z = buf<R>(out);
+      for (std::size_t i = 0; i < n; ++i) z[i] = f(x[i], y[i]);
+      out.values = z;
+    };
+  };
+  switch (op) {
+  case B::EQUAL: return loop([](T x, T y) { return std::uint8_t(x == y); });
+  case B::NOT_EQUAL: return loop([](T x, T y) { return std::uint8_t(x != y); });
+  case B::LESS_THAN: return loop([](T x, T y) { return std::uint8_t(x < y); });
+  case B::LESS_THAN_EQUAL: return loop([](T x, T y) { return std::uint8_t(x <= y); });
+  case B::GREATER_THAN: return loop([](T x, T y) { return std::uint8_t(x > y); });
+  case B::GREATER_THAN_EQUAL: return loop([](T x, T y) { return std::uint8_t(x >= y); });
+  default: break;
+  }
+  if constexpr (std::is_same<T, std::uint8_t>::value) {
+    if (op == B::LOGICAL_AND) return loop([](T x, T y) { return std::uint8_t(x && y); });
+    if (op == B::LOGICAL_OR) return loop([](T x, T y) { return std::uint8_t(x || y); });
+  } else {
+    switch (op) {
+    case B::ADD: return loop([](T x, T y) { return static_cast<T>(x + y); });
+    case B::SUBTRACT: return loop([](T x, T y) { return static_cast<T>(x - y); });
+    case B::MULTIPLY: return loop([](T x, T y) { return static_cast<T>(x * y); });
+    case B::DIVIDE: return loop([](T x, T y) { return safeDivide(x, y); });
+    case B::REMAINDER: return loop([](T x, T y) { return safeRemainder(x, y); });
+    case B::MAXIMUM: return loop([](T x, T y) { return x < y ? y : x; });
+    case B::MINIMUM: return loop([](T x, T y) { return y < x ? y : x; });
+    default: break;
+    }
+  }
+  if constexpr (std::is_floating_point<T>::value) {
+    switch (op) {
+    case B::ATAN2: return loop([](T x, T y) { return std::atan2(x, y); });
+    case B::POWER: return loop([](T x, T y) { return std::pow(x, y); });
+    case B::INV_STD_DEV_TO_VARIANCE: return loop([](T x, T eps) { return T(1) / (x * x) - eps; });
+    case B::VARIANCE_TO_INV_STD_DEV: return loop([](T x, T eps) { return T(1) / std::sqrt(x + eps); });
+    default: break;
+    }
+  }
+  if constexpr (std::is_integral<T>::value && !std::is_same<T, std::uint8_t>::value) {
+    using UT = std::make_unsigned_t<T>;
+    switch (op) {
+    case B::BITWISE_AND: return loop([](T x, T y) { return static_cast<T>(x & y); });
+    case B::BITWISE_OR: return loop([](T x, T y) { return static_cast<T>(x | y); });
+    case B::BITWISE_XOR: return loop([](T x, T y) { return static_cast<T>(x ^ y); });
+    case B::BITWISE_XNOR: return loop([](T x, T y) { return static_cast<T>(~(x ^ y)); });
+    case B::SHIFT_LEFT: return loop([](T x, T y) { return static_cast<T>(static_cast<UT>(x) << shiftAmount(y)); });
+    case B::SHIFT_RIGHT: return loop([](T x, T y) { return static_cast<T>(static_cast<UT>(x) >> shiftAmount(y)); });
+    case B::SHIFT_RIGHT_SIGN_EXTEND:
+      return loop([](T x, T y) { return static_cast<T>(static_cast<std::make_signed_t<T>>(x) >> shiftAmount(y)); });
+    default: break;
+    }
+  }
+  throw std::logic_error("binary operation not supported for this representation");
+}
+
+template <class T> std::function<void(std::size_t)> ternaryKernel(TernaryOpType op, Node &out, const Node &a, const Node &b, const Node &c) {
+  if (op == TernaryOpType::SELECT)
+    return [&out, &a, &b, &c](std::size_t n) {
+      const T *x = vals<T>(a), *y = vals<T>(b);
+      const std::uint8_t *cond = vals<std::uint8_t>(c);
+      T *z = buf<T>(out);
+      for (std::size_t i = 0; i < n; ++i) z[i] = cond[i] ? x[i] : y[i];
+      out.values = z;
+    };
+  return [&out, &a, &b, &c](std::size_t n) {
+    const T *x = vals<T>(a), *lo = vals<T>(b), *hi = vals<T>(c);
+    T *z = buf<T>(out);
+    for (std::size_t i = 0; i < n; ++i) {
+      const T m = x[i] < lo[i] ? lo[i] : x[i];
+      z[i] = hi[i] < m ? hi[i] : m;
+    }
+    out.values = z;
+  };
+}
+
+// Calls fn with a value of the C++ type that represents `rep`.
+template <class F> decltype(auto) withRep(Rep rep, F fn) {
+  switch (rep) {
+  case Rep::F32: return fn(float());
+  case Rep::I32: return fn(std::int32_t());
+  case Rep::U32: return fn(std::uint32_t());
+  case Rep::I64: return fn(std::int64_t());
+  case Rep::U64: return fn(std::uint64_t());
+  case Rep::B8: break;
+  }
+  return fn(std::uint8_t());
+}
+
+class Program {
+public:
+  Program(const TypedExpr &root, std::vector<Access> inputs, Access output)
+      : inputs_(std::move(inputs)), output_(std::move(output)), outCursor_(output_) {
+    for (const Access &a : inputs_) cursors_.emplace_back(a);
+    inputNodes_.assign(inputs_.size(), nullptr);
+    root_ = build(root);
+  }
+
+  void run() {
+    for (auto &c : cursors_) c.reset();
+    outCursor_.reset();
+    std::vector<std::uint8_t> staging(kChunk * 8);
+    for (std::size_t pos = 0; pos < output_.numElements; pos += kChunk) {
+      const std::size_t n = std::min(kChunk, output_.numElements - pos);
+      for (auto &node : nodes_)
+        if (node->compute) node->compute(n);
+      const Node &r = *root_;
+      withRep(r.rep, [&](auto tag) {
+        using T = decltype(tag);
+        if (storedAsRep(r.type)) {
+          outCursor_.write(static_cast<const std::uint8_t *>(r.values), n);
+        } else {
+          narrow<T>(r.type, vals<T>(r), staging.data(), n);
+          outCursor_.write(staging.data(), n);
+        }
+      });
+    }
+  }
+
+private:
+  Node *newNode(Type type) {
+    nodes_.push_back(std::make_unique<Node>());
+    Node *n = nodes_.back().get();
+    n->type = type;
+    n->rep = repOf(type);
+    n->storage.reset(new std::uint8_t[kChunk * 8]);
+    n->values = n->storage.get();
+    return n;
+  }
+
+  // Nodes are appended children-first, so computing them in order respects dependencies.
+  Node *build(const TypedExpr &e) {
+    using K = TypedExpr::Kind;
+    if (e.kind == K::Input) {
+      if (!inputNodes_[e.input]) inputNodes_[e.input] = buildInput(e.input, e.type);
+      return inputNodes_[e.input];
+    }
+    std::vector<Node *> args;
+    for (const TypedExpr &a : e.args) args.push_back(build(a));
+    Node *n = newNode(e.type);
+    const bool roundHalf = e.type == poplar::HALF;
+    switch (e.kind) {
+    case K::Const:
+      withRep(n->rep, [&](auto tag) {
+        using T = decltype(tag);
+        const T v = convertValue<T>(roundHalf ? static_cast<long double>(poplar::detail::halfToFloat(
+                                                    poplar::detail::floatToHalf(static_cast<float>(e.value))))
+                                              : e.value);
+        std::fill(buf<T>(*n), buf<T>(*n) + kChunk, v);
+      });
+      return n;
+    case K::Cast:
+      n->compute = castKernel(*n, *args[0]);
+      break;
+    case K::Unary:
+      n->compute = withRep(args[0]->rep, [&](auto tag) {
+        return unaryKernel<decltype(tag)>(static_cast<UnaryOpType>(e.op), *n, *args[0]);
+      });
+      break;
+    case K::Binary:
+      n->compute = withRep(args[0]->rep, [&](auto tag) {
+        return binaryKernel<decltype(tag)>(static_cast<BinaryOpType>(e.op), *n, *args[0], *args[1]);
+      });
+      break;
+    case K::Ternary:
+      n->compute = withRep(args[0]->rep, [&](auto tag) {
+        return ternaryKernel<decltype(tag)>(static_cast<TernaryOpType>(e.op), *n, *args[0], *args[1], *args[2]);
+      });
+      break;
+    case K::Input:
+      break;
+    }
+    if (roundHalf && e.kind != K::Cast) {
+      auto compute = std::move(n->compute);
+      n->compute = [compute, n](std::size_t count) {
+        compute(count);
+        roundToHalf(buf<float>(*n), count);
+      };
+    }
+    return n;
+  }
+
+  static std::function<void(std::size_t)> castKernel(Node &out, const Node &in) {
+    const bool toHalf = out.type == poplar::HALF;
+    return withRep(out.rep, [&](auto toTag) {
+      using To = decltype(toTag);
+      return withRep(in.rep, [&](auto fromTag) -> std::function<void(std::size_t)> {
+        using From = decltype(fromTag);
+        return [&out, &in, toHalf](std::size_t n) {
+          const From *x = vals<From>(in);
+          To *y = buf<To>(out);
+          for (std::size_t i = 0; i < n; ++i) y[i] = convertValue<To>(x[i]);
+          if constexpr (std::is_same<To, float>::value)
+            if (toHalf) roundToHalf(y, n);
+          out.values = y;
+        };
+      });
+    });
+  }
+
+  Node *buildInput(unsigned index, Type type) {
+    Node *n = newNode(type);
+    Cursor &cursor = cursors_[index];
+    n->compute = [n, &cursor, type](std::size_t count) {
+      if (storedAsRep(type)) {
+        if (std::uint8_t *p = cursor.direct(count)) {
+          n->values = p;
+          cursor.skip(count);
+          return;
+        }
+        cursor.read(n->storage.get(), count);
+        n->values = n->storage.get();
+        return;
+      }
+      std::uint8_t raw[kChunk * 2];
+      cursor.read(raw, count);
+      withRep(n->rep, [&](auto tag) { widen(type, raw, buf<decltype(tag)>(*n), count); });
+      n->values = n->storage.get();
+    };
+    return n;
+  }
+
+  std::vector<Access> inputs_;
+  Access output_;
+  std::vector<Cursor> cursors_;
+  Cursor outCursor_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+  std::vector<Node *> inputNodes_;
+  Node *root_ = nullptr;
+};
+
+} // namespace
+
+std::function<void()> compileExpression(const TypedExpr &root, std::vector<Access> inputs,
+                                        Access output) {
+  auto program = std::make_shared<Program>(root, std::move(inputs), std::move(output));
+  return [program] { program->run(); };
+}
+
+} // namespace popops::detail

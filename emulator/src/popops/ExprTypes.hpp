@@ -1,0 +1,29 @@
+#pragma once
+// popops expressions with every node's element type resolved by poplibs' rules:
+// constants take the type of the operand they meet, relational and logical
+// operations give BOOL, and mismatched operand types are an error (no promotion).
+#include <vector>
+
+#include <poplar/Type.hpp>
+#include <popops/Expr.hpp>
+
+namespace popops::detail {
+
+struct TypedExpr {
+  enum class Kind { Input, Const, Cast, Unary, Binary, Ternary };
+  Kind kind;
+  poplar::Type type;
+  unsigned input = 0;    // Input: 0-based index into the mapped tensors
+  long double value = 0; // Const
+  int op = 0;            // Unary/Binary/TernaryOpType
+  std::vector<TypedExpr> args;
+};
+
+// Throws poputil::poplibs_error naming the expression when types cannot be resolved
+// or an operation does not support its operand type.
+TypedExpr resolveTypes(const expr::Expr &e, const std::vector<poplar::Type> &inputTypes);
+
+// The highest placeholder index used (0 when there is none).
+unsigned maxPlaceholder(const expr::Expr &e);
+
+} // namespace popops::detail

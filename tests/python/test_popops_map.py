@@ -1,0 +1,270 @@
+"""popops.expr and the map family against float64 numpy references."""
+import math
+
+import numpy as np
+import pytest
+
+from popdsl import poplar, popops, poputil, program
+from popdsl.popops import expr as pe
+
+DTYPES = {
+    poplar.FLOAT: np.float32, poplar.HALF: np.float16, poplar.INT: np.int32,
+    poplar.UNSIGNED_INT: np.uint32, poplar.SHORT: np.int16, poplar.UNSIGNED_SHORT: np.uint16,
+    poplar.CHAR: np.int8, poplar.UNSIGNED_CHAR: np.uint8, poplar.BOOL: np.bool_,
+}
+TOLERANCE = {poplar.FLOAT: 2e-6, poplar.HALF: 2e-3}
+
+
+class Runner:
+    """Builds a graph from numpy inputs, applies a builder, runs it, returns outputs."""
+
+    def __init__(self):
+        model = poplar.IPUModel("ipu2")
+        model.tilesPerIPU = 4
+        self.device = model.createDevice()
+        self.graph = poplar.Graph(self.device.getTarget())
+        self.prog = program.Sequence()
+        self.reads = []
+
+    def tensor(self, values, ptype, name="in"):
+        t = self.graph.addVariable(ptype, list(np.shape(values)), name)
+        poputil.mapTensorLinearly(self.graph, t, 1, 1)
+        self.graph.setInitialValue(t, np.asarray(values, DTYPES[ptype]))
+        return t
+
+    def read(self, t):
+        self.graph.createHostRead(f"out{len(self.reads)}", t)
+        self.reads.append(t)
+
+    def run(self):
+        engine = poplar.Engine(self.graph, self.prog)
+        engine.load(self.device)
+        engine.run(0)
+        outs = []
+        for i, t in enumerate(self.reads):
+            out = np.zeros(t.shape(), t.elementType().numpy_dtype)
+            engine.readTensor(f"out{i}", out)
+            outs.append(out)
+        return outs
+
+
+def run_map(expression, inputs, types):
+    r = Runner()
+    ts = [r.tensor(x, t, f"in{i}") for i, (x, t) in enumerate(zip(inputs, types))]
+    out = popops.map(r.graph, expression, ts, r.prog, "map")
+    r.read(out)
+    return out, r.run()[0]
+
+
+def assert_matches(got, want, ptype):
+    want = np.asarray(want, np.float64)
+    if ptype in TOLERANCE:
+        np.testing.assert_allclose(got.astype(np.float64), want, rtol=TOLERANCE[ptype], atol=TOLERANCE[ptype])
+    else:
+        np.testing.assert_array_equal(got, want.astype(got.dtype))
+
+
+rng = np.random.default_rng(0)
+FLOAT_UNARY = [
+    (pe.Exp, np.exp, (-3, 3)), (pe.Log, np.log, (0.1, 5)), (pe.Tanh, np.tanh, (-3, 3)),
+    (pe.Sigmoid, lambda x: 1 / (1 + np.exp(-x)), (-5, 5)), (pe.Sqrt, np.sqrt, (0, 9)),
+    (pe.Rsqrt, lambda x: 1 / np.sqrt(x), (0.5, 9)), (pe.Abs, np.abs, (-3, 3)), (pe.Neg, np.negative, (-3, 3)),
+    (pe.Square, np.square, (-3, 3)), (pe.Sin, np.sin, (-3, 3)), (pe.Cos, np.cos, (-3, 3)),
+    (pe.Floor, np.floor, (-3, 3)), (pe.Ceil, np.ceil, (-3, 3)), (pe.Inv, lambda x: 1 / x, (0.5, 4)),
+    (pe.Log1p, np.log1p, (0, 3)), (pe.Expm1, np.expm1, (-2, 2)), (pe.Signum, np.sign, (-3, 3)),
+    (pe.Erf, lambda x: np.vectorize(math.erf)(x), (-2, 2)), (pe.Asin, np.arcsin, (-0.9, 0.9)),
+    (pe.Cbrt, np.cbrt, (-8, 8)), (pe.Exp2, np.exp2, (-3, 3)), (pe.Trunc, np.trunc, (-3, 3)),
+    (pe.Tan, np.tan, (-1, 1)),
+    (pe.GeluErf, lambda x: 0.5 * x * (1 + np.vectorize(math.erf)(x / np.sqrt(2))), (-3, 3)),
+]
+
+
+@pytest.mark.parametrize("ptype", [poplar.FLOAT, poplar.HALF])
+@pytest.mark.parametrize("op,reference,domain", FLOAT_UNARY, ids=[f[1].__name__ if hasattr(f[1], "__name__") else str(i) for i, f in enumerate(FLOAT_UNARY)])
+def test_float_unary_ops(op, reference, domain, ptype):
+    x = rng.uniform(*domain, size=(5, 7)).astype(DTYPES[ptype])
+    out, got = run_map(op(pe._1), [x], [ptype])
+    assert out.elementType() == ptype
+    assert_matches(got, reference(x.astype(np.float64)), ptype)
+
+
+def test_relu_and_is_checks():
+    x = np.array([-1.5, 0.0, 2.0, np.inf, -np.inf, np.nan], np.float32)
+    _, relu = run_map(pe.UnaryOp(pe.UnaryOpType.RELU, pe._1), [x[:3]], [poplar.FLOAT])
+    np.testing.assert_array_equal(relu, [0, 0, 2])
+    for op, ref in [(pe.IsFinite, np.isfinite), (pe.IsInf, np.isinf), (pe.IsNaN, np.isnan)]:
+        out, got = run_map(op(pe._1), [x], [poplar.FLOAT])
+        assert out.elementType() == poplar.BOOL
+        np.testing.assert_array_equal(got, ref(x))
+
+
+INT_TYPES = [poplar.INT, poplar.UNSIGNED_INT, poplar.SHORT, poplar.UNSIGNED_SHORT, poplar.CHAR, poplar.UNSIGNED_CHAR]
+ARITHMETIC = [
+    (lambda a, b: a + b, np.add), (lambda a, b: a - b, np.subtract), (lambda a, b: a * b, np.multiply),
+    (pe.Max, np.maximum), (pe.Min, np.minimum),
+]
+
+
+@pytest.mark.parametrize("ptype", [poplar.FLOAT, poplar.HALF] + INT_TYPES)
+@pytest.mark.parametrize("op,reference", ARITHMETIC)
+def test_binary_arithmetic_every_type(op, reference, ptype):
+    dtype = DTYPES[ptype]
+    a = rng.integers(1, 10, size=(4, 3)).astype(dtype)
+    b = rng.integers(1, 10, size=(4, 3)).astype(dtype)
+    out, got = run_map(op(pe._1, pe._2), [a, b], [ptype, ptype])
+    assert out.elementType() == ptype
+    want = reference(a.astype(np.int64), b.astype(np.int64))
+    assert_matches(got, want if ptype in TOLERANCE else want.astype(dtype), ptype)
+
+
+@pytest.mark.parametrize("ptype", [poplar.INT, poplar.UNSIGNED_INT])
+def test_integer_division_truncates_like_c(ptype):
+    a = np.array([7, 9, 100, 5], DTYPES[ptype]) if ptype == poplar.UNSIGNED_INT else np.array([7, -7, 9, -9], np.int32)
+    b = np.array([2, 2, 4, 3], DTYPES[ptype])
+    _, quotient = run_map(pe._1 / pe._2, [a, b], [ptype, ptype])
+    _, remainder = run_map(pe._1 % pe._2, [a, b], [ptype, ptype])
+    want_q = np.trunc(a.astype(np.float64) / b).astype(np.int64)
+    np.testing.assert_array_equal(quotient, want_q)
+    np.testing.assert_array_equal(remainder, a.astype(np.int64) - want_q * b)
+
+
+def test_float_division_power_atan2_and_fmod():
+    a = rng.uniform(0.5, 3, size=8).astype(np.float32)
+    b = rng.uniform(0.5, 3, size=8).astype(np.float32)
+    for e, ref in [(pe._1 / pe._2, a / b.astype(np.float64)), (pe.Pow(pe._1, pe._2), np.power(a, b.astype(np.float64))),
+                   (pe.Atan2(pe._1, pe._2), np.arctan2(a, b.astype(np.float64))),
+                   (pe._1 % pe._2, np.fmod(a, b.astype(np.float64)))]:
+        _, got = run_map(e, [a, b], [poplar.FLOAT, poplar.FLOAT])
+        np.testing.assert_allclose(got, ref, rtol=2e-6)
+
+
+def test_comparisons_and_logic_give_bool():
+    a = np.array([1, 2, 3, 4], np.int32)
+    b = np.array([4, 2, 1, 4], np.int32)
+    for e, ref in [(pe._1 == pe._2, a == b), (pe._1 != pe._2, a != b), (pe._1 < pe._2, a < b),
+                   (pe._1 <= pe._2, a <= b), (pe._1 > pe._2, a > b), (pe._1 >= pe._2, a >= b)]:
+        out, got = run_map(e, [a, b], [poplar.INT, poplar.INT])
+        assert out.elementType() == poplar.BOOL
+        np.testing.assert_array_equal(got, ref)
+    p = np.array([True, True, False, False])
+    q = np.array([True, False, True, False])
+    for e, ref in [(pe.And(pe._1, pe._2), p & q), (pe.Or(pe._1, pe._2), p | q), (pe.Not(pe._1), ~p)]:
+        _, got = run_map(e, [p, q], [poplar.BOOL, poplar.BOOL])
+        np.testing.assert_array_equal(got, ref)
+
+
+def test_bitwise_and_shifts_on_integers():
+    a = np.array([0b1100, -8, 255, 1], np.int32)
+    b = np.array([0b1010, 1, 4, 31], np.int32)
+    cases = [(pe._1 & pe._2, a & b), (pe._1 | pe._2, a | b), (pe._1 ^ pe._2, a ^ b),
+             (pe.BitwiseXnor(pe._1, pe._2), ~(a ^ b)), (pe._1 << pe._2, a << b),
+             (pe.ShrSE(pe._1, pe._2), a >> b),
+             (pe._1 >> pe._2, (a.view(np.uint32) >> b.view(np.uint32)).view(np.int32)), (~pe._1, ~a)]
+    for e, ref in cases:
+        _, got = run_map(e, [a, b], [poplar.INT, poplar.INT])
+        np.testing.assert_array_equal(got, ref)
+    u = np.array([1, 0xF0, 0xFFFFFFFF, 0], np.uint32)
+    _, pop = run_map(pe.UnaryOp(pe.UnaryOpType.POPCOUNT, pe._1), [u], [poplar.UNSIGNED_INT])
+    np.testing.assert_array_equal(pop, [1, 4, 32, 0])
+    _, clz = run_map(pe.UnaryOp(pe.UnaryOpType.COUNT_LEADING_ZEROS, pe._1), [u], [poplar.UNSIGNED_INT])
+    np.testing.assert_array_equal(clz, [31, 24, 0, 32])
+
+
+def test_fused_expression_with_constants_broadcasting_and_views():
+    a = rng.uniform(-2, 2, size=(6, 4)).astype(np.float32)
+    b = rng.uniform(-2, 2, size=(4,)).astype(np.float32)
+    r = Runner()
+    ta, tb = r.tensor(a, poplar.FLOAT, "a"), r.tensor(b, poplar.FLOAT, "b")
+    # Inputs through a transpose and a reversed view, broadcast against a [4] vector.
+    view = ta.transpose().reverse(1)
+    expression = pe.Exp(pe._1 - pe._2) * 2 + pe.Select(pe._1, pe._2, pe._1 > 0)
+    out = popops.map(r.graph, expression, [view, tb.expand([1])], r.prog, "fused")
+    r.read(out)
+    (got,) = r.run()
+    x = a.T[:, ::-1].astype(np.float64)
+    y = b.astype(np.float64)[:, None]
+    np.testing.assert_allclose(got, np.exp(x - y) * 2 + np.where(x > 0, x, y), rtol=2e-6)
+
+
+def test_design_example_modulo_in_place_on_unsigned():
+    r = Runner()
+    t = r.tensor(np.arange(12).reshape(3, 4), poplar.UNSIGNED_INT, "t")
+    popops.mapInPlace(r.graph, (pe._1 + 1) % 4, [t], r.prog, "inc")
+    r.read(t)
+    (got,) = r.run()
+    np.testing.assert_array_equal(got, (np.arange(12).reshape(3, 4) + 1) % 4)
+
+
+def test_constants_take_the_tensor_type_and_half_computes_in_half():
+    x = np.ones(4, np.float16)
+    out, got = run_map(pe._1 + 1e-4, [x], [poplar.HALF])
+    assert out.elementType() == poplar.HALF
+    np.testing.assert_array_equal(got, np.float16(1) + np.float16(1e-4))  # 1e-4 is below half's resolution at 1
+    out, got = run_map(pe._1 * 3, [np.arange(4, dtype=np.float32)], [poplar.FLOAT])
+    np.testing.assert_array_equal(got, np.arange(4) * 3.0)
+
+
+def test_cast_select_clamp():
+    x = np.array([-2.7, -0.5, 0.5, 2.7, 300.0], np.float32)
+    out, got = run_map(pe.Cast(pe._1, poplar.INT), [x], [poplar.FLOAT])
+    assert out.elementType() == poplar.INT
+    np.testing.assert_array_equal(got, np.trunc(x).astype(np.int32))
+    _, clamped = run_map(pe.Clamp(pe._1, -1.0, 1.0), [x], [poplar.FLOAT])
+    np.testing.assert_array_equal(clamped, np.clip(x, -1, 1))
+    _, half = run_map(pe.Cast(pe._1, poplar.HALF), [x], [poplar.FLOAT])
+    np.testing.assert_array_equal(half, x.astype(np.float16))
+
+
+def test_map_with_output_and_named_functions():
+    r = Runner()
+    a = r.tensor(np.arange(6, dtype=np.float32).reshape(2, 3), poplar.FLOAT, "a")
+    b = r.tensor(np.full((2, 3), 2, np.float32), poplar.FLOAT, "b")
+    out = r.graph.addVariable(poplar.FLOAT, [2, 3], "out")
+    r.graph.setTileMapping(out, 1)
+    popops.mapWithOutput(r.graph, pe._1 * pe._2, [a, b], out, r.prog)
+    summed = popops.add(r.graph, a, 10.0, r.prog, "plus10")
+    popops.subInPlace(r.graph, b, a, r.prog)
+    negated = popops.neg(r.graph, a, r.prog)
+    popops.expInPlace(r.graph, negated, r.prog)
+    for t in [out, summed, b, negated]:
+        r.read(t)
+    got_out, got_sum, got_b, got_exp = r.run()
+    base = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(got_out, base * 2)
+    np.testing.assert_array_equal(got_sum, base + 10)
+    np.testing.assert_array_equal(got_b, 2 - base)
+    np.testing.assert_allclose(got_exp, np.exp(-base), rtol=2e-6)
+
+
+def test_large_map_is_chunked_correctly():
+    a = rng.standard_normal(10_000).astype(np.float32)
+    b = rng.standard_normal(10_000).astype(np.float32)
+    c = rng.standard_normal(10_000).astype(np.float32)
+    r = Runner()
+    ts = [r.tensor(x, poplar.FLOAT, n) for x, n in [(a, "a"), (b, "b"), (c, "c")]]
+    out = popops.map(r.graph, pe._1 * pe._2 + pe._3, ts, r.prog)
+    r.read(out)
+    (got,) = r.run()
+    np.testing.assert_allclose(got, a.astype(np.float64) * b + c, rtol=1e-5, atol=1e-6)
+
+
+def test_type_errors_name_the_problem():
+    r = Runner()
+    f = r.tensor(np.zeros(3, np.float32), poplar.FLOAT, "f")
+    i = r.tensor(np.zeros(3, np.int32), poplar.INT, "i")
+    with pytest.raises(poputil.poplibs_error, match=r"Inferred type of lhs \(float\) does not match inferred type of rhs \(int\)"):
+        popops.map(r.graph, pe._1 + pe._2, [f, i], r.prog)
+    with pytest.raises(poputil.poplibs_error, match="Invalid placeholder _3"):
+        popops.map(r.graph, pe._3, [f, i], r.prog)
+    with pytest.raises(poputil.poplibs_error, match="does not support element type int"):
+        popops.map(r.graph, pe.Exp(pe._1), [i], r.prog)
+    with pytest.raises(poputil.poplibs_error, match="cannot be broadcast"):
+        popops.map(r.graph, pe._1 + pe._2, [f, r.tensor(np.zeros(2, np.float32), poplar.FLOAT, "g")], r.prog)
+    with pytest.raises(poputil.poplibs_error, match="must have shape"):
+        popops.mapInPlace(r.graph, pe._1 + pe._2, [f.slice(0, 1), f], r.prog)
+    with pytest.raises(poplar.invalid_option, match="Unrecognised option 'fast'"):
+        popops.map(r.graph, pe._1, [f], r.prog, options={"fast": "true"})
+    with pytest.raises(RuntimeError, match="Type mismatch between Binary op Tensor and constant"):
+        popops.add(r.graph, i, 1.5, r.prog)
+    with pytest.raises(TypeError, match="no truth value"):
+        bool(pe._1 < 2)
