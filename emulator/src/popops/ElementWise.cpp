@@ -10,6 +10,7 @@
 
 #include "ExprEval.hpp"
 #include "ExprTypes.hpp"
+#include "MapKernel.hpp"
 #include "poplar/Kernel.hpp"
 
 namespace popops {
@@ -55,23 +56,6 @@ std::vector<std::size_t> broadcastShape(const std::vector<Tensor> &ts, const exp
   return shape;
 }
 
-// Adds the compute set that evaluates `e` over `ts` into `out`.
-void addMap(poplar::Graph &graph, const expr::Expr &e, const std::vector<Tensor> &ts, const Tensor &out,
-            const detail::TypedExpr &typed, poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
-  poplar::detail::Kernel kernel;
-  kernel.vertexType = "popops::map";
-  for (Tensor t : ts) {
-    poputil::broadcastToMatch(t, out.shape());
-    kernel.reads.push_back(t);
-  }
-  kernel.writes = {out};
-  kernel.compile = [typed](const std::vector<poplar::detail::Access> &operands) {
-    std::vector<poplar::detail::Access> inputs(operands.begin(), operands.end() - 1);
-    return detail::compileExpression(typed, std::move(inputs), operands.back());
-  };
-  poplar::detail::executeKernel(graph, prog, std::move(kernel), dc);
-}
-
 struct Plan {
   std::vector<std::size_t> shape;
   detail::TypedExpr typed;
@@ -94,7 +78,37 @@ void checkOutput(const Tensor &out, const Plan &p, const expr::Expr &e, const ch
   }
 }
 
+void addMap(poplar::Graph &graph, const detail::TypedExpr &typed, const std::vector<Tensor> &ts,
+            const Tensor &out, poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
+  poplar::detail::executeKernel(graph, prog, detail::mapKernel(typed, ts, out), dc);
+}
+
 } // namespace
+
+namespace detail {
+
+poplar::detail::Kernel mapKernel(const TypedExpr &typed, const std::vector<Tensor> &ts, const Tensor &out) {
+  poplar::detail::Kernel kernel;
+  kernel.vertexType = "popops::map";
+  for (Tensor t : ts) {
+    poputil::broadcastToMatch(t, out.shape());
+    kernel.reads.push_back(t);
+  }
+  kernel.writes = {out};
+  kernel.compile = [typed](const std::vector<poplar::detail::Access> &operands) {
+    std::vector<poplar::detail::Access> inputs(operands.begin(), operands.end() - 1);
+    return compileExpression(typed, std::move(inputs), operands.back());
+  };
+  return kernel;
+}
+
+TypedExpr planMap(const expr::Expr &e, const std::vector<Tensor> &ts, const Tensor &out) {
+  const Plan p = plan(e, ts, {});
+  checkOutput(out, p, e, "map");
+  return p.typed;
+}
+
+} // namespace detail
 
 Tensor map(poplar::Graph &graph, const expr::Expr &e, const std::vector<Tensor> &ts,
            poplar::program::Sequence &prog, const poplar::DebugContext &dc,
@@ -116,7 +130,7 @@ Tensor map(poplar::Graph &graph, const expr::Expr &e, const std::vector<Tensor> 
     out = graph.addVariable(p.typed.type, p.shape, poplar::DebugContext(dc, "out"));
     poputil::mapTensorLinearly(graph, out);
   }
-  addMap(graph, e, ts, out, p.typed, prog, dc);
+  addMap(graph, p.typed, ts, out, prog, dc);
   return out;
 }
 
@@ -133,7 +147,7 @@ void mapInPlace(poplar::Graph &graph, const expr::Expr &e, const std::vector<Ten
                 const poplar::OptionFlags &options) {
   const Plan p = plan(e, ts, options);
   checkOutput(ts[0], p, e, "mapInPlace");
-  addMap(graph, e, ts, ts[0], p.typed, prog, dc);
+  addMap(graph, p.typed, ts, ts[0], prog, dc);
 }
 
 void mapInPlace(poplar::Graph &graph, const std::vector<expr::Any> &exprs, const std::vector<Tensor> &ts,
@@ -147,7 +161,7 @@ void mapWithOutput(poplar::Graph &graph, const expr::Expr &e, const std::vector<
                    const poplar::OptionFlags &options) {
   const Plan p = plan(e, ts, options);
   checkOutput(out, p, e, "mapWithOutput");
-  addMap(graph, e, ts, out, p.typed, prog, dc);
+  addMap(graph, p.typed, ts, out, prog, dc);
 }
 
 void mapWithOutput(poplar::Graph &graph, const std::vector<expr::Any> &exprs, const std::vector<Tensor> &ts,

@@ -1,0 +1,265 @@
+#include <popnn/NonLinearity.hpp>
+#include <popnn/codelets.hpp>
+
+#include <poputil/TileMapping.hpp>
+#include <poputil/exceptions.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+#include "popops/MapKernel.hpp"
+#include "poplar/TypeInfo.hpp"
+
+namespace popnn {
+
+namespace {
+
+using namespace popops::expr;
+using poplar::Tensor;
+using poputil::poplibs_error;
+using ExprPtr = std::unique_ptr<Expr>;
+
+// SOFTMAX_SCALED multiplies its output by this factor so half-precision results
+// keep their small values; it is reported through nonLinearityScaling.
+constexpr float kScaledSoftmaxFactor = 32768.0f;
+
+const char *name(NonLinearityType type) {
+  static const char *const names[] = {"SIGMOID", "HARD_SIGMOID", "RELU", "TANH", "GELU", "GELU_ERF",
+                                      "SWISH", "SOFTMAX", "SOFTMAX_STABLE", "SOFTMAX_SCALED"};
+  return names[static_cast<int>(type)];
+}
+
+bool isSoftmax(NonLinearityType type) {
+  return type == NonLinearityType::SOFTMAX || type == NonLinearityType::SOFTMAX_STABLE ||
+         type == NonLinearityType::SOFTMAX_SCALED;
+}
+
+float scalingOf(NonLinearityType type) {
+  return type == NonLinearityType::SOFTMAX_SCALED ? kScaledSoftmaxFactor : 1.0f;
+}
+
+void checkType(const Tensor &t, NonLinearityType type) {
+  if (t.elementType() != poplar::FLOAT && t.elementType() != poplar::HALF)
+    throw poplibs_error(std::string("Non-linearity ") + name(type) + " needs a FLOAT or HALF tensor, not " +
+                        t.getVarStr());
+}
+
+// tanh approximation of x * Phi(x), as popnn's GELU.
+constexpr double kGeluScale = 0.7978845608028654; // sqrt(2 / pi)
+constexpr double kGeluCubic = 0.044715;
+
+// The function of x = _1.
+ExprPtr forward(NonLinearityType type) {
+  switch (type) {
+  case NonLinearityType::SIGMOID: return Sigmoid(_1).clone();
+  case NonLinearityType::HARD_SIGMOID: return Clamp(_1 * 0.2 + 0.5, Const(0.0), Const(1.0)).clone();
+  case NonLinearityType::RELU: return UnaryOp(UnaryOpType::RELU, _1).clone();
+  case NonLinearityType::TANH: return Tanh(_1).clone();
+  case NonLinearityType::GELU:
+    return (0.5 * _1 * (1.0 + Tanh(kGeluScale * (_1 + kGeluCubic * _1 * _1 * _1)))).clone();
+  case NonLinearityType::GELU_ERF: return GeluErf(_1).clone();
+  case NonLinearityType::SWISH: return (_1 * Sigmoid(_1)).clone();
+  default: break;
+  }
+  throw poplibs_error(std::string("No element-wise form for ") + name(type));
+}
+
+// The input gradient from act = _1 and the output gradient = _2.
+ExprPtr gradient(NonLinearityType type) {
+  switch (type) {
+  case NonLinearityType::SIGMOID: return (_2 * _1 * (1.0 - _1)).clone();
+  case NonLinearityType::HARD_SIGMOID: return Select(_2 * 0.2, Const(0.0), And(_1 > 0.0, _1 < 1.0)).clone();
+  case NonLinearityType::RELU: return Select(_2, Const(0.0), _1 > 0.0).clone();
+  case NonLinearityType::TANH: return (_2 * (1.0 - _1 * _1)).clone();
+  case NonLinearityType::GELU: {
+    const Tanh t(kGeluScale * (_1 + kGeluCubic * _1 * _1 * _1));
+    const auto slope = kGeluScale * (1.0 + 3 * kGeluCubic * _1 * _1);
+    return (_2 * (0.5 * (1.0 + t) + 0.5 * _1 * (1.0 - t * t) * slope)).clone();
+  }
+  case NonLinearityType::GELU_ERF:
+    return (_2 * (0.5 * (1.0 + Erf(_1 * 0.7071067811865476)) +
+                  _1 * Exp(-0.5 * _1 * _1) * 0.3989422804014327)).clone();
+  case NonLinearityType::SWISH: return (_2 * Sigmoid(_1) * (1.0 + _1 * (1.0 - Sigmoid(_1)))).clone();
+  default: break;
+  }
+  throw poplibs_error(std::string("No element-wise gradient for ") + name(type));
+}
+
+Tensor outputLike(poplar::Graph &graph, const Tensor &t, const poplar::DebugContext &dc) {
+  bool complete = false;
+  graph.getTileMapping(t, &complete);
+  if (complete && !t.containsAliases()) return graph.clone(t, dc);
+  Tensor out = graph.addVariable(t.elementType(), t.shape(), dc);
+  poputil::mapTensorLinearly(graph, out);
+  return out;
+}
+
+// Dense float copies of FLOAT or HALF elements.
+void load(const poplar::detail::Access &a, std::vector<std::uint8_t> &raw, std::vector<float> &out) {
+  raw.resize(a.numElements * a.elemSize);
+  a.gather(raw.data());
+  out.resize(a.numElements);
+  if (a.type == poplar::HALF)
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      std::uint16_t h;
+      std::memcpy(&h, raw.data() + 2 * i, 2);
+      out[i] = poplar::detail::halfToFloat(h);
+    }
+  else std::memcpy(out.data(), raw.data(), out.size() * 4);
+}
+
+void store(const poplar::detail::Access &a, const std::vector<float> &values, std::vector<std::uint8_t> &raw) {
+  raw.resize(a.numElements * a.elemSize);
+  if (a.type == poplar::HALF)
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const std::uint16_t h = poplar::detail::floatToHalf(values[i]);
+      std::memcpy(raw.data() + 2 * i, &h, 2);
+    }
+  else std::memcpy(raw.data(), values.data(), values.size() * 4);
+  a.scatter(raw.data());
+}
+
+std::size_t innermost(const Tensor &t) { return t.rank() ? t.dim(t.rank() - 1) : 1; }
+
+// Softmax over rows of the innermost dimension; stable forms subtract the row max.
+poplar::detail::Kernel softmaxKernel(NonLinearityType type, const Tensor &in, const Tensor &out) {
+  poplar::detail::Kernel k;
+  k.vertexType = std::string("popnn::") + name(type);
+  k.reads = {in};
+  k.writes = {out};
+  const std::size_t row = innermost(in);
+  const bool stable = type != NonLinearityType::SOFTMAX;
+  const float scale = scalingOf(type);
+  k.compile = [row, stable, scale](const std::vector<poplar::detail::Access> &ops) -> std::function<void()> {
+    struct State { std::vector<float> x; std::vector<std::uint8_t> raw; };
+    auto s = std::make_shared<State>();
+    return [ops, s, row, stable, scale] {
+      load(ops[0], s->raw, s->x);
+      for (std::size_t r = 0; row && r < s->x.size(); r += row) {
+        float *x = s->x.data() + r;
+        float shift = 0;
+        if (stable) {
+          shift = x[0];
+          for (std::size_t i = 1; i < row; ++i) shift = std::max(shift, x[i]);
+        }
+        double sum = 0;
+        for (std::size_t i = 0; i < row; ++i) sum += (x[i] = std::exp(x[i] - shift));
+        const float factor = static_cast<float>(scale / sum);
+        for (std::size_t i = 0; i < row; ++i) x[i] *= factor;
+      }
+      store(ops[1], s->x, s->raw);
+    };
+  };
+  return k;
+}
+
+// For o = scale * softmax(x): dx = o * (g - sum(g * o) / scale), per row.
+poplar::detail::Kernel softmaxGradientKernel(NonLinearityType type, const Tensor &act, const Tensor &grad,
+                                             const Tensor &out) {
+  poplar::detail::Kernel k;
+  k.vertexType = std::string("popnn::") + name(type) + "Gradient";
+  k.reads = {act, grad};
+  k.writes = {out};
+  const std::size_t row = innermost(act);
+  const float scale = scalingOf(type);
+  k.compile = [row, scale](const std::vector<poplar::detail::Access> &ops) -> std::function<void()> {
+    struct State { std::vector<float> o, g; std::vector<std::uint8_t> raw; };
+    auto s = std::make_shared<State>();
+    return [ops, s, row, scale] {
+      load(ops[0], s->raw, s->o);
+      load(ops[1], s->raw, s->g);
+      for (std::size_t r = 0; row && r < s->o.size(); r += row) {
+        double dot = 0;
+        for (std::size_t i = r; i < r + row; ++i) dot += double(s->g[i]) * s->o[i];
+        const float mean = static_cast<float>(dot / scale);
+        for (std::size_t i = r; i < r + row; ++i) s->g[i] = s->o[i] * (s->g[i] - mean);
+      }
+      store(ops[2], s->g, s->raw);
+    };
+  };
+  return k;
+}
+
+poplar::detail::Kernel forwardKernel(NonLinearityType type, const Tensor &in, const Tensor &out) {
+  checkType(in, type);
+  if (isSoftmax(type)) return softmaxKernel(type, in, out);
+  const ExprPtr e = forward(type);
+  return popops::detail::mapKernel(popops::detail::planMap(*e, {in}, out), {in}, out);
+}
+
+} // namespace
+
+void addCodelets(poplar::Graph &) {}
+
+void nonLinearityInPlace(poplar::Graph &graph, NonLinearityType type, Tensor t, float &scaling,
+                         poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
+  scaling = scalingOf(type);
+  poplar::detail::executeKernel(graph, prog, forwardKernel(type, t, t), dc);
+}
+
+void nonLinearityInPlace(poplar::Graph &graph, NonLinearityType type, Tensor t,
+                         poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
+  float scaling;
+  nonLinearityInPlace(graph, type, t, scaling, prog, dc);
+}
+
+void nonLinearityInPlace(poplar::Graph &graph, NonLinearityType type, Tensor t, float &scaling,
+                         poplar::ComputeSet &cs, const poplar::DebugContext &) {
+  if (isSoftmax(type))
+    throw poplibs_error(std::string("The ComputeSet form of nonLinearityInPlace does not support ") + name(type));
+  scaling = scalingOf(type);
+  poplar::detail::addKernel(graph, cs, forwardKernel(type, t, t));
+}
+
+void nonLinearityInPlace(poplar::Graph &graph, NonLinearityType type, Tensor t, poplar::ComputeSet &cs,
+                         const poplar::DebugContext &dc) {
+  float scaling;
+  nonLinearityInPlace(graph, type, t, scaling, cs, dc);
+}
+
+Tensor nonLinearity(poplar::Graph &graph, NonLinearityType type, Tensor t, float &scaling,
+                    poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
+  checkType(t, type);
+  Tensor out = outputLike(graph, t, poplar::DebugContext(dc, name(type)));
+  scaling = scalingOf(type);
+  poplar::detail::executeKernel(graph, prog, forwardKernel(type, t, out), dc);
+  return out;
+}
+
+Tensor nonLinearity(poplar::Graph &graph, NonLinearityType type, Tensor t, poplar::program::Sequence &prog,
+                    const poplar::DebugContext &dc) {
+  float scaling;
+  return nonLinearity(graph, type, t, scaling, prog, dc);
+}
+
+namespace {
+poplar::detail::Kernel gradientKernel(NonLinearityType type, const Tensor &act, const Tensor &grad,
+                                      const Tensor &out) {
+  checkType(act, type);
+  if (act.shape() != grad.shape() || act.elementType() != grad.elementType())
+    throw poplibs_error("nonLinearityInputGradient: the activations " + act.getVarStr() +
+                        " and the output gradient " + grad.getVarStr() + " must match in shape and type");
+  if (isSoftmax(type)) return softmaxGradientKernel(type, act, grad, out);
+  const ExprPtr e = gradient(type);
+  return popops::detail::mapKernel(popops::detail::planMap(*e, {act, grad}, out), {act, grad}, out);
+}
+} // namespace
+
+Tensor nonLinearityInputGradient(poplar::Graph &graph, NonLinearityType type, Tensor act, Tensor outGradient,
+                                 poplar::ComputeSet &cs, const poplar::DebugContext &dc) {
+  if (isSoftmax(type))
+    throw poplibs_error(std::string("The ComputeSet form of nonLinearityInputGradient does not support ") + name(type));
+  Tensor out = outputLike(graph, outGradient, poplar::DebugContext(dc, "inputGradient"));
+  poplar::detail::addKernel(graph, cs, gradientKernel(type, act, outGradient, out));
+  return out;
+}
+
+Tensor nonLinearityInputGradient(poplar::Graph &graph, NonLinearityType type, Tensor act, Tensor outGradient,
+                                 poplar::program::Sequence &prog, const poplar::DebugContext &dc) {
+  Tensor out = outputLike(graph, outGradient, poplar::DebugContext(dc, "inputGradient"));
+  poplar::detail::executeKernel(graph, prog, gradientKernel(type, act, outGradient, out), dc);
+  return out;
+}
+
+} // namespace popnn
