@@ -30,7 +30,7 @@ ExprPtr toExpr(py::handle h) {
     return std::make_unique<Const>(v);
   }
   if (py::isinstance<py::float_>(h)) return std::make_unique<Const>(h.cast<double>());
-  throw py::type_error("expected a popops expression or a number, got " + std::string(py::str(h.get_type())));
+  throw py::type_error("expected a popops expression or a number, got " + std::string(Py_TYPE(h.ptr())->tp_name));
 }
 
 template <class Op, class Kind> ExprPtr binary(Kind kind, py::handle a, py::handle b) {
@@ -41,7 +41,7 @@ template <class Op, class Kind> ExprPtr binary(Kind kind, py::handle a, py::hand
 Tensor asTensor(Graph &g, py::handle h, const Tensor &like, const poplar::DebugContext &dc) {
   if (py::isinstance<Tensor>(h)) return h.cast<Tensor>();
   if (!py::isinstance<py::int_>(h) && !py::isinstance<py::float_>(h) && !py::isinstance<py::bool_>(h))
-    throw py::type_error("expected a poplar.Tensor or a number, got " + std::string(py::str(h.get_type())));
+    throw py::type_error("expected a poplar.Tensor or a number, got " + std::string(Py_TYPE(h.ptr())->tp_name));
   const poplar::Type type = like.elementType();
   if (py::isinstance<py::float_>(h) && !type.isFloatingPoint())
     throw std::runtime_error("Type mismatch between Binary op Tensor and constant: float constant for " +
