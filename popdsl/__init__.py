@@ -1,11 +1,13 @@
-"""popdsl: Poplar graph programming from Python, on an embedded IPU-model emulator."""
+"""popdsl: Poplar graph programming from Python, on an embedded IPU-model emulator.
+
+`popdsl.poplar`, `popdsl.program`, `popdsl.popops`, ... are the raw bindings with
+Poplar's C++ names. The names exported here are the Pythonic layer on top.
+"""
 import sys as _sys
 import types as _types
 
 from popdsl import _core
 from popdsl._core import poplar, poplin, popnn, popops, poputil, program
-
-__all__ = ["poplar", "program", "popops", "poplin", "popnn", "poputil", "backend"]
 
 
 def _register_submodules(module: _types.ModuleType, name: str) -> None:
@@ -23,3 +25,16 @@ _register_submodules(_core, __name__)
 def backend() -> str:
     """Which Poplar implementation the bindings were built against: "emulator" or "sdk"."""
     return _core.backend
+
+
+from popdsl.debug import BuildError, name_scope  # noqa: E402
+from popdsl.device import ipu_model  # noqa: E402
+from popdsl.dtypes import (as_type, bool_, float16, float32, int8, int16, int32, int64,  # noqa: E402
+                           uint8, uint16, uint32, uint64)
+from popdsl.graph import Graph  # noqa: E402
+from popdsl.ops import (abs, cast, ceil, concat, copy, cos, exp, fill, floor, log,  # noqa: E402
+                        logical_and, logical_not, logical_or, map, map_, max, min, neg, pow, relu,
+                        rsqrt, sigmoid, sin, sqrt, square, tanh, where, zero)
+from popdsl.control import Else, If, Repeat, Sequence, Switch, While  # noqa: E402
+from popdsl.session import Session, SessionError  # noqa: E402
+from popdsl.tensor import Tensor  # noqa: E402

@@ -1,0 +1,205 @@
+"""Control flow as `with` blocks.
+
+Ops go into the innermost open block. A block is a list of steps that becomes a
+poplar Sequence when built; control-flow steps build their bodies the same way,
+so `If` can still take an `Else` after its block has closed.
+"""
+from popdsl._core import poplar
+from popdsl._core import program as _program
+from popdsl.debug import BuildError, debug_name
+from popdsl.dtypes import is_integral_or_bool
+
+_open_blocks: list = []
+
+
+class Block:
+    """Steps that will run in order; `build()` makes the poplar Sequence."""
+
+    def __init__(self, name=None):
+        self.name = name
+        self.steps = []
+
+    def add(self, step):
+        """Append a poplar program or a deferred step (anything with build())."""
+        self.steps.append(step)
+
+    def build(self) -> _program.Sequence:
+        return _program.Sequence([s.build() if hasattr(s, "build") else s for s in self.steps],
+                                 self.name)
+
+    def __enter__(self):
+        _open_blocks.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _open_blocks.pop()
+        return False
+
+
+def current_block(prog=None) -> Block:
+    """The block an op goes into: `prog` if given, else the innermost open block."""
+    if prog is not None:
+        if not isinstance(prog, Block):
+            raise BuildError(f"prog= must be a pd.Sequence (or another popdsl block), not {type(prog).__name__}")
+        return prog
+    if not _open_blocks:
+        raise BuildError("no program is open to add this op to; build ops inside a block:\n"
+                         "    with pd.Sequence('main') as main:\n        ...\n"
+                         "or pass prog=<a pd.Sequence> explicitly")
+    return _open_blocks[-1]
+
+
+def emit(raw_sequence: _program.Sequence, prog=None):
+    """Append a poplar program to the current block."""
+    current_block(prog).add(raw_sequence)
+
+
+class Sequence(Block):
+    """A program: `with pd.Sequence("main") as main:` collects the ops built inside."""
+
+    def __init__(self, name=None):
+        super().__init__(debug_name(name))
+
+
+def check_control(tensor, what: str):
+    """Predicates and switch indices hold one integer or boolean element."""
+    from popdsl.tensor import Tensor
+
+    if not isinstance(tensor, Tensor):
+        raise BuildError(f"the {what} must be a popdsl Tensor, not {type(tensor).__name__}")
+    if tensor.size != 1 or not is_integral_or_bool(tensor.dtype):
+        raise BuildError(f"the {what} must have exactly one integer or bool element, but {tensor!r} "
+                         f"has shape {tensor.shape} and dtype {tensor.dtype}")
+    return tensor.raw.reshape([])
+
+
+class _Nested:
+    """A `with` block whose body becomes a step of the enclosing block on exit."""
+
+    def __init__(self):
+        self.parent = current_block()
+        self.body = Block()
+
+    def __enter__(self):
+        _open_blocks.append(self.body)
+        return self
+
+    def __exit__(self, exc_type, *exc):
+        _open_blocks.pop()
+        if exc_type is None:
+            self.parent.add(self)
+        return False
+
+
+class Repeat(_Nested):
+    """`with pd.Repeat(n):` runs the block n times (program::Repeat)."""
+
+    def __init__(self, count: int, name=None):
+        if not isinstance(count, int) or count < 0:
+            raise BuildError(f"Repeat needs a non-negative int count, not {count!r}")
+        super().__init__()
+        self.count, self.name = count, debug_name(name)
+
+    def build(self):
+        return _program.Repeat(self.count, self.body.build(), self.name)
+
+
+class If(_Nested):
+    """`with pd.If(pred):` runs the block when the one-element `pred` is non-zero."""
+
+    def __init__(self, predicate, name=None):
+        super().__init__()
+        self.predicate = check_control(predicate, "If predicate")
+        self.name = debug_name(name)
+        self.else_body = None
+
+    def build(self):
+        else_body = self.else_body.build() if self.else_body else _program.Sequence()
+        return _program.If(self.predicate, self.body.build(), else_body, self.name)
+
+
+class Else:
+    """`with pd.Else():` right after a `with pd.If(...)` block: runs when the predicate is zero."""
+
+    def __init__(self):
+        self.block = current_block()
+        last = self.block.steps[-1] if self.block.steps else None
+        if not isinstance(last, If) or last.else_body is not None:
+            raise BuildError("pd.Else() must directly follow a `with pd.If(...):` block that has no Else yet")
+        self.if_step = last
+
+    def __enter__(self):
+        self.if_step.else_body = Block()
+        _open_blocks.append(self.if_step.else_body)
+        return self
+
+    def __exit__(self, *exc):
+        _open_blocks.pop()
+        return False
+
+
+class While(_Nested):
+    """`with pd.While(cond_fn):` runs cond_fn's ops, then the block while its result is non-zero."""
+
+    def __init__(self, cond_fn, name=None):
+        super().__init__()
+        self.name = debug_name(name)
+        self.condition = Block()
+        with self.condition:
+            self.predicate = check_control(cond_fn(), "While condition")
+
+    def build(self):
+        return _program.RepeatWhileTrue(self.condition.build(), self.predicate, self.body.build(), self.name)
+
+
+class Switch:
+    """`with pd.Switch(index) as sw:` then `with sw.case(k):` blocks and optionally `with sw.default():`."""
+
+    def __init__(self, index, name=None):
+        self.parent = current_block()
+        self.control = check_control(index, "Switch index")
+        self.name = debug_name(name)
+        self.cases = {}
+        self.default_body = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, *exc):
+        if exc_type is None:
+            self.parent.add(self)
+        return False
+
+    def case(self, value: int) -> Block:
+        if value in self.cases:
+            raise BuildError(f"Switch case {value} is defined twice")
+        self.cases[value] = Block()
+        return self.cases[value]
+
+    def default(self) -> Block:
+        if self.default_body is not None:
+            raise BuildError("Switch default is defined twice")
+        self.default_body = Block()
+        return self.default_body
+
+    def build(self):
+        cases = [(value, body.build()) for value, body in self.cases.items()]
+        default = self.default_body.build() if self.default_body else _program.Sequence()
+        return _program.Switch(self.control, cases, default, self.name)
+
+
+class Function:
+    """A block built once and run by program::Call wherever it is called."""
+
+    def __init__(self, graph, fn, name=None):
+        self.graph, self.fn = graph, fn
+        self.name = name or getattr(fn, "__qualname__", "function")
+        self._function = None
+
+    def __call__(self, prog=None):
+        if self._function is None:
+            body = Block(self.name)
+            with body:
+                self.fn()
+            self._function = self.graph.raw.addFunction(body.build())
+        emit(_program.Call(self._function, debug_name(self.name)), prog)

@@ -1,0 +1,124 @@
+"""pd.Graph: variables, constants and streams on a device's target."""
+import numpy as np
+
+from popdsl._core import poplar, poputil
+from popdsl._core import program as _program
+from popdsl.debug import BuildError, debug_name
+from popdsl.dtypes import as_type, numpy_dtype
+from popdsl.control import Function, emit
+from popdsl.tensor import Tensor
+
+LINEAR = "linear"
+
+
+class Graph:
+    """A Poplar graph for a device (or target). Every tensor it creates is a pd.Tensor."""
+
+    def __init__(self, device_or_target):
+        if isinstance(device_or_target, poplar.Device):
+            self.target = device_or_target.getTarget()
+        elif isinstance(device_or_target, poplar.Target):
+            self.target = device_or_target
+        else:
+            raise TypeError(f"pd.Graph needs a device (pd.ipu_model()) or a poplar.Target, "
+                            f"not {type(device_or_target).__name__}")
+        self.raw = poplar.Graph(self.target)
+        self.variables = []  # tensors a Session can read and write by handle
+        self.streams = []
+
+    def track(self, t: Tensor) -> Tensor:
+        """Registers a tensor a Session should be able to read and write."""
+        self.variables.append(t)
+        return t
+
+    def _map(self, t: Tensor, mapping):
+        if mapping is None:
+            return
+        if mapping == LINEAR:
+            poputil.mapTensorLinearly(self.raw, t.raw)
+        elif isinstance(mapping, int):
+            self.raw.setTileMapping(t.raw, mapping)
+        else:
+            self.raw.setTileMapping(t.raw, [[poplar.Interval(*i) for i in tile] for tile in mapping])
+
+    def variable(self, dtype, shape, name=None, mapping=LINEAR, init=None) -> Tensor:
+        """A variable, mapped linearly over the tiles unless mapping= says otherwise
+        (None: unmapped; a tile number; or per-tile lists of (begin, end) intervals)."""
+        shape = [int(d) for d in (shape if isinstance(shape, (tuple, list)) else [shape])]
+        t = Tensor(self.raw.addVariable(as_type(dtype), shape, debug_name(name)), self)
+        self._map(t, mapping)
+        if init is not None:
+            self.raw.setInitialValue(t.raw, np.broadcast_to(np.asarray(init, numpy_dtype(dtype)), shape).copy())
+        return self.track(t)
+
+    def constant(self, value, dtype=None, name=None, mapping=LINEAR) -> Tensor:
+        """A constant from a scalar or an array (dtype defaults to the array's, float64 -> float32)."""
+        array = np.asarray(value)
+        if dtype is None:
+            dtype = np.float32 if array.dtype == np.float64 else np.int32 if array.dtype == np.int64 else array.dtype
+        t = Tensor(self.raw.addConstant(as_type(dtype), list(array.shape),
+                                        array.astype(numpy_dtype(dtype)), debug_name(name)), self)
+        self._map(t, mapping)
+        return self.track(t)
+
+    def clone(self, t: Tensor, name=None) -> Tensor:
+        """A new variable shaped and mapped like t."""
+        return self.track(Tensor(self.raw.clone(t.raw, debug_name(name)), self))
+
+    def host_to_device(self, dtype, shape, name=None) -> "HostToDevice":
+        return self._stream(HostToDevice, dtype, shape, name)
+
+    def device_to_host(self, dtype, shape, name=None) -> "DeviceToHost":
+        return self._stream(DeviceToHost, dtype, shape, name)
+
+    def _stream(self, kind, dtype, shape, name):
+        shape = tuple(int(d) for d in (shape if isinstance(shape, (tuple, list)) else [shape]))
+        handle = name or f"stream{len(self.streams)}"
+        if any(s.handle == handle for s in self.streams):
+            raise BuildError(f"a stream named '{handle}' already exists")
+        stream = kind(self, handle, as_type(dtype), shape)
+        self.streams.append(stream)
+        return stream
+
+    def function(self, fn=None, name=None):
+        """Decorator: the body is built once and each call adds a program::Call."""
+        if fn is None:
+            return lambda f: Function(self, f, name)
+        return Function(self, fn, name)
+
+
+class HostToDevice:
+    """A host-to-device FIFO; each read() copies the next feed element into a new tensor."""
+
+    def __init__(self, graph, handle, dtype, shape):
+        self.graph, self.handle, self.dtype, self.shape = graph, handle, dtype, shape
+        self.size = int(np.prod(shape))
+        self.raw = graph.raw.addHostToDeviceFIFO(handle, dtype, self.size)
+
+    def read(self, into: Tensor = None, name=None, prog=None) -> Tensor:
+        if into is None:
+            into = self.graph.variable(self.dtype, self.shape, name=name or f"{self.handle}.read")
+        elif into.dtype != self.dtype or into.size != self.size:
+            raise BuildError(f"stream '{self.handle}' carries {self.shape} {self.dtype}, not {into!r}")
+        emit(_program.Copy(self.raw, into.raw, False, debug_name(name)), prog)
+        return into
+
+    def __repr__(self):
+        return f"<pd.HostToDevice '{self.handle}' shape={self.shape} dtype={self.dtype}>"
+
+
+class DeviceToHost:
+    """A device-to-host FIFO; each write(t) sends t's values to the host."""
+
+    def __init__(self, graph, handle, dtype, shape):
+        self.graph, self.handle, self.dtype, self.shape = graph, handle, dtype, shape
+        self.size = int(np.prod(shape))
+        self.raw = graph.raw.addDeviceToHostFIFO(handle, dtype, self.size)
+
+    def write(self, t: Tensor, name=None, prog=None):
+        if t.dtype != self.dtype or t.size != self.size:
+            raise BuildError(f"stream '{self.handle}' carries {self.shape} {self.dtype}, not {t!r}")
+        emit(_program.Copy(t.raw, self.raw, False, debug_name(name)), prog)
+
+    def __repr__(self):
+        return f"<pd.DeviceToHost '{self.handle}' shape={self.shape} dtype={self.dtype}>"

@@ -1,0 +1,137 @@
+"""pd.Tensor: a poplar.Tensor with numpy-style views and operators that emit ops."""
+import numpy as np
+
+from popdsl._core import poplar
+from popdsl.debug import BuildError
+
+
+class Tensor:
+    """A view of device variables. Views alias; operators add ops to the open block."""
+
+    __array_ufunc__ = None  # numpy must not try to combine a device tensor element-wise
+
+    def __init__(self, raw: poplar.Tensor, graph):
+        self.raw = raw
+        self.graph = graph
+
+    # --- facts -----------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple:
+        return tuple(self.raw.shape())
+
+    @property
+    def dtype(self) -> poplar.Type:
+        return self.raw.elementType()
+
+    @property
+    def ndim(self) -> int:
+        return self.raw.rank()
+
+    @property
+    def size(self) -> int:
+        return self.raw.numElements()
+
+    @property
+    def name(self) -> str:
+        return self.raw.getVarStr().split("'")[1]
+
+    def __repr__(self):
+        return f"<pd.Tensor '{self.name}' shape={self.shape} dtype={self.dtype}>"
+
+    def _view(self, raw) -> "Tensor":
+        return Tensor(raw, self.graph)
+
+    # --- views (all alias this tensor) -------------------------------------------------
+    def __getitem__(self, key) -> "Tensor":
+        key = key if isinstance(key, tuple) else (key,)
+        if any(k is Ellipsis for k in key):
+            i = key.index(Ellipsis)
+            key = key[:i] + (slice(None),) * (self.ndim - len(key) + 1) + key[i + 1:]
+        if len(key) > self.ndim:
+            raise BuildError(f"too many indices ({len(key)}) for {self!r}")
+        raw, dim, drop = self.raw, 0, []
+        for k in key:
+            size = raw.dim(dim)
+            if isinstance(k, (int, np.integer)):
+                i = int(k) + size if k < 0 else int(k)
+                if not 0 <= i < size:
+                    raise BuildError(f"index {k} is out of range for dimension {dim} of size {size} of {self!r}")
+                raw = raw.slice(i, i + 1, dim)
+                drop.append(dim)
+            elif isinstance(k, slice):
+                start, stop, step = k.indices(size)
+                if step > 0:
+                    raw = raw.slice(start, max(start, stop), dim).subSample(step, dim)
+                else:
+                    first, last = stop + 1, start + 1  # the range walked backwards
+                    raw = raw.slice(max(first, 0), max(last, first, 0), dim).reverse(dim).subSample(-step, dim)
+            else:
+                raise BuildError(f"static indexing takes ints and slices; use t.at[i] for a tensor index, not {k!r}")
+            dim += 1
+        return self._view(raw.squeeze(drop) if drop else raw)
+
+    def reshape(self, *shape) -> "Tensor":
+        shape = list(shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape)
+        if shape.count(-1) == 1:
+            known = int(np.prod([d for d in shape if d != -1]))
+            shape[shape.index(-1)] = self.size // known if known else 0
+        if int(np.prod(shape)) != self.size:
+            raise BuildError(f"cannot reshape {self!r} ({self.size} elements) to {tuple(shape)}")
+        return self._view(self.raw.reshape(shape))
+
+    def transpose(self, *perm) -> "Tensor":
+        perm = list(perm[0] if len(perm) == 1 and isinstance(perm[0], (tuple, list)) else perm)
+        if not perm:
+            perm = list(range(self.ndim))[::-1]
+        if sorted(perm) != list(range(self.ndim)):
+            raise BuildError(f"{tuple(perm)} is not a permutation of the {self.ndim} dimensions of {self!r}")
+        return self._view(self.raw.dimShuffle(perm))
+
+    @property
+    def T(self) -> "Tensor":
+        return self.transpose()
+
+    dimshuffle = transpose
+
+    def expand(self, axis: int) -> "Tensor":
+        """Insert a size-1 dimension before dimension `axis` (numpy's expand_dims)."""
+        axis = axis + self.ndim + 1 if axis < 0 else axis
+        return self._view(self.raw.expand([axis]))
+
+    def squeeze(self, axis=None) -> "Tensor":
+        axes = [i for i, d in enumerate(self.shape) if d == 1] if axis is None else \
+            [a % self.ndim for a in (axis if isinstance(axis, (tuple, list)) else [axis])]
+        bad = [a for a in axes if self.shape[a] != 1]
+        if bad:
+            raise BuildError(f"cannot squeeze dimension(s) {bad} of {self!r}: their size is not 1")
+        return self._view(self.raw.squeeze(axes))
+
+    def broadcast(self, shape) -> "Tensor":
+        """A view broadcast to `shape` by numpy's rules (no copy)."""
+        from popdsl._core import poputil
+        try:
+            return self._view(poputil.broadcastToMatch(self.raw, list(shape)))
+        except poputil.poplibs_error as e:
+            raise BuildError(str(e)) from None
+
+    def flatten(self) -> "Tensor":
+        return self._view(self.raw.flatten())
+
+    # --- guards against silent mistakes --------------------------------------------------
+    def __iter__(self):
+        raise TypeError(f"{self!r} is a device tensor: iterating would unroll the graph in Python; "
+                        "index it (t[i]) or use pd.Repeat with t.at[i]")
+
+    def __bool__(self):
+        raise TypeError(f"the truth value of device tensor {self!r} is only known when the program runs; "
+                        "use `with pd.If(t):` for a device-side condition")
+
+    def __array__(self, *args, **kwargs):
+        raise TypeError(f"{self!r} lives on the device; read it with session.read(t)")
+
+    def __len__(self):
+        if not self.ndim:
+            raise TypeError(f"len() of the scalar tensor {self!r}")
+        return self.shape[0]
+
+    __hash__ = object.__hash__

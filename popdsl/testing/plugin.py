@@ -1,0 +1,31 @@
+"""pytest fixtures for popdsl graphs on the embedded IPU model.
+
+    def test_double(ipu_device, session_factory):
+        g = pd.Graph(ipu_device)
+        ...
+        with session_factory(g, main) as s: ...
+
+Mark a test with @pytest.mark.ipu_tiles(n) to choose the tile count (default 4).
+"""
+import pytest
+
+from popdsl.device import ipu_model
+from popdsl.session import Session
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "ipu_tiles(n): number of tiles of the ipu_device fixture")
+
+
+@pytest.fixture
+def ipu_device(request):
+    marker = request.node.get_closest_marker("ipu_tiles")
+    return ipu_model("ipu2", tiles=marker.args[0] if marker else 4)
+
+
+@pytest.fixture
+def session_factory(ipu_device):
+    """Makes Sessions on the test's device: session_factory(graph, programs, options=None)."""
+    def make(graph, programs, options=None):
+        return Session(graph, programs, device=ipu_device, options=options)
+    return make

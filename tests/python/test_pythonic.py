@@ -1,0 +1,225 @@
+"""The Pythonic layer: graphs, tensors, operators, control flow, sessions, errors."""
+import numpy as np
+import pytest
+
+import popdsl as pd
+from popdsl.testing import assert_close
+from popdsl.testing.plugin import ipu_device, session_factory  # noqa: F401  (fixtures)
+
+
+@pytest.fixture
+def graph(ipu_device):
+    return pd.Graph(ipu_device)
+
+
+def run_main(session_factory, graph, main, writes=(), feeds=None):
+    """Runs `main` once after writing (tensor, values) pairs; returns the session's reader."""
+    session = session_factory(graph, {"main": main})
+    with session:
+        for t, values in writes:
+            session.write(t, values)
+        outputs = session.run("main", feeds=feeds)
+        return {"read": {id(t): session.read(t) for t in graph.variables}, "out": outputs}
+
+
+def test_design_example_without_matmul(graph, session_factory):
+    x = graph.variable(pd.float32, (4, 8), name="x")
+    i = graph.variable(pd.uint32, (1,), name="i")
+    with pd.Sequence("main") as main:
+        pd.zero(i)
+        y = x + 1.0
+        y += 1.0
+        z = pd.map(lambda a, b: pd.exp(a - b) * 2, y, x)
+        with pd.Repeat(4):
+            with pd.If(i == 0):
+                x *= 2
+            with pd.Else():
+                x -= 1
+            i += 1
+    start = np.arange(32, dtype=np.float32).reshape(4, 8) / 10
+    result = run_main(session_factory, graph, main, writes=[(x, start)])["read"]
+    assert_close(result[id(y)], start + 2)
+    assert_close(result[id(z)], np.exp((start + 2) - start) * 2)
+    assert_close(result[id(x)], start * 2 - 3)
+    assert result[id(i)][0] == 4
+
+
+def test_operators_scalars_reflected_and_comparisons(graph, session_factory):
+    a = graph.variable(pd.float32, (3, 4), name="a")
+    b = graph.variable(pd.float32, (4,), name="b")
+    with pd.Sequence() as main:
+        results = [a + b, a - 2, 3 - a, a * b, 1 / (a + 1), -a, abs(a - 5), a > b, pd.where(a > b, a, b),
+                   pd.max(a, 2.5), pd.sigmoid(a)]
+    av = np.arange(12, dtype=np.float32).reshape(3, 4)
+    bv = np.array([1, 5, 2, 8], np.float32)
+    got = run_main(session_factory, graph, main, writes=[(a, av), (b, bv)])["read"]
+    expected = [av + bv, av - 2, 3 - av, av * bv, 1 / (av + 1.0), -av, np.abs(av - 5), av > bv,
+                np.where(av > bv, av, bv), np.maximum(av, 2.5), 1 / (1 + np.exp(-av.astype(np.float64)))]
+    for t, want in zip(results, expected):
+        assert_close(got[id(t)], want, err_msg=repr(t))
+    assert results[7].dtype == pd.bool_
+
+
+def test_integer_ops_keep_their_type(graph, session_factory):
+    n = graph.variable(pd.int32, (5,), name="n")
+    with pd.Sequence() as main:
+        m = (n * 3 + 1) % 4
+        q = n / 2
+    got = run_main(session_factory, graph, main, writes=[(n, [-3, -1, 0, 5, 7])])["read"]
+    nv = np.array([-3, -1, 0, 5, 7])
+    assert m.dtype == pd.int32 and q.dtype == pd.int32
+    np.testing.assert_array_equal(got[id(m)], np.fmod(nv * 3 + 1, 4))
+    np.testing.assert_array_equal(got[id(q)], np.trunc(nv / 2))
+
+
+def test_static_indexing_and_views_alias(graph, session_factory):
+    t = graph.variable(pd.float32, (4, 6), name="t")
+    with pd.Sequence() as main:
+        t[1:3, 0] *= 10.0                 # a strided column slice
+        t[::-1][0] += 100.0               # the last row, through a reversed view
+        t.T[5, ::2] -= 1.0                # every other row of the last column
+        t[..., 2:4].reshape(-1).flatten()[::3] += 0.5
+        s = t.reshape(2, 12).T.expand(0).squeeze(0) * 1.0
+    base = np.arange(24, dtype=np.float32).reshape(4, 6)
+    want = base.copy()
+    want[1:3, 0] *= 10
+    want[::-1][0] += 100
+    want.T[5, ::2] -= 1
+    view = want[..., 2:4].reshape(-1)  # numpy copies here, so write back explicitly
+    view[::3] += 0.5
+    want[..., 2:4] = view.reshape(4, 2)
+    got = run_main(session_factory, graph, main, writes=[(t, base)])["read"]
+    assert_close(got[id(t)], want)
+    assert_close(got[id(s)], want.reshape(2, 12).T)
+
+
+def test_broadcast_cast_fill_copy_concat(graph, session_factory):
+    v = graph.variable(pd.float32, (3,), name="v")
+    w = graph.variable(pd.float32, (2, 3), name="w")
+    with pd.Sequence() as main:
+        b = v.broadcast((2, 3)) + w
+        c = pd.cast(v * 2.6, pd.int32)
+        pd.fill(w[0], 7.0)
+        joined = pd.concat([v, w[1]])
+        d = joined + 0.0
+        pd.copy(v, w[1])
+    vv, wv = np.array([1, 2, 3], np.float32), np.ones((2, 3), np.float32)
+    got = run_main(session_factory, graph, main, writes=[(v, vv), (w, wv)])["read"]
+    assert_close(got[id(b)], vv + wv)
+    np.testing.assert_array_equal(got[id(c)], np.trunc(vv * np.float32(2.6)).astype(np.int32))
+    assert_close(got[id(w)], np.stack([np.full(3, 7.0), vv]))
+    assert_close(got[id(d)], np.concatenate([vv, wv[1]]))
+
+
+def test_while_switch_and_functions(graph, session_factory):
+    counter = graph.variable(pd.int32, (1,), name="counter")
+    total = graph.variable(pd.int32, (1,), name="total")
+    choice = graph.variable(pd.uint32, (1,), name="choice")
+    picked = graph.variable(pd.int32, (1,), name="picked")
+
+    @graph.function
+    def add_counter():
+        total.__iadd__(counter)
+
+    with pd.Sequence() as main:
+        pd.zero(total)
+        with pd.While(lambda: counter > 0):   # sums counter, counter-1, ..., 1
+            add_counter()
+            counter -= 1
+        add_counter()                         # counter is 0 now: a second call adds nothing
+        with pd.Switch(choice) as sw:
+            with sw.case(0):
+                pd.fill(picked, 10)
+            with sw.case(2):
+                pd.fill(picked, 20)
+            with sw.default():
+                pd.fill(picked, -1)
+    for which, want in [(0, 10), (2, 20), (7, -1)]:
+        got = run_main(session_factory, graph, main, writes=[(counter, [5]), (choice, [which])])["read"]
+        assert got[id(total)][0] == 15
+        assert got[id(picked)][0] == want
+
+
+def test_streams_feed_a_batch_axis_and_return_outputs(graph, session_factory):
+    inputs = graph.host_to_device(pd.float32, (3,), name="in")
+    outputs = graph.device_to_host(pd.float32, (3,), name="out")
+    with pd.Sequence() as main:
+        with pd.Repeat(4):
+            x = inputs.read()
+            outputs.write(x * 2)
+    feed = np.arange(12, dtype=np.float32).reshape(4, 3)
+    out = run_main(session_factory, graph, main, feeds={inputs: feed})["out"]
+    assert_close(out[outputs], feed * 2)
+
+
+def test_stream_feed_errors(graph, session_factory):
+    inputs = graph.host_to_device(pd.float32, (3,), name="in")
+    with pd.Sequence() as main:
+        with pd.Repeat(2):
+            inputs.read()
+    session = session_factory(graph, main)
+    with session:
+        with pytest.raises(pd.SessionError, match="got no feed for it"):
+            session.run()
+        with pytest.raises(pd.SessionError, match="read more than the 1 time"):
+            session.run(feeds={inputs: np.zeros(3)})
+        with pytest.raises(pd.SessionError, match=r"has shape \(2, 2\)"):
+            session.run(feeds={inputs: np.zeros((2, 2))})
+
+
+def test_session_errors(graph, session_factory, ipu_device):
+    x = graph.variable(pd.float32, (2,), name="x")
+    with pd.Sequence() as main:
+        y = x + 1.0
+    session = session_factory(graph, {"main": main})
+    with pytest.raises(pd.SessionError, match="inside `with session:`"):
+        session.run("main")
+    with session:
+        with pytest.raises(pd.SessionError, match="no program named 'other'"):
+            session.run("other")
+        with pytest.raises(pd.SessionError, match="cannot write an array of shape"):
+            session.write(x, np.zeros(3))
+        with pytest.raises(pd.SessionError, match="view of"):
+            session.read(x[0:1])
+        with pytest.raises(pd.SessionError, match="attached to another session"):
+            with session_factory(graph, {"main": main}):
+                pass
+    with session:
+        session.write(x, [1, 2])
+        session.run()
+        np.testing.assert_array_equal(session.read(y), [2, 3])
+
+
+def test_build_errors_name_the_users_line(graph):
+    x = graph.variable(pd.float32, (2, 2), name="x")
+    flags = graph.variable(pd.bool_, (2,), name="flags")
+    with pytest.raises(pd.BuildError, match=r"(?s)test_pythonic.py:\d+: x \+ 1.0: no program is open.*with pd.Sequence"):
+        x + 1.0
+    with pd.Sequence():
+        with pytest.raises(pd.BuildError, match=r"test_pythonic.py:\d+: .*If predicate.*shape \(2,\)"):
+            pd.If(flags)
+        with pytest.raises(pd.BuildError, match="must directly follow"):
+            pd.Else()
+        with pytest.raises(pd.BuildError, match="would be truncated"):
+            graph.variable(pd.int32, (2,)) + 0.5
+        with pytest.raises(pd.BuildError, match="cannot be broadcast"):
+            x + graph.variable(pd.float32, (3,))
+        with pytest.raises(pd.BuildError, match="Inferred type of lhs"):
+            pd.map(lambda a, b: a + b, x, graph.variable(pd.int32, (2, 2)))
+    with pytest.raises(TypeError, match="iterating would unroll"):
+        iter(x)
+    with pytest.raises(TypeError, match="pd.If"):
+        bool(x)
+    with pytest.raises(TypeError, match="session.read"):
+        np.asarray(x)
+    with pytest.raises(TypeError):
+        np.add(x, 1)
+
+
+def test_debug_names_come_from_source_lines_and_scopes():
+    with pd.name_scope("encoder"):
+        with pd.name_scope("layer0"):
+            name = pd.debug.debug_name()
+    assert name.startswith("encoder/layer0/test_pythonic.py:")
+    assert "name = pd.debug.debug_name()" in name
+    assert pd.debug.debug_name("explicit") == "explicit"
