@@ -34,7 +34,8 @@ from popdsl.dtypes import (as_type, bool_, float16, float32, int8, int16, int32,
 from popdsl.graph import Graph  # noqa: E402
 from popdsl.ops import (abs, cast, ceil, concat, copy, cos, exp, fill, floor, log,  # noqa: E402
                         logical_and, logical_not, logical_or, map, map_, max, min, neg, pow, relu,
-                        rsqrt, sigmoid, sin, sqrt, square, tanh, where, zero)
+                        nonlinearity, nonlinearity_grad, print_tensor, rsqrt, sigmoid, sin, sqrt,
+                        square, tanh, where, zero)
 from popdsl.control import Else, If, Repeat, Sequence, Switch, While  # noqa: E402
 from popdsl.session import Session, SessionError  # noqa: E402
 from popdsl.tensor import Tensor  # noqa: E402

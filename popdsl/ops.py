@@ -3,7 +3,7 @@
 Element-wise functions work on tensors (emitting one popops map each) and on
 popops expressions inside functions traced by pd.map (building one fused map).
 """
-from popdsl._core import poplar, popops, poputil
+from popdsl._core import poplar, popnn, popops, poputil
 from popdsl._core import program as _program
 from popdsl._core.popops import expr as pe
 from popdsl.debug import BuildError, debug_name
@@ -238,3 +238,34 @@ def _set_item(self, key, value):
 
 
 Tensor.__setitem__ = _set_item
+
+
+def print_tensor(t: Tensor, title=None, prog=None):
+    """Prints t's values when the program runs, in Poplar's PrintTensor format."""
+    emit(_program.PrintTensor(title if title is not None else t.name, t.raw, debug_name(None)), prog)
+
+
+_NONLINEARITIES = {name: getattr(popnn.NonLinearityType, name) for name in
+                   ["SIGMOID", "HARD_SIGMOID", "RELU", "TANH", "GELU", "GELU_ERF", "SWISH",
+                    "SOFTMAX", "SOFTMAX_STABLE", "SOFTMAX_SCALED"]}
+
+
+def _nonlinearity_type(kind: str):
+    try:
+        return _NONLINEARITIES[kind.upper()]
+    except (KeyError, AttributeError):
+        raise BuildError(f"unknown non-linearity {kind!r}; choose from {sorted(k.lower() for k in _NONLINEARITIES)}") from None
+
+
+def nonlinearity(t: Tensor, kind: str, name=None, prog=None) -> Tensor:
+    """popnn's non-linearity `kind` ("sigmoid", "tanh", "relu", "gelu", "softmax", ...) of t."""
+    raw = _run_library(lambda seq, dc: popnn.nonLinearity(t.graph.raw, _nonlinearity_type(kind), t.raw, seq, dc),
+                       name, prog)
+    return t.graph.track(Tensor(raw, t.graph))
+
+
+def nonlinearity_grad(activation: Tensor, out_grad: Tensor, kind: str, name=None, prog=None) -> Tensor:
+    """Input gradient of `kind`: activation is its output (its input for gelu and swish)."""
+    raw = _run_library(lambda seq, dc: popnn.nonLinearityInputGradient(
+        activation.graph.raw, _nonlinearity_type(kind), activation.raw, out_grad.raw, seq, dc), name, prog)
+    return activation.graph.track(Tensor(raw, activation.graph))

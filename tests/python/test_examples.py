@@ -7,6 +7,22 @@ import pytest
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 
+# The Poplar tutorials' expected output (their own tests check these lines).
+EXPECTED = {
+    "tut1_variables.py": [
+        "v1-debug: [1.0000000 1.5000000 2.0000000 2.5000000]",
+        "v2-debug: [1.0000000 1.5000000 2.0000000 2.5000000]",
+        "v4-0: [0 1 2 3 4 5 6 7 8 9]",
+        "v4-1: [10 11 12 13 14 15 16 17 18 19]",
+        "h3 data:\n  0 0 0 0 \n  0 1 1.5 2 \n  0 0 0 0 \n  0 0 0 0 \n",
+    ],
+    "tut2_operations.py": [
+        "v3: [\n  [5.0000000 4.5000000]\n  [4.0000000 3.5000000]\n]",
+        "v4: [\n  [9.0000000 7.5000000]\n  [6.0000000 4.5000000]\n]",
+        "v5: [\n  [5.0000000 3.5000000]\n  [5.0000000 3.5000000]\n]",
+    ],
+}
+
 
 @pytest.mark.parametrize("script", sorted(p.name for p in EXAMPLES.glob("*.py")))
 def test_example_runs(script):
@@ -14,3 +30,5 @@ def test_example_runs(script):
                             timeout=120, cwd=EXAMPLES)
     assert result.returncode == 0, result.stderr
     assert "Program complete" in result.stdout
+    for expected in EXPECTED.get(script, []):
+        assert expected in result.stdout
