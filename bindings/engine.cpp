@@ -100,8 +100,16 @@ void bindEngine(py::module_ &m) {
   py::class_<PyEngine>(m, "Engine")
       .def(py::init([](const Graph &g, py::object progs, const OptionFlags &options, py::object progress) {
              std::vector<Program> list;
-             if (py::isinstance<Program>(progs)) list.push_back(progs.cast<Program>());
-             else list = progs.cast<std::vector<Program>>();
+             if (py::isinstance<Program>(progs)) {
+               list.push_back(progs.cast<Program>());
+             } else {
+               try {
+                 list = progs.cast<std::vector<Program>>();
+               } catch (const py::cast_error &) {
+                 throw py::type_error("Engine: programs must be a program::Program or a list of them, got " +
+                                      std::string(py::repr(progs)));
+               }
+             }
              poplar::ProgressFunc fn;
              if (!progress.is_none()) fn = progress.cast<std::function<void(int, int)>>();
              auto e = std::make_unique<PyEngine>();

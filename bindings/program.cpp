@@ -52,6 +52,8 @@ void bindProgram(py::module_ &m) {
            py::arg("control"), py::arg("cases"), py::arg("defaultCase"), dc)
       .def(py::init<const Tensor &, const Switch::CaseList &, const DebugContext &>(), py::arg("control"),
            py::arg("cases"), dc)
+      .def(py::init<const Tensor &, const Program &, const DebugContext &>(), py::arg("control"),
+           py::arg("defaultCase"), dc)
       .def(py::init<const Tensor &, const DebugContext &>(), py::arg("control"), dc)
       .def("add", &Switch::add, py::arg("value"), py::arg("body"), py::return_value_policy::reference_internal)
       .def_static("switchWithBoundsChecking", &Switch::switchWithBoundsChecking, py::arg("control"),
@@ -69,6 +71,8 @@ void bindProgram(py::module_ &m) {
   py::class_<PrintTensor, Program>(m, "PrintTensor")
       .def(py::init<const Tensor &, const DebugContext &>(), py::arg("t"), dc)
       .def(py::init<StringRef, const Tensor &, const DebugContext &>(), py::arg("title"), py::arg("t"), dc)
+      .def(py::init<const Tensor &, const PrintTensorFmt &, const DebugContext &>(), py::arg("t"),
+           py::arg("fmt"), dc)
       .def(py::init<StringRef, const Tensor &, const PrintTensorFmt &, const DebugContext &>(),
            py::arg("title"), py::arg("t"), py::arg("fmt"), dc);
   py::class_<Sync, Program>(m, "Sync").def(py::init<SyncType, const DebugContext &>(), py::arg("type"), dc);

@@ -61,6 +61,15 @@ std::string withCommas(std::size_t n) {
   return s;
 }
 
+// Programs and host writes may only write tensors whose every element has one home.
+void checkWritableTensor(const Tensor &t, const std::string &what) {
+  if (t.containsConstant())
+    throw graph_program_compilation_error(what + " " + t.impl().describe() + " is a constant");
+  if (t.containsAliases())
+    throw graph_program_compilation_error(what + " " + t.impl().describe() +
+                                          " contains aliased elements (e.g. a broadcast) and cannot be written");
+}
+
 struct CopyStep : Step {
   Access src, dst;
   void run() override { copyElements(src, dst); }
@@ -118,7 +127,9 @@ struct AbortStep : Step {
   const Scalar *condition = nullptr; // null: abort unconditionally
   void run() override {
     if (!condition || condition->isTrue())
-      throw application_runtime_error("Abort: " + (message.empty() ? name : message));
+      throw application_runtime_error(!message.empty() ? "Abort: " + message
+                                      : !name.empty()  ? "Abort: " + name
+                                                       : std::string("Abort program reached"));
   }
 };
 
@@ -165,13 +176,9 @@ private:
   }
 
   void checkWritable(const Tensor &t, const ProgramNode &n, const char *role) {
-    if (t.containsConstant())
-      throw graph_program_compilation_error(std::string(kindName(n.kind)) + " '" + n.name + "': " +
-                                            role + " " + t.impl().describe() + " is a constant");
-    if (t.containsAliases())
-      throw graph_program_compilation_error(std::string(kindName(n.kind)) + " '" + n.name + "': " +
-                                            role + " " + t.impl().describe() +
-                                            " contains aliased elements (e.g. a broadcast) and cannot be written");
+    std::string what = kindName(n.kind);
+    if (!n.name.empty()) what += " '" + n.name + "'";
+    checkWritableTensor(t, what + ": " + role);
   }
 
   StreamState &streamFor(const ProgramNode &n) {
@@ -526,7 +533,10 @@ Engine::Engine(const Graph &graph, ArrayRef<program::Program> progs, const Optio
     s.memory.emplace_back(p);
   }
   for (const auto &kv : s.graph->streams) s.streams[kv.first].stream = kv.second;
-  for (const auto &kv : s.graph->hostWrites) s.hostWrites[kv.first] = s.access(kv.second);
+  for (const auto &kv : s.graph->hostWrites) {
+    detail::checkWritableTensor(kv.second, "Host write '" + kv.first + "': tensor");
+    s.hostWrites[kv.first] = s.access(kv.second);
+  }
   for (const auto &kv : s.graph->hostReads) s.hostReads[kv.first] = s.access(kv.second);
 
   detail::Compiler compiler(s);
@@ -574,6 +584,13 @@ void Engine::run(unsigned prog, const std::string &) {
     throw index_error("Engine::run: program index " + std::to_string(prog) +
                       " is out of range: the engine has " + std::to_string(s.entries.size()) +
                       " program(s)");
+  if (s.running)
+    throw poplar_error("Engine::run: the engine is already running (was run called from a stream callback?)");
+  struct Running {
+    bool &flag;
+    explicit Running(bool &f) : flag(f) { flag = true; }
+    ~Running() { flag = false; }
+  } running(s.running);
   ++s.runs;
   s.execute(s.entries[prog]);
 }

@@ -62,7 +62,7 @@ struct Instr {
 struct SwitchTable {
   std::uint32_t control; // scalar index
   std::vector<std::pair<std::int32_t, std::uint32_t>> cases;
-  std::uint32_t defaultTarget;
+  std::uint32_t defaultTarget = 0;
 };
 
 struct EngineState {
@@ -88,6 +88,7 @@ struct EngineState {
   std::vector<std::size_t> tileBytes; // variable bytes per tile
 
   bool loaded = false;
+  bool running = false; // run() is not re-entrant: loop counters are per engine
   std::ostream *printStream;
   std::uint64_t runs = 0;
 

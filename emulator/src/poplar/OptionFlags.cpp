@@ -1,6 +1,7 @@
 #include <poplar/OptionFlags.hpp>
 #include <poplar/exceptions.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <sstream>
@@ -31,6 +32,7 @@ public:
   explicit JsonReader(std::string text) : s_(std::move(text)) {}
 
   void readObjectInto(OptionFlags &flags, const std::string &prefix) {
+    skipSpace(); // JSON allows whitespace before the opening brace
     expect('{');
     skipSpace();
     if (peek() == '}') { ++pos_; return; }
@@ -70,15 +72,42 @@ private:
     std::string out;
     while (peek() != '"') {
       if (pos_ >= s_.size()) fail("unterminated string");
-      char c = s_[pos_++];
-      if (c == '\\') {
-        const char e = s_[pos_++];
-        c = e == 'n' ? '\n' : e == 't' ? '\t' : e;
-      }
-      out += c;
+      const char c = s_[pos_++];
+      if (c == '\\') readEscape(out);
+      else out += c;
     }
     ++pos_;
     return out;
+  }
+  // After a backslash: one JSON escape, \uXXXX written out as UTF-8.
+  void readEscape(std::string &out) {
+    if (pos_ >= s_.size()) fail("unterminated string");
+    const char e = s_[pos_++];
+    switch (e) {
+    case 'n': out += '\n'; return;
+    case 't': out += '\t'; return;
+    case 'r': out += '\r'; return;
+    case 'b': out += '\b'; return;
+    case 'f': out += '\f'; return;
+    case '"': case '\\': case '/': out += e; return;
+    case 'u': break;
+    default: fail(std::string("invalid escape '\\") + e + "'");
+    }
+    const std::string hex = s_.substr(pos_, 4);
+    if (hex.size() != 4 || !std::all_of(hex.begin(), hex.end(), [](unsigned char h) { return std::isxdigit(h); }))
+      fail("invalid \\u escape");
+    pos_ += 4;
+    const auto code = static_cast<unsigned>(std::stoul(hex, nullptr, 16));
+    if (code < 0x80) {
+      out += static_cast<char>(code);
+    } else if (code < 0x800) {
+      out += static_cast<char>(0xc0 | (code >> 6));
+      out += static_cast<char>(0x80 | (code & 0x3f));
+    } else {
+      out += static_cast<char>(0xe0 | (code >> 12));
+      out += static_cast<char>(0x80 | ((code >> 6) & 0x3f));
+      out += static_cast<char>(0x80 | (code & 0x3f));
+    }
   }
   std::string readScalar() {
     if (peek() == '"') return readString();

@@ -1,4 +1,3 @@
-#include <climits>
 #include <iomanip>
 #include <sstream>
 
@@ -12,10 +11,9 @@ std::string formatElement(const Type &type, const std::uint8_t *p, const PrintTe
   const long double v = loadElement(type, p);
   std::ostringstream os;
   if (!type.isFloatingPoint()) {
-    os << static_cast<long long>(v);
-    if (typeInfo(type).kind == TypeKind::Unsigned && v > static_cast<long double>(LLONG_MAX))
-      os.str(std::to_string(static_cast<unsigned long long>(v)));
-    return os.str();
+    // Unsigned 64-bit values above LLONG_MAX do not fit a long long.
+    if (typeInfo(type).kind == TypeKind::Unsigned) return std::to_string(static_cast<unsigned long long>(v));
+    return std::to_string(static_cast<long long>(v));
   }
   const double d = static_cast<double>(v);
   switch (fmt.floatFormat) {

@@ -186,7 +186,11 @@ void checkStreamTensor(const DataStream &stream, const Tensor &t, DataStreamType
                                        ? "host-to-device"
                                        : "device-to-host") +
                                   " and cannot be used in this direction");
-  if (stream.elementType() != impl.type || stream.numElements() != impl.numElements())
+  if (stream.elementType() != impl.type)
+    throw stream_connection_error("Copy: stream '" + stream.handle() + "' carries " +
+                                  stream.elementType().toString().str() + " elements but tensor " +
+                                  impl.describe() + " holds " + impl.type.toString().str());
+  if (stream.numElements() != impl.numElements())
     throw stream_connection_error(
         "Copy: stream '" + stream.handle() + "' carries " + std::to_string(stream.numElements()) +
         " elements of " + stream.elementType().toString().str() + " but tensor " +

@@ -74,10 +74,22 @@ Target Target::createIPUTarget(unsigned numIPUs, unsigned tilesPerIPU, StringRef
   return t;
 }
 
+// Keeps every figure of `base` but the tile counts. The model is built from the
+// base's figures rather than from its architecture name, so changed fields
+// (memory per tile, clock, ...) survive and a "cpu" base is accepted.
 Target createVirtualTarget(const Target &base, unsigned numIPUs, unsigned tilesPerIPU) {
-  IPUModel model(base.getTargetArchString().str().c_str());
+  IPUModel model("ipu2");
+  model.IPUVersion = base.getTargetArchString().str();
   model.numIPUs = numIPUs;
   model.tilesPerIPU = tilesPerIPU;
+  model.numWorkerContexts = base.getNumWorkerContexts();
+  model.memoryBytesPerTile = base.getBytesPerTile();
+  model.tileClockFrequency = base.getTileClockFrequency();
+  model.exchangeBytesPerCycle = base.getExchangeBytesPerCycle();
+  model.memcpyBytesPerCycle = base.getMemcpyBytesPerCycle();
+  model.dataPathWidth = base.getDataPathWidth();
+  model.minIPUSyncDelay = base.getMinIPUSyncDelay();
+  model.globalSyncCycles = base.getGlobalSyncCycles();
   return model.createTarget();
 }
 
