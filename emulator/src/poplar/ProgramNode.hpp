@@ -19,7 +19,7 @@ struct ProgramNode {
     RepeatWhileTrue,   // tensors: {predicate}; children: {cond, body}
     RepeatWhileFalse,  // tensors: {predicate}; children: {cond, body}
     If,                // tensors: {predicate}; children: {then, else}
-    Switch,            // tensors: {control}; children: cases then default; caseValues
+    Switch,            // tensors: {control}; children: default then the cases; caseValues
     Copy,              // tensors: {src, dst}
     StreamToTensor,    // stream; tensors: {dst}
     TensorToStream,    // stream; tensors: {src}
