@@ -6,8 +6,25 @@ Poplar's C++ names. The names exported here are the Pythonic layer on top.
 import sys as _sys
 import types as _types
 
-from popdsl import _core
-from popdsl._core import poplar, poplin, popnn, popops, poputil, program
+
+def _load_blas() -> None:
+    # The emulator's matmuls call OpenBLAS from scipy-openblas32. An installed
+    # _core finds it through its RPATH; loading it globally first also serves
+    # layouts where that relative path does not exist (a build tree, a copied
+    # extension).
+    import ctypes
+    import os
+
+    import scipy_openblas32
+
+    library = scipy_openblas32.get_library(fullname=True)
+    ctypes.CDLL(os.path.join(scipy_openblas32.get_lib_dir(), library), mode=ctypes.RTLD_GLOBAL)
+
+
+_load_blas()
+
+from popdsl import _core  # noqa: E402
+from popdsl._core import poplar, poplin, popnn, popops, poputil, program  # noqa: E402
 
 
 def _register_submodules(module: _types.ModuleType, name: str) -> None:
@@ -37,5 +54,9 @@ from popdsl.ops import (abs, cast, ceil, concat, copy, cos, exp, fill, floor, lo
                         nonlinearity, nonlinearity_grad, print_tensor, rsqrt, sigmoid, sin, sqrt,
                         square, tanh, where, zero)
 from popdsl.control import Else, If, Repeat, Sequence, Switch, While  # noqa: E402
+from popdsl.indexing import _AtIndexer  # noqa: E402,F401  (adds Tensor.at)
+from popdsl.linalg import matmul, matmul_acc  # noqa: E402
+from popdsl.reductions import (reduce_all, reduce_any, reduce_logsumexp, reduce_max,  # noqa: E402
+                               reduce_min, reduce_prod, reduce_sum, reduce_sum_squares)
 from popdsl.session import Session, SessionError  # noqa: E402
 from popdsl.tensor import Tensor  # noqa: E402

@@ -1,0 +1,305 @@
+#include "Gemm.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <cblas.h>
+
+#include "poplar/TypeInfo.hpp"
+
+namespace poplin::detail {
+
+namespace {
+
+using poplar::detail::Access;
+using poplar::detail::Segment;
+
+// With half partials, the number of products summed in float before the running
+// sum is rounded to half. A model of half partials' precision, not of the
+// hardware's exact order of summation.
+constexpr std::size_t kHalfPartialsChunk = 16;
+
+// A matrix as BLAS addresses it: row-major at `data` with leading dimension
+// `ld` or, when `transposed`, its transpose stored that way.
+struct Matrix {
+  float *data = nullptr;
+  int ld = 1;
+  bool transposed = false;
+
+  Matrix columnsFrom(std::size_t begin) const {
+    return {data + (transposed ? begin * std::size_t(ld) : begin), ld, transposed};
+  }
+  Matrix rowsFrom(std::size_t begin) const {
+    return {data + (transposed ? begin : begin * std::size_t(ld)), ld, transposed};
+  }
+  float &at(std::size_t row, std::size_t col) const {
+    return transposed ? data[col * std::size_t(ld) + row] : data[row * std::size_t(ld) + col];
+  }
+};
+
+// The products of one pass over the groups, c = alpha * a x b + beta * c for
+// each. OpenBLAS threads a batch across its products, which beats threading
+// each product when there are enough of them to keep every thread busy.
+class GemmPass {
+public:
+  // Adds c = a x b for a [m,k] and b [k,n].
+  void add(const Matrix &a, const Matrix &b, const Matrix &c, std::size_t m, std::size_t n,
+           std::size_t k) {
+    const auto op = [](bool transposed) { return transposed ? CblasTrans : CblasNoTrans; };
+    if (c.transposed) // c is stored as its transpose: compute c^T = b^T x a^T
+      add(op(!b.transposed), op(!a.transposed), n, m, k, b, a, c);
+    else
+      add(op(a.transposed), op(b.transposed), m, n, k, a, b, c);
+  }
+
+  void run(float alpha, float beta) {
+    const int count = int(c_.size());
+    if (count < scipy_openblas_get_num_threads()) {
+      for (int i = 0; i < count; ++i)
+        scipy_cblas_sgemm(CblasRowMajor, transA_[i], transB_[i], m_[i], n_[i], k_[i], alpha, a_[i],
+                          lda_[i], b_[i], ldb_[i], beta, c_[i], ldc_[i]);
+      return;
+    }
+    alpha_.assign(count, alpha);
+    beta_.assign(count, beta);
+    scipy_cblas_sgemm_batch(CblasRowMajor, transA_.data(), transB_.data(), m_.data(), n_.data(),
+                            k_.data(), alpha_.data(), a_.data(), lda_.data(), b_.data(),
+                            ldb_.data(), beta_.data(), c_.data(), ldc_.data(), count,
+                            batchSizes_.data());
+  }
+
+private:
+  void add(CBLAS_TRANSPOSE transA, CBLAS_TRANSPOSE transB, std::size_t m, std::size_t n,
+           std::size_t k, const Matrix &a, const Matrix &b, const Matrix &c) {
+    transA_.push_back(transA);
+    transB_.push_back(transB);
+    m_.push_back(int(m));
+    n_.push_back(int(n));
+    k_.push_back(int(k));
+    a_.push_back(a.data);
+    lda_.push_back(a.ld);
+    b_.push_back(b.data);
+    ldb_.push_back(b.ld);
+    c_.push_back(c.data);
+    ldc_.push_back(c.ld);
+    batchSizes_.push_back(1); // each product is its own batch entry: their shapes may differ
+  }
+
+  std::vector<CBLAS_TRANSPOSE> transA_, transB_;
+  std::vector<int> m_, n_, k_, lda_, ldb_, ldc_, batchSizes_;
+  std::vector<const float *> a_, b_;
+  std::vector<float *> c_;
+  std::vector<float> alpha_, beta_;
+};
+
+void roundToHalf(const Matrix &c, std::size_t rows, std::size_t cols) {
+  using poplar::detail::floatToHalf, poplar::detail::halfToFloat;
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < cols; ++j) c.at(i, j) = halfToFloat(floatToHalf(c.at(i, j)));
+}
+
+// Addresses as integers: the layout search compares addresses of elements that
+// may lie in different variables, which pointer arithmetic must not do.
+using Address = std::intptr_t;
+Address addressOf(const std::uint8_t *p) { return reinterpret_cast<Address>(p); }
+
+// Calls fn(group, first, address, count, stride) for each run of consecutive
+// elements that lies in one group's matrix; `first` is the run's first element
+// within the matrix, `address` its place in memory.
+template <class Fn> void forEachRunInGroups(const Access &a, std::size_t matrixSize, Fn fn) {
+  std::size_t flat = 0;
+  for (const Segment &s : a.segments) {
+    for (std::size_t done = 0; done < s.count;) {
+      const std::size_t first = flat % matrixSize;
+      const std::size_t count = std::min(s.count - done, matrixSize - first);
+      fn(flat / matrixSize, first, addressOf(s.base) + Address(done) * s.stride, count, s.stride);
+      done += count;
+      flat += count;
+    }
+  }
+}
+
+// Element (i, j) of a group's matrix lies at origin + i * rowStride + j * colStride.
+struct StridedLayout {
+  Address origin = 0;
+  std::ptrdiff_t rowStride = 0, colStride = 0;
+};
+
+// Each group's strided layout, or nothing when some group's elements do not
+// form one.
+std::optional<std::vector<StridedLayout>> stridedLayouts(const Access &a, std::size_t groups,
+                                                         std::size_t rows, std::size_t cols) {
+  const std::size_t size = rows * cols;
+  // The strides follow from the addresses of elements (0,0), (0,1) and (1,0).
+  std::vector<Address> origin(groups), right(groups), below(groups);
+  forEachRunInGroups(a, size, [&](std::size_t g, std::size_t first, Address address,
+                                  std::size_t count, std::ptrdiff_t stride) {
+    const auto record = [&](std::size_t element, std::vector<Address> &to) {
+      if (first <= element && element < first + count)
+        to[g] = address + Address(element - first) * stride;
+    };
+    record(0, origin);
+    record(1, right);
+    record(cols, below);
+  });
+  const auto elemSize = std::ptrdiff_t(a.elemSize);
+  std::vector<StridedLayout> layouts(groups);
+  for (std::size_t g = 0; g < groups; ++g) // a single column or row has no stride of its own
+    layouts[g] = {origin[g], rows > 1 ? below[g] - origin[g] : elemSize * std::ptrdiff_t(cols),
+                  cols > 1 ? right[g] - origin[g] : elemSize};
+
+  // Every run must then continue the pattern: a step within a row moves by
+  // colStride, a step to the next row's start by rowStride - (cols-1) * colStride.
+  bool matches = true;
+  forEachRunInGroups(a, size, [&](std::size_t g, std::size_t first, Address address,
+                                  std::size_t count, std::ptrdiff_t stride) {
+    const StridedLayout &l = layouts[g];
+    const std::size_t i = first / cols, j = first % cols;
+    const bool stepsAlongRow = count > 2 ? cols > 1 : count == 2 && j + 1 < cols;
+    const bool stepsToNextRow = j + count > cols;
+    matches = matches && address == l.origin + Address(i) * l.rowStride + Address(j) * l.colStride &&
+              (!stepsAlongRow || stride == l.colStride) &&
+              (!stepsToNextRow || stride == l.rowStride - std::ptrdiff_t(cols - 1) * l.colStride);
+  });
+  if (!matches) return std::nullopt;
+  return layouts;
+}
+
+// The float matrix BLAS can address in place for a strided layout: unit stride
+// along rows (row-major) or along columns (transposed), with a leading dimension
+// that keeps rows (or columns) apart.
+std::optional<Matrix> blasMatrix(const StridedLayout &l, std::size_t rows, std::size_t cols) {
+  constexpr auto elemSize = std::ptrdiff_t(sizeof(float));
+  if (l.rowStride % elemSize != 0 || l.colStride % elemSize != 0) return std::nullopt;
+  const std::ptrdiff_t rowStride = l.rowStride / elemSize, colStride = l.colStride / elemSize;
+  const auto matrix = [&](std::ptrdiff_t ld, bool transposed) -> std::optional<Matrix> {
+    if (ld > INT_MAX) return std::nullopt;
+    return Matrix{reinterpret_cast<float *>(l.origin), int(ld), transposed};
+  };
+  if ((cols == 1 || colStride == 1) && (rows == 1 || rowStride >= std::ptrdiff_t(cols)))
+    return matrix(rows == 1 ? std::ptrdiff_t(cols) : rowStride, false);
+  if ((rows == 1 || rowStride == 1) && (cols == 1 || colStride >= std::ptrdiff_t(rows)))
+    return matrix(cols == 1 ? std::ptrdiff_t(rows) : colStride, true);
+  return std::nullopt;
+}
+
+// One operand as float matrices, one per group. In place when it is FLOAT and
+// laid out so BLAS can address it; otherwise staged in a dense float buffer,
+// loaded (gathered, widened) before the product and stored (narrowed,
+// scattered) after it.
+class Operand {
+public:
+  Operand(const Access &access, std::size_t groups, std::size_t rows, std::size_t cols,
+          bool mayUseInPlace)
+      : access_(access) {
+    if (mayUseInPlace && access.type == poplar::FLOAT) {
+      if (const auto layouts = stridedLayouts(access, groups, rows, cols)) {
+        for (const StridedLayout &layout : *layouts) {
+          const auto matrix = blasMatrix(layout, rows, cols);
+          if (!matrix) break;
+          matrices_.push_back(*matrix);
+        }
+        if (matrices_.size() == groups) return;
+        matrices_.clear();
+      }
+    }
+    staged_ = true;
+    staging_.resize(access.numElements);
+    if (access.type == poplar::HALF) halves_.resize(access.numElements);
+    for (std::size_t g = 0; g < groups; ++g)
+      matrices_.push_back(Matrix{staging_.data() + g * rows * cols, int(cols), false});
+  }
+
+  const Matrix &matrix(std::size_t group) const { return matrices_[group]; }
+
+  void load() {
+    if (!staged_) return;
+    if (access_.type == poplar::FLOAT) return access_.gather(staging_.data());
+    access_.gather(halves_.data());
+    std::transform(halves_.begin(), halves_.end(), staging_.begin(), poplar::detail::halfToFloat);
+  }
+
+  void store() {
+    if (!staged_) return;
+    if (access_.type == poplar::FLOAT) return access_.scatter(staging_.data());
+    std::transform(staging_.begin(), staging_.end(), halves_.begin(), poplar::detail::floatToHalf);
+    access_.scatter(halves_.data());
+  }
+
+private:
+  Access access_;
+  bool staged_ = false;
+  std::vector<float> staging_;
+  std::vector<std::uint16_t> halves_;
+  std::vector<Matrix> matrices_;
+};
+
+class GemmKernel {
+public:
+  GemmKernel(const GemmProblem &problem, const Access &a, const Access &b, const Access &c,
+             const std::optional<Access> &alphaTensor)
+      : problem_(problem), a_(a, problem.groups, problem.m, problem.k, true),
+        b_(b, problem.groups, problem.k, problem.n, true),
+        // Written in place only when that cannot change the inputs mid-product.
+        c_(c, problem.groups, problem.m, problem.n,
+           !c.sharesVariableWith(a) && !c.sharesVariableWith(b)),
+        alphaTensor_(alphaTensor) {
+    // Half partials: a pass per chunk of the sum, rounding the running sum after each.
+    const std::size_t k = problem.k;
+    const std::size_t chunk = problem.partialsType == poplar::HALF ? kHalfPartialsChunk : k;
+    for (std::size_t begin = 0; begin < k; begin += chunk) {
+      GemmPass &pass = passes_.emplace_back();
+      for (std::size_t g = 0; g < problem.groups; ++g)
+        pass.add(a_.matrix(g).columnsFrom(begin), b_.matrix(g).rowsFrom(begin), c_.matrix(g),
+                 problem.m, problem.n, std::min(chunk, k - begin));
+    }
+  }
+
+  void run() {
+    a_.load();
+    b_.load();
+    if (problem_.accumulate) c_.load();
+    const float alpha = currentAlpha();
+    for (std::size_t i = 0; i < passes_.size(); ++i) {
+      passes_[i].run(alpha, i == 0 && !problem_.accumulate ? 0.0f : 1.0f);
+      if (problem_.partialsType == poplar::HALF)
+        for (std::size_t g = 0; g < problem_.groups; ++g)
+          roundToHalf(c_.matrix(g), problem_.m, problem_.n);
+    }
+    c_.store();
+  }
+
+private:
+  float currentAlpha() const {
+    if (!alphaTensor_) return problem_.alpha;
+    return float(poplar::detail::loadElement(alphaTensor_->type, alphaTensor_->data()));
+  }
+
+  GemmProblem problem_;
+  Operand a_, b_, c_;
+  std::optional<Access> alphaTensor_;
+  std::vector<GemmPass> passes_;
+};
+
+} // namespace
+
+std::function<void()> compileGemm(const GemmProblem &problem, const Access &a, const Access &b,
+                                  const Access &c, const std::optional<Access> &alphaTensor) {
+  if (problem.groups == 0 || problem.m == 0 || problem.n == 0 ||
+      (problem.k == 0 && problem.accumulate))
+    return [] {}; // nothing to write
+  if (problem.k == 0) { // each element is an empty sum; zero bytes are 0.0 in FLOAT and HALF
+    return [c, zeros = std::vector<std::uint8_t>(c.numElements * c.elemSize)] {
+      c.scatter(zeros.data());
+    };
+  }
+  // Shared, so the matrices' pointers into the kernel's buffers stay valid
+  // wherever the Engine copies the function.
+  auto kernel = std::make_shared<GemmKernel>(problem, a, b, c, alphaTensor);
+  return [kernel] { kernel->run(); };
+}
+
+} // namespace poplin::detail

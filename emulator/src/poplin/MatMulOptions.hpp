@@ -1,0 +1,16 @@
+#pragma once
+// poplin's matmul options: every documented key is accepted; the emulator acts
+// on those that change results and ignores those that only steer the planner.
+#include <poplar/OptionFlags.hpp>
+#include <poplar/Type.hpp>
+
+namespace poplin::detail {
+
+struct MatMulOptions {
+  poplar::Type partialsType = poplar::FLOAT;
+};
+
+// Throws poplar::invalid_option naming the key for unknown keys and bad values.
+MatMulOptions parseMatMulOptions(const poplar::OptionFlags &options);
+
+} // namespace poplin::detail

@@ -1,0 +1,12 @@
+#pragma once
+#include <set>
+
+#include <poplin/MatMul.hpp>
+
+namespace poplin {
+
+struct PlanningCacheImpl {
+  std::set<MatMulParams> plans;
+};
+
+} // namespace poplin

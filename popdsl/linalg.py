@@ -1,0 +1,37 @@
+"""Matrix products through poplin: `a @ b`, pd.matmul, pd.matmul_acc (C += k * A @ B)."""
+from popdsl._core import poplin
+from popdsl.debug import BuildError
+from popdsl.ops import _graph_of, _run_library
+from popdsl.tensor import Tensor
+
+
+def _check(a: Tensor, b: Tensor):
+    if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+        raise BuildError("matmul needs two pd.Tensors")
+    if a.ndim != b.ndim or a.ndim not in (2, 3):
+        raise BuildError(f"matmul takes two 2-D tensors or two 3-D (grouped) tensors, not {a!r} and {b!r}")
+    if a.shape[-1] != b.shape[-2] or (a.ndim == 3 and a.shape[0] != b.shape[0]):
+        raise BuildError(f"matmul shapes do not agree: {a.shape} @ {b.shape}")
+    return _graph_of([a, b])
+
+
+def matmul(a: Tensor, b: Tensor, name=None, prog=None, options=None) -> Tensor:
+    """a @ b; 3-D operands multiply group by group (poplin matMulGrouped)."""
+    graph = _check(a, b)
+    if a.ndim == 2:
+        build = lambda seq, dc: poplin.matMul(graph.raw, a.raw, b.raw, seq, dc, options or {})  # noqa: E731
+    else:
+        build = lambda seq, dc: poplin.matMulGrouped(graph.raw, a.raw, b.raw, seq, a.dtype, dc, options or {})  # noqa: E731
+    return graph.track(Tensor(_run_library(build, name, prog), graph))
+
+
+def matmul_acc(c: Tensor, a: Tensor, b: Tensor, scale=1.0, name=None, prog=None, options=None) -> Tensor:
+    """c += scale * (a @ b), in place; scale is a number or a one-element tensor."""
+    graph = _check(a, b)
+    k = scale.raw if isinstance(scale, Tensor) else float(scale)
+    acc = poplin.matMulAcc if a.ndim == 2 else poplin.matMulGroupedAcc
+    _run_library(lambda seq, dc: acc(graph.raw, c.raw, k, a.raw, b.raw, seq, dc, options or {}), name, prog)
+    return c
+
+
+Tensor.__matmul__ = lambda self, other: matmul(self, other)

@@ -1,0 +1,592 @@
+"""poplin matrix multiplication on the emulator, checked against float64 numpy.
+
+Results are compared elementwise with a bound scaled by |A| @ |B| (the size of
+the terms summed), so sums that cancel to near zero are not held to a relative
+precision no floating-point dot product has.
+"""
+import numpy as np
+import pytest
+
+from popdsl import poplar, poplin, poputil, program
+
+RELATIVE_TOLERANCE = {poplar.FLOAT: 1e-5, poplar.HALF: 1e-2}
+NUMPY_DTYPE = {poplar.FLOAT: np.float32, poplar.HALF: np.float16}
+
+
+@pytest.fixture
+def device():
+    model = poplar.IPUModel("ipu2")
+    model.tilesPerIPU = 4
+    return model.createDevice()
+
+
+@pytest.fixture
+def graph(device):
+    return poplar.Graph(device.getTarget())
+
+
+def random_values(shape, dtype=poplar.FLOAT, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(NUMPY_DTYPE[dtype])
+
+
+def variable(graph, values, name, dtype=poplar.FLOAT):
+    """A linearly mapped variable that starts with `values`."""
+    tensor = graph.addVariable(dtype, list(values.shape), name)
+    poputil.mapTensorLinearly(graph, tensor)
+    graph.setInitialValue(tensor, values.astype(NUMPY_DTYPE[dtype]))
+    return tensor
+
+
+def run(graph, device, prog, outputs, runs=1):
+    """Runs `prog` and returns the values of the tensors in `outputs`."""
+    for i, tensor in enumerate(outputs):
+        graph.createHostRead(f"out{i}", tensor)
+    engine = poplar.Engine(graph, prog)
+    engine.load(device)
+    for _ in range(runs):
+        engine.run(0)
+    results = []
+    for i, tensor in enumerate(outputs):
+        out = np.zeros(tensor.shape(), NUMPY_DTYPE[tensor.elementType()])
+        engine.readTensor(f"out{i}", out)
+        results.append(out)
+    return results
+
+
+def assert_product_close(got, a, b, dtype, c=None, k=1.0):
+    """got ~ c + k * a @ b, within the dtype's tolerance of the summed magnitudes."""
+    a64, b64 = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    expected = k * (a64 @ b64)
+    magnitude = abs(k) * (np.abs(a64) @ np.abs(b64))
+    if c is not None:
+        expected += c
+        magnitude += np.abs(np.asarray(c, np.float64))
+    assert got.shape == expected.shape
+    error = np.abs(got.astype(np.float64) - expected)
+    bound = RELATIVE_TOLERANCE[dtype] * magnitude + 1e-30
+    assert np.all(error <= bound), f"max error {error.max()} over bound {(error / bound).max()}x"
+
+
+@pytest.mark.parametrize(
+    "m, k, n",
+    [(1, 1, 1), (3, 5, 7), (1, 4, 1), (4, 1, 3), (17, 33, 9), (200, 300, 150)],
+)
+def test_matmul_float(graph, device, m, k, n):
+    a, b = random_values((m, k), seed=1), random_values((k, n), seed=2)
+    seq = program.Sequence()
+    c = poplin.matMul(graph, variable(graph, a, "a"), variable(graph, b, "b"), seq, "mm")
+    assert c.shape() == [m, n] and c.elementType() == poplar.FLOAT
+    (got,) = run(graph, device, seq, [c])
+    assert_product_close(got, a, b, poplar.FLOAT)
+
+
+@pytest.mark.parametrize("output_type", [poplar.HALF, poplar.FLOAT])
+def test_matmul_half(graph, device, output_type):
+    a, b = random_values((33, 70), poplar.HALF, 1), random_values((70, 21), poplar.HALF, 2)
+    seq = program.Sequence()
+    A, B = variable(graph, a, "a", poplar.HALF), variable(graph, b, "b", poplar.HALF)
+    c = poplin.matMul(graph, A, B, seq, output_type, "mm")
+    assert c.elementType() == output_type
+    (got,) = run(graph, device, seq, [c])
+    assert_product_close(got, a, b, output_type)
+
+
+def test_float_inputs_to_half_output(graph, device):
+    a, b = random_values((6, 40), seed=1), random_values((40, 5), seed=2)
+    seq = program.Sequence()
+    c = poplin.matMul(graph, variable(graph, a, "a"), variable(graph, b, "b"), seq, poplar.HALF)
+    (got,) = run(graph, device, seq, [c])
+    assert got.dtype == np.float16
+    assert_product_close(got, a, b, poplar.HALF)
+
+
+def test_large_half_with_float_partials(graph, device):
+    a, b = random_values((128, 512), poplar.HALF, 1), random_values((512, 96), poplar.HALF, 2)
+    seq = program.Sequence()
+    A, B = variable(graph, a, "a", poplar.HALF), variable(graph, b, "b", poplar.HALF)
+    c = poplin.matMul(graph, A, B, seq, options={"partialsType": "float"})
+    (got,) = run(graph, device, seq, [c])
+    # Summed in float and rounded once: within half an ulp of the exact result,
+    # plus float's own summation error (far smaller, but it can tip a rounding).
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    exact = a64 @ b64
+    half_ulp = np.spacing(np.abs(exact).astype(np.float16)).astype(np.float64) / 2
+    float_error = RELATIVE_TOLERANCE[poplar.FLOAT] * (np.abs(a64) @ np.abs(b64))
+    assert np.all(np.abs(got - exact) <= half_ulp + float_error)
+
+
+def test_half_partials_round_the_running_sum(graph, device):
+    # 0.0999755859375 is exact in half; 4096 of them sum to exactly 409.5.
+    k = 4096
+    a = np.ones((1, k), np.float16)
+    b = np.full((k, 1), 0.0999755859375, np.float16)
+    seq = program.Sequence()
+    A, B = variable(graph, a, "a", poplar.HALF), variable(graph, b, "b", poplar.HALF)
+    with_float = poplin.matMul(graph, A, B, seq, options={"partialsType": "float"})
+    with_half = poplin.matMul(graph, A, B, seq, options={"partialsType": "half"})
+    got_float, got_half = run(graph, device, seq, [with_float, with_half])
+    assert got_float[0, 0] == np.float16(409.5)
+    # The documented model: 16 products summed, then the running sum rounded to half.
+    running = np.float16(0)
+    for begin in range(0, k, 16):
+        chunk = float(a[0, begin:begin + 16].astype(np.float64) @ b[begin:begin + 16, 0])
+        running = np.float16(float(running) + chunk)
+    assert got_half[0, 0] == running
+    assert running != np.float16(409.5)
+
+
+def test_half_partials_are_float_for_float_inputs(graph, device):
+    a, b = random_values((5, 300), seed=1), random_values((300, 4), seed=2)
+    seq = program.Sequence()
+    c = poplin.matMul(graph, variable(graph, a, "a"), variable(graph, b, "b"), seq,
+                      options={"partialsType": "half"})
+    (got,) = run(graph, device, seq, [c])
+    assert_product_close(got, a, b, poplar.FLOAT)
+
+
+# Views as operands: (the viewed variable's shape, the view of the
+# variable, the same view in numpy). BLAS reads some in place (transposes,
+# slices); the others are gathered first (strided, reversed, broadcast).
+VIEWS = {
+    "transpose": ((7, 5), lambda t: t.transpose(), lambda x: x.T),
+    "column slice": ((5, 12), lambda t: t.slice(3, 10, 1), lambda x: x[:, 3:10]),
+    "row slice": ((9, 7), lambda t: t.slice(2, 7, 0), lambda x: x[2:7]),
+    "transposed slice": ((10, 6), lambda t: t.slice(1, 8, 0).transpose(), lambda x: x[1:8].T),
+    "one column": ((5, 9), lambda t: t.slice(4, 5, 1), lambda x: x[:, 4:5]),
+    "subsampled": ((5, 14), lambda t: t.subSample(2, 1), lambda x: x[:, ::2]),
+    "reversed": ((5, 7), lambda t: t.reverse(1), lambda x: x[:, ::-1]),
+    "broadcast rows": ((1, 7), lambda t: t.broadcast(5, 0), lambda x: np.repeat(x, 5, 0)),
+    "dimShuffle of 3d": ((7, 1, 5), lambda t: t.dimShuffle([2, 0, 1]).reshape([5, 7]),
+                         lambda x: x.transpose(2, 0, 1).reshape(5, 7)),
+}
+
+
+@pytest.mark.parametrize("view", VIEWS)
+@pytest.mark.parametrize("operand", ["A", "B"])
+@pytest.mark.parametrize("dtype", [poplar.FLOAT, poplar.HALF])
+def test_views_as_operands(graph, device, view, operand, dtype):
+    base_shape, view_of_tensor, view_of_array = VIEWS[view]
+    base = random_values(base_shape, dtype, seed=3)
+    viewed = view_of_array(base)
+    if operand == "A":
+        a, b = viewed, random_values((viewed.shape[1], 4), dtype, seed=4)
+        A, B = view_of_tensor(variable(graph, base, "base", dtype)), variable(graph, b, "b", dtype)
+    else:
+        a, b = random_values((3, viewed.shape[0]), dtype, seed=4), viewed
+        A, B = variable(graph, a, "a", dtype), view_of_tensor(variable(graph, base, "base", dtype))
+    seq = program.Sequence()
+    c = poplin.matMul(graph, A, B, seq)
+    (got,) = run(graph, device, seq, [c])
+    assert_product_close(got, a, b, dtype)
+
+
+def test_concatenated_operands(graph, device):
+    top, bottom = random_values((2, 6), seed=1), random_values((3, 6), seed=2)
+    b = random_values((6, 4), seed=3)
+    A = poplar.concat([variable(graph, top, "top"), variable(graph, bottom, "bottom")], 0)
+    B = poplar.concat([variable(graph, b[:, :1], "left"), variable(graph, b[:, 1:], "right")], 1)
+    seq = program.Sequence()
+    c = poplin.matMul(graph, A, B, seq)
+    (got,) = run(graph, device, seq, [c])
+    assert_product_close(got, np.concatenate([top, bottom]), b, poplar.FLOAT)
+
+
+def test_operand_times_its_own_transpose(graph, device):
+    x = random_values((6, 9))
+    X = variable(graph, x, "x")
+    seq = program.Sequence()
+    c = poplin.matMul(graph, X, X.transpose(), seq)
+    (got,) = run(graph, device, seq, [c])
+    assert_product_close(got, x, x.T, poplar.FLOAT)
+
+
+@pytest.mark.parametrize("layout", ["transposed", "slice of a wider variable"])
+def test_matmul_with_output_view(graph, device, layout):
+    a, b = random_values((4, 6), seed=1), random_values((6, 5), seed=2)
+    seq = program.Sequence()
+    if layout == "transposed":
+        store = variable(graph, np.zeros((5, 4), np.float32), "store")
+        out = store.transpose()
+    else:
+        store = variable(graph, np.full((4, 9), 7.0, np.float32), "store")
+        out = store.slice(2, 7, 1)
+    poplin.matMulWithOutput(graph, variable(graph, a, "a"), variable(graph, b, "b"), out, seq)
+    (got,) = run(graph, device, seq, [store])
+    if layout == "transposed":
+        assert_product_close(got.T, a, b, poplar.FLOAT)
+    else:
+        assert_product_close(got[:, 2:7], a, b, poplar.FLOAT)
+        assert np.all(got[:, :2] == 7) and np.all(got[:, 7:] == 7)
+
+
+def test_matmul_reruns_overwrite_the_output(graph, device):
+    a, b = random_values((3, 4), seed=1), random_values((4, 2), seed=2)
+    seq = program.Sequence()
+    c = poplin.matMul(graph, variable(graph, a, "a"), variable(graph, b, "b"), seq)
+    (got,) = run(graph, device, seq, [c], runs=3)
+    assert_product_close(got, a, b, poplar.FLOAT)
+
+
+@pytest.mark.parametrize("dtype", [poplar.FLOAT, poplar.HALF])
+def test_matmul_acc_float_scale(graph, device, dtype):
+    a, b = random_values((9, 13), dtype, 1), random_values((13, 6), dtype, 2)
+    c0 = random_values((9, 6), dtype, 3)
+    C = variable(graph, c0, "c", dtype)
+    seq = program.Sequence()
+    poplin.matMulAcc(graph, C, -0.5, variable(graph, a, "a", dtype), variable(graph, b, "b", dtype), seq)
+    (got,) = run(graph, device, seq, [C])
+    assert_product_close(got, a, b, dtype, c=c0, k=-0.5)
+
+
+def test_matmul_acc_accumulates_on_every_run(graph, device):
+    a, b, c0 = random_values((3, 4), seed=1), random_values((4, 5), seed=2), random_values((3, 5), seed=3)
+    C = variable(graph, c0, "c")
+    seq = program.Sequence()
+    poplin.matMulAcc(graph, C, 2, variable(graph, a, "a"), variable(graph, b, "b"), seq)
+    (got,) = run(graph, device, seq, [C], runs=3)
+    assert_product_close(got, a, b, poplar.FLOAT, c=c0, k=6.0)
+
+
+@pytest.mark.parametrize("scale_type", [poplar.FLOAT, poplar.HALF])
+def test_matmul_acc_tensor_scale_is_read_at_run_time(graph, device, scale_type):
+    a, b, c0 = random_values((5, 8), seed=1), random_values((8, 3), seed=2), random_values((5, 3), seed=3)
+    C = variable(graph, c0, "c")
+    k = variable(graph, np.array([0.0], np.float32), "k", scale_type)
+    graph.createHostWrite("k", k)
+    graph.createHostRead("c", C)
+    seq = program.Sequence()
+    poplin.matMulAcc(graph, C, k, variable(graph, a, "a"), variable(graph, b, "b"), seq)
+    engine = poplar.Engine(graph, seq)
+    engine.load(device)
+    engine.writeTensor("k", np.array([1.5], NUMPY_DTYPE[scale_type]))
+    engine.run(0)
+    engine.writeTensor("k", np.array([-0.25], NUMPY_DTYPE[scale_type]))
+    engine.run(0)
+    got = np.zeros((5, 3), np.float32)
+    engine.readTensor("c", got)
+    assert_product_close(got, a, b, poplar.FLOAT, c=c0, k=1.25)
+
+
+def test_matmul_acc_into_an_operand(graph, device):
+    # C += C @ B must use C's value from before the product.
+    c0, b = random_values((4, 4), seed=1), random_values((4, 4), seed=2)
+    C = variable(graph, c0, "c")
+    seq = program.Sequence()
+    poplin.matMulAcc(graph, C, 1.0, C, variable(graph, b, "b"), seq)
+    (got,) = run(graph, device, seq, [C])
+    assert_product_close(got, c0, b, poplar.FLOAT, c=c0)
+
+
+def test_matmul_acc_half_into_float(graph, device):
+    a, b = random_values((6, 20), poplar.HALF, 1), random_values((20, 3), poplar.HALF, 2)
+    c0 = random_values((6, 3), seed=3)
+    C = variable(graph, c0, "c")
+    seq = program.Sequence()
+    poplin.matMulAcc(graph, C, 3.0, variable(graph, a, "a", poplar.HALF),
+                     variable(graph, b, "b", poplar.HALF), seq)
+    (got,) = run(graph, device, seq, [C])
+    assert_product_close(got, a, b, poplar.FLOAT, c=c0, k=3.0)
+
+
+def test_empty_inner_dimension(graph, device):
+    seq = program.Sequence()
+    A = graph.addVariable(poplar.FLOAT, [3, 0], "a")
+    B = graph.addVariable(poplar.FLOAT, [0, 2], "b")
+    c0 = random_values((3, 2))
+    C = variable(graph, c0, "c")
+    product = poplin.matMul(graph, A, B, seq)
+    poplin.matMulAcc(graph, C, 1.0, A, B, seq)
+    got_product, got_c = run(graph, device, seq, [product, C])
+    assert np.all(got_product == 0)
+    assert np.array_equal(got_c, c0)
+
+
+@pytest.mark.parametrize("dtype", [poplar.FLOAT, poplar.HALF])
+def test_matmul_grouped(graph, device, dtype):
+    a, b = random_values((3, 7, 10), dtype, 1), random_values((3, 10, 4), dtype, 2)
+    seq = program.Sequence()
+    c = poplin.matMulGrouped(graph, variable(graph, a, "a", dtype), variable(graph, b, "b", dtype),
+                             seq, dtype, "grouped")
+    assert c.shape() == [3, 7, 4]
+    (got,) = run(graph, device, seq, [c])
+    assert_product_close(got, a, b, dtype)
+
+
+def test_matmul_grouped_with_transposed_rhs(graph, device):
+    # Attention's q @ k^T: k [g,n,k] viewed as [g,k,n].
+    q, k = random_values((2, 6, 8), seed=1), random_values((2, 5, 8), seed=2)
+    K = variable(graph, k, "k")
+    seq = program.Sequence()
+    c = poplin.matMulGrouped(graph, variable(graph, q, "q"), poplin.transposeGroupedMatrix(K),
+                             seq, poplar.FLOAT)
+    (got,) = run(graph, device, seq, [c])
+    assert_product_close(got, q, k.transpose(0, 2, 1), poplar.FLOAT)
+
+
+def test_matmul_grouped_with_broadcast_group(graph, device):
+    a, w = random_values((4, 3, 5), seed=1), random_values((5, 6), seed=2)
+    W = variable(graph, w, "w").expand([0]).broadcast(4, 0)
+    seq = program.Sequence()
+    c = poplin.matMulGrouped(graph, variable(graph, a, "a"), W, seq, poplar.FLOAT)
+    (got,) = run(graph, device, seq, [c])
+    assert_product_close(got, a, np.broadcast_to(w, (4, 5, 6)), poplar.FLOAT)
+
+
+def test_matmul_grouped_acc(graph, device):
+    a, b = random_values((2, 4, 3), seed=1), random_values((2, 3, 5), seed=2)
+    c0 = random_values((2, 4, 5), seed=3)
+    C1, C2 = variable(graph, c0, "c1"), variable(graph, c0, "c2")
+    k = variable(graph, np.array([0.75], np.float32), "k")
+    A, B = variable(graph, a, "a"), variable(graph, b, "b")
+    seq = program.Sequence()
+    poplin.matMulGroupedAcc(graph, C1, 1.0, A, B, seq)
+    poplin.matMulGroupedAcc(graph, C2, k, A, B, seq)
+    got1, got2 = run(graph, device, seq, [C1, C2])
+    assert_product_close(got1, a, b, poplar.FLOAT, c=c0)
+    assert_product_close(got2, a, b, poplar.FLOAT, c=c0, k=0.75)
+
+
+def test_matmul_grouped_with_output(graph, device):
+    a, b = random_values((2, 3, 4), seed=1), random_values((2, 4, 2), seed=2)
+    out = graph.addVariable(poplar.FLOAT, [2, 3, 2], "out")
+    poputil.mapTensorLinearly(graph, out)
+    seq = program.Sequence()
+    poplin.matMulGroupedWithOutput(graph, variable(graph, a, "a"), variable(graph, b, "b"), out, seq)
+    (got,) = run(graph, device, seq, [out])
+    assert_product_close(got, a, b, poplar.FLOAT)
+
+
+def covered_elements(mapping):
+    return sorted(i for intervals in mapping for interval in intervals for i in range(*interval))
+
+
+@pytest.mark.parametrize("dtype", [poplar.FLOAT, poplar.HALF])
+def test_created_operands_are_mapped_and_usable(graph, device, dtype):
+    a_shape, b_shape = [64, 48], [48, 32]
+    A = poplin.createMatMulInputLHS(graph, dtype, a_shape, b_shape, "A")
+    B = poplin.createMatMulInputRHS(graph, dtype, dtype, a_shape, b_shape, "B")
+    out = poplin.createMatMulOutput(graph, dtype, a_shape, b_shape, "out")
+    assert (A.shape(), B.shape(), out.shape()) == (a_shape, b_shape, [64, 32])
+    assert A.elementType() == dtype and B.elementType() == dtype
+    for t in (A, B, out):
+        mapping = graph.getTileMapping(t)
+        assert covered_elements(mapping) == list(range(t.numElements()))
+        assert sum(1 for intervals in mapping if intervals) > 1
+    a, b = random_values(a_shape, dtype, 1), random_values(b_shape, dtype, 2)
+    graph.setInitialValue(A, a)
+    graph.setInitialValue(B, b)
+    seq = program.Sequence()
+    poplin.matMulWithOutput(graph, A, B, out, seq)
+    (got,) = run(graph, device, seq, [out])
+    assert_product_close(got, a, b, dtype)
+
+
+def test_created_grouped_operands(graph):
+    a_shape, b_shape = [3, 8, 5], [3, 5, 7]
+    created = [
+        poplin.createMatMulGroupedInputLHS(graph, poplar.HALF, poplar.FLOAT, a_shape, b_shape),
+        poplin.createMatMulGroupedInputRHS(graph, poplar.HALF, poplar.FLOAT, a_shape, b_shape),
+        poplin.createMatMulGroupedOutput(graph, poplar.HALF, poplar.FLOAT, a_shape, b_shape),
+    ]
+    assert [t.shape() for t in created] == [a_shape, b_shape, [3, 8, 7]]
+    assert [t.elementType() for t in created] == [poplar.HALF, poplar.HALF, poplar.FLOAT]
+    for t in created:
+        assert covered_elements(graph.getTileMapping(t)) == list(range(t.numElements()))
+
+
+def test_output_rows_are_spread_over_tiles(graph):
+    A = graph.addVariable(poplar.FLOAT, [64, 16], "a")
+    B = graph.addVariable(poplar.FLOAT, [16, 32], "b")
+    c = poplin.matMul(graph, A, B, program.Sequence())
+    mapping = graph.getTileMapping(c)
+    assert sum(1 for intervals in mapping if intervals) == 4
+    assert covered_elements(mapping) == list(range(64 * 32))
+    for intervals in mapping:  # whole rows on each tile
+        assert all(begin % 32 == 0 and end % 32 == 0 for begin, end in intervals)
+
+
+def test_pre_arranged_rhs_is_a_copy(graph, device):
+    a, b = random_values((3, 4), seed=1), random_values((4, 5), seed=2)
+    B = variable(graph, b, "b")
+    seq = program.Sequence()
+    arranged = poplin.preArrangeMatMulInputRHS(graph, [3, 4], B, seq, "arrange")
+    assert arranged.shape() == [4, 5]
+    assert covered_elements(graph.getTileMapping(arranged)) == list(range(20))
+    seq.add(program.Copy(variable(graph, np.zeros((4, 5), np.float32), "zeros"), B))
+    c = poplin.matMul(graph, variable(graph, a, "a"), arranged, seq,
+                      options={"inputRHSIsPreArranged": True})
+    (got,) = run(graph, device, seq, [c])
+    assert_product_close(got, a, b, poplar.FLOAT)
+
+
+def test_pre_arranged_grouped_rhs(graph):
+    B = graph.addVariable(poplar.HALF, [2, 4, 5], "b")
+    arranged = poplin.preArrangeMatMulGroupedInputRHS(graph, [2, 3, 4], B, program.Sequence(),
+                                                      poplar.FLOAT)
+    assert arranged.shape() == [2, 4, 5] and arranged.elementType() == poplar.HALF
+
+
+def test_planning_cache_keeps_one_plan_per_problem(graph):
+    cache = poplin.PlanningCache()
+    assert cache.size() == 0
+    A = graph.addVariable(poplar.FLOAT, [4, 3], "a")
+    B = graph.addVariable(poplar.FLOAT, [3, 2], "b")
+    seq = program.Sequence()
+    poplin.matMul(graph, A, B, seq, cache=cache)
+    poplin.matMul(graph, A, B, seq, cache=cache)
+    assert cache.size() == 1
+    poplin.matMul(graph, A, B, seq, poplar.HALF, cache=cache)
+    poplin.createMatMulInputLHS(graph, poplar.FLOAT, [8, 3], [3, 2], cache=cache)
+    assert cache.size() == 3
+
+
+def test_accepted_options(graph, device):
+    a, b = random_values((3, 4), seed=1), random_values((4, 5), seed=2)
+    options = {
+        "availableMemoryProportion": 0.3,
+        "fullyConnectedPass": "TRAINING_FWD",
+        "use128BitConvUnitLoad": True,
+        "enableMultiStageReduce": "false",
+        "remapOutputTensor": "true",
+        "planConstraints": '{"method": "AMP"}',
+    }
+    poplin.matmulValidateOptions(options)
+    seq = program.Sequence()
+    c = poplin.matMul(graph, variable(graph, a, "a"), variable(graph, b, "b"), seq, options=options)
+    (got,) = run(graph, device, seq, [c])
+    assert_product_close(got, a, b, poplar.FLOAT)
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"partialsType": "double"}, "Invalid value 'double' for option 'partialsType'"),
+        ({"partialsType": "FLOAT16"}, "option 'partialsType': expected half or float"),
+        ({"availableMemoryProportion": 1.5}, "option 'availableMemoryProportion'"),
+        ({"availableMemoryProportion": "lots"}, "option 'availableMemoryProportion'"),
+        ({"fullyConnectedPass": "BACKWARD"}, "option 'fullyConnectedPass'"),
+        ({"remapOutputTensor": "yes"}, "option 'remapOutputTensor': expected true or false"),
+        ({"partialType": "half"}, "Unrecognised option 'partialType'"),
+    ],
+)
+def test_invalid_options(graph, options, message):
+    A = graph.addVariable(poplar.FLOAT, [2, 3], "a")
+    B = graph.addVariable(poplar.FLOAT, [3, 2], "b")
+    with pytest.raises(poplar.invalid_option, match=message):
+        poplin.matMul(graph, A, B, program.Sequence(), options=options)
+    with pytest.raises(poplar.invalid_option, match=message):
+        poplin.matmulValidateOptions(options)
+    with pytest.raises(poplar.invalid_option, match=message):
+        poplin.createMatMulInputRHS(graph, poplar.FLOAT, [2, 3], [3, 2], options=options)
+
+
+def matmul_error(graph, call, *shapes_and_types):
+    """The poplibs_error message of `call` on variables of the given (shape, type)."""
+    tensors = [graph.addVariable(dtype, shape, name)
+               for name, (shape, dtype) in zip("abck", shapes_and_types)]
+    with pytest.raises(poputil.poplibs_error) as error:
+        call(*tensors, program.Sequence())
+    return str(error.value)
+
+
+F32, F16, I32 = poplar.FLOAT, poplar.HALF, poplar.INT
+
+
+@pytest.mark.parametrize(
+    "call, operands, message",
+    [
+        ("matMul", [([2, 3, 4], F32), ([4, 5], F32)], "poplin::matMul: A must have rank 2, got 'a' [2,3,4] float"),
+        ("matMul", [([3, 4], F32), ([4], F32)], "poplin::matMul: B must have rank 2, got 'b' [4] float"),
+        ("matMul", [([3, 5], F32), ([4, 7], F32)],
+         "poplin::matMul: inner dimensions differ: A 'a' [3,5] float needs B of shape [5,n], got 'b' [4,7] float"),
+        ("matMul", [([3, 5], F32), ([5, 7], F16)],
+         "poplin::matMul: A and B must have the same element type, got 'a' [3,5] float and 'b' [5,7] half"),
+        ("matMul", [([3, 5], I32), ([5, 7], I32)],
+         "poplin::matMul: the element type of A and B must be FLOAT or HALF, got int"),
+        ("matMulGrouped", [([3, 5], F32), ([2, 5, 7], F32)],
+         "poplin::matMulGrouped: A must have rank 3, got 'a' [3,5] float"),
+        ("matMulGrouped", [([2, 3, 5], F32), ([3, 5, 7], F32)],
+         "poplin::matMulGrouped: A and B must have the same number of groups, got 'a' [2,3,5] float and 'b' [3,5,7] float"),
+        ("matMulGrouped", [([2, 3, 5], F32), ([2, 6, 7], F32)],
+         "poplin::matMulGrouped: inner dimensions differ: A 'a' [2,3,5] float needs B of shape [2,5,n], got 'b' [2,6,7] float"),
+    ],
+)
+def test_operand_errors(graph, call, operands, message):
+    function = getattr(poplin, call)
+    if call == "matMulGrouped":
+        got = matmul_error(graph, lambda a, b, seq: function(graph, a, b, seq, poplar.FLOAT), *operands)
+    else:
+        got = matmul_error(graph, lambda a, b, seq: function(graph, a, b, seq), *operands)
+    assert got == message
+
+
+def test_output_type_error(graph):
+    got = matmul_error(graph, lambda a, b, seq: poplin.matMul(graph, a, b, seq, poplar.INT),
+                       ([2, 3], F32), ([3, 4], F32))
+    assert got == "poplin::matMul: outputType must be FLOAT or HALF, got int"
+
+
+@pytest.mark.parametrize(
+    "c, k, message",
+    [
+        (([3, 5], F32), None, "poplin::matMulAcc: C must have shape [3,4], got 'c' [3,5] float"),
+        (([4, 3], F32), None, "poplin::matMulAcc: C must have shape [3,4], got 'c' [4,3] float"),
+        (([3, 4], I32), None, "poplin::matMulAcc: the element type of C must be FLOAT or HALF, got int"),
+        (([3, 4], F32), ([2], F32), "poplin::matMulAcc: the scale k must have exactly one element, got 'k' [2] float"),
+        (([3, 4], F32), ([1], I32), "poplin::matMulAcc: the element type of the scale k must be FLOAT or HALF, got int"),
+    ],
+)
+def test_matmul_acc_errors(graph, c, k, message):
+    operands = [([3, 2], F32), ([2, 4], F32), c] + ([k] if k else [])
+    if k:
+        call = lambda a, b, c, k, seq: poplin.matMulAcc(graph, c, k, a, b, seq)  # noqa: E731
+    else:
+        call = lambda a, b, c, seq: poplin.matMulAcc(graph, c, 1.0, a, b, seq)  # noqa: E731
+    assert matmul_error(graph, call, *operands) == message
+
+
+def test_grouped_acc_and_output_errors(graph):
+    got = matmul_error(graph, lambda a, b, c, seq: poplin.matMulGroupedAcc(graph, c, 1.0, a, b, seq),
+                       ([2, 3, 2], F32), ([2, 2, 4], F32), ([3, 4], F32))
+    assert got == "poplin::matMulGroupedAcc: C must have shape [2,3,4], got 'c' [3,4] float"
+    got = matmul_error(graph, lambda a, b, c, seq: poplin.matMulWithOutput(graph, a, b, c, seq),
+                       ([3, 2], F32), ([2, 4], F32), ([4, 3], F32))
+    assert got == "poplin::matMulWithOutput: out must have shape [3,4], got 'c' [4,3] float"
+    got = matmul_error(graph, lambda a, b, c, seq: poplin.matMulGroupedWithOutput(graph, a, b, c, seq),
+                       ([1, 3, 2], F32), ([1, 2, 4], F32), ([1, 3, 4], I32))
+    assert got == "poplin::matMulGroupedWithOutput: the element type of out must be FLOAT or HALF, got int"
+
+
+@pytest.mark.parametrize(
+    "create, args, message",
+    [
+        ("createMatMulInputLHS", (F32, [3, 5], [4, 7]),
+         "poplin::createMatMulInputLHS: inner dimensions differ: aShape [3,5] needs bShape of shape [5,n], got [4,7]"),
+        ("createMatMulInputRHS", (F32, [3, 5, 1], [5, 7]),
+         "poplin::createMatMulInputRHS: aShape must have rank 2, got [3,5,1]"),
+        ("createMatMulOutput", (I32, [3, 5], [5, 7]),
+         "poplin::createMatMulOutput: inputType must be FLOAT or HALF, got int"),
+        ("createMatMulGroupedInputLHS", (F32, F32, [2, 3, 5], [1, 5, 7]),
+         "poplin::createMatMulGroupedInputLHS: aShape and bShape must have the same number of groups, got [2,3,5] and [1,5,7]"),
+        ("createMatMulGroupedOutput", (F32, F16, [2, 3, 5], [2, 5]),
+         "poplin::createMatMulGroupedOutput: bShape must have rank 3, got [2,5]"),
+        ("createMatMulGroupedInputRHS", (F32, I32, [2, 3, 5], [2, 5, 7]),
+         "poplin::createMatMulGroupedInputRHS: outputType must be FLOAT or HALF, got int"),
+    ],
+)
+def test_create_errors(graph, create, args, message):
+    with pytest.raises(poputil.poplibs_error) as error:
+        getattr(poplin, create)(graph, *args)
+    assert str(error.value) == message
+
+
+def test_pre_arrange_and_transpose_errors(graph):
+    B = graph.addVariable(poplar.FLOAT, [4, 5], "b")
+    with pytest.raises(poputil.poplibs_error) as error:
+        poplin.preArrangeMatMulInputRHS(graph, [3, 6], B, program.Sequence())
+    assert str(error.value) == (
+        "poplin::preArrangeMatMulInputRHS: inner dimensions differ: "
+        "aShape [3,6] needs B of shape [6,n], got 'b' [4,5] float")
+    with pytest.raises(poputil.poplibs_error) as error:
+        poplin.transposeGroupedMatrix(B)
+    assert str(error.value) == "poplin::transposeGroupedMatrix: A must have rank 3, got 'b' [4,5] float"
