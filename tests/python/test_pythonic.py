@@ -223,3 +223,25 @@ def test_debug_names_come_from_source_lines_and_scopes():
     assert name.startswith("encoder/layer0/test_pythonic.py:")
     assert "name = pd.debug.debug_name()" in name
     assert pd.debug.debug_name("explicit") == "explicit"
+
+
+def test_matmul_grouped_and_accumulate(graph, session_factory):
+    a = graph.variable(pd.float32, (3, 5), name="a")
+    b = graph.variable(pd.float32, (5, 2), name="b")
+    ga = graph.variable(pd.float32, (2, 3, 4), name="ga")
+    gb = graph.variable(pd.float32, (2, 4, 5), name="gb")
+    acc = graph.variable(pd.float32, (2, 3), name="acc")
+    with pd.Sequence() as main:
+        c = a @ b
+        grouped = ga @ gb
+        pd.matmul_acc(acc, b.T, a.T, scale=0.5)   # acc += 0.5 * b.T @ a.T, through transposed views
+    rng = np.random.default_rng(3)
+    values = {t: rng.standard_normal(t.shape) for t in (a, b, ga, gb, acc)}
+    got = run_main(session_factory, graph, main, writes=values.items())["read"]
+    av, bv = values[a], values[b]
+    assert_close(got[id(c)], av @ bv)
+    assert_close(got[id(grouped)], values[ga] @ values[gb])
+    assert_close(got[id(acc)], values[acc] + 0.5 * (bv.T @ av.T))
+    with pd.Sequence():
+        with pytest.raises(pd.BuildError, match=r"matmul shapes do not agree: \(3, 5\) @ \(3, 5\)"):
+            a @ a
