@@ -687,12 +687,14 @@ Tensor concat(ArrayRef<Tensor> ts, unsigned dimension) {
   checkDim(first, dimension, "concat");
   for (const Tensor &t : ts) {
     const TensorImpl &x = t.impl();
-    bool ok = x.type == first.type && x.shape.size() == first.shape.size() && x.vars == first.vars;
-    for (std::size_t d = 0; ok && d < x.shape.size(); ++d)
-      ok = d == dimension || x.shape[d] == first.shape[d];
-    if (!ok)
-      throw poplar_error("concat: tensor " + x.describe() + " does not match " + first.describe() +
-                         " in type, graph, or in size outside dimension " + std::to_string(dimension));
+    const std::string mismatch = "concat: tensor " + x.describe() + " and tensor " + first.describe();
+    if (x.vars != first.vars) throw poplar_error(mismatch + " belong to different graphs");
+    if (x.type != first.type) throw poplar_error(mismatch + " have different element types");
+    bool sameShape = x.shape.size() == first.shape.size();
+    for (std::size_t d = 0; sameShape && d < x.shape.size(); ++d)
+      sameShape = d == dimension || x.shape[d] == first.shape[d];
+    if (!sameShape)
+      throw poplar_error(mismatch + " have different shapes outside dimension " + std::to_string(dimension));
   }
   if (dimension != 0) {
     std::vector<Tensor> rolled;
