@@ -25,6 +25,7 @@ void bindTensor(py::module_ &m) {
 
   using Slices1 = std::vector<Tensor> (Tensor::*)(ArrayRef<Interval>, unsigned) const;
   using Slices2 = std::vector<Tensor> (Tensor::*)(const std::vector<std::vector<Interval>> &, unsigned) const;
+  using Slices3 = std::vector<Tensor> (Tensor::*)(const ArrayRef<unsigned> &, unsigned) const;
   py::class_<Tensor>(m, "Tensor", "A view of graph variables; view methods return aliasing tensors")
       .def(py::init<>())
       .def("valid", &Tensor::valid)
@@ -44,6 +45,7 @@ void bindTensor(py::module_ &m) {
            py::arg("begin"), py::arg("end"))
       .def("slices", static_cast<Slices1>(&Tensor::slices), py::arg("intervals"), py::arg("dimension") = 0)
       .def("slices", static_cast<Slices2>(&Tensor::slices), py::arg("intervals"), py::arg("dimension") = 0)
+      .def("slices", static_cast<Slices3>(&Tensor::slices), py::arg("indices"), py::arg("dimension") = 0)
       .def("flatten", py::overload_cast<>(&Tensor::flatten, py::const_))
       .def("flatten", py::overload_cast<unsigned, unsigned>(&Tensor::flatten, py::const_),
            py::arg("dimBegin"), py::arg("dimEnd"))
@@ -75,6 +77,12 @@ void bindTensor(py::module_ &m) {
       .def("__hash__", [](const Tensor &) -> std::size_t {
         throw py::type_error("poplar.Tensor is not hashable: == compares the elements it views");
       })
+      .def("__iter__", [](const Tensor &t) {
+        if (t.rank() == 0) throw py::type_error("iteration over a scalar tensor");
+        py::list rows;
+        for (std::size_t i = 0; i < t.dim(0); ++i) rows.append(t[i]);
+        return py::iter(rows);
+      })
       .def("__len__", [](const Tensor &t) {
         if (t.rank() == 0) throw py::type_error("len() of a scalar tensor");
         return t.dim(0);
@@ -83,9 +91,10 @@ void bindTensor(py::module_ &m) {
         return t.valid() ? "<poplar.Tensor " + t.getVarStr() + ">" : std::string("<poplar.Tensor (invalid)>");
       });
 
-  m.def("concat", py::overload_cast<ArrayRef<Tensor>, unsigned>(&concat), py::arg("ts"), py::arg("dimension") = 0);
+  // The two-tensor form first: a Tensor must not be tried as a list of tensors.
   m.def("concat", py::overload_cast<const Tensor &, const Tensor &, unsigned>(&concat),
         py::arg("first"), py::arg("second"), py::arg("dimension") = 0);
+  m.def("concat", py::overload_cast<ArrayRef<Tensor>, unsigned>(&concat), py::arg("ts"), py::arg("dimension") = 0);
   m.def("append", py::overload_cast<const Tensor &, const Tensor &, unsigned>(&append),
         py::arg("first"), py::arg("second"), py::arg("dimension") = 0);
 }

@@ -22,6 +22,13 @@ const std::pair<const char *, const poplar::Type *> kTypeConstants[] = {
     {"HALF", &poplar::HALF}, {"FLOAT", &poplar::FLOAT}, {"DOUBLE", &poplar::DOUBLE},
 };
 
+poplar::Interval checkedInterval(std::size_t begin, std::size_t end) {
+  if (begin > end)
+    throw py::value_error("Interval(" + std::to_string(begin) + ", " + std::to_string(end) +
+                          "): begin must not exceed end");
+  return poplar::Interval(begin, end);
+}
+
 std::string constantName(const poplar::Type &t) {
   for (const auto &c : kTypeConstants)
     if (*c.second == t) return c.first;
@@ -61,10 +68,10 @@ void bindTypes(py::module_ &m) {
   for (const auto &c : kTypeConstants) m.attr(c.first) = *c.second;
 
   py::class_<poplar::Interval>(m, "Interval", "A half-open range [begin, end)")
-      .def(py::init<std::size_t, std::size_t>(), py::arg("begin"), py::arg("end"))
+      .def(py::init(&checkedInterval), py::arg("begin"), py::arg("end"))
       .def(py::init([](py::tuple t) {
         if (t.size() != 2) throw py::value_error("Interval needs a (begin, end) pair");
-        return poplar::Interval(t[0].cast<std::size_t>(), t[1].cast<std::size_t>());
+        return checkedInterval(t[0].cast<std::size_t>(), t[1].cast<std::size_t>());
       }))
       .def("begin", &poplar::Interval::begin)
       .def("end", &poplar::Interval::end)

@@ -690,23 +690,22 @@ def test_concat_of_views_from_different_graphs_raises(device):
         poplar.concat([v, w])
 
 
-# A Tensor is iterable through __getitem__, but poplar.index_error is not an
-# IndexError, so iteration runs past the end. pybind11 then fails while trying
-# a single tensor as concat's list argument, before the two-tensor overload.
-ITERATION_BUG = "bindings: iterating a Tensor raises poplar.index_error instead of stopping"
-
-
-@pytest.mark.xfail(strict=True, raises=poplar.index_error, reason=ITERATION_BUG)
 def test_iterating_a_tensor_yields_its_rows(device):
     v = IdGraph(device).add_variable([2, 3]).tensor
     assert [row.shape() for row in v] == [[3], [3]]
 
 
-@pytest.mark.xfail(strict=True, raises=poplar.index_error, reason=ITERATION_BUG)
 def test_concat_of_two_tensors_defaults_to_dimension_0(device):
     g = IdGraph(device)
     v, w = g.add_variable([2]).tensor, g.add_variable([3]).tensor
     assert poplar.concat(v, w) == poplar.concat([v, w], 0)
+
+
+def test_slices_by_indices_and_interval_checks(device):
+    v = IdGraph(device).add_variable([2, 3]).tensor
+    assert [s.shape() for s in v.slices([0, 2], 1)] == [[2, 1], [2, 1]]
+    with pytest.raises(ValueError, match=r"Interval\(3, 1\): begin must not exceed end"):
+        poplar.Interval(3, 1)
 
 
 INVALID_TENSOR_USES = {
