@@ -245,3 +245,41 @@ def test_matmul_grouped_and_accumulate(graph, session_factory):
     with pd.Sequence():
         with pytest.raises(pd.BuildError, match=r"matmul shapes do not agree: \(3, 5\) @ \(3, 5\)"):
             a @ a
+
+
+def test_reductions_drop_the_reduced_axes(graph, session_factory):
+    t = graph.variable(pd.float32, (3, 4, 2), name="t")
+    flags = graph.variable(pd.bool_, (2, 3), name="flags")
+    with pd.Sequence() as main:
+        results = [t.sum(1), t.max(), t.min((0, 2)), pd.reduce_prod(t, -1), pd.reduce_sum_squares(t, 0),
+                   pd.reduce_logsumexp(t, 2), pd.reduce_all(flags, 1), pd.reduce_any(flags, 0)]
+    tv = np.random.default_rng(4).uniform(-2, 2, size=(3, 4, 2))
+    fv = np.array([[True, True, True], [True, False, True]])
+    got = run_main(session_factory, graph, main, writes=[(t, tv), (flags, fv)])["read"]
+    expected = [tv.sum(1), tv.max(), tv.min((0, 2)), tv.prod(-1), (tv ** 2).sum(0),
+                np.log(np.exp(tv).sum(2)), fv.all(1), fv.any(0)]
+    for r, want in zip(results, expected):
+        assert r.shape == np.shape(want)
+        assert_close(got[id(r)], want, err_msg=repr(r))
+
+
+def test_dynamic_indexing_inside_a_repeat(graph, session_factory):
+    table = graph.variable(pd.float32, (4, 3), name="table")
+    i = graph.variable(pd.uint32, (1,), name="i")
+    j = graph.variable(pd.int32, (1,), name="j")
+    with pd.Sequence() as main:
+        pd.zero(i)
+        with pd.Repeat(4):                    # doubles row i, for every row in turn
+            row = table.at[i].get()
+            table.at[i].set(row * 2)
+            i += 1
+        column = table.at[:, j].get()         # an index along dimension 1
+    tv = np.arange(12, dtype=np.float32).reshape(4, 3)
+    got = run_main(session_factory, graph, main, writes=[(table, tv), (j, [2])])["read"]
+    assert_close(got[id(table)], tv * 2)
+    assert_close(got[id(column)], tv[:, 2] * 2)
+    with pd.Sequence():
+        with pytest.raises(pd.BuildError, match="one-element integer tensor"):
+            table.at[table[0, 0:1]]
+        with pytest.raises(pd.BuildError, match=r"needs a float tensor of shape \(3,\)"):
+            table.at[i].set(column)

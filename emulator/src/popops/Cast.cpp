@@ -1,0 +1,98 @@
+#include <popops/Cast.hpp>
+#include <poputil/exceptions.hpp>
+
+#include "Elements.hpp"
+#include "KernelSupport.hpp"
+#include "poplar/Kernel.hpp"
+
+namespace popops {
+
+using poplar::Tensor;
+using poplar::Type;
+using namespace popops::detail;
+
+namespace {
+
+void checkCastTypes(const Tensor &src, const Type &dstType) {
+  if (!CastTypes::contains(src.elementType()) || !CastTypes::contains(dstType))
+    throw poputil::poplibs_error("cast: cannot cast " + describe(src) + " to " +
+                                 dstType.toString().str() + ": unsupported element type");
+}
+
+void checkCast(const Tensor &src, const Tensor &dst) {
+  checkCastTypes(src, dst.elementType());
+  if (src.shape() != dst.shape())
+    throw poputil::poplibs_error("cast: source " + describe(src) + " and destination " +
+                                 describe(dst) + " have different shapes");
+}
+
+template <class From, class To> std::function<void()> castRunner(DenseOperand src, DenseOperand dst) {
+  return [src, dst]() mutable {
+    const From *in = src.read<From>();
+    To *out = dst.write<To>();
+    for (std::size_t i = 0, n = src.size(); i < n; ++i) out[i] = storeAs<To>(Element<From>::load(in[i]));
+    dst.commit();
+  };
+}
+
+poplar::detail::Kernel castKernel(const Tensor &src, const Tensor &dst) {
+  checkCast(src, dst);
+  poplar::detail::Kernel kernel;
+  kernel.vertexType = "popops::Cast";
+  kernel.reads = {src};
+  kernel.writes = {dst};
+  kernel.compile = [](const std::vector<poplar::detail::Access> &operands) {
+    const Access &from = operands[0], &to = operands[1];
+    if (from.type == to.type)
+      return std::function<void()>([from, to] { poplar::detail::copyElements(from, to); });
+    const DenseOperand src(from, from.sharesVariableWith(to)), dst(to);
+    std::function<void()> run;
+    CastTypes::visit(from.type, [&](auto fromTag) {
+      CastTypes::visit(to.type, [&](auto toTag) {
+        run = castRunner<typename decltype(fromTag)::type, typename decltype(toTag)::type>(src, dst);
+      });
+    });
+    return run;
+  };
+  return kernel;
+}
+
+} // namespace
+
+poplar::program::Program cast(poplar::Graph &graph, Tensor src, Tensor dst,
+                              const poplar::DebugContext &debugContext) {
+  const poplar::ComputeSet cs = graph.addComputeSet(debugContext);
+  cast(graph, src, dst, cs);
+  return poplar::program::Execute(cs, debugContext);
+}
+
+void cast(poplar::Graph &graph, Tensor src, Tensor dst, poplar::ComputeSet cs) {
+  poplar::detail::addKernel(graph, cs, castKernel(src, dst));
+}
+
+Tensor cast(poplar::Graph &graph, Tensor src, const Type &dstType, poplar::ComputeSet cs,
+            const poplar::DebugContext &debugContext) {
+  checkCastTypes(src, dstType);
+  Tensor dst = graph.clone(dstType, src, debugContext);
+  cast(graph, src, dst, cs);
+  return dst;
+}
+
+Tensor cast(poplar::Graph &graph, const Tensor &src, const Type &dstType,
+            poplar::program::Sequence &prog, const poplar::DebugContext &debugContext) {
+  checkCastTypes(src, dstType);
+  Tensor dst = graph.clone(dstType, src, debugContext);
+  castWithOutput(graph, src, dst, prog, debugContext);
+  return dst;
+}
+
+void castWithOutput(poplar::Graph &graph, const Tensor &src, const Tensor &dst,
+                    poplar::program::Sequence &prog, const poplar::DebugContext &debugContext) {
+  checkCast(src, dst);
+  if (src.elementType() == dst.elementType())
+    prog.add(poplar::program::Copy(src, dst, false, debugContext));
+  else
+    prog.add(cast(graph, src, dst, debugContext));
+}
+
+} // namespace popops

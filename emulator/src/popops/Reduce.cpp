@@ -1,0 +1,421 @@
+#include <popops/Reduce.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "Elements.hpp"
+#include "KernelSupport.hpp"
+#include "poplar/Kernel.hpp"
+
+namespace popops {
+
+using poplar::Tensor;
+using poplar::Type;
+using namespace popops::detail;
+
+namespace {
+
+std::string opName(Operation op) {
+  std::ostringstream s;
+  s << op;
+  return s.str();
+}
+
+// log(exp(a) + exp(b)) without overflow.
+template <class T> T logAdd(T a, T b) {
+  if (a < b) std::swap(a, b);
+  if (b == -std::numeric_limits<T>::infinity() || a == std::numeric_limits<T>::infinity()) return a;
+  return a + std::log1p(std::exp(b - a));
+}
+
+// The operations: the input types each accepts, the accumulator's starting
+// value, how an element enters the accumulation and how it combines.
+using ArithmeticInputs = TypeList<float, Half, std::int32_t>;
+
+struct AddOp {
+  using Inputs = ArithmeticInputs;
+  static constexpr bool kSameTypeOutput = false;
+  template <class A> static A identity() { return A(0); }
+  template <class A> static A prepare(A x) { return x; }
+  template <class A> static A combine(A acc, A x) { return wrappingAdd(acc, x); }
+};
+struct SquareAddOp : AddOp {
+  template <class A> static A prepare(A x) { return wrappingMul(x, x); }
+};
+struct MulOp : AddOp {
+  template <class A> static A identity() { return A(1); }
+  template <class A> static A combine(A acc, A x) { return wrappingMul(acc, x); }
+};
+struct MaxOp : AddOp {
+  static constexpr bool kSameTypeOutput = true;
+  template <class A> static A identity() {
+    if constexpr (std::numeric_limits<A>::has_infinity) return -std::numeric_limits<A>::infinity();
+    else return std::numeric_limits<A>::lowest();
+  }
+  template <class A> static A combine(A acc, A x) { return x > acc ? x : acc; }
+};
+struct MinOp : AddOp {
+  static constexpr bool kSameTypeOutput = true;
+  template <class A> static A identity() {
+    if constexpr (std::numeric_limits<A>::has_infinity) return std::numeric_limits<A>::infinity();
+    else return std::numeric_limits<A>::max();
+  }
+  template <class A> static A combine(A acc, A x) { return x < acc ? x : acc; }
+};
+struct LogicalAndOp : AddOp {
+  using Inputs = TypeList<Bool>;
+  template <class A> static A identity() { return A(1); }
+  template <class A> static A combine(A acc, A x) { return acc && x; }
+};
+struct LogicalOrOp : LogicalAndOp {
+  template <class A> static A identity() { return A(0); }
+  template <class A> static A combine(A acc, A x) { return acc || x; }
+};
+struct LogAddOp : AddOp {
+  using Inputs = FloatingTypes;
+  template <class A> static A identity() { return -std::numeric_limits<A>::infinity(); }
+  template <class A> static A combine(A acc, A x) { return logAdd(acc, x); }
+};
+
+template <class Fn> void withOperation(Operation op, Fn &&fn) {
+  switch (op) {
+  case Operation::ADD: return fn(AddOp{});
+  case Operation::MUL: return fn(MulOp{});
+  case Operation::MIN: return fn(MinOp{});
+  case Operation::MAX: return fn(MaxOp{});
+  case Operation::LOGICAL_AND: return fn(LogicalAndOp{});
+  case Operation::LOGICAL_OR: return fn(LogicalOrOp{});
+  case Operation::SQUARE_ADD: return fn(SquareAddOp{});
+  case Operation::LOG_ADD: return fn(LogAddOp{});
+  }
+  throw poputil::poplibs_error("reduce: unknown operation " + std::to_string(static_cast<int>(op)));
+}
+
+// Accumulation types. Float inputs accumulate in double, so results do not
+// depend on the order the emulator adds in (the device sums in a tree of float
+// partials, which is closer to that than one sequential float sum); half in
+// float, poplibs' default; int wraps like the device; bool as 0/1.
+template <class In> struct AccumulatorOf { using type = double; };
+template <> struct AccumulatorOf<Half> { using type = float; };
+template <> struct AccumulatorOf<std::int32_t> { using type = std::int32_t; };
+template <> struct AccumulatorOf<Bool> { using type = std::int32_t; };
+
+// Output types each input type can reduce to (MAX and MIN: the input type only).
+template <class In> struct OutputsOf { using type = FloatingTypes; };
+template <> struct OutputsOf<std::int32_t> { using type = TypeList<std::int32_t>; };
+template <> struct OutputsOf<Bool> { using type = TypeList<Bool>; };
+
+template <class Op> bool supports(const Type &in, const Type &out) {
+  bool ok = false;
+  if (Op::Inputs::contains(in))
+    Op::Inputs::visit(in, [&](auto inTag) {
+      using In = typename decltype(inTag)::type;
+      ok = Op::kSameTypeOutput ? in == out : OutputsOf<In>::type::contains(out);
+    });
+  return ok;
+}
+
+// The input viewed as [outer, reduced, inner]: the reduced dimensions in the
+// middle, the kept ones around them in their order. The output is [outer, inner].
+struct Layout {
+  std::size_t outer = 1, reduced = 1, inner = 1;
+};
+
+struct Finish {
+  bool logarithmic; // LOG_ADD: the scale is added and the update is a log-add
+  bool update;
+  const std::uint8_t *scale; // null when there is none
+  Type scaleType;
+};
+
+template <bool roundToHalf, class Acc> Acc rounded(Acc v) {
+  if constexpr (roundToHalf)
+    return static_cast<Acc>(poplar::detail::halfToFloat(poplar::detail::floatToHalf(static_cast<float>(v))));
+  else
+    return v;
+}
+
+template <class Op, class In, class Acc, bool roundToHalf>
+void accumulate(const In *in, const Layout &l, Acc *acc) {
+  auto enter = [](In x) { return rounded<roundToHalf>(Op::prepare(static_cast<Acc>(Element<In>::load(x)))); };
+  auto step = [](Acc a, Acc x) { return rounded<roundToHalf>(Op::combine(a, x)); };
+  if (l.inner == 1) { // reducing rows: keep the accumulator in a register
+    for (std::size_t o = 0; o < l.outer; ++o) {
+      const In *row = in + o * l.reduced;
+      Acc a = Op::template identity<Acc>();
+      for (std::size_t r = 0; r < l.reduced; ++r) a = step(a, enter(row[r]));
+      acc[o] = a;
+    }
+    return;
+  }
+  for (std::size_t o = 0; o < l.outer; ++o) { // reducing columns: whole rows at a time
+    Acc *a = acc + o * l.inner;
+    std::fill(a, a + l.inner, Op::template identity<Acc>());
+    for (std::size_t r = 0; r < l.reduced; ++r) {
+      const In *row = in + (o * l.reduced + r) * l.inner;
+      for (std::size_t i = 0; i < l.inner; ++i) a[i] = step(a[i], enter(row[i]));
+    }
+  }
+}
+
+// Applies scale and update, and stores the results as Out.
+template <class Out, class Acc> void finish(const Acc *acc, std::size_t n, Out *out, const Finish &f) {
+  const double scale = f.scale ? static_cast<double>(poplar::detail::loadElement(f.scaleType, f.scale)) : 1.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if constexpr (std::is_integral_v<Acc>) {
+      Acc v = acc[i];
+      if (f.scale) v = convertValue<Acc>(static_cast<double>(v) * scale);
+      if (f.update) v = wrappingAdd(v, convertValue<Acc>(Element<Out>::load(out[i])));
+      out[i] = storeAs<Out>(v);
+    } else {
+      double v = acc[i];
+      if (f.scale) v = f.logarithmic ? v + scale : v * scale;
+      if (f.update) {
+        const double old = Element<Out>::load(out[i]);
+        v = f.logarithmic ? logAdd(old, v) : old + v;
+      }
+      out[i] = storeAs<Out>(v);
+    }
+  }
+}
+
+template <class Op, class In, class Out, bool roundToHalf>
+std::function<void()> reduceRunner(DenseOperand in, DenseOperand out, Layout layout, Finish f) {
+  using Acc = typename AccumulatorOf<In>::type;
+  return [=, acc = std::vector<Acc>(layout.outer * layout.inner)]() mutable {
+    accumulate<Op, In, Acc, roundToHalf>(in.read<In>(), layout, acc.data());
+    finish(acc.data(), acc.size(), f.update ? out.update<Out>() : out.write<Out>(), f);
+    out.commit();
+  };
+}
+
+template <class Op>
+std::function<void()> reduceRunnerFor(const Type &inType, const Type &outType, bool halfAccumulation,
+                                      DenseOperand in, DenseOperand out, Layout layout, Finish f) {
+  std::function<void()> run;
+  Op::Inputs::visit(inType, [&](auto inTag) {
+    using In = typename decltype(inTag)::type;
+    OutputsOf<In>::type::visit(outType, [&](auto outTag) {
+      using Out = typename decltype(outTag)::type;
+      if constexpr (std::is_same_v<In, Half>) {
+        if (halfAccumulation) {
+          run = reduceRunner<Op, In, Out, true>(in, out, layout, f);
+          return;
+        }
+      }
+      run = reduceRunner<Op, In, Out, false>(in, out, layout, f);
+    });
+  });
+  return run;
+}
+
+struct ReduceOptions {
+  // The emulator reduces each output in one pass, with no partials between
+  // tiles, so only the in-vertex type changes results.
+  std::string interTileType = "float", inVertexType = "float";
+};
+
+ReduceOptions parseReduceOptions(const poplar::OptionFlags &options) {
+  ReduceOptions o;
+  const std::vector<std::string> types = {"float", "half"};
+  parseOptions(options, {{"accumType.interTile", choiceOption("accumType.interTile", types, o.interTileType)},
+                         {"accumType.inVertex", choiceOption("accumType.inVertex", types, o.inVertexType)}});
+  return o;
+}
+
+// The reduced dimensions, checked against the rank, sorted and unique.
+std::vector<unsigned> reducedDims(const Tensor &in, const std::vector<std::size_t> &dims) {
+  std::set<unsigned> reduced;
+  for (std::size_t d : dims) {
+    if (d >= in.rank())
+      throw poputil::poplibs_error("reduce: dimension " + std::to_string(d) +
+                                   " is out of range for input " + describe(in) + " of rank " +
+                                   std::to_string(in.rank()));
+    reduced.insert(static_cast<unsigned>(d));
+  }
+  return {reduced.begin(), reduced.end()};
+}
+
+std::vector<std::size_t> reducedShape(const Tensor &in, const std::vector<std::size_t> &dims) {
+  const std::vector<unsigned> reduced = reducedDims(in, dims);
+  std::vector<std::size_t> shape;
+  for (unsigned d = 0; d < in.rank(); ++d)
+    if (!std::binary_search(reduced.begin(), reduced.end(), d)) shape.push_back(in.dim(d));
+  return shape;
+}
+
+std::vector<std::size_t> withoutOnes(std::vector<std::size_t> shape) {
+  shape.erase(std::remove(shape.begin(), shape.end(), std::size_t(1)), shape.end());
+  return shape;
+}
+
+void checkReduction(const Tensor &in, const Tensor &out, const std::vector<std::size_t> &dims,
+                    const ReduceParams &params) {
+  const std::string op = opName(params.op);
+  const std::vector<std::size_t> expected = reducedShape(in, dims);
+  if (withoutOnes(out.shape()) != withoutOnes(expected))
+    throw poputil::poplibs_error("reduce: output " + describe(out) + " does not have the shape " +
+                                 bracketed(expected) + " of input " + describe(in) +
+                                 " reduced over dimensions " + bracketed(dims));
+  bool supported = false;
+  withOperation(params.op, [&](auto opTag) {
+    supported = supports<decltype(opTag)>(in.elementType(), out.elementType());
+  });
+  if (!supported)
+    throw poputil::poplibs_error("reduce: operation " + op + " does not support input " +
+                                 describe(in) + " with output type " +
+                                 out.elementType().toString().str());
+  const bool scalable = params.op == Operation::ADD || params.op == Operation::SQUARE_ADD ||
+                        params.op == Operation::LOG_ADD;
+  if ((params.update || params.useScale) && !scalable)
+    throw poputil::poplibs_error("reduce: update and scale are only supported for ADD, SQUARE_ADD "
+                                 "and LOG_ADD, not " + op + " (input " + describe(in) + ")");
+  if (params.useScale) {
+    if (!params.scale.valid())
+      throw poputil::poplibs_error("reduce: the scale tensor of the " + op + " reduction of " +
+                                   describe(in) + " is not valid");
+    if (params.scale.numElements() != 1 || !CastTypes::contains(params.scale.elementType()))
+      throw poputil::poplibs_error("reduce: the scale " + describe(params.scale) +
+                                   " must be one numeric element");
+  }
+}
+
+poplar::detail::Kernel reduceKernel(poplar::Graph &graph, const Tensor &in, const Tensor &out,
+                                    const std::vector<std::size_t> &dims, const ReduceParams &params,
+                                    const poplar::OptionFlags &options) {
+  const ReduceOptions reduceOptions = parseReduceOptions(options);
+  checkReduction(in, out, dims, params);
+  bool mapped = false;
+  graph.getTileMapping(out, &mapped);
+  if (!mapped) poputil::mapTensorLinearly(graph, out);
+
+  const std::vector<unsigned> reduced = reducedDims(in, dims);
+  const unsigned lastReduced = reduced.empty() ? 0 : reduced.back();
+  std::vector<unsigned> order, inner;
+  Layout layout;
+  for (unsigned d = 0; d < in.rank(); ++d) {
+    if (std::binary_search(reduced.begin(), reduced.end(), d)) continue;
+    if (!reduced.empty() && d > lastReduced) {
+      inner.push_back(d);
+      layout.inner *= in.dim(d);
+    } else {
+      order.push_back(d);
+      layout.outer *= in.dim(d);
+    }
+  }
+  for (unsigned d : reduced) layout.reduced *= in.dim(d);
+  order.insert(order.end(), reduced.begin(), reduced.end());
+  order.insert(order.end(), inner.begin(), inner.end());
+
+  poplar::detail::Kernel kernel;
+  kernel.vertexType = "popops::Reduce" + opName(params.op);
+  kernel.reads = {in.dimShuffle(order)};
+  if (params.useScale) kernel.reads.push_back(params.scale);
+  kernel.writes = {out};
+  const Operation op = params.op;
+  const bool update = params.update;
+  const bool halfAccumulation = reduceOptions.inVertexType == "half";
+  kernel.compile = [=](const std::vector<poplar::detail::Access> &operands) {
+    const Access &inAccess = operands.front(), &outAccess = operands.back();
+    const Finish f{op == Operation::LOG_ADD, update,
+                   operands.size() == 3 ? operands[1].data() : nullptr,
+                   operands.size() == 3 ? operands[1].type : Type()};
+    DenseOperand inOperand(inAccess, inAccess.sharesVariableWith(outAccess));
+    std::function<void()> run;
+    withOperation(op, [&](auto opTag) {
+      run = reduceRunnerFor<decltype(opTag)>(inAccess.type, outAccess.type, halfAccumulation,
+                                             inOperand, DenseOperand(outAccess), layout, f);
+    });
+    return run;
+  };
+  return kernel;
+}
+
+Tensor createReduceOutput(poplar::Graph &graph, const Tensor &in, const Type &outType,
+                          const std::vector<std::size_t> &dims, const ReduceParams &params,
+                          const poplar::DebugContext &debugContext) {
+  if (params.update)
+    throw poputil::poplibs_error("Cannot do an update using reduce() (input " + describe(in) +
+                                 "); call reduceWithOutput() instead.");
+  return createLinearOutput(graph, outType, reducedShape(in, dims), {debugContext, "output"});
+}
+
+} // namespace
+
+Tensor reduce(poplar::Graph &graph, const Tensor &in, const Type &outType,
+              const std::vector<std::size_t> &dims, ReduceParams params,
+              poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+              const poplar::OptionFlags &options) {
+  Tensor out = createReduceOutput(graph, in, outType, dims, params, debugContext);
+  reduceWithOutput(graph, in, out, dims, params, prog, debugContext, options);
+  return out;
+}
+
+Tensor reduce(poplar::Graph &graph, const Tensor &in, const std::vector<std::size_t> &dims,
+              ReduceParams params, poplar::program::Sequence &prog,
+              const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
+  return reduce(graph, in, in.elementType(), dims, params, prog, debugContext, options);
+}
+
+void reduceWithOutput(poplar::Graph &graph, const Tensor &in, const Tensor &out,
+                      const std::vector<std::size_t> &dims, ReduceParams params,
+                      poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                      const poplar::OptionFlags &options) {
+  poplar::detail::executeKernel(graph, prog, reduceKernel(graph, in, out, dims, params, options),
+                                debugContext);
+}
+
+Tensor reduce(poplar::Graph &graph, const Tensor &in, const Type &outType,
+              const std::vector<std::size_t> &dims, ReduceParams params,
+              std::vector<poplar::ComputeSet> &css, const poplar::DebugContext &debugContext,
+              const poplar::OptionFlags &options) {
+  Tensor out = createReduceOutput(graph, in, outType, dims, params, debugContext);
+  reduceWithOutput(graph, in, out, dims, params, css, debugContext, options);
+  return out;
+}
+
+Tensor reduce(poplar::Graph &graph, const Tensor &in, const std::vector<std::size_t> &dims,
+              ReduceParams params, std::vector<poplar::ComputeSet> &css,
+              const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
+  return reduce(graph, in, in.elementType(), dims, params, css, debugContext, options);
+}
+
+void reduceWithOutput(poplar::Graph &graph, const Tensor &in, const Tensor &out,
+                      const std::vector<std::size_t> &dims, ReduceParams params,
+                      std::vector<poplar::ComputeSet> &css, const poplar::DebugContext &debugContext,
+                      const poplar::OptionFlags &options) {
+  poplar::detail::Kernel kernel = reduceKernel(graph, in, out, dims, params, options);
+  const poplar::ComputeSet cs = graph.addComputeSet(debugContext);
+  poplar::detail::addKernel(graph, cs, std::move(kernel));
+  css.push_back(cs);
+}
+
+void reduceMany(poplar::Graph &graph, const std::vector<SingleReduceOp> &reductions,
+                std::vector<Tensor> &outputs, poplar::program::Sequence &prog,
+                const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
+  const bool createOutputs = outputs.empty();
+  if (!createOutputs && outputs.size() != reductions.size())
+    throw poputil::poplibs_error("reduceMany: " + std::to_string(outputs.size()) +
+                                 " outputs given for " + std::to_string(reductions.size()) +
+                                 " reductions");
+  std::vector<Tensor> results;
+  std::vector<poplar::detail::Kernel> kernels;
+  for (std::size_t i = 0; i < reductions.size(); ++i) {
+    const SingleReduceOp &r = reductions[i];
+    const Type outType = r.useOutType ? r.outType : r.in.elementType();
+    results.push_back(createOutputs ? createReduceOutput(graph, r.in, outType, r.dims, r.params,
+                                                         {debugContext, r.debugName})
+                                    : outputs[i]);
+    kernels.push_back(reduceKernel(graph, r.in, results.back(), r.dims, r.params, options));
+  }
+  // All in one compute set: the reductions run in parallel, as on the device.
+  const poplar::ComputeSet cs = graph.addComputeSet(debugContext);
+  for (auto &k : kernels) poplar::detail::addKernel(graph, cs, std::move(k));
+  prog.add(poplar::program::Execute(cs, debugContext));
+  if (createOutputs) outputs = std::move(results);
+}
+
+} // namespace popops

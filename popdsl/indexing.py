@@ -1,0 +1,69 @@
+"""Dynamic indexing: t.at[i].get() / t.at[i].set(v) with device-side indices.
+
+Indices are one-element integer tensors (cast to UNSIGNED_INT when needed). Each
+tensor index selects one position along its dimension; `:` keeps a dimension, so
+t.at[i] indexes dimension 0 and t.at[:, j] dimension 1. poplibs' rules apply: an
+index past the dimension wraps for slices and is skipped for updates.
+"""
+from popdsl._core import poplar, popops
+from popdsl.debug import BuildError
+from popdsl.dtypes import is_floating, uint32
+from popdsl.ops import _run_library, cast
+from popdsl.tensor import Tensor
+
+
+class _At:
+    def __init__(self, tensor: Tensor, key):
+        self.tensor = tensor
+        key = key if isinstance(key, tuple) else (key,)
+        if len(key) > tensor.ndim:
+            raise BuildError(f"too many indices ({len(key)}) for {tensor!r}")
+        self.dims, indices = [], []
+        for dim, k in enumerate(key):
+            if isinstance(k, Tensor):
+                if k.size != 1 or is_floating(k.dtype):
+                    raise BuildError(f"an index must be a one-element integer tensor, not {k!r}")
+                self.dims.append(dim)
+                indices.append(k)
+            elif k != slice(None):
+                raise BuildError("t.at[...] takes index tensors and ':' only; use t[...] for static slices")
+        if not self.dims:
+            raise BuildError("t.at[...] needs at least one index tensor")
+        self.indices = indices
+
+    def _offsets(self, prog):
+        as_unsigned = [i if i.dtype == uint32 else cast(i, uint32, prog=prog) for i in self.indices]
+        return poplar.concat([i.raw.reshape([1]) for i in as_unsigned])
+
+    def get(self, name=None, prog=None) -> Tensor:
+        """The selected elements (a new tensor; the indexed dimensions are dropped)."""
+        t = self.tensor
+        offsets = self._offsets(prog)
+        raw = _run_library(lambda seq, dc: popops.dynamicSlice(t.graph.raw, t.raw, offsets, self.dims,
+                                                               [1] * len(self.dims), seq, dc), name, prog)
+        return t.graph.track(Tensor(raw.squeeze(self.dims), t.graph))
+
+    def set(self, value: Tensor, name=None, prog=None) -> Tensor:
+        """Writes value (shaped like get()'s result) at the selected position; returns the tensor."""
+        t = self.tensor
+        expected = tuple(d for i, d in enumerate(t.shape) if i not in self.dims)
+        if not isinstance(value, Tensor) or value.shape != expected or value.dtype != t.dtype:
+            raise BuildError(f"t.at[...].set needs a {t.dtype} tensor of shape {expected}, not {value!r}")
+        offsets = self._offsets(prog)
+        update = value.raw
+        for d in self.dims:
+            update = update.expand([d])
+        _run_library(lambda seq, dc: popops.dynamicUpdate(t.graph.raw, t.raw, update, offsets, self.dims,
+                                                          [1] * len(self.dims), seq, dc), name, prog)
+        return t
+
+
+class _AtIndexer:
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+    def __getitem__(self, key) -> _At:
+        return _At(self.tensor, key)
+
+
+Tensor.at = property(lambda self: _AtIndexer(self), doc="Dynamic indexing: t.at[i].get(), t.at[i].set(v)")

@@ -1,0 +1,44 @@
+"""Reductions through popops::reduce: pd.reduce_sum(t, axis) or t.sum(axis).
+
+The reduced dimensions are dropped, as poplibs does; axis=None reduces everything.
+"""
+from popdsl._core import popops
+from popdsl.debug import BuildError
+from popdsl.ops import _run_library
+from popdsl.tensor import Tensor
+
+
+def _axes(t: Tensor, axis):
+    if axis is None:
+        return list(range(t.ndim))
+    axes = sorted({a % t.ndim for a in (axis if isinstance(axis, (tuple, list)) else [axis])}) if t.ndim else []
+    if not axes and t.ndim:
+        raise BuildError(f"no axis to reduce over in {t!r}")
+    return axes
+
+
+def _reducer(operation, doc):
+    def reduce(t: Tensor, axis=None, name=None, prog=None) -> Tensor:
+        if not isinstance(t, Tensor):
+            raise BuildError(f"expected a pd.Tensor, not {type(t).__name__}")
+        dims = _axes(t, axis)
+        raw = _run_library(lambda seq, dc: popops.reduce(t.graph.raw, t.raw, dims,
+                                                         popops.ReduceParams(operation), seq, dc), name, prog)
+        return t.graph.track(Tensor(raw, t.graph))
+    reduce.__doc__ = doc
+    return reduce
+
+
+reduce_sum = _reducer(popops.Operation.ADD, "Sum over axis (all axes when None).")
+reduce_max = _reducer(popops.Operation.MAX, "Maximum over axis.")
+reduce_min = _reducer(popops.Operation.MIN, "Minimum over axis.")
+reduce_prod = _reducer(popops.Operation.MUL, "Product over axis.")
+reduce_sum_squares = _reducer(popops.Operation.SQUARE_ADD, "Sum of squares over axis.")
+reduce_logsumexp = _reducer(popops.Operation.LOG_ADD, "log(sum(exp(t))) over axis.")
+reduce_all = _reducer(popops.Operation.LOGICAL_AND, "True where every element is (bool tensors).")
+reduce_any = _reducer(popops.Operation.LOGICAL_OR, "True where any element is (bool tensors).")
+
+Tensor.sum = lambda self, axis=None, name=None, prog=None: reduce_sum(self, axis, name, prog)
+Tensor.max = lambda self, axis=None, name=None, prog=None: reduce_max(self, axis, name, prog)
+Tensor.min = lambda self, axis=None, name=None, prog=None: reduce_min(self, axis, name, prog)
+Tensor.prod = lambda self, axis=None, name=None, prog=None: reduce_prod(self, axis, name, prog)
