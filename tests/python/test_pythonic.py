@@ -283,3 +283,35 @@ def test_dynamic_indexing_inside_a_repeat(graph, session_factory):
             table.at[table[0, 0:1]]
         with pytest.raises(pd.BuildError, match=r"needs a float tensor of shape \(3,\)"):
             table.at[i].set(column)
+
+
+def test_design_md_example_runs_as_written(ipu_device):
+    """DESIGN.md's example, except the profile summary (the profiling issue adds it)."""
+    dev = ipu_device
+    g = pd.Graph(dev)
+    x = g.variable(pd.float32, (4, 8), name="x")
+    w = g.constant(np.ones((8, 2), np.float32), name="w")
+    i = g.variable(pd.uint32, (1,), name="i")
+    with pd.Sequence("main") as main:
+        pd.zero(i)
+        y = x @ w
+        y += 1.0
+        z = pd.map(lambda a, b: pd.exp(a - b) * 2, y, y)
+        with pd.Repeat(4):
+            row = x.at[i].get()
+            with pd.If(i == 0):
+                row *= 2
+            with pd.Else():
+                row -= 1
+            x.at[i].set(row)
+            i += 1
+    start = np.arange(32, dtype=np.float32).reshape(4, 8)
+    with pd.Session(g, {"main": main}, device=dev) as s:
+        s.write(x, start)
+        s.run("main")
+        want_x = start.copy()
+        want_x[0] *= 2
+        want_x[1:] -= 1
+        assert_close(s.read(x), want_x)
+        assert_close(s.read(y), start @ np.ones((8, 2)) + 1)
+        assert_close(s.read(z), np.full((4, 2), 2.0))
