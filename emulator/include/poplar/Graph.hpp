@@ -41,6 +41,7 @@ private:
 
 class Graph {
 public:
+  using TileToTensorMapping = poplar::TileToTensorMapping;
   Graph();
   explicit Graph(const Target &target, replication_factor r = replication_factor(1));
   explicit Graph(const Device &device, replication_factor r = replication_factor(1));
