@@ -1,8 +1,10 @@
 """Emulator matmul vs numpy's on the same machine (budget: within 1.2x).
 
 Each case times engine.run of a program that only does the matmul, and numpy's
-matmul of the same float32 arrays into a preallocated output. The two alternate,
-so both meet the same machine load, and each reports its best run.
+matmul of the same float32 arrays into a preallocated output, best of REPEATS.
+The two are timed in separate blocks with a pause between: numpy and the emulator
+each bring their own OpenBLAS, whose idle threads spin for a while after a call,
+so interleaving the two measures each library's spinning threads, not its speed.
 """
 import time
 
@@ -43,15 +45,17 @@ def numpy_matmul(a, b):
 
 
 def best_times(functions):
-    """The best time of each function, running them in turn REPEATS times."""
-    for fn in functions:  # warm up: first touch of memory, BLAS threads starting
-        fn()
-    best = [float("inf")] * len(functions)
-    for _ in range(REPEATS):
-        for i, fn in enumerate(functions):
+    """The best time of each function over REPEATS runs, one function at a time."""
+    best = []
+    for fn in functions:
+        time.sleep(0.5)  # let the previous library's BLAS threads go idle
+        fn()  # warm up: first touch of memory, BLAS threads starting
+        runs = []
+        for _ in range(REPEATS):
             start = time.perf_counter()
             fn()
-            best[i] = min(best[i], time.perf_counter() - start)
+            runs.append(time.perf_counter() - start)
+        best.append(min(runs))
     return best
 
 
