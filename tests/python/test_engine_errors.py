@@ -8,18 +8,6 @@ import pytest
 from popdsl import poplar, program
 
 
-@pytest.fixture
-def device():
-    model = poplar.IPUModel("ipu2")
-    model.tilesPerIPU = 4
-    return model.createDevice()
-
-
-@pytest.fixture
-def graph(device):
-    return poplar.Graph(device.getTarget())
-
-
 @pytest.fixture(autouse=True)
 def no_engine_options_from_the_environment(monkeypatch):
     monkeypatch.delenv("POPLAR_ENGINE_OPTIONS", raising=False)

@@ -13,18 +13,6 @@ RELATIVE_TOLERANCE = {poplar.FLOAT: 1e-5, poplar.HALF: 1e-2}
 NUMPY_DTYPE = {poplar.FLOAT: np.float32, poplar.HALF: np.float16}
 
 
-@pytest.fixture
-def device():
-    model = poplar.IPUModel("ipu2")
-    model.tilesPerIPU = 4
-    return model.createDevice()
-
-
-@pytest.fixture
-def graph(device):
-    return poplar.Graph(device.getTarget())
-
-
 def random_values(shape, dtype=poplar.FLOAT, seed=0):
     return np.random.default_rng(seed).standard_normal(shape).astype(NUMPY_DTYPE[dtype])
 

@@ -14,18 +14,6 @@ VIEWS = ["plain", "transposed", "reversed", "strided"]
 Op = popops.Operation
 
 
-@pytest.fixture
-def device():
-    model = poplar.IPUModel("ipu2")
-    model.tilesPerIPU = 4
-    return model.createDevice()
-
-
-@pytest.fixture
-def graph(device):
-    return poplar.Graph(device.getTarget())
-
-
 def tensor_from(graph, values, name, view="plain"):
     """A tensor holding `values`, seen through `view` of a differently laid out variable."""
     values = np.asarray(values)

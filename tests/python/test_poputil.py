@@ -5,18 +5,6 @@ import pytest
 from popdsl import poplar, poputil, program
 
 
-@pytest.fixture
-def device():
-    model = poplar.IPUModel("ipu2")
-    model.tilesPerIPU = 4
-    return model.createDevice()
-
-
-@pytest.fixture
-def graph(device):
-    return poplar.Graph(device.getTarget())
-
-
 def mapped_elements(mapping):
     return sorted((i.begin(), i.end(), tile) for tile, intervals in enumerate(mapping) for i in intervals)
 

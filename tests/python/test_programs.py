@@ -13,18 +13,6 @@ import pytest
 from popdsl import poplar, program
 
 
-@pytest.fixture
-def device():
-    model = poplar.IPUModel("ipu2")
-    model.tilesPerIPU = 4
-    return model.createDevice()
-
-
-@pytest.fixture
-def graph(device):
-    return poplar.Graph(device.getTarget())
-
-
 def mapped_variable(graph, dtype, shape, name):
     tensor = graph.addVariable(dtype, shape, name)
     graph.setTileMapping(tensor, 0)
