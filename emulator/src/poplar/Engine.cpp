@@ -82,10 +82,10 @@ struct StreamToTensorStep : Step {
   void run() override {
     const std::size_t bytes = dst.numElements * dst.elemSize;
     if (dst.contiguous()) {
-      stream->fetchInto(dst.data(), bytes);
+      stream->transfer(dst.data(), bytes, true);
     } else {
       staging.resize(bytes);
-      stream->fetchInto(staging.data(), bytes);
+      stream->transfer(staging.data(), bytes, true);
       dst.scatter(staging.data());
     }
   }
@@ -98,7 +98,7 @@ struct TensorToStreamStep : Step {
   void run() override {
     staging.resize(src.numElements * src.elemSize);
     src.gather(staging.data());
-    stream->deliver(staging.data(), staging.size());
+    stream->transfer(staging.data(), staging.size(), false);
   }
 };
 
@@ -411,53 +411,32 @@ bool Scalar::isTrue() const {
 
 std::int64_t Scalar::value() const { return static_cast<std::int64_t>(loadElement(type, p)); }
 
-void StreamState::fetchInto(std::uint8_t *dst, std::size_t bytes) {
+void StreamState::transfer(std::uint8_t *device, std::size_t bytes, bool toDevice) {
+  // Copies between the device-side buffer and `n` host bytes at `host`.
+  const auto move = [&](std::uint8_t *host, std::size_t offset, std::size_t n) {
+    if (toDevice) std::memcpy(device + offset, host, n);
+    else std::memcpy(host, device + offset, n);
+  };
   switch (mode) {
   case Mode::Unconnected:
     throw stream_connection_error("Stream '" + stream.handle() +
                                   "' is not connected: call Engine::connectStream or "
                                   "connectStreamToCallback before running");
   case Mode::Buffer:
-    std::memcpy(dst, begin, bytes);
+    move(begin, 0, bytes);
     return;
   case Mode::Circular: {
     const std::size_t size = static_cast<std::size_t>(end - begin);
     for (std::size_t done = 0; done < bytes;) {
       const std::size_t n = std::min(bytes - done, size - position);
-      std::memcpy(dst + done, begin + position, n);
+      move(begin + position, done, n);
       done += n;
       position = (position + n) % size;
     }
     return;
   }
   case Mode::Callback:
-    callback->fetch(dst);
-    callback->complete();
-    return;
-  }
-}
-
-void StreamState::deliver(std::uint8_t *src, std::size_t bytes) {
-  switch (mode) {
-  case Mode::Unconnected:
-    throw stream_connection_error("Stream '" + stream.handle() +
-                                  "' is not connected: call Engine::connectStream or "
-                                  "connectStreamToCallback before running");
-  case Mode::Buffer:
-    std::memcpy(begin, src, bytes);
-    return;
-  case Mode::Circular: {
-    const std::size_t size = static_cast<std::size_t>(end - begin);
-    for (std::size_t done = 0; done < bytes;) {
-      const std::size_t n = std::min(bytes - done, size - position);
-      std::memcpy(begin + position, src + done, n);
-      done += n;
-      position = (position + n) % size;
-    }
-    return;
-  }
-  case Mode::Callback:
-    callback->fetch(src);
+    callback->fetch(device);
     callback->complete();
     return;
   }

@@ -37,10 +37,9 @@ struct StreamState {
   std::size_t position = 0;
   std::unique_ptr<StreamCallback> callback;
 
-  // Host-to-device: fills `dst` (dense) with the next stream data.
-  void fetchInto(std::uint8_t *dst, std::size_t bytes);
-  // Device-to-host: hands `src` (dense) to the host.
-  void deliver(std::uint8_t *src, std::size_t bytes);
+  // Moves one copy's `bytes` between the dense device-side buffer and the host:
+  // host to device when toDevice, else device to host.
+  void transfer(std::uint8_t *device, std::size_t bytes, bool toDevice);
 };
 
 // A one-element predicate or switch control in engine memory.
