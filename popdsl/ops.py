@@ -172,10 +172,10 @@ def copy(src: Tensor, dst: Tensor, name=None, prog=None) -> Tensor:
 
 
 def fill(t: Tensor, value, name=None, prog=None) -> Tensor:
-    """Sets every element of t to value."""
+    """Sets every element of t to value (popops::fill)."""
     _check_scalars([t], [value])
-    # `true ? value : t` writes value with t's dtype (the constant adopts it).
-    return _map_in_place(pe.Select(pe.Const(value), pe._1, pe.Const(True)), [t], name, prog)
+    _run_library(lambda seq, dc: popops.fill(t.graph.raw, t.raw, seq, value, dc), name, prog)
+    return t
 
 
 def zero(t: Tensor, name=None, prog=None) -> Tensor:
