@@ -40,9 +40,9 @@ public:
       Run &last = runs_.back();
       if (last.var == r.var) {
         const std::int64_t gap = r.start - (last.start + static_cast<std::int64_t>(last.count - 1) * last.stride);
-        const bool lastFixed = last.count > 1;
-        const std::int64_t stride = lastFixed ? last.stride : gap;
-        if (gap == stride && (r.count == 1 || r.stride == stride) && (lastFixed || r.count == 1 || gap == r.stride)) {
+        // A one-element run takes its stride from the gap to the next element.
+        const std::int64_t stride = last.count > 1 ? last.stride : gap;
+        if (gap == stride && (r.count == 1 || r.stride == stride)) {
           last.stride = stride;
           last.count += r.count;
           return;

@@ -567,18 +567,28 @@ Tensor createDynamicSliceOutput(poplar::Graph &graph, const Tensor &t, const Ten
   return createSliceOutput(graph, t, dims, sizes, debugContext);
 }
 
+// Checks the arguments of dynamicSlice (slicing) or dynamicUpdate and adds the
+// kernel moving `slice` out of or into `t` at `offset`.
+static void addDynamicSlice(poplar::Graph &graph, bool slicing, const Tensor &t, const Tensor &slice,
+                            const Tensor &offset, const std::vector<std::size_t> &dims,
+                            const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                            const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
+  const char *name = slicing ? "dynamicSlice" : "dynamicUpdate";
+  const SliceOptions o = parseSliceOptions(options);
+  checkSliceArgs(name, t, offset, dims, sizes);
+  checkSliceOutput(name, t, slice, dims, sizes);
+  const std::vector<unsigned> order = slicedFirst(t.rank(), dims);
+  poplar::detail::executeKernel(graph, prog,
+                                dynamicSliceKernel(slicing, t.dimShuffle(order), slice.dimShuffle(order), offset,
+                                                   geometryOf(t, dims, sizes), o),
+                                debugContext);
+}
+
 void dynamicSliceWithOutput(poplar::Graph &graph, const Tensor &output, const Tensor &t,
                             const Tensor &offset, const std::vector<std::size_t> &dims,
                             const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
                             const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
-  const SliceOptions o = parseSliceOptions(options);
-  checkSliceArgs("dynamicSlice", t, offset, dims, sizes);
-  checkSliceOutput("dynamicSlice", t, output, dims, sizes);
-  const std::vector<unsigned> order = slicedFirst(t.rank(), dims);
-  poplar::detail::executeKernel(graph, prog,
-                                dynamicSliceKernel(true, t.dimShuffle(order), output.dimShuffle(order), offset,
-                                                   geometryOf(t, dims, sizes), o),
-                                debugContext);
+  addDynamicSlice(graph, true, t, output, offset, dims, sizes, prog, debugContext, options);
 }
 
 Tensor dynamicSlice(poplar::Graph &graph, const Tensor &t, const Tensor &offset,
@@ -605,14 +615,7 @@ void dynamicUpdate(poplar::Graph &graph, const Tensor &t, const Tensor &s, const
                    const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
                    poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
                    const poplar::OptionFlags &options) {
-  const SliceOptions o = parseSliceOptions(options);
-  checkSliceArgs("dynamicUpdate", t, offset, dims, sizes);
-  checkSliceOutput("dynamicUpdate", t, s, dims, sizes);
-  const std::vector<unsigned> order = slicedFirst(t.rank(), dims);
-  poplar::detail::executeKernel(graph, prog,
-                                dynamicSliceKernel(false, t.dimShuffle(order), s.dimShuffle(order), offset,
-                                                   geometryOf(t, dims, sizes), o),
-                                debugContext);
+  addDynamicSlice(graph, false, t, s, offset, dims, sizes, prog, debugContext, options);
 }
 
 // ---------------------------------------------------------------- multi-slices
