@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from popdsl import poplar, popnn, poputil, program
+from raw_runner import Runner
 
 NLT = popnn.NonLinearityType
 erf = np.vectorize(math.erf)
@@ -29,35 +30,6 @@ FORWARD = {
 TAKES_INPUT = {NLT.GELU, NLT.GELU_ERF, NLT.SWISH}
 NUMPY = {poplar.FLOAT: np.float32, poplar.HALF: np.float16}
 TOL = {poplar.FLOAT: 1e-5, poplar.HALF: 1e-2}
-
-
-class Runner:
-    def __init__(self):
-        model = poplar.IPUModel("ipu2")
-        model.tilesPerIPU = 4
-        self.device = model.createDevice()
-        self.graph = poplar.Graph(self.device.getTarget())
-        self.prog = program.Sequence()
-        self.outputs = []
-
-    def tensor(self, values, ptype, name):
-        t = self.graph.addVariable(ptype, list(values.shape), name)
-        poputil.mapTensorLinearly(self.graph, t, 1, 1)
-        self.graph.setInitialValue(t, values.astype(NUMPY[ptype]))
-        return t
-
-    def run(self, *tensors):
-        for i, t in enumerate(tensors):
-            self.graph.createHostRead(f"o{i}", t)
-        engine = poplar.Engine(self.graph, self.prog)
-        engine.load(self.device)
-        engine.run(0)
-        outs = []
-        for i, t in enumerate(tensors):
-            buf = np.zeros(t.shape(), t.elementType().numpy_dtype)
-            engine.readTensor(f"o{i}", buf)
-            outs.append(buf.astype(np.float64))
-        return outs
 
 
 def finite_difference_gradient(f, x, g, h=1e-6):

@@ -4,8 +4,9 @@ import math
 import numpy as np
 import pytest
 
-from popdsl import poplar, popops, poputil, program
+from popdsl import poplar, popops, poputil
 from popdsl.popops import expr as pe
+from raw_runner import Runner
 
 DTYPES = {
     poplar.FLOAT: np.float32, poplar.HALF: np.float16, poplar.INT: np.int32,
@@ -15,45 +16,11 @@ DTYPES = {
 TOLERANCE = {poplar.FLOAT: 2e-6, poplar.HALF: 2e-3}
 
 
-class Runner:
-    """Builds a graph from numpy inputs, applies a builder, runs it, returns outputs."""
-
-    def __init__(self):
-        model = poplar.IPUModel("ipu2")
-        model.tilesPerIPU = 4
-        self.device = model.createDevice()
-        self.graph = poplar.Graph(self.device.getTarget())
-        self.prog = program.Sequence()
-        self.reads = []
-
-    def tensor(self, values, ptype, name="in"):
-        t = self.graph.addVariable(ptype, list(np.shape(values)), name)
-        poputil.mapTensorLinearly(self.graph, t, 1, 1)
-        self.graph.setInitialValue(t, np.asarray(values, DTYPES[ptype]))
-        return t
-
-    def read(self, t):
-        self.graph.createHostRead(f"out{len(self.reads)}", t)
-        self.reads.append(t)
-
-    def run(self):
-        engine = poplar.Engine(self.graph, self.prog)
-        engine.load(self.device)
-        engine.run(0)
-        outs = []
-        for i, t in enumerate(self.reads):
-            out = np.zeros(t.shape(), t.elementType().numpy_dtype)
-            engine.readTensor(f"out{i}", out)
-            outs.append(out)
-        return outs
-
-
 def run_map(expression, inputs, types):
     r = Runner()
     ts = [r.tensor(x, t, f"in{i}") for i, (x, t) in enumerate(zip(inputs, types))]
     out = popops.map(r.graph, expression, ts, r.prog, "map")
-    r.read(out)
-    return out, r.run()[0]
+    return out, r.run(out)[0]
 
 
 def assert_matches(got, want, ptype):
@@ -179,8 +146,7 @@ def test_fused_expression_with_constants_broadcasting_and_views():
     view = ta.transpose().reverse(1)
     expression = pe.Exp(pe._1 - pe._2) * 2 + pe.Select(pe._1, pe._2, pe._1 > 0)
     out = popops.map(r.graph, expression, [view, tb.expand([1])], r.prog, "fused")
-    r.read(out)
-    (got,) = r.run()
+    (got,) = r.run(out)
     x = a.T[:, ::-1].astype(np.float64)
     y = b.astype(np.float64)[:, None]
     np.testing.assert_allclose(got, np.exp(x - y) * 2 + np.where(x > 0, x, y), rtol=2e-6)
@@ -190,8 +156,7 @@ def test_design_example_modulo_in_place_on_unsigned():
     r = Runner()
     t = r.tensor(np.arange(12).reshape(3, 4), poplar.UNSIGNED_INT, "t")
     popops.mapInPlace(r.graph, (pe._1 + 1) % 4, [t], r.prog, "inc")
-    r.read(t)
-    (got,) = r.run()
+    (got,) = r.run(t)
     np.testing.assert_array_equal(got, (np.arange(12).reshape(3, 4) + 1) % 4)
 
 
@@ -226,9 +191,7 @@ def test_map_with_output_and_named_functions():
     popops.subInPlace(r.graph, b, a, r.prog)
     negated = popops.neg(r.graph, a, r.prog)
     popops.expInPlace(r.graph, negated, r.prog)
-    for t in [out, summed, b, negated]:
-        r.read(t)
-    got_out, got_sum, got_b, got_exp = r.run()
+    got_out, got_sum, got_b, got_exp = r.run(out, summed, b, negated)
     base = np.arange(6.0).reshape(2, 3)
     np.testing.assert_array_equal(got_out, base * 2)
     np.testing.assert_array_equal(got_sum, base + 10)
@@ -243,8 +206,7 @@ def test_large_map_is_chunked_correctly():
     r = Runner()
     ts = [r.tensor(x, poplar.FLOAT, n) for x, n in [(a, "a"), (b, "b"), (c, "c")]]
     out = popops.map(r.graph, pe._1 * pe._2 + pe._3, ts, r.prog)
-    r.read(out)
-    (got,) = r.run()
+    (got,) = r.run(out)
     np.testing.assert_allclose(got, a.astype(np.float64) * b + c, rtol=1e-5, atol=1e-6)
 
 
