@@ -314,6 +314,21 @@ def test_options_that_only_tune():
     run_phases(cfg, phases=("all",))
 
 
+def test_inference_forward_without_intermediates():
+    cfg = make_config(full=False, options={"inferenceOnly": "true"})
+    data = make_data(cfg)
+    ref = Reference(cfg, data)
+    built = Built(cfg)
+    with pd.Sequence("infer") as infer:
+        out, cell, inter = lstm.forward(built.params, built.state, built.x, built.weights, save_intermediates=False,
+                                        options=cfg["options"])
+    assert inter is None
+    with pd.Session(built.graph, infer, device=built.device) as s:
+        built.write_inputs(s, data)
+        s.run()
+        check_forward(s, built, ref, cfg, out, cell)
+
+
 def test_half_data_with_float_accumulators():
     cfg = make_config(dtype=np.float16, options={"weightAccumulatorsType": "float", "partialsType": "half"})
     built = run_phases(cfg, phases=("all",))
