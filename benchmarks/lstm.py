@@ -114,7 +114,8 @@ def main(args):
     params = lstm.LstmParams(pd.float32, B, S, (I, H))
     flops = lstm.fwd_flops(params) + lstm.bwd_flops(params) + lstm.wu_flops(params)
     print(f"LSTM S={S} B={B} I={I} H={H} float, {THREADS} thread(s), best of {args.repeats}")
-    print(f"  emulator fwd+bwd+wu:          {emulator * 1e3:8.1f} ms  ({flops / emulator / 1e9:.1f} GFLOP/s by popnn's count)")
+    print(f"  emulator fwd+bwd+wu:          {emulator * 1e3:8.1f} ms  "
+          f"({flops / emulator / 1e9:.1f} GFLOP/s by popnn's count)")
     print(f"  torch {torch['version']} nn.LSTM fwd+bwd: {torch['seconds'] * 1e3:8.1f} ms")
     print(f"  emulator, preCalcWeights:     {pre_calculated * 1e3:8.1f} ms")
     print(f"  ratio emulator / torch: {emulator / torch['seconds']:.2f}x  (budget 1.5x); "

@@ -81,11 +81,12 @@ class LstmParams:
 
     def _check_time_steps(self):
         steps = self.variable_time_steps
-        if steps is None or isinstance(steps, Tensor):
-            if isinstance(steps, Tensor) and (steps.dtype != pd.uint32 or steps.shape not in ((self.batch_size,), (1,))):
+        if isinstance(steps, Tensor):
+            if steps.dtype != pd.uint32 or steps.shape not in ((self.batch_size,), (1,)):
                 raise BuildError(f"LstmParams: variable_time_steps must be an UNSIGNED_INT tensor of shape "
                                  f"({self.batch_size},) or (1,), not {steps!r}")
-        elif not isinstance(steps, int) or isinstance(steps, bool) or not 0 <= steps <= self.time_steps:
+        elif steps is not None and (not isinstance(steps, int) or isinstance(steps, bool)
+                                   or not 0 <= steps <= self.time_steps):
             raise BuildError(f"LstmParams: variable_time_steps must be None, an int in [0, {self.time_steps}] "
                              f"or an UNSIGNED_INT tensor, not {steps!r}")
 
@@ -155,7 +156,8 @@ def _parse_number(kind, minimum, maximum=math.inf):
         except (TypeError, ValueError):
             valid = False
         if not valid or isinstance(value, bool):
-            raise BuildError(f"LSTM option {key}={value!r}: expected {kind.__name__} in [{minimum}, {maximum}]")
+            raise BuildError(f"LSTM option {key}={value!r}: expected {kind.__name__} "
+                             f"in [{minimum}, {maximum}]")
         return number
     return parse
 
@@ -296,6 +298,11 @@ def _stacked_weights(weights: LstmWeights) -> Tensor:
     return pd.concat([flat(weights.input_weights), flat(weights.output_weights)], axis=0)
 
 
+def _stack(*tensors) -> Tensor:
+    """A view stacking same-shaped tensors along a new first axis."""
+    return pd.concat([t.expand(0) for t in tensors], axis=0)
+
+
 def _step_counter(graph, first: int) -> Tensor:
     """The device-side step index of a time loop, set to `first`."""
     return pd.fill(graph.variable(pd.uint32, (1,), name="step"), first)
@@ -423,21 +430,28 @@ def _previous_outputs(params: LstmParams, inter: Tensor, out: Tensor) -> Tensor:
     return sequence[:params.time_steps - 1]
 
 
-class _GateGradSequence:
-    """Keeps every step's dZ as popnn's backward intermediates [S, 4, B, H]."""
-
-    def __init__(self, graph, params):
-        self.sequence = graph.variable(params.dtype, (params.time_steps, 4, params.batch_size, params.output_size),
-                                       name="bwdIntermediates")
+class _GateGradSink:
+    """Takes each backward step's gate gradients dZ [B, 4, H]; this one drops them."""
 
     def add(self, t, gate_grads):
-        self.sequence.at[t].set(gate_grads.transpose(1, 0, 2))
+        pass
 
     def finish(self):
         pass
 
 
-class _WeightGradAccumulator:
+class _GateGradSequence(_GateGradSink):
+    """Keeps every step's dZ as popnn's backward intermediates [S, 4, B, H]."""
+
+    def __init__(self, graph, params):
+        shape = (params.time_steps, 4, params.batch_size, params.output_size)
+        self.sequence = graph.variable(params.dtype, shape, name="bwdIntermediates")
+
+    def add(self, t, gate_grads):
+        self.sequence.at[t].set(gate_grads.transpose(1, 0, 2))
+
+
+class _WeightGradAccumulator(_GateGradSink):
     """dW += [x_t, h_{t-1}, 1]^T @ dZ_t over a window of steps_per_wu steps at a time, the last
     column giving the bias gradient; steps_per_wu 0 (or >= S) means once, after the loop."""
 
@@ -552,12 +566,13 @@ def _backward(params, opts, state, inter, weights, x, out, out_grad, last_step_s
             prev_cell, act_cell = recomputed[0], recomputed[1]
         total_out_grad = pd.map(lambda dy, dh: dy + dh, out_grad.at[t].get(), output_grad) \
             if params.output_full_sequence else output_grad
+        # dC = act'(c_t) * o * dh_t + dc_t; the gates' output gradients follow from dC and dh_t
         cell_total = pd.nonlinearity_grad(act_cell, pd.map(lambda o, d: o * d, o, total_out_grad), params.activation)
         cell_total += cell_grad
-        pd.map_(lambda r, a, d: a * d, recurrent_grads, pd.concat([prev_cell.expand(0), g.expand(0), act_cell.expand(0)]),
-                pd.concat([cell_total.expand(0), cell_total.expand(0), total_out_grad.expand(0)]))
-        pd.copy(pd.nonlinearity_grad(pd.concat([f.expand(0), i_gate.expand(0), o.expand(0)]), recurrent_grads,
-                                     params.recurrent_activation), _gate_rows(gate_grads, rec))
+        pd.map_(lambda r, a, d: a * d, recurrent_grads, _stack(prev_cell, g, act_cell),
+                _stack(cell_total, cell_total, total_out_grad))
+        pd.copy(pd.nonlinearity_grad(_stack(f, i_gate, o), recurrent_grads, params.recurrent_activation),
+                _gate_rows(gate_grads, rec))
         pd.copy(pd.nonlinearity_grad(g, pd.map(lambda i, d: i * d, i_gate, cell_total), params.activation),
                 gate_grads[:, candidate])
         propagated = pd.matmul(gate_grads.reshape(b, 4 * h), transposed, options=matmul_options)
@@ -580,18 +595,10 @@ def backward(params: LstmParams, state: LstmState, inter: Tensor, weights: LstmW
     opts = _parse_options(options, params, x.graph)
     _check_backward(params, opts, state, inter, weights, x, out, out_grad, last_step_state_grad)
     with pd.name_scope("lstm/bwd"):
-        sink = _GateGradSequence(x.graph, params) if save_intermediates else None
+        sink = _GateGradSequence(x.graph, params) if save_intermediates else _GateGradSink()
         state_grad, input_grad = _backward(params, opts, state, inter, weights, x, out, out_grad,
-                                           last_step_state_grad, sink or _Discard())
-    return state_grad, input_grad, (sink.sequence if sink else None)
-
-
-class _Discard:
-    def add(self, t, gate_grads):
-        pass
-
-    def finish(self):
-        pass
+                                           last_step_state_grad, sink)
+    return state_grad, input_grad, (sink.sequence if save_intermediates else None)
 
 
 def weight_update(params: LstmParams, state: LstmState, inter: Tensor, bwd_inter: Tensor, weights: LstmWeights,
