@@ -14,6 +14,15 @@ W = [[W_in], [W_out]] of shape [I + H, 4H], so a step is a single matmul.
 Variable time steps follow popnn's reference model: at steps t >= limit (per batch
 row) the gates are zero, so the step's outputs and intermediates are zero, and the
 state (and, backwards, the state gradients) carries over unchanged.
+
+Options take popnn's names and values (strings as in OptionFlags, or Python bools and
+numbers): preCalcWeights (the input part of all steps in one matmul before the loop),
+recomputationMode (none | cellAndTanh; popnn's `full` raises as popnn does),
+weightAccumulatorsType (dtype of the weight gradients), rnnStepsPerWU and
+disableWUPartialInterleaving (the weight-update cadence, see steps_per_weight_update),
+partialsType, inferenceOnly and availableMemoryProportion (passed to the matmuls).
+numShards is checked like popnn's but changes nothing here, as the sequences are
+mapped over every tile; rnnCodeReuse is accepted: each loop body is built once anyway.
 """
 import dataclasses
 import math
