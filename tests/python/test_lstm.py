@@ -102,9 +102,8 @@ class Reference:
             dh = np.where(m > 0, dh_prev, dh if full else g_out)
             dc = np.where(m > 0, s["f"] * dC, dc)
         self.dh0, self.dc0 = dh, dc
-        x_steps = d["x"]
         h_prev = np.stack([s["h_prev"] for s in self.steps])
-        self.dWin = np.einsum("tbi,tgbh->gih", x_steps, self.dZ)
+        self.dWin = np.einsum("tbi,tgbh->gih", d["x"], self.dZ)
         self.dWout = np.einsum("tbi,tgbh->gih", h_prev, self.dZ)
         self.db = self.dZ.sum(axis=(0, 2))
 
@@ -206,7 +205,7 @@ def check(actual, expected, cfg, what):
                                err_msg=what)
 
 
-def check_forward(s, built, ref, cfg, out, cell):
+def check_forward(s, ref, cfg, out, cell):
     check(s.read(out), ref.output(), cfg, "output")
     check(s.read(cell), ref.c_final, cfg, "final cell state")
 
@@ -236,7 +235,7 @@ def run_phases(cfg, phases=("fwd", "bwd", "wu", "all")):
         built.write_inputs(s, data)
         if "fwd" in phases:
             s.run("fwd")
-            check_forward(s, built, ref, cfg, built.out, built.cell)
+            check_forward(s, ref, cfg, built.out, built.cell)
             check(s.read(built.inter), ref.intermediates(mode), cfg, "forward intermediates")
         if "bwd" in phases:
             s.write(built.inter, ref.intermediates(mode))
@@ -252,7 +251,7 @@ def run_phases(cfg, phases=("fwd", "bwd", "wu", "all")):
             check_weight_grads(s, ref, cfg, built.weight_grads)
         if "all" in phases:
             s.run("all")
-            check_forward(s, built, ref, cfg, built.all_out, built.all_cell)
+            check_forward(s, ref, cfg, built.all_out, built.all_cell)
             check_backward(s, ref, cfg, built.all_state_grad, built.all_input_grad)
             check_weight_grads(s, ref, cfg, built.all_weight_grads)
     return built
@@ -327,7 +326,7 @@ def test_inference_forward_without_intermediates():
     with pd.Session(built.graph, infer, device=built.device) as s:
         built.write_inputs(s, data)
         s.run()
-        check_forward(s, built, ref, cfg, out, cell)
+        check_forward(s, ref, cfg, out, cell)
 
 
 def test_half_data_with_float_accumulators():
