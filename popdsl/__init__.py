@@ -51,7 +51,7 @@ from popdsl.dtypes import (as_type, bool_, float16, float32, int8, int16, int32,
 from popdsl.graph import Graph  # noqa: E402
 from popdsl.ops import (abs, cast, ceil, concat, copy, cos, exp, fill, floor, log,  # noqa: E402
                         logical_and, logical_not, logical_or, map, map_, max, min, neg, pow, relu,
-                        nonlinearity, nonlinearity_grad, print_tensor, rsqrt, sigmoid, sin, sqrt,
+                        nonlinearity, nonlinearity_, nonlinearity_grad, print_tensor, rsqrt, sigmoid, sin, sqrt,
                         square, tanh, where, zero)
 from popdsl.control import Else, If, Repeat, Sequence, Switch, While  # noqa: E402
 from popdsl.indexing import _AtIndexer  # noqa: E402,F401  (adds Tensor.at)
@@ -60,3 +60,4 @@ from popdsl.reductions import (reduce_all, reduce_any, reduce_logsumexp, reduce_
                                reduce_min, reduce_prod, reduce_sum, reduce_sum_squares)
 from popdsl.session import Session, SessionError  # noqa: E402
 from popdsl.tensor import Tensor  # noqa: E402
+from popdsl import nn  # noqa: E402  (builders on the layer above: pd.nn.lstm, ...)

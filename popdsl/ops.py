@@ -264,6 +264,13 @@ def nonlinearity(t: Tensor, kind: str, name=None, prog=None) -> Tensor:
     return t.graph.track(Tensor(raw, t.graph))
 
 
+def nonlinearity_(t: Tensor, kind: str, name=None, prog=None) -> Tensor:
+    """Like pd.nonlinearity, writing the result over t (popnn nonLinearityInPlace); returns t."""
+    _run_library(lambda seq, dc: popnn.nonLinearityInPlace(t.graph.raw, _nonlinearity_type(kind), t.raw, seq, dc),
+                 name, prog)
+    return t
+
+
 def nonlinearity_grad(activation: Tensor, out_grad: Tensor, kind: str, name=None, prog=None) -> Tensor:
     """Input gradient of `kind`: activation is its output (its input for gelu and swish)."""
     raw = _run_library(lambda seq, dc: popnn.nonLinearityInputGradient(

@@ -111,6 +111,21 @@ def test_broadcast_cast_fill_copy_concat(graph, session_factory):
     assert_close(got[id(d)], np.concatenate([vv, wv[1]]))
 
 
+def test_nonlinearity_in_place_writes_through_a_view(graph, session_factory):
+    t = graph.variable(pd.float32, (3, 4), name="t")
+    with pd.Sequence() as main:
+        same = pd.nonlinearity_(t[::2], "softmax_stable")  # rows 0 and 2, each over its 4 elements
+    assert same.shape == (2, 4)
+    tv = np.arange(12, dtype=np.float32).reshape(3, 4) / 4
+    got = run_main(session_factory, graph, main, writes=[(t, tv)])["read"][id(t)]
+    expected = tv.astype(np.float64)
+    expected[::2] = np.exp(tv[::2]) / np.exp(tv[::2]).sum(axis=1, keepdims=True)
+    assert_close(got, expected)
+    with pytest.raises(pd.BuildError, match="unknown non-linearity 'cosh'"):
+        with pd.Sequence():
+            pd.nonlinearity_(t, "cosh")
+
+
 def test_while_switch_and_functions(graph, session_factory):
     counter = graph.variable(pd.int32, (1,), name="counter")
     total = graph.variable(pd.int32, (1,), name="total")

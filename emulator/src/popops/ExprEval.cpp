@@ -153,6 +153,8 @@ struct Node {
   std::function<void(std::size_t n)> compute;
 };
 
+// A node writes only its own buffer, which no input's values (another node's buffer or
+// engine memory) overlap: the kernels say so with __restrict, so their loops vectorize.
 template <class T> T *buf(Node &n) { return reinterpret_cast<T *>(n.storage.get()); }
 template <class T> const T *vals(const Node &n) { return static_cast<const T *>(n.values); }
 
@@ -187,9 +189,9 @@ template <class T> std::function<void(std::size_t)> unaryKernel(UnaryOpType op, 
   using U = UnaryOpType;
   auto loop = [&out, &a](auto f) {
     return [&out, &a, f](std::size_t n) {
-      const T *x = vals<T>(a);
+      const T *__restrict x = vals<T>(a);
       using R = decltype(f(T()));
-      R *y = buf<R>(out);
+      R *__restrict y = buf<R>(out);
       for (std::size_t i = 0; i < n; ++i) y[i] = f(x[i]);
       out.values = y;
     };
@@ -256,10 +258,10 @@ template <class T> std::function<void(std::size_t)> binaryKernel(BinaryOpType op
   using B = BinaryOpType;
   auto loop = [&out, &a, &b](auto f) {
     return [&out, &a, &b, f](std::size_t n) {
-      const T *x = vals<T>(a);
-      const T *y = vals<T>(b);
+      const T *__restrict x = vals<T>(a);
+      const T *__restrict y = vals<T>(b);
       using R = decltype(f(T(), T()));
-      R *z = buf<R>(out);
+      R *__restrict z = buf<R>(out);
       for (std::size_t i = 0; i < n; ++i) z[i] = f(x[i], y[i]);
       out.values = z;
     };
@@ -317,15 +319,18 @@ template <class T> std::function<void(std::size_t)> binaryKernel(BinaryOpType op
 template <class T> std::function<void(std::size_t)> ternaryKernel(TernaryOpType op, Node &out, const Node &a, const Node &b, const Node &c) {
   if (op == TernaryOpType::SELECT)
     return [&out, &a, &b, &c](std::size_t n) {
-      const T *x = vals<T>(a), *y = vals<T>(b);
-      const std::uint8_t *cond = vals<std::uint8_t>(c);
-      T *z = buf<T>(out);
+      const T *__restrict x = vals<T>(a);
+      const T *__restrict y = vals<T>(b);
+      const std::uint8_t *__restrict cond = vals<std::uint8_t>(c);
+      T *__restrict z = buf<T>(out);
       for (std::size_t i = 0; i < n; ++i) z[i] = cond[i] ? x[i] : y[i];
       out.values = z;
     };
   return [&out, &a, &b, &c](std::size_t n) {
-    const T *x = vals<T>(a), *lo = vals<T>(b), *hi = vals<T>(c);
-    T *z = buf<T>(out);
+    const T *__restrict x = vals<T>(a);
+    const T *__restrict lo = vals<T>(b);
+    const T *__restrict hi = vals<T>(c);
+    T *__restrict z = buf<T>(out);
     for (std::size_t i = 0; i < n; ++i) {
       const T m = x[i] < lo[i] ? lo[i] : x[i];
       z[i] = hi[i] < m ? hi[i] : m;
@@ -447,8 +452,8 @@ private:
       return withRep(in.rep, [&](auto fromTag) -> std::function<void(std::size_t)> {
         using From = decltype(fromTag);
         return [&out, &in, toHalf](std::size_t n) {
-          const From *x = vals<From>(in);
-          To *y = buf<To>(out);
+          const From *__restrict x = vals<From>(in);
+          To *__restrict y = buf<To>(out);
           for (std::size_t i = 0; i < n; ++i) y[i] = convertValue<To>(x[i]);
           if constexpr (std::is_same<To, float>::value)
             if (toHalf) roundToHalf(y, n);

@@ -1,0 +1,492 @@
+"""pd.nn.lstm against a float64 numpy LSTM written from the equations (forward and BPTT)."""
+import itertools
+
+import numpy as np
+import pytest
+
+import popdsl as pd
+from popdsl.nn import lstm
+
+GATES = ("forget", "input", "candidate", "output")
+SHUFFLED = ("output", "candidate", "forget", "input")
+SCALED_SOFTMAX_FACTOR = 32768.0
+
+
+# --- the float64 reference ---------------------------------------------------------------------
+def _softmax(x):
+    e = np.exp(x)  # popnn's plain SOFTMAX does not subtract the maximum
+    return e / e.sum(-1, keepdims=True)
+
+
+def _stable_softmax(x):
+    return _softmax(x - x.max(-1, keepdims=True))
+
+
+def _softmax_grad(y, g, scale=1.0):
+    # y = scale * softmax(x): dx = y * (g - sum(g * y) / scale) per row
+    return y * (g - (g * y).sum(-1, keepdims=True) / scale)
+
+
+# name -> (activation, input gradient from the activation's output y and the output gradient g)
+ACTIVATIONS = {
+    "tanh": (np.tanh, lambda y, g: g * (1 - y * y)),
+    "sigmoid": (lambda x: 1 / (1 + np.exp(-x)), lambda y, g: g * y * (1 - y)),
+    "hard_sigmoid": (lambda x: np.clip(0.2 * x + 0.5, 0, 1), lambda y, g: g * 0.2 * ((y > 0) & (y < 1))),
+    "relu": (lambda x: np.maximum(x, 0), lambda y, g: g * (y > 0)),
+    "softmax": (_softmax, _softmax_grad),
+    "softmax_stable": (_stable_softmax, _softmax_grad),
+    "softmax_scaled": (lambda x: SCALED_SOFTMAX_FACTOR * _stable_softmax(x),
+                       lambda y, g: _softmax_grad(y, g, SCALED_SOFTMAX_FACTOR)),
+}
+
+
+class Reference:
+    """The LSTM in float64: forward over S steps, then backpropagation through time."""
+
+    def __init__(self, cfg, data):
+        self.cfg, self.d = cfg, data
+        self.pos = {g: cfg["cell_order"].index(g) for g in GATES}
+        self.act, self.act_grad = ACTIVATIONS[cfg["activation"]]
+        self.rec, self.rec_grad = ACTIVATIONS[cfg["recurrent_activation"]]
+        S, B = data["x"].shape[:2]
+        limits = cfg["limits"]
+        self.valid = [(t < limits).astype(np.float64)[:, None] * np.ones((B, 1)) for t in range(S)]
+        with np.errstate(over="ignore", invalid="ignore"):  # saturating activation pairs overflow like the device
+            self.forward()
+            self.backward()
+
+    def forward(self):
+        d, p = self.d, self.pos
+        h, c = d["h0"].copy(), d["c0"].copy()
+        self.steps, self.Y = [], []
+        for t, m in enumerate(self.valid):
+            z = {g: d["x"][t] @ d["Win"][p[g]] + h @ d["Wout"][p[g]] + d["b"][p[g]] for g in GATES}
+            f, i, o = (self.rec(z[g]) * m for g in ("forget", "input", "output"))
+            cand = self.act(z["candidate"]) * m
+            c_new = f * c + i * cand
+            act_c = self.act(c_new) * m
+            h_new = o * act_c
+            self.steps.append(dict(f=f, i=i, g=cand, o=o, act_c=act_c, c_prev=c * m, h_prev=h, h=h_new))
+            self.Y.append(h_new)
+            h = np.where(m > 0, h_new, h)
+            c = np.where(m > 0, c_new, c)
+        self.h_final, self.c_final = h, c
+
+    def intermediates(self, recomputation="none"):
+        rows = ["f", "i", "g", "o"] + (["act_c", "c_prev"] if recomputation == "none" else [])
+        rows += [] if self.cfg["full"] else ["h"]
+        return np.stack([np.stack([s[r] for r in rows]) for s in self.steps])
+
+    def output(self):
+        return np.stack(self.Y) if self.cfg["full"] else self.h_final
+
+    def backward(self):
+        d, p, full = self.d, self.pos, self.cfg["full"]
+        S = len(self.steps)
+        dh, dc = d["dh_last"].copy(), d["dc_last"].copy()
+        self.dx = np.zeros_like(d["x"])
+        self.dZ = np.zeros((S, 4) + dh.shape)
+        for t in reversed(range(S)):
+            s, m = self.steps[t], self.valid[t]
+            g_out = (d["dY"][t] if full else (d["dY"] if t == S - 1 else 0)) + dh
+            dA = self.act_grad(s["act_c"], s["o"] * g_out)
+            dC = dA + dc
+            dz = {"output": self.rec_grad(s["o"], s["act_c"] * g_out),
+                  "candidate": self.act_grad(s["g"], s["i"] * dC),
+                  "input": self.rec_grad(s["i"], s["g"] * dC),
+                  "forget": self.rec_grad(s["f"], s["c_prev"] * dC)}
+            for g in GATES:
+                self.dZ[t, p[g]] = dz[g]
+            self.dx[t] = sum(dz[g] @ d["Win"][p[g]].T for g in GATES)
+            dh_prev = sum(dz[g] @ d["Wout"][p[g]].T for g in GATES)
+            dh = np.where(m > 0, dh_prev, dh if full else g_out)
+            dc = np.where(m > 0, s["f"] * dC, dc)
+        self.dh0, self.dc0 = dh, dc
+        h_prev = np.stack([s["h_prev"] for s in self.steps])
+        self.dWin = np.einsum("tbi,tgbh->gih", d["x"], self.dZ)
+        self.dWout = np.einsum("tbi,tgbh->gih", h_prev, self.dZ)
+        self.db = self.dZ.sum(axis=(0, 2))
+
+
+# --- running the builders ----------------------------------------------------------------------
+def make_config(**overrides):
+    cfg = dict(S=4, B=3, I=5, H=4, dtype=np.float32, cell_order=GATES, activation="tanh",
+               recurrent_activation="sigmoid", full=True, time_steps=None, options={}, calc_input=True,
+               last_grad=True)
+    cfg.update(overrides)
+    S, B = cfg["S"], cfg["B"]
+    steps = cfg["time_steps"]
+    cfg["limits"] = np.full(B, S) if steps is None else np.broadcast_to(np.asarray(steps), (B,)).copy()
+    return cfg
+
+
+def make_data(cfg, seed=0):
+    rng = np.random.default_rng(seed)
+    S, B, I, H = cfg["S"], cfg["B"], cfg["I"], cfg["H"]
+
+    def r(*shape, scale=1.0):
+        return rng.uniform(-scale, scale, shape)
+
+    out_shape = (S, B, H) if cfg["full"] else (B, H)
+    data = dict(x=r(S, B, I), h0=r(B, H, scale=0.5), c0=r(B, H, scale=0.5), Win=r(4, I, H, scale=0.5),
+                Wout=r(4, H, H, scale=0.5), b=r(4, H, scale=0.3), dY=r(*out_shape),
+                dh_last=r(B, H) if cfg["last_grad"] else np.zeros((B, H)),
+                dc_last=r(B, H) if cfg["last_grad"] else np.zeros((B, H)))
+    # values as the device stores them, so the reference starts from the same numbers
+    return {k: v.astype(cfg["dtype"]).astype(np.float64) for k, v in data.items()}
+
+
+class Built:
+    """A graph with four programs: fwd, bwd (backward only), wu (weight update only) and all."""
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.device = pd.ipu_model(tiles=4)
+        g = self.graph = pd.Graph(self.device)
+        steps = cfg["time_steps"]
+        if isinstance(steps, (list, np.ndarray)):
+            self.limits = g.variable(pd.uint32, (len(steps),), name="timeSteps")
+            steps = self.limits
+        self.params = lstm.LstmParams(cfg["dtype"], cfg["B"], cfg["S"], (cfg["I"], cfg["H"]),
+                                      activation=cfg["activation"],
+                                      recurrent_activation=cfg["recurrent_activation"],
+                                      cell_order=cfg["cell_order"], output_full_sequence=cfg["full"],
+                                      calc_input_gradients=cfg["calc_input"], variable_time_steps=steps)
+        p, opts = self.params, cfg["options"]
+        self.x = lstm.create_input(g, p)
+        self.state = lstm.create_initial_state(g, p)
+        self.weights = lstm.create_weights(g, p)
+        out_shape = (cfg["S"], cfg["B"], cfg["H"]) if cfg["full"] else (cfg["B"], cfg["H"])
+        self.dY = g.variable(p.dtype, out_shape, name="dY")
+        self.last = None
+        if cfg["last_grad"] and steps is None:
+            self.last = lstm.LstmState(g.variable(p.dtype, (cfg["B"], cfg["H"]), name="dhLast"),
+                                       g.variable(p.dtype, (cfg["B"], cfg["H"]), name="dcLast"))
+        with pd.Sequence("fwd") as fwd:
+            self.out, self.cell, self.inter = lstm.forward(p, self.state, self.x, self.weights, options=opts)
+        with pd.Sequence("bwd") as bwd:
+            self.state_grad, self.input_grad, self.bwd_inter = lstm.backward(
+                p, self.state, self.inter, self.weights, self.x, self.out, self.dY, self.last, options=opts,
+                save_intermediates=True)
+        with pd.Sequence("wu") as wu:
+            self.weight_grads = lstm.weight_update(p, self.state, self.inter, self.bwd_inter, self.weights, self.x,
+                                                   self.out, options=opts)
+        with pd.Sequence("all") as all_phases:
+            out, cell, inter = lstm.forward(p, self.state, self.x, self.weights, options=opts)
+            self.all_out, self.all_cell = out, cell
+            self.all_state_grad, self.all_input_grad, self.all_weight_grads = lstm.backward_with_weight_update(
+                p, self.state, inter, self.weights, self.x, out, self.dY, self.last, options=opts)
+        self.session = pd.Session(g, {"fwd": fwd, "bwd": bwd, "wu": wu, "all": all_phases}, device=self.device)
+
+    def write_inputs(self, s, data):
+        s.write(self.x, data["x"])
+        s.write(self.state.output, data["h0"])
+        s.write(self.state.cell_state, data["c0"])
+        s.write(self.weights.input_weights, data["Win"])
+        s.write(self.weights.output_weights, data["Wout"])
+        s.write(self.weights.biases, data["b"])
+        s.write(self.dY, data["dY"])
+        if self.last is not None:
+            s.write(self.last.output, data["dh_last"])
+            s.write(self.last.cell_state, data["dc_last"])
+        if isinstance(self.cfg["time_steps"], (list, np.ndarray)):
+            s.write(self.limits, np.asarray(self.cfg["time_steps"], np.uint32))
+
+
+def tolerance(cfg):
+    # half rounds each op's result to 11 bits (~5e-4); a few steps of sums reach a few 1e-3
+    return dict(rtol=2e-5, atol=2e-6) if cfg["dtype"] == np.float32 else dict(rtol=1e-2, atol=4e-3)
+
+
+def check(actual, expected, cfg, what):
+    tol = tolerance(cfg)
+    scale = max(1.0, float(np.abs(expected).max()))  # half: errors grow with the magnitudes summed
+    np.testing.assert_allclose(np.asarray(actual, np.float64), expected, rtol=tol["rtol"], atol=tol["atol"] * scale,
+                               err_msg=what)
+
+
+def check_forward(s, ref, cfg, out, cell):
+    check(s.read(out), ref.output(), cfg, "output")
+    check(s.read(cell), ref.c_final, cfg, "final cell state")
+
+
+def check_backward(s, ref, cfg, state_grad, input_grad):
+    check(s.read(state_grad.output), ref.dh0, cfg, "initial output gradient")
+    check(s.read(state_grad.cell_state), ref.dc0, cfg, "initial cell state gradient")
+    if cfg["calc_input"]:
+        check(s.read(input_grad), ref.dx, cfg, "input gradient")
+    else:
+        assert input_grad is None
+
+
+def check_weight_grads(s, ref, cfg, grads):
+    check(s.read(grads.input_weights), ref.dWin, cfg, "input weight gradients")
+    check(s.read(grads.output_weights), ref.dWout, cfg, "output weight gradients")
+    check(s.read(grads.biases), ref.db, cfg, "bias gradients")
+
+
+def run_phases(cfg, phases=("fwd", "bwd", "wu", "all")):
+    """Each phase on its own (bwd and wu start from the reference's intermediates), then all together."""
+    data = make_data(cfg)
+    ref = Reference(cfg, data)
+    built = Built(cfg)
+    mode = cfg["options"].get("recomputationMode", "none")
+    with built.session as s:
+        built.write_inputs(s, data)
+        if "fwd" in phases:
+            s.run("fwd")
+            check_forward(s, ref, cfg, built.out, built.cell)
+            check(s.read(built.inter), ref.intermediates(mode), cfg, "forward intermediates")
+        if "bwd" in phases:
+            s.write(built.inter, ref.intermediates(mode))
+            s.write(built.out, ref.output())
+            s.run("bwd")
+            check_backward(s, ref, cfg, built.state_grad, built.input_grad)
+            check(s.read(built.bwd_inter), ref.dZ, cfg, "backward intermediates")
+        if "wu" in phases:
+            s.write(built.inter, ref.intermediates(mode))
+            s.write(built.out, ref.output())
+            s.write(built.bwd_inter, ref.dZ)
+            s.run("wu")
+            check_weight_grads(s, ref, cfg, built.weight_grads)
+        if "all" in phases:
+            s.run("all")
+            check_forward(s, ref, cfg, built.all_out, built.all_cell)
+            check_backward(s, ref, cfg, built.all_state_grad, built.all_input_grad)
+            check_weight_grads(s, ref, cfg, built.all_weight_grads)
+    return built
+
+
+# --- tests -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("cell_order", [GATES, SHUFFLED], ids=["default_order", "shuffled_order"])
+@pytest.mark.parametrize("pre_calc", ["false", "true"], ids=["no_precalc", "precalc"])
+@pytest.mark.parametrize("recomputation", ["none", "cellAndTanh"])
+@pytest.mark.parametrize("full", [True, False], ids=["full_sequence", "last_output"])
+def test_every_phase_matches_reference(cell_order, pre_calc, recomputation, full):
+    run_phases(make_config(cell_order=cell_order, full=full,
+                           options={"preCalcWeights": pre_calc, "recomputationMode": recomputation}))
+
+
+@pytest.mark.parametrize("time_steps", [2, [4, 1, 3], [3]], ids=["int", "per_batch", "one_for_all"])
+@pytest.mark.parametrize("recomputation", ["none", "cellAndTanh"])
+@pytest.mark.parametrize("full", [True, False], ids=["full_sequence", "last_output"])
+def test_variable_time_steps(time_steps, recomputation, full):
+    run_phases(make_config(time_steps=time_steps, full=full, last_grad=False,
+                           options={"recomputationMode": recomputation}))
+
+
+# Scaled softmax outputs (~1e4) fed to the plain softmax overflow exp: at 88 in float32 and at
+# 709 in float64, so the device and the reference disagree on where the NaNs appear.
+OVERFLOWING_PAIRS = {("softmax", "softmax_scaled"), ("softmax_scaled", "softmax")}
+
+
+@pytest.mark.parametrize("activation,recurrent", [pair for pair in itertools.product(lstm.ACTIVATIONS, repeat=2)
+                                                  if pair not in OVERFLOWING_PAIRS])
+def test_activation_pairs(activation, recurrent):
+    run_phases(make_config(S=3, B=2, I=3, H=4, activation=activation, recurrent_activation=recurrent),
+               phases=("all",))
+
+
+@pytest.mark.parametrize("cfg", [
+    dict(),
+    dict(cell_order=SHUFFLED, full=False, options={"recomputationMode": "cellAndTanh", "preCalcWeights": "true"}),
+    dict(time_steps=[4, 2, 3], last_grad=False),
+    dict(activation="softmax", recurrent_activation="hard_sigmoid"),
+], ids=["default", "shuffled_last_cellAndTanh_precalc", "variable_steps", "softmax_hard_sigmoid"])
+def test_half_precision(cfg):
+    built = run_phases(make_config(dtype=np.float16, **cfg))
+    # computed in half: every tensor the layer makes is half
+    for t in (built.out, built.inter, built.bwd_inter, built.input_grad, *built.all_weight_grads):
+        assert t.dtype == pd.float16
+
+
+@pytest.mark.parametrize("options", [{"rnnStepsPerWU": 1}, {"rnnStepsPerWU": 2}, {"rnnStepsPerWU": 0},
+                                     {"rnnStepsPerWU": 9}, {"disableWUPartialInterleaving": True}],
+                         ids=["every_step", "two_steps_partial_window", "after_loop", "longer_than_sequence",
+                              "legacy"])
+def test_weight_update_cadence(options):
+    run_phases(make_config(S=5, options=options), phases=("all",))
+
+
+def test_options_that_only_tune():
+    cfg = make_config(options={"inferenceOnly": "false", "partialsType": "float", "availableMemoryProportion": 0.3,
+                               "numShards": 2, "rnnCodeReuse": "true"})
+    run_phases(cfg, phases=("all",))
+
+
+def test_inference_forward_without_intermediates():
+    cfg = make_config(full=False, options={"inferenceOnly": "true"})
+    data = make_data(cfg)
+    ref = Reference(cfg, data)
+    built = Built(cfg)
+    with pd.Sequence("infer") as infer:
+        out, cell, inter = lstm.forward(built.params, built.state, built.x, built.weights, save_intermediates=False,
+                                        options=cfg["options"])
+    assert inter is None
+    with pd.Session(built.graph, infer, device=built.device) as s:
+        built.write_inputs(s, data)
+        s.run()
+        check_forward(s, ref, cfg, out, cell)
+
+
+def test_half_data_with_float_accumulators():
+    cfg = make_config(dtype=np.float16, options={"weightAccumulatorsType": "float", "partialsType": "half"})
+    built = run_phases(cfg, phases=("all",))
+    assert all(t.dtype == pd.float32 for t in built.all_weight_grads)
+
+
+def test_without_input_gradients_or_last_step_gradients():
+    run_phases(make_config(calc_input=False, last_grad=False))
+
+
+def test_running_twice_gives_identical_results():
+    cfg = make_config()
+    data = make_data(cfg)
+    built = Built(cfg)
+    results = []
+    with built.session as s:
+        for _ in range(2):
+            built.write_inputs(s, data)
+            s.run("all")
+            results.append([s.read(t) for t in (built.all_out, built.all_cell, built.all_input_grad,
+                                                  *built.all_state_grad, *built.all_weight_grads)])
+    for first, second in zip(*results):
+        np.testing.assert_array_equal(first, second)
+
+
+def test_cadence_follows_popnn_rules():
+    device = pd.ipu_model(tiles=16)
+    g = pd.Graph(device)
+    p = lstm.LstmParams(pd.float32, 3, 7, (5, 4))
+    assert lstm.steps_per_weight_update(p, g, {"rnnStepsPerWU": 3}) == 3
+    # interleaving saves memory when the weights are smaller than all the gate gradients
+    assert lstm.steps_per_weight_update(p, g, {"disableWUPartialInterleaving": "true"}) == 1
+    big_weights = lstm.LstmParams(pd.float32, 1, 2, (64, 64))
+    assert lstm.steps_per_weight_update(big_weights, g, {"disableWUPartialInterleaving": "true"}) == 0
+    assert lstm.steps_per_weight_update(p, g) == 6  # all 7 steps fit; rounded to 2 floats per 64-bit path
+
+
+def test_flops_as_popnn_counts():
+    p = lstm.LstmParams(pd.float32, 2, 3, (5, 4))
+    steps = 2 * 3
+    assert lstm.fwd_flops(p) == 5 * 16 * steps * 2 + 4 * 16 * steps * 2 + 3 * steps * 4 + steps * 4
+    assert lstm.bwd_flops(p) == 6 * steps * 4 + 5 * 16 * steps * 2 + 4 * 16 * steps * 2
+    assert lstm.wu_flops(p) == 9 * 16 * steps * 2 + 4 * 4 * steps * 2
+    p.calc_input_gradients = False
+    assert lstm.bwd_flops(p) == 6 * steps * 4 + 4 * 16 * steps * 2
+
+
+def test_zero_initial_state_and_shapes():
+    device = pd.ipu_model(tiles=4)
+    g = pd.Graph(device)
+    p = lstm.LstmParams(pd.float32, 2, 3, (5, 4), cell_order=SHUFFLED)
+    state = lstm.create_initial_state(g, p)
+    weights = lstm.create_weights(g, p)
+    assert lstm.create_input(g, p).shape == (3, 2, 5)
+    assert (weights.input_weights.shape, weights.output_weights.shape, weights.biases.shape) == \
+        ((4, 5, 4), (4, 4, 4), (4, 4))
+    with pd.Sequence() as main:
+        lstm.zero_initial_state(state)
+    with pd.Session(g, main, device=device) as s:
+        s.write(state.output, np.ones((2, 4)))
+        s.write(state.cell_state, np.ones((2, 4)))
+        s.run()
+        assert not s.read(state.output).any() and not s.read(state.cell_state).any()
+
+
+def test_pd_nn_lstm_is_the_module():
+    assert pd.nn.lstm is lstm
+
+
+# --- errors ------------------------------------------------------------------------------------
+def small_layer(**kwargs):
+    device = pd.ipu_model(tiles=4)
+    g = pd.Graph(device)
+    p = lstm.LstmParams(pd.float32, 2, 3, (5, 4), **kwargs)
+    return g, p, lstm.create_initial_state(g, p), lstm.create_input(g, p), lstm.create_weights(g, p)
+
+
+@pytest.mark.parametrize("layer_sizes,message", [((5,), "two positive ints"), ((5, 4, 3), "two positive ints"),
+                                                 ((5, 0), "two positive ints")])
+def test_wrong_layer_sizes(layer_sizes, message):
+    with pytest.raises(pd.BuildError, match=message):
+        lstm.LstmParams(pd.float32, 2, 3, layer_sizes)
+
+
+def test_weights_of_another_layer_size():
+    g, p, state, x, _ = small_layer()
+    other = lstm.create_weights(g, lstm.LstmParams(pd.float32, 2, 3, (6, 4)))
+    with pd.Sequence():
+        with pytest.raises(pd.BuildError, match=r"input weights must have shape \(4, 5, 4\)"):
+            lstm.forward(p, state, x, other)
+
+
+@pytest.mark.parametrize("bad,message", [
+    (dict(activation="gelu"), "activation must be one of"),
+    (dict(cell_order=("forget", "input", "output")), "cell_order must order the gates"),
+    (dict(variable_time_steps=9), r"variable_time_steps must be None, an int in \[0, 3\]"),
+    (dict(dtype=pd.int32), "dtype must be pd.float32 or pd.float16"),
+])
+def test_bad_params(bad, message):
+    kwargs = dict(dtype=pd.float32, batch_size=2, time_steps=3, layer_sizes=(5, 4))
+    kwargs.update(bad)
+    with pytest.raises(pd.BuildError, match=message):
+        lstm.LstmParams(**kwargs)
+
+
+def test_variable_time_steps_tensor_must_be_unsigned_per_batch():
+    g = pd.Graph(pd.ipu_model(tiles=4))
+    with pytest.raises(pd.BuildError, match=r"UNSIGNED_INT tensor of shape \(2,\) or \(1,\)"):
+        lstm.LstmParams(pd.float32, 2, 3, (5, 4), variable_time_steps=g.variable(pd.int32, (2,)))
+
+
+def test_input_gradient_follows_calc_input_gradients():
+    g, p, state, x, weights = small_layer(calc_input_gradients=False)
+    with pd.Sequence():
+        out, _, inter = lstm.forward(p, state, x, weights)
+        _, input_grad, _ = lstm.backward(p, state, inter, weights, x, out, g.clone(out))
+    assert input_grad is None
+
+
+@pytest.mark.parametrize("options,message", [
+    ({"preCalcWeight": "true"}, "unknown LSTM option 'preCalcWeight'"),
+    ({"recomputationMode": "some"}, r"recomputationMode='some': expected one of none, cellAndTanh, full"),
+    ({"recomputationMode": "full"}, "recomputationMode='full' is not supported"),
+    ({"inferenceOnly": "yes"}, r"inferenceOnly='yes': expected true or false"),
+    ({"partialsType": "double"}, "partialsType='double'"),
+    ({"weightAccumulatorsType": "int"}, "weightAccumulatorsType='int'"),
+    ({"availableMemoryProportion": 1.5}, "availableMemoryProportion=1.5"),
+    ({"numShards": 0}, "numShards=0"),
+    ({"numShards": 4}, r"numShards must be within interval \[1,3\]"),
+    ({"rnnStepsPerWU": -1}, "rnnStepsPerWU=-1"),
+    ({"rnnCodeReuse": 1}, "rnnCodeReuse=1"),
+])
+def test_bad_options(options, message):
+    g, p, state, x, weights = small_layer()
+    with pd.Sequence():
+        with pytest.raises(pd.BuildError, match=message):
+            lstm.forward(p, state, x, weights, options=options)
+
+
+def test_intermediates_of_other_options_are_rejected():
+    g, p, state, x, weights = small_layer()
+    with pd.Sequence():
+        out, _, inter = lstm.forward(p, state, x, weights, options={"recomputationMode": "cellAndTanh"})
+        with pytest.raises(pd.BuildError, match="needs 6: pass the options given to forward"):
+            lstm.backward(p, state, inter, weights, x, out, g.clone(out))
+
+
+def test_last_step_gradient_with_variable_time_steps_is_an_error():
+    g, p, state, x, weights = small_layer(variable_time_steps=2)
+    with pd.Sequence():
+        out, _, inter = lstm.forward(p, state, x, weights)
+        with pytest.raises(pd.BuildError, match="last_step_state_grad=None"):
+            lstm.backward(p, state, inter, weights, x, out, g.clone(out), lstm.LstmState(None, g.clone(state.output)))
+
+
+def test_output_gradient_shape_is_checked():
+    g, p, state, x, weights = small_layer(output_full_sequence=False)
+    with pd.Sequence():
+        out, _, inter = lstm.forward(p, state, x, weights)
+        with pytest.raises(pd.BuildError, match=r"output gradient must have shape \(2, 4\)"):
+            lstm.backward(p, state, inter, weights, x, out, x)
