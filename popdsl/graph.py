@@ -55,7 +55,7 @@ class Graph:
         """A variable laid out for t.at[i] along `axes`: each tile holds whole columns
         across those axes, so every slice is spread over the tiles (popops createSliceableTensor)."""
         shape = [int(d) for d in shape]
-        axes = [int(a) % len(shape) for a in axes]
+        axes = [int(a) + len(shape) if a < 0 else int(a) for a in axes]
         try:
             raw = popops.createSliceableTensor(self.raw, as_type(dtype), shape, axes, [1] * len(axes), 0,
                                                debug_name(name))

@@ -1,63 +1,32 @@
-"""pd.nn flash attention against float64 numpy references written from the equations.
-
-Reference: out = softmax(Q K^T + M) V, M = -10000 where key > query (no scaling),
-log-sum-exp = log(sum_c exp(S + M)) per query, and the gradient of sum(out * dO):
-  dV = P^T dO,  dP = dO V^T,  dS = P * (dP - rowsum(P * dP)),  dQ = dS K,  dK = dS^T Q
-(the softmax Jacobian dP_rc/dS_rc' = P_rc (delta_cc' - P_rc') contracted with dP).
+"""pd.nn flash attention against the float64 numpy references of popdsl.testing.attention.
 
 Half runs really compute in half (storage, matmul partials, element-wise rounding);
 their tolerance is relative to the largest reference value: half rounds at 2**-11,
-and the scores, exp and the two chained matmuls of the backward compound it.
+and the scores, exp and the chained matmuls of the backward compound it.
 """
 import numpy as np
 import pytest
 
 import popdsl as pd
 from popdsl.testing import assert_close
+from popdsl.testing.attention import causal_attention, causal_attention_grad, causal_mask
 from popdsl.testing.plugin import ipu_device, session_factory  # noqa: F401  (fixtures)
 
 # Largest error allowed, as a fraction of the largest |reference| of each result.
 HALF_TOLERANCE = {"out": 3e-3, "log_sum_exp": 2e-3, "dqkv": 4e-3}  # observed: up to 1.1e-3
 
 
-# --- float64 references ----------------------------------------------------------------------------
-def causal_mask(length):
-    return np.triu(np.full((length, length), -10000.0), 1)
-
-
-def attention_reference(qkv):
-    """(out [G, L, D], log-sum-exp [G, L], probabilities [G, L, L]) in float64."""
-    q, k, v = qkv.astype(np.float64)
-    scores = q @ k.transpose(0, 2, 1) + causal_mask(q.shape[1])
-    top = scores.max(-1, keepdims=True)
-    weights = np.exp(scores - top)
-    total = weights.sum(-1, keepdims=True)
-    p = weights / total
-    return p @ v, (top + np.log(total))[..., 0], p
-
-
-def attention_grad_reference(qkv, d_out):
-    """d(sum(out * d_out))/d qkv, [3, G, L, D], from the analytic gradient above."""
-    q, k, v = qkv.astype(np.float64)
-    d_out = d_out.astype(np.float64)
-    p = attention_reference(qkv)[2]
-    d_v = p.transpose(0, 2, 1) @ d_out
-    d_p = d_out @ v.transpose(0, 2, 1)
-    d_s = p * (d_p - (p * d_p).sum(-1, keepdims=True))
-    return np.stack([d_s @ k, d_s.transpose(0, 2, 1) @ q, d_v])
-
-
 def test_the_gradient_reference_matches_finite_differences():
     rng = np.random.default_rng(0)
     qkv, d_out = rng.standard_normal((3, 2, 5, 3)), rng.standard_normal((2, 5, 3))
-    loss = lambda x: (attention_reference(x)[0] * d_out).sum()  # noqa: E731
+    loss = lambda x: (causal_attention(x)[0] * d_out).sum()  # noqa: E731
     numeric = np.zeros_like(qkv)
     step = 1e-6
     for index in np.ndindex(qkv.shape):
         bump = np.zeros_like(qkv)
         bump[index] = step
         numeric[index] = (loss(qkv + bump) - loss(qkv - bump)) / (2 * step)
-    np.testing.assert_allclose(attention_grad_reference(qkv, d_out), numeric, atol=1e-7)
+    np.testing.assert_allclose(causal_attention_grad(qkv, d_out), numeric, atol=1e-7)
 
 
 # --- helpers ----------------------------------------------------------------------------------------
@@ -123,10 +92,10 @@ def run_flash(device, session_factory, shape, num_chunks, dtype, runs=1, seed=0)
 
 
 def check_against_reference(qkv, d_out, result, num_chunks_q, dtype):
-    out, log_sum_exp, _ = attention_reference(qkv)
+    out, log_sum_exp, _ = causal_attention(qkv)
     check("out", result["out"], out, dtype)
     check("log_sum_exp", result["log_sum_exp"], chunk_major(log_sum_exp, num_chunks_q), dtype)
-    check("dqkv", result["dqkv"], attention_grad_reference(qkv, d_out), dtype)
+    check("dqkv", result["dqkv"], causal_attention_grad(qkv, d_out), dtype)
 
 
 @pytest.mark.parametrize("G, L, D, nq, nkv", CASES)
@@ -193,8 +162,8 @@ def test_vanilla_attention_and_grad(ipu_device, session_factory, dtype, shape):
         s.write(qkv, qkv_values)
         s.write(d_out, d_out_values)
         s.run()
-        check("out", s.read(out), attention_reference(qkv_values)[0], dtype)
-        check("dqkv", s.read(dqkv), attention_grad_reference(qkv_values, d_out_values), dtype)
+        check("out", s.read(out), causal_attention(qkv_values)[0], dtype)
+        check("dqkv", s.read(dqkv), causal_attention_grad(qkv_values, d_out_values), dtype)
 
 
 @pytest.mark.parametrize("scale, num_chunks", [(None, None), (0.3, (2, 4))])
@@ -210,7 +179,7 @@ def test_scaled_dot_product_attention(ipu_device, session_factory, scale, num_ch
         s.run()
         got = s.read(out)
     scaled = values * np.array([0.5 if scale is None else scale, 1, 1])[:, None, None, None]
-    assert_close(got, attention_reference(scaled)[0], rtol=1e-4, atol=1e-5)
+    assert_close(got, causal_attention(scaled)[0], rtol=1e-4, atol=1e-5)
 
 
 def test_chunk_count_heuristic():

@@ -3,21 +3,18 @@ import numpy as np
 import pytest
 
 import popdsl as pd
+from popdsl.testing.attention import causal_mask
 from popdsl.testing.plugin import ipu_device, session_factory  # noqa: F401  (fixtures)
-
-
-def full_mask(length):
-    return np.triu(np.full((length, length), pd.nn.MASK_VALUE), 1)
 
 
 def triu_block(rows, cols, offset):
     """A [rows, cols] block masked where column - row >= offset (torch.triu's diagonal)."""
-    return np.triu(np.full((rows, cols), pd.nn.MASK_VALUE), offset)
+    return np.triu(np.full((rows, cols), -10000.0), offset)
 
 
 def partly_masked_blocks(length, rows, cols, column_major):
     """The full mask's [rows, cols] blocks holding both masked and visible elements, in visiting order."""
-    mask = full_mask(length)
+    mask = causal_mask(length)
     grid = [(i, j) for i in range(length // rows) for j in range(length // cols)]
     if column_major:
         grid.sort(key=lambda ij: (ij[1], ij[0]))
