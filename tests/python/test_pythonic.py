@@ -326,6 +326,8 @@ def test_sliceable_variables_and_matrix_transposes(graph, session_factory):
         batched = table @ table.mT            # [3, 2, 4] @ [3, 4, 2]
     tiles_of = lambda t: {tile for tile, intervals in enumerate(graph.raw.getTileMapping(t.raw)) if intervals}  # noqa: E731
     assert tiles_of(table[0]) == tiles_of(table[1]) == tiles_of(table[2])   # every slice spans the same tiles
+    mapping = lambda t: [[(i.begin(), i.end()) for i in tile] for tile in graph.raw.getTileMapping(t.raw)]  # noqa: E731
+    assert mapping(graph.clone(table)) == mapping(table)
     tv = np.random.default_rng(5).standard_normal((3, 2, 4))
     got = run_main(session_factory, graph, main, writes=[(table, tv), (i, [1])])["read"]
     assert_close(got[id(gram)], tv[1] @ tv[1].T)

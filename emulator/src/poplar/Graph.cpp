@@ -245,6 +245,12 @@ void Graph::setTileMapping(const Tensor &t, const TileToTensorMapping &mapping) 
     throw invalid_tile_mapping("Graph::setTileMapping: the mapping names " +
                                std::to_string(mapping.size()) + " tiles but the target has " +
                                std::to_string(getTarget().getNumTiles()));
+  // A tensor that is one dense run of a variable (a variable, or a clone's slice)
+  // maps each interval directly; any other goes through a view per interval.
+  const std::vector<detail::Run> runs = impl.runs();
+  detail::Variable *dense = runs.size() == 1 && (runs[0].stride == 1 || runs[0].count == 1)
+                                ? &state_->vars->vars[runs[0].var]
+                                : nullptr;
   const Tensor flat = t.flatten();
   for (unsigned tile = 0; tile < mapping.size(); ++tile)
     for (const Interval &i : mapping[tile]) {
@@ -252,7 +258,12 @@ void Graph::setTileMapping(const Tensor &t, const TileToTensorMapping &mapping) 
         throw invalid_tile_mapping("Graph::setTileMapping: interval " +
                                    std::to_string(i.begin()) + ".." + std::to_string(i.end()) +
                                    " is outside tensor " + impl.describe());
-      setTileMapping(flat.slice(i), tile);
+      if (dense) {
+        const auto start = static_cast<std::size_t>(runs[0].start);
+        dense->mapRange(start + i.begin(), start + i.end(), tile);
+      } else {
+        setTileMapping(flat.slice(i), tile);
+      }
     }
 }
 
