@@ -5,7 +5,9 @@
    emulator runs the forward program, then the grad program (which recomputes the
    forward, as the builder does); numpy computes the whole L x L matrices once. Best of
    REPEATS, each library timed in its own block: both bring an OpenBLAS whose idle
-   threads spin for a while after a call (see matmul.py).
+   threads spin for a while after a call (see matmul.py). OPENBLAS_NUM_THREADS sets the
+   BLAS threads of both; on a busy machine one thread each compares more fairly (the
+   emulator's many block-sized products wait on descheduled BLAS threads).
 2. Build + compile time of forward and grad at L=16384 with 16 x 16 chunks (budget: well
    under a second).
 3. Memory per tile at L=16384: that flash graph compiles with strict memory accounting
@@ -14,6 +16,7 @@
    every variable the popdsl graph holds (the Engine's own per-tile count is not exposed
    to Python yet).
 """
+import os
 import time
 
 import numpy as np
@@ -70,7 +73,8 @@ def speed_against_numpy():
     emulator = forward + backward
     print(f"1. fwd+bwd G=8 L=2048 D=128 float, 4x4 chunks: emulator {emulator:.2f} s (forward {forward:.2f} s, "
           f"backward {backward:.2f} s), numpy float32 {reference:.2f} s, ratio {emulator / reference:.2f}x "
-          f"(budget 1.3x); max |out error| {error:.1e}")
+          f"(budget 1.3x); max |out error| {error:.1e}; OPENBLAS_NUM_THREADS="
+          f"{os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}")
 
 
 def tile_bytes(graph):
