@@ -60,4 +60,5 @@ from popdsl.reductions import (reduce_all, reduce_any, reduce_logsumexp, reduce_
                                reduce_min, reduce_prod, reduce_sum, reduce_sum_squares)
 from popdsl.session import Session, SessionError  # noqa: E402
 from popdsl.tensor import Tensor  # noqa: E402
-from popdsl import nn  # noqa: E402  (builders on the layer above: pd.nn.lstm, ...)
+
+from popdsl import nn  # noqa: E402  (builders on the layer above: pd.nn.lstm, pd.nn.flash_attention_...; imported last)

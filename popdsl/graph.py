@@ -1,7 +1,7 @@
 """pd.Graph: variables, constants and streams on a device's target."""
 import numpy as np
 
-from popdsl._core import poplar, poputil
+from popdsl._core import poplar, popops, poputil
 from popdsl._core import program as _program
 from popdsl.debug import BuildError, debug_name
 from popdsl.dtypes import as_type, numpy_dtype
@@ -50,6 +50,18 @@ class Graph:
         if init is not None:
             self.raw.setInitialValue(t.raw, np.broadcast_to(np.asarray(init, numpy_dtype(dtype)), shape).copy())
         return self.track(t)
+
+    def sliceable(self, dtype, shape, axes=(0,), name=None) -> Tensor:
+        """A variable laid out for t.at[i] along `axes`: each tile holds whole columns
+        across those axes, so every slice is spread over the tiles (popops createSliceableTensor)."""
+        shape = [int(d) for d in shape]
+        axes = [int(a) + len(shape) if a < 0 else int(a) for a in axes]
+        try:
+            raw = popops.createSliceableTensor(self.raw, as_type(dtype), shape, axes, [1] * len(axes), 0,
+                                               debug_name(name))
+        except poputil.poplibs_error as e:
+            raise BuildError(str(e)) from None
+        return self.track(Tensor(raw, self))
 
     def constant(self, value, dtype=None, name=None, mapping=LINEAR) -> Tensor:
         """A constant from a scalar or an array (dtype defaults to the array's, float64 -> float32)."""

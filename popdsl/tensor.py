@@ -93,6 +93,13 @@ class Tensor:
 
     dimshuffle = transpose
 
+    @property
+    def mT(self) -> "Tensor":
+        """The last two dimensions swapped (numpy's .mT): a batch of transposed matrices."""
+        if self.ndim < 2:
+            raise BuildError(f"mT needs at least two dimensions, not {self!r}")
+        return self.transpose(list(range(self.ndim - 2)) + [self.ndim - 1, self.ndim - 2])
+
     def expand(self, axis: int) -> "Tensor":
         """Insert a size-1 dimension before dimension `axis` (numpy's expand_dims)."""
         axis = axis + self.ndim + 1 if axis < 0 else axis

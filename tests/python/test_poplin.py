@@ -300,6 +300,19 @@ def test_matmul_grouped(graph, device, dtype):
     assert_product_close(got, a, b, dtype)
 
 
+@pytest.mark.parametrize("size", [64, 128])  # 2M multiply-adds run on the calling thread, 16.7M as a threaded batch
+def test_matmul_grouped_small_and_threaded_batches(graph, device, size):
+    a, b = random_values((8, size, size), seed=1), random_values((8, size, size), seed=2)
+    c0 = random_values((8, size, size), seed=3)
+    A, B, C = variable(graph, a, "a"), variable(graph, b, "b"), variable(graph, c0, "c")
+    seq = program.Sequence()
+    product = poplin.matMulGrouped(graph, A, B, seq, poplar.FLOAT)
+    poplin.matMulGroupedAcc(graph, C, 0.5, A, B, seq)
+    got_product, got_acc = run(graph, device, seq, [product, C])
+    assert_product_close(got_product, a, b, poplar.FLOAT)
+    assert_product_close(got_acc, a, b, poplar.FLOAT, c=c0, k=0.5)
+
+
 def test_matmul_grouped_with_transposed_rhs(graph, device):
     # Attention's q @ k^T: k [g,n,k] viewed as [g,k,n].
     q, k = random_values((2, 6, 8), seed=1), random_values((2, 5, 8), seed=2)

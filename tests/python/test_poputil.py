@@ -20,6 +20,20 @@ def test_linear_mapping_respects_minimum_per_tile_and_offset(graph):
     assert mapped_elements(mapping) == [(0, 12, 3), (12, 20, 0)]
 
 
+def test_set_tile_mapping_takes_intervals_in_any_order_and_later_ones_win(graph):
+    t = graph.addVariable(poplar.FLOAT, [2, 6], "t")
+    interval = poplar.Interval
+    # Tile 1's intervals come first but lie after tile 0's; on the overlap [4, 5) the later tile 2 wins.
+    graph.setTileMapping(t, [[interval(0, 4)], [interval(8, 12), interval(4, 6)], [interval(6, 8), interval(3, 5)]])
+    assert mapped_elements(graph.getTileMapping(t)) == [(0, 3, 0), (3, 5, 2), (5, 6, 1), (6, 8, 2), (8, 12, 1)]
+    v = graph.addVariable(poplar.FLOAT, [4, 3], "v")
+    graph.setTileMapping(v.slice(0, 2).transpose(), [[interval(0, 2)], [interval(2, 6)]])  # elements 0, 3 | 1, 4, 2, 5
+    graph.setTileMapping(v.slice(1, 3), [[interval(3, 6)], [interval(0, 3)]])  # a dense view: elements 6-8 | 3-5
+    assert mapped_elements(graph.getTileMapping(v, False)) == [(0, 1, 0), (1, 6, 1), (6, 9, 0)]
+    clone = graph.clone(t, "clone")
+    assert mapped_elements(graph.getTileMapping(clone)) == mapped_elements(graph.getTileMapping(t))
+
+
 def test_map_tensor_linearly_maps_every_element_with_128_byte_minimum(graph):
     t = graph.addVariable(poplar.FLOAT, [100], "t")
     poputil.mapTensorLinearly(graph, t)

@@ -330,3 +330,24 @@ def test_design_md_example_runs_as_written(ipu_device):
         assert_close(s.read(x), want_x)
         assert_close(s.read(y), start @ np.ones((8, 2)) + 1)
         assert_close(s.read(z), np.full((4, 2), 2.0))
+
+
+def test_sliceable_variables_and_matrix_transposes(graph, session_factory):
+    table = graph.sliceable(pd.float32, (3, 2, 4), name="table")
+    i = graph.variable(pd.uint32, (1,), name="i")
+    with pd.Sequence() as main:
+        row = table.at[i].get()
+        gram = row @ row.mT                   # [2, 4] @ [4, 2]
+        batched = table @ table.mT            # [3, 2, 4] @ [3, 4, 2]
+    tiles_of = lambda t: {tile for tile, intervals in enumerate(graph.raw.getTileMapping(t.raw)) if intervals}  # noqa: E731
+    assert tiles_of(table[0]) == tiles_of(table[1]) == tiles_of(table[2])   # every slice spans the same tiles
+    mapping = lambda t: [[(i.begin(), i.end()) for i in tile] for tile in graph.raw.getTileMapping(t.raw)]  # noqa: E731
+    assert mapping(graph.clone(table)) == mapping(table)
+    tv = np.random.default_rng(5).standard_normal((3, 2, 4))
+    got = run_main(session_factory, graph, main, writes=[(table, tv), (i, [1])])["read"]
+    assert_close(got[id(gram)], tv[1] @ tv[1].T)
+    assert_close(got[id(batched)], tv @ tv.transpose(0, 2, 1))
+    with pytest.raises(pd.BuildError, match="mT needs at least two dimensions"):
+        table[0, 0].mT
+    with pytest.raises(pd.BuildError, match=r"cannot slice 1 elements of dimension 1 of shape \[3\]"):
+        graph.sliceable(pd.float32, (3,), axes=(1,))

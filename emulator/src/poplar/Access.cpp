@@ -20,6 +20,8 @@ void stridedCopy(std::uint8_t *dst, std::ptrdiff_t dstStride, const std::uint8_t
   }
 }
 
+} // namespace
+
 void copyRun(std::uint8_t *dst, std::ptrdiff_t dstStride, const std::uint8_t *src,
              std::ptrdiff_t srcStride, std::size_t n, unsigned elemSize) {
   const auto size = static_cast<std::ptrdiff_t>(elemSize);
@@ -38,8 +40,6 @@ void copyRun(std::uint8_t *dst, std::ptrdiff_t dstStride, const std::uint8_t *sr
                   src + static_cast<std::ptrdiff_t>(i) * srcStride, elemSize);
   }
 }
-
-} // namespace
 
 bool Access::sharesVariableWith(const Access &other) const {
   std::size_t i = 0, j = 0;

@@ -34,6 +34,11 @@ struct Access {
   void scatter(const void *src) const;
 };
 
+// Copies n elements of elemSize bytes, each side stepping by its stride in bytes
+// (a stride of 0 repeats one element); a memmove when both sides are dense.
+void copyRun(std::uint8_t *dst, std::ptrdiff_t dstStride, const std::uint8_t *src,
+             std::ptrdiff_t srcStride, std::size_t n, unsigned elemSize);
+
 // Copies elements between accesses of the same size, as if through a buffer when
 // they share a variable (so overlapping views copy like Poplar's Copy).
 void copyElements(const Access &src, const Access &dst);

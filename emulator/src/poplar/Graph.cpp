@@ -245,15 +245,34 @@ void Graph::setTileMapping(const Tensor &t, const TileToTensorMapping &mapping) 
     throw invalid_tile_mapping("Graph::setTileMapping: the mapping names " +
                                std::to_string(mapping.size()) + " tiles but the target has " +
                                std::to_string(getTarget().getNumTiles()));
+  // A tensor that is one dense run of a variable (a variable, or a clone's slice)
+  // maps each interval directly; any other goes through a view per interval.
+  const std::vector<detail::Run> runs = impl.runs();
+  detail::Variable *dense = runs.size() == 1 && (runs[0].stride == 1 || runs[0].count == 1)
+                                ? &state_->vars->vars[runs[0].var]
+                                : nullptr;
   const Tensor flat = t.flatten();
+  std::vector<std::pair<Interval, unsigned>> ranges; // for the dense case, mapped in element order
   for (unsigned tile = 0; tile < mapping.size(); ++tile)
     for (const Interval &i : mapping[tile]) {
       if (i.end() > impl.numElements() || i.begin() > i.end())
         throw invalid_tile_mapping("Graph::setTileMapping: interval " +
                                    std::to_string(i.begin()) + ".." + std::to_string(i.end()) +
                                    " is outside tensor " + impl.describe());
-      setTileMapping(flat.slice(i), tile);
+      if (dense) ranges.emplace_back(i, tile);
+      else setTileMapping(flat.slice(i), tile);
     }
+  // In element order each range lands at the end of the variable's mapping, which is
+  // fast; overlapping intervals keep the given order, where later ones win.
+  auto sorted = ranges;
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto &a, const auto &b) { return a.first.begin() < b.first.begin(); });
+  bool overlap = false;
+  for (std::size_t k = 1; k < sorted.size(); ++k)
+    overlap = overlap || sorted[k].first.begin() < sorted[k - 1].first.end();
+  const auto start = runs.empty() ? 0 : static_cast<std::size_t>(runs[0].start);
+  for (const auto &[i, tile] : overlap ? ranges : sorted)
+    dense->mapRange(start + i.begin(), start + i.end(), tile);
 }
 
 TileToTensorMapping Graph::getTileMapping(const Tensor &t, bool *isComplete) const {

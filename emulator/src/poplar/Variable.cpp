@@ -4,6 +4,14 @@ namespace poplar::detail {
 
 void Variable::mapRange(std::size_t begin, std::size_t end, unsigned tile) {
   if (begin >= end) return;
+  // Past everything mapped so far, the usual order when mapping a new variable: append.
+  if (mapping.empty() || mapping.rbegin()->second.first <= begin) {
+    if (!mapping.empty() && mapping.rbegin()->second == std::make_pair(begin, tile))
+      mapping.rbegin()->second.first = end; // joins the last range
+    else
+      mapping.emplace_hint(mapping.end(), begin, std::make_pair(end, tile));
+    return;
+  }
   // Cut any existing range that straddles begin or end, then replace the middle.
   auto split = [&](std::size_t at) {
     auto it = mapping.upper_bound(at);

@@ -22,6 +22,9 @@ using poplar::detail::Segment;
 // hardware's exact order of summation.
 constexpr std::size_t kHalfPartialsChunk = 16;
 
+// The multiply-adds a batch of products needs before threading it pays.
+constexpr double kThreadedBatchWork = 1 << 22;
+
 // A matrix as BLAS addresses it: row-major at `data` with leading dimension
 // `ld` or, when `transposed`, its transpose stored that way.
 struct Matrix {
@@ -57,7 +60,11 @@ public:
 
   void run(float alpha, float beta) {
     const int count = int(c_.size());
-    if (count < scipy_openblas_get_num_threads()) {
+    // A threaded batch wakes OpenBLAS's threads on every call, which costs more than
+    // a small batch's work (on a busy machine, far more): those run on this thread.
+    double work = 0; // multiply-adds
+    for (int i = 0; i < count; ++i) work += double(m_[i]) * n_[i] * k_[i];
+    if (count < scipy_openblas_get_num_threads() || work < kThreadedBatchWork) {
       for (int i = 0; i < count; ++i)
         scipy_cblas_sgemm(CblasRowMajor, transA_[i], transB_[i], m_[i], n_[i], k_[i], alpha, a_[i],
                           lda_[i], b_[i], ldb_[i], beta, c_[i], ldc_[i]);

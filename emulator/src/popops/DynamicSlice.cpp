@@ -494,9 +494,14 @@ Tensor createSliceableTensor(poplar::Graph &graph, const Type &type, const std::
   const Tensor grid = t.dimShuffle(order).reshape({sliced, columns});
   const std::size_t tiles = graph.getTarget().getNumTiles();
   const std::size_t perTile = std::max<std::size_t>({(columns + tiles - 1) / tiles, minGrainSize, 1});
+  // As intervals of the grid's flat order: one per tile and row (a single
+  // mapping call, which is fast when the grid is the variable itself).
+  poplar::Graph::TileToTensorMapping mapping(tiles);
   for (std::size_t begin = 0, tile = 0; begin < columns; begin += perTile, ++tile)
-    graph.setTileMapping(grid.slice(begin, std::min(columns, begin + perTile), 1),
-                         static_cast<unsigned>(tile % tiles));
+    for (std::size_t row = 0; row < sliced; ++row)
+      mapping[tile % tiles].emplace_back(row * columns + begin,
+                                         row * columns + std::min(columns, begin + perTile));
+  graph.setTileMapping(grid, mapping);
   return t;
 }
 

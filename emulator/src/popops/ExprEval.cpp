@@ -45,21 +45,20 @@ public:
     return dense && s.count - within_ >= n ? s.base + within_ * a_.elemSize : nullptr;
   }
   void skip(std::size_t n) { walk(n, [](std::uint8_t *, std::ptrdiff_t, std::size_t) {}); }
+  // Element copies go through copyRun, whose loops know the element size: a
+  // memcpy of a run-time size per element would cost a library call each.
   void read(std::uint8_t *dst, std::size_t n) {
     const unsigned size = a_.elemSize;
     walk(n, [&](std::uint8_t *p, std::ptrdiff_t stride, std::size_t k) {
-      for (std::size_t i = 0; i < k; ++i, dst += size, p += stride) std::memcpy(dst, p, size);
+      poplar::detail::copyRun(dst, size, p, stride, k, size);
+      dst += k * size;
     });
   }
   void write(const std::uint8_t *src, std::size_t n) {
     const unsigned size = a_.elemSize;
     walk(n, [&](std::uint8_t *p, std::ptrdiff_t stride, std::size_t k) {
-      if (stride == static_cast<std::ptrdiff_t>(size)) {
-        std::memmove(p, src, k * size);
-        src += k * size;
-        return;
-      }
-      for (std::size_t i = 0; i < k; ++i, src += size, p += stride) std::memcpy(p, src, size);
+      poplar::detail::copyRun(p, stride, src, size, k, size);
+      src += k * size;
     });
   }
   void reset() { seg_ = within_ = 0; }

@@ -1,0 +1,143 @@
+"""Flash attention on the emulator: speed against numpy, memory per tile, build + compile time.
+
+1. Forward + backward at G=8, L=2048, D=128, float, 4 x 4 chunks, against numpy doing
+   the same causal attention forward + backward in float32 (budget: within 1.3x). The
+   emulator runs the forward program, then the grad program (which recomputes the
+   forward, as the builder does); numpy computes the whole L x L matrices once. Best of
+   REPEATS, each library timed in its own block: both bring an OpenBLAS whose idle
+   threads spin for a while after a call (see matmul.py). OPENBLAS_NUM_THREADS sets the
+   BLAS threads of both; on a busy machine one thread each compares more fairly (the
+   emulator's many block-sized products wait on descheduled BLAS threads).
+2. Build + compile time of forward and grad at L=16384 with 16 x 16 chunks (budget: well
+   under a second).
+3. Memory per tile at L=16384: that flash graph compiles with strict memory accounting
+   ("debug.allowOutOfMemory": "false") and runs; the L x L matrices of vanilla attention's
+   forward alone make the Engine refuse its graph. The figures are computed here from the tile mapping of
+   every variable the popdsl graph holds (the Engine's own per-tile count is not exposed
+   to Python yet).
+"""
+import os
+import time
+
+import numpy as np
+
+import popdsl as pd
+from popdsl.testing.attention import causal_attention, causal_attention_grad
+
+REPEATS = 3
+STRICT_MEMORY = {"debug.allowOutOfMemory": "false"}
+
+
+def flash_graph(shape, num_chunks, device):
+    """A graph with programs "forward" and "backward" (the grad) for qkv [3, *shape]."""
+    g = pd.Graph(device)
+    qkv = g.variable(pd.float32, (3, *shape), name="qkv")
+    d_out = g.variable(pd.float32, shape, name="d_out")
+    with pd.Sequence("forward") as forward:
+        out = pd.nn.flash_attention_qkv_packed(qkv, *num_chunks)
+    with pd.Sequence("backward") as backward:
+        dqkv = pd.nn.flash_attention_qkv_packed_grad(d_out, qkv, *num_chunks)
+    return g, {"forward": forward, "backward": backward}, (qkv, d_out, out, dqkv)
+
+
+def best_of(fn):
+    time.sleep(0.5)  # let the other library's BLAS threads go idle
+    fn()  # warm up
+    runs = []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        fn()
+        runs.append(time.perf_counter() - start)
+    return min(runs)
+
+
+def speed_against_numpy():
+    shape, num_chunks = (8, 2048, 128), (4, 4)
+    device = pd.ipu_model()
+    g, programs, (qkv, d_out, out, dqkv) = flash_graph(shape, num_chunks, device)
+    rng = np.random.default_rng(0)
+    qkv_values = (rng.standard_normal((3, *shape)) * shape[-1] ** -0.25).astype(np.float32)
+    d_out_values = rng.standard_normal(shape).astype(np.float32)
+
+    def numpy_forward_backward():
+        p = causal_attention(qkv_values, np.float32)[2]
+        causal_attention_grad(qkv_values, d_out_values, probabilities=p, dtype=np.float32)
+
+    with pd.Session(g, programs, device=device) as s:
+        s.write(qkv, qkv_values)
+        s.write(d_out, d_out_values)
+        forward = best_of(lambda: s.run("forward"))
+        backward = best_of(lambda: s.run("backward"))
+        error = np.abs(s.read(out) - causal_attention(qkv_values)[0]).max()
+    reference = best_of(numpy_forward_backward)
+    emulator = forward + backward
+    print(f"1. fwd+bwd G=8 L=2048 D=128 float, 4x4 chunks: emulator {emulator:.2f} s (forward {forward:.2f} s, "
+          f"backward {backward:.2f} s), numpy float32 {reference:.2f} s, ratio {emulator / reference:.2f}x "
+          f"(budget 1.3x); max |out error| {error:.1e}; OPENBLAS_NUM_THREADS="
+          f"{os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}")
+
+
+def tile_bytes(graph):
+    """Bytes on each tile of every variable the graph holds, from the tile mapping."""
+    target = graph.target
+    per_tile = np.zeros(target.getNumTiles(), np.int64)
+    seen = set()
+    for t in graph.variables:
+        for region in t.raw.getVarRegions():
+            if region.var.id in seen:
+                continue
+            seen.add(region.var.id)
+            variable = graph.raw.getVariable(region.var)
+            size = target.getTypeSize(variable.elementType())
+            for tile, intervals in enumerate(graph.raw.getTileMapping(variable)):
+                per_tile[tile] += size * sum(i.size() for i in intervals)
+    return per_tile
+
+
+def describe(per_tile, bytes_per_tile):
+    top = per_tile.max()
+    return f"max {top:,} bytes/tile ({100 * top / bytes_per_tile:.0f}% of a tile), total {per_tile.sum() / 2**20:,.0f} MiB"
+
+
+def long_sequences():
+    shape, num_chunks = (1, 16384, 128), (16, 16)
+    device = pd.ipu_model()
+    bytes_per_tile = device.getTarget().getBytesPerTile()
+    start = time.perf_counter()
+    g, programs, (qkv, d_out, out, dqkv) = flash_graph(shape, num_chunks, device)
+    built = time.perf_counter()
+    session = pd.Session(g, programs, device=device, options=STRICT_MEMORY)
+    compiled = time.perf_counter()
+    print(f"2. build + compile, forward and grad, L=16384 with 16x16 chunks: build {1e3 * (built - start):.0f} ms, "
+          f"compile {1e3 * (compiled - built):.0f} ms, total {1e3 * (compiled - start):.0f} ms (budget: well under 1 s)")
+
+    rng = np.random.default_rng(1)
+    with session as s:
+        s.write(qkv, (rng.standard_normal((3, *shape)) * shape[-1] ** -0.25).astype(np.float32))
+        s.write(d_out, rng.standard_normal(shape).astype(np.float32))
+        seconds = {}
+        for name in programs:
+            begin = time.perf_counter()
+            s.run(name)
+            seconds[name] = time.perf_counter() - begin
+        assert np.isfinite(s.read(dqkv)).all()
+    print(f"3. memory per tile at L=16384, G=1, D=128, float ({device.getTarget().getNumTiles()} tiles of "
+          f"{bytes_per_tile:,} bytes):")
+    print(f"   flash 16x16 chunks, forward + grad: {describe(tile_bytes(g), bytes_per_tile)}; compiled with strict "
+          f"memory and ran: forward {seconds['forward']:.1f} s, grad {seconds['backward']:.1f} s")
+
+    g = pd.Graph(device)
+    qkv = g.variable(pd.float32, (3, *shape), name="qkv")
+    with pd.Sequence() as vanilla:
+        pd.nn.vanilla_attention(qkv)
+    try:
+        pd.Session(g, vanilla, device=device, options=STRICT_MEMORY)
+        outcome = "the Engine accepted it (unexpected)"
+    except pd.poplar.graph_memory_allocation_error as e:
+        outcome = f"the Engine refuses it: {e}"
+    print(f"   vanilla, forward only: {describe(tile_bytes(g), bytes_per_tile)}; {outcome}")
+
+
+if __name__ == "__main__":
+    speed_against_numpy()
+    long_sequences()

@@ -1,0 +1,247 @@
+"""Causal attention as graph builders: flash attention (FlashAttention-2 style) and vanilla.
+
+Both compute softmax(Q K^T + M) V for a packed qkv [3, G, L, D] (G = batch * heads),
+where M adds MASK_VALUE to every score of a key after its query. There is no
+1/sqrt(D) scaling inside; scaled_dot_product_attention scales q first.
+
+Flash attention never holds an L x L matrix. q, k and v are copied into sliceable
+tensors of chunks [n, G, L/n, D] that nested Repeat loops index with the counters i
+(query chunk) and j (key/value chunk). Blocks wholly above the diagonal are skipped;
+blocks crossing it get their mask from causal_mask_blocks, made in the first block.
+The forward keeps a running max and sum per query (online softmax) and stores
+log-sum-exp; the backward recomputes them and visits the blocks column by column.
+"""
+import math
+import numbers
+
+import popdsl as pd
+from popdsl.debug import BuildError
+from popdsl.nn.masks import MASK_VALUE, causal_mask_blocks, triu_offset_sequence
+
+
+def flash_attention_qkv_packed(qkv: pd.Tensor, num_chunks_q: int, num_chunks_kv: int) -> pd.Tensor:
+    """Causal attention of qkv [3, G, L, D] -> out [G, L, D], in query and key/value chunks."""
+    return flash_attention_qkv_packed_with_stash(qkv, num_chunks_q, num_chunks_kv)[0]
+
+
+def flash_attention_qkv_packed_with_stash(qkv: pd.Tensor, num_chunks_q: int, num_chunks_kv: int):
+    """(out [G, L, D], log_sum_exp [num_chunks_q, G, L/num_chunks_q]): the forward and its softmax
+    statistics, log-sum-exp over the keys of each query's masked scores, chunk-major."""
+    _check_chunks(qkv, num_chunks_q, num_chunks_kv)
+    with pd.name_scope("flash_attention"):
+        out, log_sum_exp = _forward(*_chunked_qkv(qkv, num_chunks_q, num_chunks_kv))
+    return qkv.graph.track(_unchunked(out)), log_sum_exp
+
+
+def flash_attention_qkv_packed_grad(grad: pd.Tensor, qkv: pd.Tensor, num_chunks_q: int,
+                                    num_chunks_kv: int) -> pd.Tensor:
+    """dqkv [3, G, L, D] from the output gradient grad [G, L, D]; recomputes the forward."""
+    _check_chunks(qkv, num_chunks_q, num_chunks_kv)
+    _check_grad(grad, qkv)
+    with pd.name_scope("flash_attention_grad"):
+        q, k, v = _chunked_qkv(qkv, num_chunks_q, num_chunks_kv)
+        out, log_sum_exp = _forward(q, k, v)
+        grads = _backward(_chunked(grad, num_chunks_q, "grad chunks"), q, k, v, out, log_sum_exp)
+        return _packed_like(qkv, [_unchunked(g) for g in grads])
+
+
+def vanilla_attention(qkv: pd.Tensor) -> pd.Tensor:
+    """The same attention with the whole [G, L, L] score matrix: the in-graph reference."""
+    _check_qkv(qkv)
+    with pd.name_scope("vanilla_attention"):
+        return _probabilities(qkv[0], qkv[1]) @ qkv[2]
+
+
+def vanilla_attention_grad(grad: pd.Tensor, qkv: pd.Tensor) -> pd.Tensor:
+    """dqkv [3, G, L, D] of vanilla_attention from the output gradient grad [G, L, D]."""
+    _check_qkv(qkv)
+    _check_grad(grad, qkv)
+    with pd.name_scope("vanilla_attention_grad"):
+        q, k, v = qkv[0], qkv[1], qkv[2]
+        p = _probabilities(q, k)
+        d_scores = pd.nonlinearity_grad(p, grad @ v.mT, "softmax")
+        return _packed_like(qkv, [d_scores @ k, d_scores.mT @ q, p.mT @ grad])
+
+
+def scaled_dot_product_attention(q: pd.Tensor, k: pd.Tensor, v: pd.Tensor, scale=None, causal=True,
+                                 num_chunks=None) -> pd.Tensor:
+    """softmax(scale * q k^T + M) v for q, k, v [G, L, D] by flash attention, like torch's
+    scaled_dot_product_attention(q, k, v, is_causal=True). scale defaults to 1/sqrt(D),
+    num_chunks=(num_chunks_q, num_chunks_kv) to chunk_counts(L, D)."""
+    if not causal:
+        raise NotImplementedError("only causal attention is implemented: pass causal=True")
+    if not all(isinstance(t, pd.Tensor) for t in (q, k, v)) or q.ndim != 3 or not q.shape == k.shape == v.shape:
+        raise BuildError(f"q, k and v must be pd.Tensors of one shape [G, L, D], not {q!r}, {k!r}, {v!r}")
+    groups, length, head_dim = q.shape
+    scale = 1 / math.sqrt(head_dim) if scale is None else float(scale)
+    qkv = pd.concat([(q * scale).expand(0), k.expand(0), v.expand(0)])
+    return flash_attention_qkv_packed(qkv, *(num_chunks or chunk_counts(length, head_dim)))
+
+
+def chunk_counts(length: int, head_dim: int) -> tuple:
+    """(num_chunks_q, num_chunks_kv) for L and D: powers of two near sqrt(L/D), the query side
+    rounded up (flash-attention-ipu's heuristic), lowered where needed to divide L."""
+    ratio = max(length, head_dim) // head_dim
+    suggested = (2 ** math.ceil(math.log2(ratio) / 2), 2 ** math.floor(math.log2(ratio) / 2))
+    return tuple(max(d for d in range(1, n + 1) if length % d == 0) for n in suggested)
+
+
+# --- checks: all before anything is built --------------------------------------------------------
+def _check_qkv(qkv):
+    if not isinstance(qkv, pd.Tensor):
+        raise BuildError(f"qkv must be a pd.Tensor, not {type(qkv).__name__}")
+    if qkv.ndim != 4 or qkv.shape[0] != 3:
+        raise BuildError(f"qkv must be packed as [3, G, L, D] (rank 4, leading dimension 3), but {qkv!r} "
+                         f"has shape {qkv.shape}")
+    if qkv.dtype not in (pd.float32, pd.float16):
+        raise BuildError(f"attention takes float or half qkv, not {qkv.dtype} ({qkv!r})")
+
+
+def _check_chunks(qkv, num_chunks_q, num_chunks_kv):
+    _check_qkv(qkv)
+    length = qkv.shape[2]
+    for name, chunks in (("num_chunks_q", num_chunks_q), ("num_chunks_kv", num_chunks_kv)):
+        if not isinstance(chunks, numbers.Integral) or chunks < 1 or length % chunks:
+            raise BuildError(f"{name}={chunks!r} must be a positive int dividing the sequence length L={length}")
+
+
+def _check_grad(grad, qkv):
+    if not isinstance(grad, pd.Tensor) or grad.shape != qkv.shape[1:] or grad.dtype != qkv.dtype:
+        raise BuildError(f"grad must be a {qkv.dtype} tensor of shape {qkv.shape[1:]} (the output's), not {grad!r}")
+
+
+# --- chunked layout ----------------------------------------------------------------------------
+def _chunked(t: pd.Tensor, chunks: int, name: str) -> pd.Tensor:
+    """A copy of t [G, L, D] as sliceable chunks [chunks, G, L/chunks, D]."""
+    groups, length, head_dim = t.shape
+    size = length // chunks
+    chunked = t.graph.sliceable(t.dtype, (chunks, groups, size, head_dim), name=name)
+    pd.copy(t.reshape(groups, chunks, size, head_dim).transpose(1, 0, 2, 3), chunked)
+    return chunked
+
+
+def _chunked_qkv(qkv, num_chunks_q, num_chunks_kv):
+    return (_chunked(qkv[0], num_chunks_q, "q chunks"), _chunked(qkv[1], num_chunks_kv, "k chunks"),
+            _chunked(qkv[2], num_chunks_kv, "v chunks"))
+
+
+def _unchunked(t: pd.Tensor) -> pd.Tensor:
+    """The [G, L, D] view of chunks [n, G, L/n, D]."""
+    chunks, groups, size, head_dim = t.shape
+    return t.transpose(1, 0, 2, 3).reshape(groups, chunks * size, head_dim)
+
+
+def _packed_like(qkv: pd.Tensor, parts) -> pd.Tensor:
+    """The three [G, L, D] parts copied into one new tensor laid out like qkv."""
+    packed = qkv.graph.clone(qkv, name="dqkv")
+    pd.copy(pd.concat([part.expand(0) for part in parts]), packed)
+    return packed
+
+
+def _counter(graph, name) -> pd.Tensor:
+    counter = graph.variable(pd.uint32, (1,), name=name)
+    pd.zero(counter)
+    return counter
+
+
+# --- blocks ------------------------------------------------------------------------------------
+def _has_visible_keys(i, j, cq, ckv) -> pd.Tensor:
+    """Block (i, j) is not wholly masked: its first key comes at or before its last query."""
+    return pd.map(lambda i, j: j * ckv < (i + 1) * cq, i, j)
+
+
+def _block_scores(q_i, k_j, i, j) -> pd.Tensor:
+    """q_i @ k_j^T [G, cq, ckv], plus the causal mask where block (i, j) crosses the diagonal.
+
+    Only called for blocks with visible keys; the mask blocks are made in the first
+    one, (0, 0), and taken in turn by the blocks that also have masked keys.
+    """
+    scores = q_i @ k_j.mT
+    cq, ckv = scores.shape[1:]
+    if triu_offset_sequence(cq, ckv):  # else every block is wholly visible or wholly masked
+        with pd.If(pd.map(lambda i, j: pd.logical_and(i == 0, j == 0), i, j)):
+            masks = causal_mask_blocks(scores)
+        with pd.If(pd.map(lambda i, j: (j + 1) * ckv - 1 > i * cq, i, j)):  # last key after first query
+            masks.add_next(scores)
+    return scores
+
+
+# --- the loops ---------------------------------------------------------------------------------
+def _forward(q, k, v):
+    """Online softmax over chunks q [nq, G, cq, D], k, v [nkv, G, ckv, D] -> out chunks
+    [nq, G, cq, D] and log-sum-exp [nq, G, cq]."""
+    graph = q.graph
+    nq, groups, cq, _ = q.shape
+    nkv, _, ckv, _ = k.shape
+    out = graph.clone(q, name="out chunks")
+    log_sum_exp = graph.sliceable(q.dtype, (nq, groups, cq), name="log_sum_exp")
+    o_i = graph.clone(q[0], name="o_i")  # running state of one query chunk
+    m_i = graph.variable(q.dtype, (groups, cq), name="running max m_i")
+    l_i = graph.clone(m_i, name="running sum l_i")
+    i, j = _counter(graph, "i"), _counter(graph, "j")
+    with pd.Repeat(nq, name="query chunks"):
+        q_i = q.at[i].get()
+        pd.zero(o_i)
+        pd.zero(l_i)
+        pd.fill(m_i, MASK_VALUE)
+        with pd.Repeat(nkv, name="key/value chunks"):
+            with pd.If(_has_visible_keys(i, j, cq, ckv)):
+                k_j, v_j = k.at[j].get(), v.at[j].get()
+                p = _block_scores(q_i, k_j, i, j)
+                m_new = pd.max(m_i, p.max(2))
+                correction = pd.map(lambda m, m_new: pd.exp(m - m_new), m_i, m_new)
+                pd.copy(m_new, m_i)
+                pd.map_(lambda s, m: pd.exp(s - m), p, m_i.expand(2))  # the scores become probabilities
+                pd.map_(lambda l, c, s: l * c + s, l_i, correction, p.sum(2))
+                o_i *= correction.expand(2)
+                pd.matmul_acc(o_i, p, v_j)
+            j += 1
+        o_i /= l_i.expand(2)
+        out.at[i].set(o_i)
+        log_sum_exp.at[i].set(pd.map(lambda m, l: m + pd.log(l), m_i, l_i))
+        i += 1
+        pd.zero(j)
+    return out, log_sum_exp
+
+
+def _backward(grad, q, k, v, out, log_sum_exp):
+    """Chunks of dq, dk, dv from the chunked output gradient, key/value chunks on the outside."""
+    graph = q.graph
+    nq, _, cq, _ = q.shape
+    nkv, _, ckv, _ = k.shape
+    out_dot_grad = (out * grad).sum(3)  # [nq, G, cq]: rowsum(P * dP) in the softmax gradient
+    dq = graph.clone(q, name="dq chunks")
+    dk, dv = graph.clone(k, name="dk chunks"), graph.clone(v, name="dv chunks")
+    dk_j, dv_j = graph.clone(k[0], name="dk_j"), graph.clone(v[0], name="dv_j")
+    pd.zero(dq)
+    i, j = _counter(graph, "i"), _counter(graph, "j")
+    with pd.Repeat(nkv, name="key/value chunks"):
+        k_j, v_j = k.at[j].get(), v.at[j].get()
+        pd.zero(dk_j)
+        pd.zero(dv_j)
+        with pd.Repeat(nq, name="query chunks"):
+            with pd.If(_has_visible_keys(i, j, cq, ckv)):
+                q_i, grad_i = q.at[i].get(), grad.at[i].get()
+                p = _block_scores(q_i, k_j, i, j)
+                pd.map_(lambda s, lse: pd.exp(s - lse), p, log_sum_exp.at[i].get().expand(2))
+                pd.matmul_acc(dv_j, p.mT, grad_i)
+                d_scores = grad_i @ v_j.mT
+                pd.map_(lambda dp, p, od: p * (dp - od), d_scores, p, out_dot_grad.at[i].get().expand(2))
+                dq_i = dq.at[i].get()
+                pd.matmul_acc(dq_i, d_scores, k_j)
+                dq.at[i].set(dq_i)
+                pd.matmul_acc(dk_j, d_scores.mT, q_i)
+            i += 1
+        dk.at[j].set(dk_j)
+        dv.at[j].set(dv_j)
+        j += 1
+        pd.zero(i)
+    return dq, dk, dv
+
+
+def _probabilities(q, k) -> pd.Tensor:
+    """softmax(q k^T + M) over the keys, as one [G, L, L] matrix."""
+    scores = q @ k.mT
+    if scores.shape[-1] > 1:  # a single query sees its only key
+        causal_mask_blocks(scores).add_next(scores)  # one block: the whole mask
+    return pd.nonlinearity(scores, "softmax_stable")
