@@ -3,6 +3,8 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <sstream>
+
 #include <poplar/Executable.hpp>
 #include <poplar/Program.hpp>
 #include <poplar/Type.hpp>
@@ -30,6 +32,13 @@ void bindPopnn(py::module_ &popnn);
 std::vector<poplar::program::Program> programList(py::handle progs, const char *what);
 // A Python progress(done, total) callable, or None.
 poplar::ProgressFunc progressFunction(py::object progress);
+
+// The bytes an object's serialize(std::ostream &) writes (Target, Executable).
+template <class T> py::bytes serializedBytes(const T &object) {
+  std::ostringstream out;
+  object.serialize(out);
+  return py::bytes(out.str());
+}
 
 // The numpy dtype that holds elements of a Poplar type in host buffers.
 py::dtype numpyDtype(const poplar::Type &type);

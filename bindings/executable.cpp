@@ -30,12 +30,7 @@ poplar::ProgressFunc progressFunction(py::object progress) {
 void bindExecutable(py::module_ &m) {
   using poplar::Executable;
   py::class_<Executable>(m, "Executable")
-      .def("serialize",
-           [](const Executable &exe) {
-             std::ostringstream out;
-             exe.serialize(out);
-             return py::bytes(out.str());
-           },
+      .def("serialize", &serializedBytes<Executable>,
            "The executable as bytes (Executable::serialize)")
       .def_static("deserialize",
                   [](py::bytes data, bool checkPackageHash) {

@@ -25,12 +25,7 @@ void bindTarget(py::module_ &m) {
       .value("GLOBAL", SyncType::GLOBAL);
 
   py::class_<Target>(m, "Target")
-      .def("serialize",
-           [](const Target &t) {
-             std::ostringstream out;
-             t.serialize(out);
-             return py::bytes(out.str());
-           },
+      .def("serialize", &serializedBytes<Target>,
            "The target as bytes (Target::serialize)")
       .def_static("deserialize",
                   [](py::bytes data) {

@@ -184,8 +184,13 @@ class Session:
                 raise SessionError(f"session {self.name!r} cannot attach: the device is attached elsewhere; "
                                    "detach it first")
             _holders[id(self.device)] = self
-            self.engine.load(self.device)
-            self.weights_from_host()
+            try:
+                self.engine.load(self.device)
+                self.weights_from_host()
+            except BaseException:
+                del _holders[id(self.device)]
+                self.device.detach()
+                raise
 
     def detach(self):
         """Copies the weights to the host and releases the device (leaving `with` does this)."""

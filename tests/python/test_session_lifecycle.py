@@ -349,3 +349,24 @@ def test_seed_setter_reseeds_and_set_hw_seeds_writes(device):
         np.testing.assert_array_equal(s.read(seeds), first)
         with pytest.raises(pd.SessionError, match="seed must be an integer"):
             s.seed = -1
+
+
+def test_engine_building_progress_is_logged_without_a_terminal(device, caplog):
+    caplog.set_level(logging.DEBUG, logger="popdsl")
+    g, main, _ = build_model(device)
+    pd.Session(g, {"a": main, "b": main}, device=device, name="two")
+    messages = cache_messages(caplog)
+    assert "building the engine for 'two': 3/3" in messages
+    assert any(m.startswith("engine for 'two' ready in") for m in messages)
+
+
+def test_a_failed_load_leaves_the_device_free(device, tmp_path):
+    g, main, _ = build_model(device)
+    pd.Session(g, main, device=device).save(tmp_path / "m")
+    other_device = pd.ipu_model(tiles=8)
+    loaded = pd.Session.load(tmp_path / "m", device=other_device)
+    with pytest.raises(poplar.poplar_error, match="differs from the graph's target"):
+        loaded.attach()
+    assert not loaded.attached
+    assert other_device.attach()
+    other_device.detach()
