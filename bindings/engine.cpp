@@ -25,6 +25,7 @@ struct PyEngine {
   std::unique_ptr<Engine> engine;
   std::map<std::string, py::object> streamBuffers;
   std::map<std::string, poplar::DataStream> streams;
+  std::map<std::string, poplar::detail::HostFunctionInfo> hostFunctions;
   py::object printFile; // None: sys.stdout at each run
 
   Engine &get() { return *engine; }
@@ -71,6 +72,42 @@ private:
   poplar::DataStream stream_;
 };
 
+// Calls fn(inputs, outputs) with fresh numpy arrays: copies of the inputs, and
+// zeroed outputs whose contents go back to the engine when fn returns.
+class PyHostCallback : public poplar::HostCallback {
+public:
+  PyHostCallback(py::function fn, poplar::detail::HostFunctionInfo info) : fn_(std::move(fn)), info_(std::move(info)) {}
+  ~PyHostCallback() override {
+    py::gil_scoped_acquire gil;
+    fn_ = py::function();
+  }
+  void operator()(poplar::ArrayRef<const void *> ins, poplar::ArrayRef<void *> outs) override {
+    py::gil_scoped_acquire gil;
+    py::list inputs, outputs;
+    for (std::size_t i = 0; i < ins.size(); ++i) {
+      py::array a = fresh(info_.ins.at(i));
+      std::memcpy(a.mutable_data(), ins[i], static_cast<std::size_t>(a.nbytes()));
+      inputs.append(a);
+    }
+    std::vector<py::array> results;
+    for (std::size_t i = 0; i < outs.size(); ++i) results.push_back(fresh(info_.outs.at(i)));
+    for (const auto &a : results) outputs.append(a);
+    fn_(inputs, outputs);
+    // The arrays made here, not whatever the list holds now: their sizes are known.
+    for (std::size_t i = 0; i < outs.size(); ++i)
+      std::memcpy(outs[i], results[i].data(), static_cast<std::size_t>(results[i].nbytes()));
+  }
+
+private:
+  static py::array fresh(const poplar::HostFunctionArgument &arg) {
+    py::array a(numpyDtype(std::get<0>(arg)), std::vector<py::ssize_t>{static_cast<py::ssize_t>(std::get<1>(arg))});
+    std::memset(a.mutable_data(), 0, static_cast<std::size_t>(a.nbytes()));
+    return a;
+  }
+  py::function fn_;
+  poplar::detail::HostFunctionInfo info_;
+};
+
 // Runs fn with the GIL released and PrintTensor output going to the engine's
 // Python file (sys.stdout, looked up now, by default). The stream only lives for
 // this call, so the engine is pointed back at std::cerr before it goes away.
@@ -99,31 +136,34 @@ void bindEngine(py::module_ &m) {
 
   py::class_<PyEngine>(m, "Engine")
       .def(py::init([](const Graph &g, py::object progs, const OptionFlags &options, py::object progress) {
-             std::vector<Program> list;
-             if (py::isinstance<Program>(progs)) {
-               list.push_back(progs.cast<Program>());
-             } else {
-               try {
-                 list = progs.cast<std::vector<Program>>();
-               } catch (const py::cast_error &) {
-                 throw py::type_error("Engine: programs must be a program::Program or a list of them, got " +
-                                      std::string(py::repr(progs)));
-               }
-             }
-             poplar::ProgressFunc fn;
-             if (!progress.is_none()) fn = progress.cast<std::function<void(int, int)>>();
              auto e = std::make_unique<PyEngine>();
-             e->engine = std::make_unique<Engine>(g, list, options, fn);
+             e->engine = std::make_unique<Engine>(g, programList(progs, "Engine"), options, progressFunction(progress));
              py::object self = py::cast(&g, py::return_value_policy::reference);
              if (py::hasattr(self, "_streams"))
                for (auto kv : self.attr("_streams").cast<py::dict>())
                  e->streams[kv.first.cast<std::string>()] = kv.second.cast<poplar::DataStream>();
+             if (py::hasattr(self, "_hostFunctions"))
+               for (auto kv : self.attr("_hostFunctions").cast<py::dict>()) {
+                 auto args = kv.second.cast<std::pair<std::vector<poplar::HostFunctionArgument>,
+                                                      std::vector<poplar::HostFunctionArgument>>>();
+                 e->hostFunctions[kv.first.cast<std::string>()] = {kv.first.cast<std::string>(), args.first, args.second};
+               }
              e->printFile = py::none();
              return e;
            }),
            py::arg("graph"), py::arg("programs"), py::arg("options") = OptionFlags(),
            py::arg("progress") = py::none(),
            "Compiles a graph with one program or a list of programs (run by index)")
+      .def(py::init([](const poplar::Executable &exe, const OptionFlags &options, py::object progress) {
+             auto e = std::make_unique<PyEngine>();
+             e->engine = std::make_unique<Engine>(exe, options, progressFunction(progress));
+             for (const auto &s : poplar::detail::executableStreams(exe)) e->streams[s.handle()] = s;
+             for (auto &f : poplar::detail::executableHostFunctions(exe)) e->hostFunctions[f.handle] = f;
+             e->printFile = py::none();
+             return e;
+           }),
+           py::arg("executable"), py::arg("options") = OptionFlags(), py::arg("progress") = py::none(),
+           "An engine for a compiled (or deserialized) executable")
       .def("load", [](PyEngine &e, const poplar::Device &d) { e.get().load(d); }, py::arg("device"))
       .def("prepare", [](PyEngine &e, const poplar::Device &d) { e.get().prepare(d); }, py::arg("device"))
       .def("deploy", [](PyEngine &e) { e.get().deploy(); })
@@ -172,6 +212,19 @@ void bindEngine(py::module_ &m) {
            },
            py::arg("handle"), py::arg("callback"),
            "callback(array): host-to-device fills the array (or returns the data); device-to-host receives a copy")
+      .def("connectHostFunction",
+           [](PyEngine &e, const std::string &handle, unsigned replicaIndex, py::function fn) {
+             auto it = e.hostFunctions.find(handle);
+             if (it == e.hostFunctions.end())
+               throw poplar::stream_connection_error("Engine::connectHostFunction: no host function with handle '" +
+                                                     handle + "'");
+             e.get().connectHostFunction(handle, replicaIndex,
+                                         std::unique_ptr<poplar::HostCallback>(new PyHostCallback(fn, it->second)));
+           },
+           py::arg("handle"), py::arg("replicaIndex"), py::arg("callback"),
+           "callback(inputs, outputs): numpy arrays (flat, one per argument); write the results into outputs")
+      .def("setRandomSeed", [](PyEngine &e, std::uint64_t seed) { e.get().setRandomSeed(seed); }, py::arg("seed"))
+      .def("getRandomSeed", [](PyEngine &e) { return e.get().getRandomSeed(); })
       .def("listStreams", [](PyEngine &e) { return e.get().listStreams(); })
       .def("setPrintTensorStream", [](PyEngine &e, py::object file) { e.printFile = file; }, py::arg("file"),
            "A Python file object for PrintTensor output (default: sys.stdout at each run)")

@@ -80,6 +80,9 @@ void bindGraph(py::module_ &m) {
       });
   py::class_<ComputeSet>(m, "ComputeSet").def(py::init<unsigned>()).def("getId", &ComputeSet::getId);
   py::class_<Function>(m, "Function").def(py::init<unsigned>()).def("getId", &Function::getId);
+  py::class_<poplar::HostFunction>(m, "HostFunction")
+      .def(py::init<unsigned>())
+      .def("getId", &poplar::HostFunction::getId);
 
   // Streams are recorded on the Python object so Engine callbacks know their element type.
   auto recordStream = [](py::object self, const DataStream &s) {
@@ -178,6 +181,16 @@ void bindGraph(py::module_ &m) {
            py::arg("rearrangeOnHost") = false)
       .def("addComputeSet", &Graph::addComputeSet, py::arg("debugContext") = DebugContext())
       .def("addFunction", &Graph::addFunction, py::arg("program"))
+      .def("addHostFunction",
+           [](py::object self, const std::string &handle, const std::vector<HostFunctionArgument> &ins,
+              const std::vector<HostFunctionArgument> &outs) {
+             auto f = self.cast<Graph &>().addHostFunction(handle, ins, outs);
+             // Recorded like streams: an Engine needs the argument types to make numpy arrays.
+             if (!py::hasattr(self, "_hostFunctions")) self.attr("_hostFunctions") = py::dict();
+             self.attr("_hostFunctions")[py::str(handle)] = py::make_tuple(ins, outs);
+             return f;
+           },
+           py::arg("handle"), py::arg("inputs"), py::arg("outputs"), "inputs/outputs: lists of (Type, element count)")
       .def("getVariable", &Graph::getVariable, py::arg("v"))
       .def("isConstant", &Graph::isConstant, py::arg("v"));
 }

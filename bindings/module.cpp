@@ -18,6 +18,7 @@ PYBIND11_MODULE(_core, m) {
   bindTensor(poplar);
   bindGraph(poplar);
   bindProgram(program);
+  bindExecutable(poplar);
   bindEngine(poplar);
   bindPoputil(poputil);
   bindPopopsExpr(popops);

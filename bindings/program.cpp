@@ -67,7 +67,10 @@ void bindProgram(py::module_ &m) {
       .def(py::init<const Tensor &, const DataStream &, bool, const DebugContext &>(), py::arg("src"),
            py::arg("stream"), py::arg("optimiseMemory") = false, dc);
   py::class_<WriteUndef, Program>(m, "WriteUndef").def(py::init<const Tensor &, const DebugContext &>(), py::arg("t"), dc);
-  py::class_<Call, Program>(m, "Call").def(py::init<Function, const DebugContext &>(), py::arg("f"), dc);
+  py::class_<Call, Program>(m, "Call")
+      .def(py::init<Function, const DebugContext &>(), py::arg("f"), dc)
+      .def(py::init<poplar::HostFunction, poplar::ArrayRef<Tensor>, poplar::ArrayRef<Tensor>, const DebugContext &>(),
+           py::arg("f"), py::arg("inputs"), py::arg("outputs"), dc);
   py::class_<PrintTensor, Program>(m, "PrintTensor")
       .def(py::init<const Tensor &, const DebugContext &>(), py::arg("t"), dc)
       .def(py::init<StringRef, const Tensor &, const DebugContext &>(), py::arg("title"), py::arg("t"), dc)

@@ -5,6 +5,8 @@
 #include <poplar/SyncType.hpp>
 #include <poplar/Target.hpp>
 
+#include <sstream>
+
 #include <pybind11/operators.h>
 
 #include "bindings.hpp"
@@ -23,6 +25,14 @@ void bindTarget(py::module_ &m) {
       .value("GLOBAL", SyncType::GLOBAL);
 
   py::class_<Target>(m, "Target")
+      .def("serialize", &serializedBytes<Target>,
+           "The target as bytes (Target::serialize)")
+      .def_static("deserialize",
+                  [](py::bytes data) {
+                    std::istringstream in{std::string(data)};
+                    return Target(in);
+                  },
+                  py::arg("data"), "A target from Target.serialize() bytes (Target(std::istream&))")
       .def("getTargetType", &Target::getTargetType)
       .def("getTargetSystemString", &Target::getTargetSystemString)
       .def("getTargetArchString", [](const Target &t) { return t.getTargetArchString().str(); })

@@ -44,6 +44,8 @@ def backend() -> str:
     return _core.backend
 
 
+from popdsl import random  # noqa: E402,F401  (pd.random.get_hw_seeds, set_hw_seeds)
+from popdsl.callbacks import HostCallbackError, host_callback  # noqa: E402
 from popdsl.debug import BuildError, name_scope  # noqa: E402
 from popdsl.device import ipu_model  # noqa: E402
 from popdsl.dtypes import (as_type, bool_, float16, float32, int8, int16, int32, int64,  # noqa: E402

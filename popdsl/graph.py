@@ -24,7 +24,9 @@ class Graph:
                             f"not {type(device_or_target).__name__}")
         self.raw = poplar.Graph(self.target)
         self.variables = []  # tensors a Session can read and write by handle
+        self.initialised = set()  # ids of the variables made with init= (weights)
         self.streams = []
+        self.host_callbacks = {}  # handle -> popdsl.callbacks.HostCallback
 
     def track(self, t: Tensor) -> Tensor:
         """Registers a tensor a Session should be able to read and write."""
@@ -49,6 +51,7 @@ class Graph:
         self._map(t, mapping)
         if init is not None:
             self.raw.setInitialValue(t.raw, np.broadcast_to(np.asarray(init, numpy_dtype(dtype)), shape).copy())
+            self.initialised.add(id(t))
         return self.track(t)
 
     def sliceable(self, dtype, shape, axes=(0,), name=None) -> Tensor:
@@ -102,6 +105,8 @@ class Graph:
 class HostToDevice:
     """A host-to-device FIFO; each read() copies the next feed element into a new tensor."""
 
+    to_device = True
+
     def __init__(self, graph, handle, dtype, shape):
         self.graph, self.handle, self.dtype, self.shape = graph, handle, dtype, shape
         self.size = int(np.prod(shape))
@@ -121,6 +126,8 @@ class HostToDevice:
 
 class DeviceToHost:
     """A device-to-host FIFO; each write(t) sends t's values to the host."""
+
+    to_device = False
 
     def __init__(self, graph, handle, dtype, shape):
         self.graph, self.handle, self.dtype, self.shape = graph, handle, dtype, shape

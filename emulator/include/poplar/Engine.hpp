@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <iosfwd>
 #include <memory>
@@ -8,9 +9,11 @@
 #include <poplar/ArrayRef.hpp>
 #include <poplar/DebugContext.hpp>
 #include <poplar/Device.hpp>
+#include <poplar/Executable.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/OptionFlags.hpp>
 #include <poplar/Program.hpp>
+#include <poplar/HostFunctionCallback.hpp>
 #include <poplar/StreamCallback.hpp>
 #include <poplar/StringRef.hpp>
 
@@ -20,11 +23,12 @@ namespace detail {
 struct EngineState;
 }
 
-using ProgressFunc = std::function<void(int, int)>;
-
 // Compiles a graph and its programs, then loads on a device and runs them.
 class Engine {
 public:
+  // Emulator: progressCallBack reports the lowering of the programs (the SDK has no such argument).
+  explicit Engine(const Executable &exe, const OptionFlags &opt = {},
+                  ProgressFunc progressCallBack = ProgressFunc());
   Engine(const Graph &graph, ArrayRef<program::Program> progs, const OptionFlags &opt = {},
          ProgressFunc progressCallBack = ProgressFunc(), const DebugContext &debugContext = {});
   Engine(const Graph &graph, const program::Program &prog, const OptionFlags &opt = {},
@@ -50,6 +54,12 @@ public:
   void connectStreamToCallback(StringRef handle, StreamCallbackHandle f);
   void connectStreamToCallback(StringRef handle, unsigned replicaIndex, StreamCallbackHandle f);
   std::vector<std::string> listStreams() const;
+  void connectHostFunction(StringRef handle, unsigned replicaIndex, HostCallbackHandle f);
+
+  // Emulator: the seed the hardware random seeds (getHwSeeds) are derived from;
+  // engine option "prng.seed" sets the first one.
+  void setRandomSeed(std::uint64_t seed);
+  std::uint64_t getRandomSeed() const;
 
   void setPrintTensorStream(std::ostream &os);
   const OptionFlags &getEngineOptions() const;

@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -26,6 +27,9 @@ class Program;
 namespace detail {
 struct GraphState;
 }
+
+// The element type and count of one host function argument.
+using HostFunctionArgument = std::tuple<Type, std::size_t>;
 
 // Index: tile; value: intervals of the flattened tensor mapped to that tile.
 using TileToTensorMapping = std::vector<std::vector<Interval>>;
@@ -122,6 +126,10 @@ public:
 
   ComputeSet addComputeSet(const DebugContext &debugContext = {});
   Function addFunction(const program::Program &program);
+  // A host function `handle` taking arguments `in` and producing `out`; an Engine
+  // connects it with Engine::connectHostFunction and programs call it with program::Call.
+  HostFunction addHostFunction(StringRef handle, ArrayRef<HostFunctionArgument> in,
+                               ArrayRef<HostFunctionArgument> out);
 
   bool isConstant(VariableRef v) const;
   Tensor getVariable(VariableRef v) const;

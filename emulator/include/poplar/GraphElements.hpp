@@ -23,4 +23,15 @@ private:
   unsigned id_ = ~0u;
 };
 
+// A function run on the host, called from a program with program::Call.
+class HostFunction {
+public:
+  HostFunction() = default;
+  explicit HostFunction(unsigned id) : id_(id) {}
+  unsigned getId() const { return id_; }
+
+private:
+  unsigned id_ = ~0u;
+};
+
 } // namespace poplar

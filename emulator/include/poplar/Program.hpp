@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include <poplar/ArrayRef.hpp>
 #include <poplar/DataStream.hpp>
 #include <poplar/DebugContext.hpp>
 #include <poplar/GraphElements.hpp>
@@ -18,6 +19,13 @@ namespace poplar {
 
 namespace detail {
 struct ProgramNode;
+}
+namespace program {
+class Program;
+}
+namespace detail {
+// A program around an existing node (the emulator's executable deserializer).
+program::Program programFromNode(std::shared_ptr<ProgramNode> node);
 }
 
 namespace program {
@@ -36,6 +44,7 @@ public:
   friend bool operator!=(const Program &a, const Program &b) { return !(a == b); }
 
 protected:
+  friend Program detail::programFromNode(std::shared_ptr<detail::ProgramNode> node);
   explicit Program(std::shared_ptr<detail::ProgramNode> node);
   detail::ProgramNode &mutableNode();
 
@@ -116,6 +125,9 @@ public:
 class Call : public Program {
 public:
   explicit Call(Function f, const DebugContext &debugContext = {});
+  // Gathers `inputs` to the host, calls host function f and writes its results to `outputs`.
+  Call(HostFunction f, ArrayRef<Tensor> inputs, ArrayRef<Tensor> outputs,
+       const DebugContext &debugContext = {});
 };
 
 class PrintTensor : public Program {

@@ -1,4 +1,5 @@
 #pragma once
+#include <iosfwd>
 #include <string>
 
 #include <poplar/OptionFlags.hpp>
@@ -12,6 +13,9 @@ namespace poplar {
 class Target {
 public:
   Target() = default;
+  // Reads a target written by serialize().
+  explicit Target(std::istream &in);
+  void serialize(std::ostream &out) const;
 
   TargetType getTargetType() const { return type_; }
   std::string getTargetSystemString() const;

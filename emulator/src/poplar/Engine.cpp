@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "EngineState.hpp"
+#include "ExecutableState.hpp"
 #include "ProgramNode.hpp"
 #include "TensorImpl.hpp"
 
@@ -35,24 +36,22 @@ const std::set<std::string> kValueOptions = {
     "opt.internalExchangeOptimisationTarget", "prng.seed", "profiler.format",
     "streamCallbacks.numWorkerThreads", "streamCallbacks.multiThreadMode", "target.syncMethod"};
 
-OptionFlags validatedOptions(const OptionFlags &given) {
-  OptionFlags options = given;
-  readJSONFromEnv("POPLAR_ENGINE_OPTIONS", options); // the environment overrides the code
-  for (const auto &kv : options) {
-    if (kBooleanOptions.count(kv.first)) {
-      if (kv.second != "true" && kv.second != "false")
-        throw invalid_option("Invalid value '" + kv.second + "' for option '" + kv.first +
-                             "': expected true or false");
-    } else if (!kValueOptions.count(kv.first)) {
-      throw invalid_option("Unrecognised option '" + kv.first + "'");
-    }
-  }
-  return options;
-}
-
 bool flag(const OptionFlags &o, const char *key, bool dflt) {
   auto it = o.find(key);
   return it == o.end() ? dflt : it->second == "true";
+}
+
+// "prng.seed": the engine's random seed (a fixed default, as the IPUModel has).
+std::uint64_t seedOption(const OptionFlags &o) {
+  const auto it = o.find("prng.seed");
+  if (it == o.end()) return 0x5eed;
+  try {
+    std::size_t used = 0;
+    const unsigned long long v = std::stoull(it->second, &used, 0);
+    if (used == it->second.size() && it->second[0] != '-') return v;
+  } catch (const std::exception &) {
+  }
+  throw invalid_option("Invalid value '" + it->second + "' for option 'prng.seed': expected an unsigned integer");
 }
 
 std::string withCommas(std::size_t n) {
@@ -130,6 +129,32 @@ struct AbortStep : Step {
       throw application_runtime_error(!message.empty() ? "Abort: " + message
                                       : !name.empty()  ? "Abort: " + name
                                                        : std::string("Abort program reached"));
+  }
+};
+
+// Gathers the inputs, calls the connected host function, scatters its outputs.
+struct HostCallStep : Step {
+  HostFunctionSlot *function;
+  std::vector<Access> inputs, outputs;
+  std::vector<std::vector<std::uint8_t>> buffers; // inputs then outputs
+  void run() override {
+    if (!function->callback)
+      throw stream_connection_error("Host function '" + function->info.handle +
+                                    "' is not connected: call Engine::connectHostFunction before running");
+    std::vector<const void *> ins;
+    std::vector<void *> outs;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      buffers[i].resize(inputs[i].numElements * inputs[i].elemSize);
+      inputs[i].gather(buffers[i].data());
+      ins.push_back(buffers[i].data());
+    }
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      auto &buffer = buffers[inputs.size() + i];
+      buffer.assign(outputs[i].numElements * outputs[i].elemSize, 0);
+      outs.push_back(buffer.data());
+    }
+    (*function->callback)(ins, outs);
+    for (std::size_t i = 0; i < outputs.size(); ++i) outputs[i].scatter(buffers[inputs.size() + i].data());
   }
 };
 
@@ -307,6 +332,9 @@ private:
     }
     case K::Sync:
       return;
+    case K::HostCall:
+      addStep(hostCall(n), n);
+      return;
     case K::Abort:
     case K::AbortOnCondition: {
       auto step = std::make_unique<AbortStep>();
@@ -318,6 +346,33 @@ private:
       return;
     }
     }
+  }
+
+  std::unique_ptr<HostCallStep> hostCall(const ProgramNode &n) {
+    if (n.id >= s_.hostFunctions.size())
+      throw graph_program_compilation_error("Call '" + n.name + "': unknown host function id " + std::to_string(n.id));
+    HostFunctionSlot &f = s_.hostFunctions[n.id];
+    const std::string what = "Call of host function '" + f.info.handle + "'";
+    if (n.tensors.size() != f.info.ins.size() + f.info.outs.size())
+      throw graph_program_compilation_error(what + ": it takes " + std::to_string(f.info.ins.size()) +
+                                            " input(s) and " + std::to_string(f.info.outs.size()) +
+                                            " output(s) but the program gives " + std::to_string(n.tensors.size()) +
+                                            " tensor(s)");
+    auto step = std::make_unique<HostCallStep>();
+    step->function = &f;
+    for (std::size_t i = 0; i < n.tensors.size(); ++i) {
+      const bool isInput = i < f.info.ins.size();
+      const HostFunctionArgument &arg = isInput ? f.info.ins[i] : f.info.outs[i - f.info.ins.size()];
+      const Tensor &t = n.tensors[i];
+      if (t.elementType() != std::get<0>(arg) || t.numElements() != std::get<1>(arg))
+        throw graph_program_compilation_error(
+            what + ": " + (isInput ? "input " : "output ") + t.impl().describe() + " does not match the declared " +
+            std::to_string(std::get<1>(arg)) + " x " + std::get<0>(arg).toString().str());
+      if (!isInput) checkWritable(t, n, "output");
+      (isInput ? step->inputs : step->outputs).push_back(s_.access(t));
+    }
+    step->buffers.resize(n.tensors.size());
+    return step;
   }
 
 public:
@@ -366,6 +421,21 @@ void checkMappingAndMemory(EngineState &s) {
 }
 
 } // namespace
+
+OptionFlags validatedOptions(const OptionFlags &given) {
+  OptionFlags options = given;
+  readJSONFromEnv("POPLAR_ENGINE_OPTIONS", options); // the environment overrides the code
+  for (const auto &kv : options) {
+    if (kBooleanOptions.count(kv.first)) {
+      if (kv.second != "true" && kv.second != "false")
+        throw invalid_option("Invalid value '" + kv.second + "' for option '" + kv.first +
+                             "': expected true or false");
+    } else if (!kValueOptions.count(kv.first)) {
+      throw invalid_option("Unrecognised option '" + kv.first + "'");
+    }
+  }
+  return options;
+}
 
 void EngineState::FreeDeleter::operator()(std::uint8_t *p) const { std::free(p); }
 
@@ -493,16 +563,19 @@ void EngineState::execute(std::uint32_t pc) {
 
 using detail::EngineState;
 
-Engine::Engine(const Graph &graph, ArrayRef<program::Program> progs, const OptionFlags &opt,
-               ProgressFunc progress, const DebugContext &)
+Engine::Engine(const Executable &exe, const OptionFlags &opt, ProgressFunc progress)
     : state_(std::make_unique<EngineState>()) {
   EngineState &s = *state_;
-  s.graph = graph.statePtr();
-  s.options = detail::validatedOptions(opt);
+  const detail::ExecutableState &compiled = exe.state();
+  s.graph = compiled.graph;
+  s.options = compiled.options;
+  for (const auto &kv : detail::validatedOptions(opt)) s.options.set(kv.first, kv.second);
   s.timeSteps = detail::flag(s.options, "debug.instrument", false) ||
                 detail::flag(s.options, "autoReport.all", false);
+  s.randomSeed = detail::seedOption(s.options);
   s.printStream = &std::cerr;
-  if (progress) progress(0, 2);
+  const int total = static_cast<int>(compiled.programs.size()) + 1;
+  if (progress) progress(0, total);
 
   const auto &vars = s.graph->vars->vars;
   for (const auto &v : vars) {
@@ -512,6 +585,7 @@ Engine::Engine(const Graph &graph, ArrayRef<program::Program> progs, const Optio
     s.memory.emplace_back(p);
   }
   for (const auto &kv : s.graph->streams) s.streams[kv.first].stream = kv.second;
+  for (const auto &info : s.graph->hostFunctions) s.hostFunctions.push_back({info, nullptr});
   for (const auto &kv : s.graph->hostWrites) {
     detail::checkWritableTensor(kv.second, "Host write '" + kv.first + "': tensor");
     s.hostWrites[kv.first] = s.access(kv.second);
@@ -519,13 +593,20 @@ Engine::Engine(const Graph &graph, ArrayRef<program::Program> progs, const Optio
   for (const auto &kv : s.graph->hostReads) s.hostReads[kv.first] = s.access(kv.second);
 
   detail::Compiler compiler(s);
-  for (const auto &p : progs) compiler.compileProgram(p);
+  for (std::size_t i = 0; i < compiled.programs.size(); ++i) {
+    compiler.compileProgram(compiled.programs[i]);
+    if (progress) progress(static_cast<int>(i + 1), total);
+  }
   compiler.compileFunctions();
   compiler.bindConditions();
   s.loopCounters.assign(s.loopCounts.size(), 0);
   detail::checkMappingAndMemory(s);
-  if (progress) progress(2, 2);
+  if (progress) progress(total, total);
 }
+
+Engine::Engine(const Graph &graph, ArrayRef<program::Program> progs, const OptionFlags &opt,
+               ProgressFunc progress, const DebugContext &dc)
+    : Engine(compileGraph(graph, progs, opt, {}, dc), {}, std::move(progress)) {}
 
 Engine::Engine(const Graph &graph, const program::Program &prog, const OptionFlags &opt,
                ProgressFunc progress, const DebugContext &dc)
@@ -547,8 +628,16 @@ void Engine::prepare(const Device &device) {
 
 void Engine::deploy() {
   state_->resetMemory();
+  state_->seedHardware();
   state_->loaded = true;
 }
+
+void Engine::setRandomSeed(std::uint64_t seed) {
+  state_->randomSeed = seed;
+  if (state_->loaded) state_->seedHardware();
+}
+
+std::uint64_t Engine::getRandomSeed() const { return state_->randomSeed; }
 
 void Engine::load(const Device &device) {
   prepare(device);
@@ -669,6 +758,21 @@ void Engine::connectStreamToCallback(StringRef handle, unsigned replicaIndex, St
     throw stream_connection_error("Engine::connectStreamToCallback: replica " +
                                   std::to_string(replicaIndex) + " does not exist (one replica)");
   connectStreamToCallback(handle, std::move(f));
+}
+
+void Engine::connectHostFunction(StringRef handle, unsigned replicaIndex, HostCallbackHandle f) {
+  if (replicaIndex != 0)
+    throw stream_connection_error("Engine::connectHostFunction: replica " + std::to_string(replicaIndex) +
+                                  " does not exist (one replica)");
+  for (auto &slot : state_->hostFunctions)
+    if (slot.info.handle == handle.str()) {
+      slot.callback = f.release();
+      return;
+    }
+  std::string known;
+  for (const auto &slot : state_->hostFunctions) known += (known.empty() ? "" : ", ") + slot.info.handle;
+  throw stream_connection_error("Engine::connectHostFunction: no host function with handle '" + handle.str() +
+                                "' (host functions: " + (known.empty() ? "none" : known) + ")");
 }
 
 std::vector<std::string> Engine::listStreams() const {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <poplar/HostFunctionCallback.hpp>
 #include <poplar/OptionFlags.hpp>
 #include <poplar/StreamCallback.hpp>
 
@@ -40,6 +41,11 @@ struct StreamState {
   // Moves one copy's `bytes` between the dense device-side buffer and the host:
   // host to device when toDevice, else device to host.
   void transfer(std::uint8_t *device, std::size_t bytes, bool toDevice);
+};
+
+struct HostFunctionSlot {
+  HostFunctionInfo info;
+  std::unique_ptr<HostCallback> callback; // null until Engine::connectHostFunction
 };
 
 // A one-element predicate or switch control in engine memory.
@@ -82,6 +88,7 @@ struct EngineState {
   std::vector<Scalar> scalars;
   std::vector<SwitchTable> switches;
   std::map<std::string, StreamState> streams;
+  std::vector<HostFunctionSlot> hostFunctions;
   std::map<std::string, Access> hostWrites, hostReads;
   std::set<unsigned> usedVars;
   std::vector<std::size_t> tileBytes; // variable bytes per tile
@@ -90,9 +97,12 @@ struct EngineState {
   bool running = false; // run() is not re-entrant: loop counters are per engine
   std::ostream *printStream;
   std::uint64_t runs = 0;
+  std::uint64_t randomSeed = 0;
 
   Access access(const Tensor &t);
   void resetMemory();
+  // Fills the hardware seeds variable (if the graph has one) from randomSeed.
+  void seedHardware();
   void execute(std::uint32_t entry);
 };
 

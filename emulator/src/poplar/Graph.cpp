@@ -360,6 +360,20 @@ Function Graph::addFunction(const program::Program &program) {
   return Function(static_cast<unsigned>(state_->functions.size() - 1));
 }
 
+HostFunction Graph::addHostFunction(StringRef handle, ArrayRef<HostFunctionArgument> in,
+                                    ArrayRef<HostFunctionArgument> out) {
+  for (const auto &h : state_->hostFunctions)
+    if (h.handle == handle.str())
+      throw graph_object_creation_error("A host function with handle '" + handle.str() + "' already exists");
+  for (const auto *args : {&in, &out})
+    for (const auto &arg : *args)
+      if (!detail::typeInfo(std::get<0>(arg)).supportedOnDevice)
+        throw type_error("Host function '" + handle.str() + "': argument type '" +
+                         std::get<0>(arg).toString().str() + "' is not supported on the device");
+  state_->hostFunctions.push_back({handle.str(), in.vec(), out.vec()});
+  return HostFunction(static_cast<unsigned>(state_->hostFunctions.size() - 1));
+}
+
 bool Graph::isConstant(VariableRef v) const { return getVariable(v).containsConstant(); }
 
 Tensor Graph::getVariable(VariableRef v) const {

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include <poplar/DataStream.hpp>
+#include <poplar/Executable.hpp>
+#include <poplar/Graph.hpp>
 #include <poplar/Program.hpp>
 #include <poplar/Target.hpp>
 #include <poplar/Tensor.hpp>
@@ -28,6 +30,8 @@ struct GraphState {
   std::map<std::string, DataStream> streams;
   std::map<std::string, Tensor> hostWrites;
   std::map<std::string, Tensor> hostReads;
+  std::vector<HostFunctionInfo> hostFunctions;
+  int hwSeedsVar = -1; // the variable behind getHwSeeds/setHwSeeds, once used
 
   unsigned addVariable(Type type, const std::vector<std::size_t> &shape, std::string name,
                        bool isConstant);

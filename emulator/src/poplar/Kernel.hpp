@@ -2,6 +2,13 @@
 // The work of a compute set. Each kernel names the tensors it reads and writes
 // (so the Engine can check and lay them out) and compiles, once memory is laid
 // out, into a function the Engine calls each time the compute set executes.
+//
+// A kernel is fully described by its kind, its operands and its parameters (in
+// the portable byte form of Bytes.hpp): a registry maps each kind to a factory
+// that makes the compile function from the parameters. Libraries build their
+// kernels through that registry too, so a deserialized Executable re-creates
+// exactly the kernels the graph-building code made.
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -12,16 +19,32 @@
 #include <poplar/Tensor.hpp>
 
 #include "Access.hpp"
+#include "Bytes.hpp"
 
 namespace poplar::detail {
 
+// Receives the accesses of reads then writes, in order.
+using KernelCompile = std::function<std::function<void()>(const std::vector<Access> &operands)>;
+using KernelFactory = KernelCompile (*)(ByteReader &params);
+
 struct Kernel {
-  std::string vertexType;
+  std::string kind;       // the registry key, e.g. "popops::Reduce"
+  std::string vertexType; // the name shown to people (defaults to kind)
   std::vector<Tensor> reads;
   std::vector<Tensor> writes;
-  // Receives the accesses of reads then writes, in order.
-  std::function<std::function<void()>(const std::vector<Access> &operands)> compile;
+  std::vector<std::uint8_t> params;
+  KernelCompile compile;
 };
+
+// Registers a kernel kind at static initialisation: `const KernelKind k("name", factory);`
+struct KernelKind {
+  KernelKind(const char *kind, KernelFactory factory);
+};
+
+// A kernel of a registered kind; the factory reads `params` now, so bad parameters fail
+// when the graph is built. Throws poplar_error for an unregistered kind.
+Kernel makeKernel(const std::string &kind, std::vector<Tensor> reads, std::vector<Tensor> writes,
+                  std::vector<std::uint8_t> params = {}, std::string vertexType = "");
 
 // Adds `kernel` to compute set `cs` of `graph`.
 void addKernel(poplar::Graph &graph, poplar::ComputeSet cs, Kernel kernel);

@@ -27,8 +27,13 @@ const char *kindName(ProgramNode::Kind kind) {
   case K::Sync: return "Sync";
   case K::Abort: return "Abort";
   case K::AbortOnCondition: return "AbortOnCondition";
+  case K::HostCall: return "Call(host function)";
   }
   return "Program";
+}
+
+program::Program programFromNode(std::shared_ptr<ProgramNode> node) {
+  return program::Program(std::move(node));
 }
 
 } // namespace detail
@@ -222,6 +227,13 @@ WriteUndef::WriteUndef(const Tensor &t, const DebugContext &dc)
 
 Call::Call(Function f, const DebugContext &dc) : Program(makeNode(Kind::Call, dc)) {
   mutableNode().id = f.getId();
+}
+
+Call::Call(HostFunction f, ArrayRef<Tensor> inputs, ArrayRef<Tensor> outputs, const DebugContext &dc)
+    : Program(makeNode(Kind::HostCall, dc)) {
+  mutableNode().id = f.getId();
+  mutableNode().tensors = inputs.vec();
+  for (const Tensor &t : outputs) mutableNode().tensors.push_back(t);
 }
 
 PrintTensor::PrintTensor(const Tensor &t, const DebugContext &dc) : PrintTensor("", t, PrintTensorFmt(), dc) {}

@@ -29,6 +29,7 @@ struct ProgramNode {
     Sync,
     Abort,             // text: message
     AbortOnCondition,  // text: message; tensors: {predicate}
+    HostCall,          // id: host function; tensors: inputs then outputs
   };
   Kind kind = Kind::Sequence;
   std::string name;

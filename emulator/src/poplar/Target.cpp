@@ -3,6 +3,11 @@
 #include <poplar/exceptions.hpp>
 
 #include <functional>
+#include <istream>
+#include <iterator>
+#include <ostream>
+
+#include "Bytes.hpp"
 
 #include "TypeInfo.hpp"
 
@@ -101,6 +106,36 @@ void copyFloatToDeviceHalf(const Target &, const float *src, void *dst, std::siz
 void copyDeviceHalfToFloat(const Target &, const void *src, float *dst, std::size_t n) {
   const auto *in = static_cast<const std::uint16_t *>(src);
   for (std::size_t i = 0; i < n; ++i) dst[i] = detail::halfToFloat(in[i]);
+}
+
+void Target::serialize(std::ostream &out) const {
+  detail::ByteWriter w;
+  w.u64(static_cast<unsigned>(type_)).str(arch_).u64(numIPUs_).u64(tilesPerIPU_).u64(numWorkerContexts_)
+      .u64(bytesPerTile_).u64(exchangeBytesPerCycle_).u64(memcpyBytesPerCycle_).u64(minIPUSyncDelay_)
+      .u64(maxIPUSyncDelay_).u64(globalSyncCycles_).u64(dataPathWidth_).f64(tileClockFrequency_);
+  out.write(reinterpret_cast<const char *>(w.bytes().data()), static_cast<std::streamsize>(w.bytes().size()));
+}
+
+Target::Target(std::istream &in) {
+  const std::vector<std::uint8_t> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  detail::ByteReader r(bytes, "a serialized Target");
+  const auto field = [&r] { return static_cast<unsigned>(r.u64()); };
+  const unsigned type = field();
+  if (type > static_cast<unsigned>(TargetType::CPU)) r.corrupt();
+  type_ = static_cast<TargetType>(type);
+  arch_ = r.str();
+  numIPUs_ = field();
+  tilesPerIPU_ = field();
+  numWorkerContexts_ = field();
+  bytesPerTile_ = field();
+  exchangeBytesPerCycle_ = field();
+  memcpyBytesPerCycle_ = field();
+  minIPUSyncDelay_ = field();
+  maxIPUSyncDelay_ = field();
+  globalSyncCycles_ = field();
+  dataPathWidth_ = field();
+  tileClockFrequency_ = r.f64();
+  if (!r.atEnd() || numIPUs_ == 0 || tilesPerIPU_ == 0) r.corrupt();
 }
 
 } // namespace poplar

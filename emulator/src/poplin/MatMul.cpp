@@ -127,6 +127,24 @@ struct Scale {
 
 // Adds to `prog` a compute set writing A x B to C, or adding k * A x B to it
 // when accumulating. Operands are already checked.
+poplar::detail::KernelCompile matMulCompile(poplar::detail::ByteReader &params) {
+  detail::GemmProblem problem;
+  problem.groups = params.u64();
+  problem.m = params.u64();
+  problem.k = params.u64();
+  problem.n = params.u64();
+  problem.accumulate = params.boolean();
+  problem.partialsType = params.type();
+  problem.alpha = static_cast<float>(params.f64());
+  const bool scaleIsTensor = params.boolean();
+  return [problem, scaleIsTensor](const std::vector<poplar::detail::Access> &operands) {
+    std::optional<poplar::detail::Access> alphaTensor;
+    if (scaleIsTensor) alphaTensor = operands[2];
+    return detail::compileGemm(problem, operands[0], operands[1], operands.back(), alphaTensor);
+  };
+}
+const poplar::detail::KernelKind matMulKind("poplin::MatMul", matMulCompile);
+
 void addProduct(Graph &graph, Sequence &prog, const Tensor &A, const Tensor &B, const Tensor &C,
                 bool grouped, const Scale &scale, bool accumulate,
                 const detail::MatMulOptions &options, const poplar::DebugContext &debugContext) {
@@ -142,18 +160,13 @@ void addProduct(Graph &graph, Sequence &prog, const Tensor &A, const Tensor &B, 
   problem.partialsType = a.elementType() == poplar::HALF ? options.partialsType : poplar::FLOAT;
   problem.alpha = scale.value;
 
-  poplar::detail::Kernel kernel;
-  kernel.vertexType = "poplin::MatMul";
-  kernel.reads = {a, b};
-  if (scale.tensor) kernel.reads.push_back(*scale.tensor);
-  if (accumulate) kernel.reads.push_back(c);
-  kernel.writes = {c};
-  const bool scaleIsTensor = scale.tensor.has_value();
-  kernel.compile = [problem, scaleIsTensor](const std::vector<poplar::detail::Access> &operands) {
-    std::optional<poplar::detail::Access> alphaTensor;
-    if (scaleIsTensor) alphaTensor = operands[2];
-    return detail::compileGemm(problem, operands[0], operands[1], operands.back(), alphaTensor);
-  };
+  std::vector<Tensor> reads = {a, b};
+  if (scale.tensor) reads.push_back(*scale.tensor);
+  if (accumulate) reads.push_back(c);
+  poplar::detail::ByteWriter params;
+  params.u64(problem.groups).u64(problem.m).u64(problem.k).u64(problem.n).boolean(problem.accumulate)
+      .type(problem.partialsType).f64(problem.alpha).boolean(scale.tensor.has_value());
+  auto kernel = poplar::detail::makeKernel("poplin::MatMul", std::move(reads), {c}, params.take());
   poplar::detail::executeKernel(graph, prog, std::move(kernel), debugContext);
 }
 

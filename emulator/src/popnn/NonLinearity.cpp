@@ -123,15 +123,11 @@ void store(const poplar::detail::Access &a, const std::vector<float> &values, st
 std::size_t innermost(const Tensor &t) { return t.rank() ? t.dim(t.rank() - 1) : 1; }
 
 // Softmax over rows of the innermost dimension; stable forms subtract the row max.
-poplar::detail::Kernel softmaxKernel(NonLinearityType type, const Tensor &in, const Tensor &out) {
-  poplar::detail::Kernel k;
-  k.vertexType = std::string("popnn::") + name(type);
-  k.reads = {in};
-  k.writes = {out};
-  const std::size_t row = innermost(in);
-  const bool stable = type != NonLinearityType::SOFTMAX;
-  const float scale = scalingOf(type);
-  k.compile = [row, stable, scale](const std::vector<poplar::detail::Access> &ops) -> std::function<void()> {
+poplar::detail::KernelCompile softmaxCompile(poplar::detail::ByteReader &params) {
+  const std::size_t row = params.u64();
+  const bool stable = params.boolean();
+  const float scale = static_cast<float>(params.f64());
+  return [row, stable, scale](const std::vector<poplar::detail::Access> &ops) -> std::function<void()> {
     struct State { std::vector<float> x; std::vector<std::uint8_t> raw; };
     auto s = std::make_shared<State>();
     return [ops, s, row, stable, scale] {
@@ -151,19 +147,21 @@ poplar::detail::Kernel softmaxKernel(NonLinearityType type, const Tensor &in, co
       store(ops[1], s->x, s->raw);
     };
   };
-  return k;
+}
+const poplar::detail::KernelKind softmaxKind("popnn::Softmax", softmaxCompile);
+
+poplar::detail::Kernel softmaxKernel(NonLinearityType type, const Tensor &in, const Tensor &out) {
+  poplar::detail::ByteWriter params;
+  params.u64(innermost(in)).boolean(type != NonLinearityType::SOFTMAX).f64(scalingOf(type));
+  return poplar::detail::makeKernel("popnn::Softmax", {in}, {out}, params.take(),
+                                    std::string("popnn::") + name(type));
 }
 
 // For o = scale * softmax(x): dx = o * (g - sum(g * o) / scale), per row.
-poplar::detail::Kernel softmaxGradientKernel(NonLinearityType type, const Tensor &act, const Tensor &grad,
-                                             const Tensor &out) {
-  poplar::detail::Kernel k;
-  k.vertexType = std::string("popnn::") + name(type) + "Gradient";
-  k.reads = {act, grad};
-  k.writes = {out};
-  const std::size_t row = innermost(act);
-  const float scale = scalingOf(type);
-  k.compile = [row, scale](const std::vector<poplar::detail::Access> &ops) -> std::function<void()> {
+poplar::detail::KernelCompile softmaxGradientCompile(poplar::detail::ByteReader &params) {
+  const std::size_t row = params.u64();
+  const float scale = static_cast<float>(params.f64());
+  return [row, scale](const std::vector<poplar::detail::Access> &ops) -> std::function<void()> {
     struct State { std::vector<float> o, g; std::vector<std::uint8_t> raw; };
     auto s = std::make_shared<State>();
     return [ops, s, row, scale] {
@@ -178,7 +176,15 @@ poplar::detail::Kernel softmaxGradientKernel(NonLinearityType type, const Tensor
       store(ops[2], s->g, s->raw);
     };
   };
-  return k;
+}
+const poplar::detail::KernelKind softmaxGradientKind("popnn::SoftmaxGradient", softmaxGradientCompile);
+
+poplar::detail::Kernel softmaxGradientKernel(NonLinearityType type, const Tensor &act, const Tensor &grad,
+                                             const Tensor &out) {
+  poplar::detail::ByteWriter params;
+  params.u64(innermost(act)).f64(scalingOf(type));
+  return poplar::detail::makeKernel("popnn::SoftmaxGradient", {act, grad}, {out}, params.take(),
+                                    std::string("popnn::") + name(type) + "Gradient");
 }
 
 poplar::detail::Kernel forwardKernel(NonLinearityType type, const Tensor &in, const Tensor &out) {

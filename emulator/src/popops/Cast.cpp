@@ -35,13 +35,8 @@ template <class From, class To> std::function<void()> castRunner(DenseOperand sr
   };
 }
 
-poplar::detail::Kernel castKernel(const Tensor &src, const Tensor &dst) {
-  checkCast(src, dst);
-  poplar::detail::Kernel kernel;
-  kernel.vertexType = "popops::Cast";
-  kernel.reads = {src};
-  kernel.writes = {dst};
-  kernel.compile = [](const std::vector<poplar::detail::Access> &operands) {
+poplar::detail::KernelCompile castCompile(poplar::detail::ByteReader &) {
+  return [](const std::vector<poplar::detail::Access> &operands) {
     const Access &from = operands[0], &to = operands[1];
     if (from.type == to.type)
       return std::function<void()>([from, to] { poplar::detail::copyElements(from, to); });
@@ -54,7 +49,12 @@ poplar::detail::Kernel castKernel(const Tensor &src, const Tensor &dst) {
     });
     return run;
   };
-  return kernel;
+}
+const poplar::detail::KernelKind castKind("popops::Cast", castCompile);
+
+poplar::detail::Kernel castKernel(const Tensor &src, const Tensor &dst) {
+  checkCast(src, dst);
+  return poplar::detail::makeKernel("popops::Cast", {src}, {dst});
 }
 
 } // namespace

@@ -271,15 +271,27 @@ void zeroAccess(const Access &a) { fillAccess(a, std::vector<std::uint8_t>(a.ele
 
 // dynamicSlice (toSlice) or dynamicUpdate (!toSlice): operands are the base
 // (t viewed sliced-dims first), the slice (viewed the same way) and the offset.
-poplar::detail::Kernel dynamicSliceKernel(bool toSlice, const Tensor &base, const Tensor &slice,
-                                          const Tensor &offset, const SliceGeometry &geometry,
-                                          const SliceOptions &options) {
-  poplar::detail::Kernel kernel;
-  kernel.vertexType = toSlice ? "popops::DynamicSlice" : "popops::DynamicUpdate";
-  kernel.reads = {toSlice ? base : slice, offset};
-  kernel.writes = {toSlice ? slice : base};
-  const std::size_t offsetStride = offset.rank() == 2 ? offset.dim(1) : 1; // first per-tile copy
-  kernel.compile = [=](const std::vector<poplar::detail::Access> &operands) {
+void writeSliceOptions(poplar::detail::ByteWriter &out, const SliceOptions &o) {
+  out.boolean(o.remapOutOfBoundIndices).boolean(o.paddingIndexUsed);
+}
+
+SliceOptions readSliceOptions(poplar::detail::ByteReader &in) {
+  SliceOptions o;
+  o.remapOutOfBoundIndices = in.boolean();
+  o.paddingIndexUsed = in.boolean();
+  return o;
+}
+
+poplar::detail::KernelCompile dynamicSliceCompile(poplar::detail::ByteReader &params) {
+  const bool toSlice = params.boolean();
+  SliceGeometry geometry;
+  geometry.dimSizes = params.sizes();
+  geometry.sliceSizes = params.sizes();
+  geometry.rowLength = params.u64();
+  if (geometry.sliceSizes.size() != geometry.dimSizes.size()) params.corrupt();
+  const SliceOptions options = readSliceOptions(params);
+  const std::size_t offsetStride = params.u64();
+  return [=](const std::vector<poplar::detail::Access> &operands) {
     const Access &baseAccess = toSlice ? operands[0] : operands[2];
     const Access &sliceAccess = toSlice ? operands[2] : operands[0];
     const OffsetReader offsets(operands[1], geometry.dimSizes.size(), offsetStride);
@@ -304,7 +316,19 @@ poplar::detail::Kernel dynamicSliceKernel(bool toSlice, const Tensor &base, cons
       }
     });
   };
-  return kernel;
+}
+const poplar::detail::KernelKind dynamicSliceKind("popops::DynamicSlice", dynamicSliceCompile);
+
+poplar::detail::Kernel dynamicSliceKernel(bool toSlice, const Tensor &base, const Tensor &slice,
+                                          const Tensor &offset, const SliceGeometry &geometry,
+                                          const SliceOptions &options) {
+  poplar::detail::ByteWriter params;
+  params.boolean(toSlice).sizes(geometry.dimSizes).sizes(geometry.sliceSizes).u64(geometry.rowLength);
+  writeSliceOptions(params, options);
+  params.u64(offset.rank() == 2 ? offset.dim(1) : 1); // the offsets' stride: the first per-tile copy
+  return poplar::detail::makeKernel("popops::DynamicSlice", {toSlice ? base : slice, offset},
+                                    {toSlice ? slice : base}, params.take(),
+                                    toSlice ? "popops::DynamicSlice" : "popops::DynamicUpdate");
 }
 
 // The slice at offset 0: where poplibs maps slices of t.
@@ -405,17 +429,17 @@ struct MultiOp {
   Combine combine = Combine::Add;
 };
 
-poplar::detail::Kernel multiKernel(const MultiOp &op, const Tensor &base, const Tensor &slices,
-                                   const Tensor &offsets, const Tensor &scale, std::size_t size,
-                                   const SliceOptions &options) {
-  poplar::detail::Kernel kernel;
-  kernel.vertexType = op.toSlice ? "popops::MultiSlice" : "popops::MultiUpdate";
-  kernel.reads = {op.toSlice ? base : slices, offsets};
-  if (scale.valid()) kernel.reads.push_back(scale);
-  kernel.writes = {op.toSlice ? slices : base};
-  const std::size_t dimSize = base.dim(0), numIndices = offsets.dim(0);
-  const std::size_t rowLength = base.numElements() / std::max<std::size_t>(dimSize, 1);
-  kernel.compile = [=](const std::vector<poplar::detail::Access> &operands) {
+poplar::detail::KernelCompile multiCompile(poplar::detail::ByteReader &params) {
+  MultiOp op;
+  op.toSlice = params.boolean();
+  op.combines = params.boolean();
+  const std::uint64_t combine = params.u64();
+  if (combine > static_cast<unsigned>(Combine::Mul)) params.corrupt();
+  op.combine = static_cast<Combine>(combine);
+  const std::size_t size = params.u64(), dimSize = params.u64(), numIndices = params.u64();
+  const std::size_t rowLength = params.u64();
+  const SliceOptions options = readSliceOptions(params);
+  return [=](const std::vector<poplar::detail::Access> &operands) {
     const Access &baseAccess = op.toSlice ? operands[0] : operands.back();
     const Access &sliceAccess = op.toSlice ? operands.back() : operands[0];
     const OffsetReader indices(operands[1], numIndices, 1);
@@ -462,7 +486,21 @@ poplar::detail::Kernel multiKernel(const MultiOp &op, const Tensor &base, const 
     });
     return run;
   };
-  return kernel;
+}
+const poplar::detail::KernelKind multiKind("popops::MultiSlice", multiCompile);
+
+poplar::detail::Kernel multiKernel(const MultiOp &op, const Tensor &base, const Tensor &slices,
+                                   const Tensor &offsets, const Tensor &scale, std::size_t size,
+                                   const SliceOptions &options) {
+  std::vector<Tensor> reads = {op.toSlice ? base : slices, offsets};
+  if (scale.valid()) reads.push_back(scale);
+  const std::size_t dimSize = base.dim(0);
+  poplar::detail::ByteWriter params;
+  params.boolean(op.toSlice).boolean(op.combines).u64(static_cast<unsigned>(op.combine)).u64(size)
+      .u64(dimSize).u64(offsets.dim(0)).u64(base.numElements() / std::max<std::size_t>(dimSize, 1));
+  writeSliceOptions(params, options);
+  return poplar::detail::makeKernel("popops::MultiSlice", std::move(reads), {op.toSlice ? slices : base},
+                                    params.take(), op.toSlice ? "popops::MultiSlice" : "popops::MultiUpdate");
 }
 
 } // namespace

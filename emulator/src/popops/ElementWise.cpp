@@ -87,19 +87,24 @@ void addMap(poplar::Graph &graph, const detail::TypedExpr &typed, const std::vec
 
 namespace detail {
 
-poplar::detail::Kernel mapKernel(const TypedExpr &typed, const std::vector<Tensor> &ts, const Tensor &out) {
-  poplar::detail::Kernel kernel;
-  kernel.vertexType = "popops::map";
-  for (Tensor t : ts) {
-    poputil::broadcastToMatch(t, out.shape());
-    kernel.reads.push_back(t);
-  }
-  kernel.writes = {out};
-  kernel.compile = [typed](const std::vector<poplar::detail::Access> &operands) {
+poplar::detail::KernelCompile mapCompile(poplar::detail::ByteReader &params) {
+  const TypedExpr typed = readTypedExpr(params);
+  return [typed](const std::vector<poplar::detail::Access> &operands) {
     std::vector<poplar::detail::Access> inputs(operands.begin(), operands.end() - 1);
     return compileExpression(typed, std::move(inputs), operands.back());
   };
-  return kernel;
+}
+const poplar::detail::KernelKind mapKind("popops::map", mapCompile);
+
+poplar::detail::Kernel mapKernel(const TypedExpr &typed, const std::vector<Tensor> &ts, const Tensor &out) {
+  std::vector<Tensor> reads;
+  for (Tensor t : ts) {
+    poputil::broadcastToMatch(t, out.shape());
+    reads.push_back(t);
+  }
+  poplar::detail::ByteWriter params;
+  writeTypedExpr(params, typed);
+  return poplar::detail::makeKernel("popops::map", std::move(reads), {out}, params.take());
 }
 
 TypedExpr planMap(const expr::Expr &e, const std::vector<Tensor> &ts, const Tensor &out) {

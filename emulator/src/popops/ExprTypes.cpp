@@ -237,4 +237,27 @@ unsigned maxPlaceholder(const Expr &e) {
   return 0;
 }
 
+void writeTypedExpr(poplar::detail::ByteWriter &out, const TypedExpr &e) {
+  // A long double constant as a double plus the (exactly representable) rest.
+  const double high = static_cast<double>(e.value);
+  out.u64(static_cast<unsigned>(e.kind)).type(e.type).u64(e.input).f64(high)
+      .f64(static_cast<double>(e.value - high)).i64(e.op).u64(e.args.size());
+  for (const TypedExpr &a : e.args) writeTypedExpr(out, a);
+}
+
+TypedExpr readTypedExpr(poplar::detail::ByteReader &in) {
+  TypedExpr e;
+  const std::uint64_t kind = in.u64();
+  if (kind > static_cast<unsigned>(TypedExpr::Kind::Ternary)) in.corrupt();
+  e.kind = static_cast<TypedExpr::Kind>(kind);
+  e.type = in.type();
+  e.input = static_cast<unsigned>(in.u64());
+  e.value = static_cast<long double>(in.f64());
+  e.value += static_cast<long double>(in.f64());
+  e.op = static_cast<int>(in.i64());
+  e.args.resize(in.count(8));
+  for (TypedExpr &a : e.args) a = readTypedExpr(in);
+  return e;
+}
+
 } // namespace popops::detail

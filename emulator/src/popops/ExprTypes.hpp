@@ -7,6 +7,8 @@
 #include <poplar/Type.hpp>
 #include <popops/Expr.hpp>
 
+#include "poplar/Bytes.hpp"
+
 namespace popops::detail {
 
 struct TypedExpr {
@@ -22,6 +24,10 @@ struct TypedExpr {
 // Throws poputil::poplibs_error naming the expression when types cannot be resolved
 // or an operation does not support its operand type.
 TypedExpr resolveTypes(const expr::Expr &e, const std::vector<poplar::Type> &inputTypes);
+
+// The portable form of a typed expression tree (a map kernel's parameters).
+void writeTypedExpr(poplar::detail::ByteWriter &out, const TypedExpr &e);
+TypedExpr readTypedExpr(poplar::detail::ByteReader &in);
 
 // The highest placeholder index used (0 when there is none).
 unsigned maxPlaceholder(const expr::Expr &e);

@@ -65,15 +65,17 @@ std::vector<std::uint8_t> fillPattern(const Tensor &t, FillValueType value) {
   return pattern;
 }
 
-poplar::detail::Kernel fillKernel(const Tensor &target, std::vector<std::uint8_t> pattern) {
-  poplar::detail::Kernel kernel;
-  kernel.vertexType = "popops::Fill";
-  kernel.writes = {target};
-  kernel.compile = [pattern](const std::vector<poplar::detail::Access> &operands) {
+poplar::detail::KernelCompile fillCompile(poplar::detail::ByteReader &params) {
+  const std::vector<std::uint8_t> pattern = params.raw();
+  return [pattern](const std::vector<poplar::detail::Access> &operands) {
     const Access target = operands[0];
     return std::function<void()>([target, pattern] { fillAccess(target, pattern); });
   };
-  return kernel;
+}
+const poplar::detail::KernelKind fillKind("popops::Fill", fillCompile);
+
+poplar::detail::Kernel fillKernel(const Tensor &target, const std::vector<std::uint8_t> &pattern) {
+  return poplar::detail::makeKernel("popops::Fill", {}, {target}, poplar::detail::ByteWriter().raw(pattern).take());
 }
 
 // The parts of t covering the given flat regions.

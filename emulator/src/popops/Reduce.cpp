@@ -283,6 +283,32 @@ void checkReduction(const Tensor &in, const Tensor &out, const std::vector<std::
   }
 }
 
+poplar::detail::KernelCompile reduceCompile(poplar::detail::ByteReader &params) {
+  const std::uint64_t opId = params.u64();
+  if (opId > static_cast<unsigned>(Operation::LOG_ADD)) params.corrupt();
+  const auto op = static_cast<Operation>(opId);
+  const bool update = params.boolean();
+  const bool halfAccumulation = params.boolean();
+  Layout layout;
+  layout.outer = params.u64();
+  layout.reduced = params.u64();
+  layout.inner = params.u64();
+  return [=](const std::vector<poplar::detail::Access> &operands) {
+    const Access &inAccess = operands.front(), &outAccess = operands.back();
+    const Finish f{op == Operation::LOG_ADD, update,
+                   operands.size() == 3 ? operands[1].data() : nullptr,
+                   operands.size() == 3 ? operands[1].type : Type()};
+    DenseOperand inOperand(inAccess, inAccess.sharesVariableWith(outAccess));
+    std::function<void()> run;
+    withOperation(op, [&](auto opTag) {
+      run = reduceRunnerFor<decltype(opTag)>(inAccess.type, outAccess.type, halfAccumulation,
+                                             inOperand, DenseOperand(outAccess), layout, f);
+    });
+    return run;
+  };
+}
+const poplar::detail::KernelKind reduceKind("popops::Reduce", reduceCompile);
+
 poplar::detail::Kernel reduceKernel(poplar::Graph &graph, const Tensor &in, const Tensor &out,
                                     const std::vector<std::size_t> &dims, const ReduceParams &params,
                                     const poplar::OptionFlags &options) {
@@ -310,28 +336,13 @@ poplar::detail::Kernel reduceKernel(poplar::Graph &graph, const Tensor &in, cons
   order.insert(order.end(), reduced.begin(), reduced.end());
   order.insert(order.end(), inner.begin(), inner.end());
 
-  poplar::detail::Kernel kernel;
-  kernel.vertexType = "popops::Reduce" + opName(params.op);
-  kernel.reads = {in.dimShuffle(order)};
-  if (params.useScale) kernel.reads.push_back(params.scale);
-  kernel.writes = {out};
-  const Operation op = params.op;
-  const bool update = params.update;
-  const bool halfAccumulation = reduceOptions.inVertexType == "half";
-  kernel.compile = [=](const std::vector<poplar::detail::Access> &operands) {
-    const Access &inAccess = operands.front(), &outAccess = operands.back();
-    const Finish f{op == Operation::LOG_ADD, update,
-                   operands.size() == 3 ? operands[1].data() : nullptr,
-                   operands.size() == 3 ? operands[1].type : Type()};
-    DenseOperand inOperand(inAccess, inAccess.sharesVariableWith(outAccess));
-    std::function<void()> run;
-    withOperation(op, [&](auto opTag) {
-      run = reduceRunnerFor<decltype(opTag)>(inAccess.type, outAccess.type, halfAccumulation,
-                                             inOperand, DenseOperand(outAccess), layout, f);
-    });
-    return run;
-  };
-  return kernel;
+  std::vector<Tensor> reads = {in.dimShuffle(order)};
+  if (params.useScale) reads.push_back(params.scale);
+  poplar::detail::ByteWriter bytes;
+  bytes.u64(static_cast<unsigned>(params.op)).boolean(params.update)
+      .boolean(reduceOptions.inVertexType == "half").u64(layout.outer).u64(layout.reduced).u64(layout.inner);
+  return poplar::detail::makeKernel("popops::Reduce", std::move(reads), {out}, bytes.take(),
+                                    "popops::Reduce" + opName(params.op));
 }
 
 Tensor createReduceOutput(poplar::Graph &graph, const Tensor &in, const Type &outType,

@@ -86,32 +86,12 @@ void checkScale(const char *fn, const Scale &s) {
                                  " must be one numeric element");
 }
 
-void scaledArithmetic(poplar::Graph &graph, const char *fn, const Tensor &A, const Scale &alpha,
-                      const Tensor &B, const Scale &beta, bool subtract, bool xMinusAX,
-                      poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
-                      const poplar::OptionFlags &options) {
-  const ScaledAddOptions o = parseScaledAddOptions(options);
-  for (const Tensor *t : {&A, &B})
-    if (!ScaledAddTypes::contains(t->elementType()))
-      throw poputil::poplibs_error(std::string(fn) + ": " + describe(*t) + " has type " +
-                                   t->elementType().toString().str() +
-                                   "; scaled add supports float, half, int and unsigned int");
-  if (A.shape() != B.shape())
-    throw poputil::poplibs_error(std::string(fn) + ": A " + describe(A) + " and B " + describe(B) +
-                                 " have different shapes");
-  checkScale(fn, alpha);
-  checkScale(fn, beta);
-
-  poplar::detail::Kernel kernel;
-  kernel.vertexType = xMinusAX ? "popops::XMinusaXPlusbY" : "popops::ScaledAdd";
-  kernel.reads = {B};
-  for (const Scale *s : {&alpha, &beta})
-    if (s->tensor.valid()) kernel.reads.push_back(s->tensor);
-  kernel.writes = {A};
-  const double alphaConstant = alpha.constant, betaConstant = beta.constant;
-  const bool alphaIsTensor = alpha.tensor.valid(), betaIsTensor = beta.tensor.valid();
-  const double tolerance = o.scaleFloatToHalfTolerance;
-  kernel.compile = [=](const std::vector<poplar::detail::Access> &operands) {
+poplar::detail::KernelCompile scaledAddCompile(poplar::detail::ByteReader &params) {
+  const bool xMinusAX = params.boolean(), subtract = params.boolean();
+  const double alphaConstant = params.f64(), betaConstant = params.f64();
+  const bool alphaIsTensor = params.boolean(), betaIsTensor = params.boolean();
+  const double tolerance = params.f64();
+  return [=](const std::vector<poplar::detail::Access> &operands) {
     const Access &aAccess = operands.back(), &bAccess = operands[0];
     std::size_t next = 1;
     auto slot = [&](bool isTensor, double constant) {
@@ -133,6 +113,33 @@ void scaledArithmetic(poplar::Graph &graph, const char *fn, const Tensor &A, con
     });
     return run;
   };
+}
+const poplar::detail::KernelKind scaledAddKind("popops::ScaledAdd", scaledAddCompile);
+
+void scaledArithmetic(poplar::Graph &graph, const char *fn, const Tensor &A, const Scale &alpha,
+                      const Tensor &B, const Scale &beta, bool subtract, bool xMinusAX,
+                      poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                      const poplar::OptionFlags &options) {
+  const ScaledAddOptions o = parseScaledAddOptions(options);
+  for (const Tensor *t : {&A, &B})
+    if (!ScaledAddTypes::contains(t->elementType()))
+      throw poputil::poplibs_error(std::string(fn) + ": " + describe(*t) + " has type " +
+                                   t->elementType().toString().str() +
+                                   "; scaled add supports float, half, int and unsigned int");
+  if (A.shape() != B.shape())
+    throw poputil::poplibs_error(std::string(fn) + ": A " + describe(A) + " and B " + describe(B) +
+                                 " have different shapes");
+  checkScale(fn, alpha);
+  checkScale(fn, beta);
+
+  std::vector<Tensor> reads = {B};
+  for (const Scale *s : {&alpha, &beta})
+    if (s->tensor.valid()) reads.push_back(s->tensor);
+  poplar::detail::ByteWriter params;
+  params.boolean(xMinusAX).boolean(subtract).f64(alpha.constant).f64(beta.constant)
+      .boolean(alpha.tensor.valid()).boolean(beta.tensor.valid()).f64(o.scaleFloatToHalfTolerance);
+  auto kernel = poplar::detail::makeKernel("popops::ScaledAdd", std::move(reads), {A}, params.take(),
+                                           xMinusAX ? "popops::XMinusaXPlusbY" : "popops::ScaledAdd");
   poplar::detail::executeKernel(graph, prog, std::move(kernel), debugContext);
 }
 

@@ -1,0 +1,60 @@
+// compileGraph and Executable (serialized to and from Python bytes), and the
+// hardware-seed functions of RandomSeed.hpp.
+#include <poplar/Executable.hpp>
+#include <poplar/RandomSeed.hpp>
+
+#include <pybind11/functional.h>
+#include <pybind11/stl.h>
+
+#include <sstream>
+
+#include "bindings.hpp"
+
+namespace popdsl_bindings {
+
+std::vector<poplar::program::Program> programList(py::handle progs, const char *what) {
+  if (py::isinstance<poplar::program::Program>(progs)) return {progs.cast<poplar::program::Program>()};
+  try {
+    return progs.cast<std::vector<poplar::program::Program>>();
+  } catch (const py::cast_error &) {
+    throw py::type_error(std::string(what) + ": programs must be a program::Program or a list of them, got " +
+                         std::string(py::repr(progs)));
+  }
+}
+
+poplar::ProgressFunc progressFunction(py::object progress) {
+  if (progress.is_none()) return {};
+  return progress.cast<std::function<void(int, int)>>();
+}
+
+void bindExecutable(py::module_ &m) {
+  using poplar::Executable;
+  py::class_<Executable>(m, "Executable")
+      .def("serialize", &serializedBytes<Executable>,
+           "The executable as bytes (Executable::serialize)")
+      .def_static("deserialize",
+                  [](py::bytes data, bool checkPackageHash) {
+                    std::istringstream in{std::string(data)};
+                    return Executable::deserialize(in, checkPackageHash);
+                  },
+                  py::arg("data"), py::arg("checkPackageHash") = true);
+  m.def("compileGraph",
+        [](const poplar::Graph &graph, py::object progs, const poplar::OptionFlags &options, py::object progress) {
+          return poplar::compileGraph(graph, programList(progs, "compileGraph"), options, progressFunction(progress));
+        },
+        py::arg("graph"), py::arg("programs"), py::arg("options") = poplar::OptionFlags(),
+        py::arg("progress") = py::none());
+  m.def("_executableSections",
+        [](const Executable &exe) {
+          py::dict sections;
+          for (const auto &s : poplar::detail::executableSections(exe)) sections[py::str(s.first)] = py::bytes(s.second);
+          return sections;
+        },
+        "Emulator: the canonical serialized sections (target, graph, programs, options), for cache keys");
+  m.def("getHwSeeds", &poplar::getHwSeeds, py::arg("graph"), py::arg("prog"),
+        py::arg("debugContext") = poplar::DebugContext());
+  m.def("setHwSeeds", &poplar::setHwSeeds, py::arg("graph"), py::arg("hwSeeds"), py::arg("prog"),
+        py::arg("debugContext") = poplar::DebugContext());
+}
+
+} // namespace popdsl_bindings

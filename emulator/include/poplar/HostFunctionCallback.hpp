@@ -1,0 +1,40 @@
+#pragma once
+#include <functional>
+#include <memory>
+#include <type_traits>
+
+#include <poplar/ArrayRef.hpp>
+
+namespace poplar {
+
+// Called by program::Call(HostFunction, ...): `ins` hold the input tensors' elements
+// (dense, device format) and the callback fills the buffers in `outs`.
+class HostCallback {
+public:
+  virtual ~HostCallback() = default;
+  virtual void operator()(ArrayRef<const void *> ins, ArrayRef<void *> outs) = 0;
+};
+
+class LambdaHostCallback : public HostCallback {
+public:
+  using Fn = std::function<void(ArrayRef<const void *>, ArrayRef<void *>)>;
+  explicit LambdaHostCallback(Fn f) : f_(std::move(f)) {}
+  void operator()(ArrayRef<const void *> ins, ArrayRef<void *> outs) override { f_(ins, outs); }
+
+private:
+  Fn f_;
+};
+
+class HostCallbackHandle {
+public:
+  HostCallbackHandle(std::unique_ptr<HostCallback> cb) : cb_(std::move(cb)) {}
+  template <class F, class = std::enable_if_t<
+                         std::is_invocable<F, ArrayRef<const void *>, ArrayRef<void *>>::value>>
+  HostCallbackHandle(F &&f) : cb_(std::make_unique<LambdaHostCallback>(std::forward<F>(f))) {}
+  std::unique_ptr<HostCallback> release() { return std::move(cb_); }
+
+private:
+  std::unique_ptr<HostCallback> cb_;
+};
+
+} // namespace poplar

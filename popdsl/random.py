@@ -1,0 +1,25 @@
+"""Random seeds. poplibs' random functions (poprand) are not part of the emulator's API
+subset, so this module offers Poplar's hardware seeds (RandomSeed.hpp); each session's
+`seed` decides them (see pd.Session)."""
+from popdsl._core import poplar
+from popdsl._core import program as _program
+from popdsl.control import emit
+from popdsl.debug import BuildError, debug_name
+from popdsl.tensor import Tensor
+
+
+def get_hw_seeds(graph, name=None, prog=None) -> Tensor:
+    """The hardware seeds of every tile and worker, uint32 [tiles, workers, 4] (poplar::getHwSeeds)."""
+    steps = _program.Sequence()
+    seeds = graph.track(Tensor(poplar.getHwSeeds(graph.raw, steps, debug_name(name)), graph))
+    emit(steps, prog)
+    return seeds
+
+
+def set_hw_seeds(seeds: Tensor, name=None, prog=None):
+    """Sets the hardware seeds from a tensor shaped like get_hw_seeds' result (poplar::setHwSeeds)."""
+    if not isinstance(seeds, Tensor):
+        raise BuildError(f"set_hw_seeds expects a pd.Tensor, not {type(seeds).__name__}")
+    steps = _program.Sequence()
+    poplar.setHwSeeds(seeds.graph.raw, seeds.raw, steps, debug_name(name))
+    emit(steps, prog)

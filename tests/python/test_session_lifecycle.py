@@ -1,0 +1,372 @@
+"""Session lifecycle: the executable cache, save/load, weights, attach/detach, host
+callbacks and seeds. Numbers are checked against float64 numpy references."""
+import logging
+
+import numpy as np
+import pytest
+
+import popdsl as pd
+from popdsl import popops, poplar
+from popdsl import program as raw_program
+from popdsl.control import emit
+
+X = np.arange(32, dtype=np.float32).reshape(4, 8) / 16 - 1
+W = np.linspace(-1, 1, 16, dtype=np.float32).reshape(8, 2)
+TABLE = np.arange(12, dtype=np.float32).reshape(6, 2)
+
+
+@pytest.fixture(autouse=True)
+def no_options_or_cache_from_the_environment(monkeypatch):
+    monkeypatch.delenv("POPLAR_ENGINE_OPTIONS", raising=False)
+    monkeypatch.delenv("POPDSL_CACHE_DIR", raising=False)
+
+
+@pytest.fixture
+def device():
+    return pd.ipu_model(tiles=4)
+
+
+def build_model(device, offset=1.0):
+    """A graph using every kernel kind: map, matmul, softmax (+ gradient), reduce, dynamic
+    slice and update, multi-slice, scaled add, cast and fill."""
+    g = pd.Graph(device)
+    x = g.variable(pd.float32, (4, 8), name="x", init=X)
+    w = g.constant(W, name="w")
+    table = g.constant(TABLE, name="table")
+    i = g.variable(pd.uint32, (1,), name="i", init=2)
+    with pd.Sequence("main") as main:
+        y = pd.matmul(x, w, name="y")
+        z = pd.map(lambda a: a * 2 + offset, y, name="z")
+        soft = pd.nonlinearity(z, "softmax", name="soft")
+        grad = pd.nonlinearity_grad(soft, z, "softmax", name="grad")
+        total = pd.reduce_sum(soft, axis=1, name="total")
+        row = x.at[i].get(name="row")
+        x.at[i].set(row * 3, name="x_update")
+        counts = pd.cast(row * 16, pd.int32, name="counts")
+        filled = g.variable(pd.float32, (3,), name="filled")
+        pd.fill(filled, 7.5)
+        raw_steps = raw_program.Sequence()  # library calls the Pythonic layer does not wrap
+        picked = g.track(pd.Tensor(popops.multiSlice(g.raw, table.raw, [5, 0, 2], 0, raw_steps), g))
+        popops.scaledAddTo(g.raw, y.raw, z.raw, 0.5, raw_steps)
+        emit(raw_steps)
+    return g, main, dict(y=y, z=z, soft=soft, grad=grad, total=total, row=row, picked=picked,
+                         counts=counts, filled=filled)
+
+
+def reference(offset=1.0):
+    x = X.astype(np.float64)
+    y = x @ W
+    z = y * 2 + offset
+    soft = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+    grad = soft * (z - (z * soft).sum(axis=1, keepdims=True))
+    row = x[2]
+    return dict(y=y + 0.5 * z, z=z, soft=soft, grad=grad, total=soft.sum(axis=1), row=row,
+                picked=TABLE[[5, 0, 2]].reshape(3, 1, 2), counts=(row * 16).astype(np.int32),
+                filled=np.full(3, 7.5), x=np.vstack([x[:2], 3 * x[2:3], x[3:]]))
+
+
+def check_results(session, names_or_tensors, offset=1.0):
+    expected = reference(offset)
+    for name, t in names_or_tensors.items():
+        got = session.read(t)
+        np.testing.assert_allclose(got.reshape(np.shape(expected[name])), expected[name], rtol=1e-5, atol=1e-6,
+                                   err_msg=name)
+
+
+# --- the executable cache ------------------------------------------------------------------
+
+
+def cache_messages(caplog):
+    return [r.getMessage() for r in caplog.records if r.name == "popdsl"]
+
+
+def test_cache_miss_then_hit_then_recompile_with_reason(device, tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="popdsl")
+    g, main, out = build_model(device)
+    with pd.Session(g, main, device=device, cache_dir=tmp_path) as s:
+        s.run()
+        check_results(s, out)
+    assert any("recompiling ['main']: no cached executable" in m for m in cache_messages(caplog))
+    assert len(list(tmp_path.glob("*.popexe"))) == 1
+
+    caplog.clear()
+    g, main, out = build_model(device)
+    with pd.Session(g, main, device=device, cache_dir=tmp_path) as s:
+        s.run()
+        check_results(s, out)
+    assert any("loaded the cached executable" in m for m in cache_messages(caplog))
+    assert not any("recompiling" in m for m in cache_messages(caplog))
+
+    caplog.clear()
+    g, main, out = build_model(device, offset=2.0)
+    with pd.Session(g, main, device=device, cache_dir=tmp_path) as s:
+        s.run()
+        check_results(s, out, offset=2.0)
+    assert any("recompiling ['main']: graph changed" in m for m in cache_messages(caplog))
+
+
+def test_changed_options_recompile_and_the_environment_names_the_cache(device, tmp_path, caplog, monkeypatch):
+    caplog.set_level(logging.INFO, logger="popdsl")
+    monkeypatch.setenv("POPDSL_CACHE_DIR", str(tmp_path))
+    g, main, _ = build_model(device)
+    pd.Session(g, main, device=device)
+    pd.Session(g, main, device=device, options={"debug.instrument": "true"})
+    messages = cache_messages(caplog)
+    assert any("no cached executable" in m for m in messages)
+    assert any("recompiling ['main']: options changed" in m for m in messages)
+    assert len(list(tmp_path.glob("*.popexe"))) == 2
+
+
+def test_a_corrupt_cached_executable_is_recompiled(device, tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="popdsl")
+    g, main, _ = build_model(device)
+    pd.Session(g, main, device=device, cache_dir=tmp_path)
+    (cached,) = tmp_path.glob("*.popexe")
+    cached.write_bytes(cached.read_bytes()[:-20])
+    g, main, out = build_model(device)
+    with pd.Session(g, main, device=device, cache_dir=tmp_path) as s:
+        s.run()
+        check_results(s, out)
+    assert any("cannot be read" in m and "corrupt" in m for m in cache_messages(caplog))
+
+
+# --- save and load -------------------------------------------------------------------------
+
+
+def test_save_and_load_runs_without_the_building_code(device, tmp_path):
+    g, main, out = build_model(device)
+    pd.Session(g, main, device=device).save(tmp_path / "model.popdsl")
+    names = {key: t.name for key, t in out.items()}
+    names["x"] = "x"
+    del g, main, out
+    loaded = pd.Session.load(tmp_path / "model.popdsl", device=device)
+    with loaded:
+        loaded.run("main")
+        check_results(loaded, names)
+
+
+def test_loaded_session_streams_by_handle(device, tmp_path):
+    g = pd.Graph(device)
+    inp = g.host_to_device(pd.float32, (3,), name="in")
+    outp = g.device_to_host(pd.float32, (3,), name="out")
+    with pd.Sequence("main") as main:
+        v = inp.read()
+        outp.write(pd.map(lambda a: a * a, v))
+    pd.Session(g, main, device=device).save(tmp_path / "s.popdsl")
+    loaded = pd.Session.load(tmp_path / "s.popdsl")
+    with loaded:
+        result = loaded.run(feeds={"in": np.array([1, 2, 3], np.float32)})
+    np.testing.assert_array_equal(result["out"], [1, 4, 9])
+
+
+def test_load_errors_name_the_problem(device, tmp_path):
+    (tmp_path / "junk").write_bytes(b"not a session")
+    with pytest.raises(pd.SessionError, match="is not a saved popdsl session"):
+        pd.Session.load(tmp_path / "junk")
+    g, main, _ = build_model(device)
+    pd.Session(g, main, device=device).save(tmp_path / "m")
+    data = (tmp_path / "m").read_bytes()
+    (tmp_path / "m").write_bytes(data[:-100] + bytes(100))
+    with pytest.raises(poplar.poplar_error, match="checksum does not match"):
+        pd.Session.load(tmp_path / "m")
+    (tmp_path / "m").write_bytes(data)
+    loaded = pd.Session.load(tmp_path / "m", device=device)
+    with loaded, pytest.raises(pd.SessionError, match=r"no tensor named 'nope'; this session has \[.*'x'"):
+        loaded.read("nope")
+
+
+# --- weights, attach and detach ------------------------------------------------------------
+
+
+def test_weights_survive_another_session_on_the_device(device):
+    g = pd.Graph(device)
+    w = g.variable(pd.float32, (2, 2), name="w", init=np.ones((2, 2)))
+    b = g.variable(pd.float32, (2,), name="b")
+    with pd.Sequence("step") as step:
+        w += 1.0
+    first, second = pd.Session(g, step, device=device, name="first"), pd.Session(g, step, device=device)
+    with first:
+        first.write(b, [3, 4])
+        first.run()
+    with second:
+        second.run()
+        second.run()
+        np.testing.assert_array_equal(second.read(w), np.full((2, 2), 3))  # init 1, two steps
+    with first:  # reloaded: its weights come back from its host copies
+        np.testing.assert_array_equal(first.read(w), np.full((2, 2), 2))
+        np.testing.assert_array_equal(first.read("b"), [3, 4])
+        first.run()
+        weights = first.weights_to_host()
+    assert sorted(weights) == ["b", "w"]
+    np.testing.assert_array_equal(weights["w"], np.full((2, 2), 3))
+    np.testing.assert_array_equal(first.weights()["b"], [3, 4])
+
+
+def test_a_second_session_cannot_run_while_another_holds_the_device(device):
+    g = pd.Graph(device)
+    v = g.variable(pd.float32, (2,), name="v")
+    with pd.Sequence("main") as main:
+        v += 1.0
+    holder, other = pd.Session(g, main, device=device, name="holder"), pd.Session(g, main, device=device)
+    with holder:
+        with pytest.raises(pd.SessionError, match=r"the device is attached to another session \('holder'\)"):
+            other.attach()
+        with pytest.raises(pd.SessionError, match=r"needs an attached session.*held by session 'holder'"):
+            other.run()
+        with holder:  # nested: a no-op
+            holder.run()
+        assert holder.attached
+    assert not holder.attached
+    with other:
+        other.run()
+
+
+def test_constants_cannot_be_written(device):
+    g = pd.Graph(device)
+    c = g.constant(np.ones(2, np.float32), name="c")
+    with pd.Sequence("main") as main:
+        pd.copy(c, g.variable(pd.float32, (2,), name="v"))
+    with pd.Session(g, main, device=device) as s, pytest.raises(pd.SessionError, match="'c' is a constant"):
+        s.write(c, [1, 2])
+
+
+# --- host callbacks ------------------------------------------------------------------------
+
+
+def callback_graph(device, fn, out_shape=(2, 3), **kwargs):
+    g = pd.Graph(device)
+    a = g.variable(pd.float32, (2, 3), name="a", init=np.arange(6).reshape(2, 3))
+    n = g.variable(pd.int32, (1,), name="n", init=4)
+    out = g.variable(pd.float32, out_shape, name="out")
+    with pd.Sequence("main") as main:
+        a += 1.0
+        pd.host_callback(fn, a, n, outputs=out, **kwargs)
+        out *= 2.0
+    return g, main, out
+
+
+def test_host_callback_sees_current_values_and_writes_outputs(device):
+    seen = []
+
+    def scale(a, n):
+        seen.append((a.copy(), n.copy()))
+        return a * n[0] - 0.5
+
+    g, main, out = callback_graph(device, scale)
+    with pd.Session(g, main, device=device) as s:
+        s.run()
+        s.run()
+        result = s.read(out)
+    a = np.arange(6, dtype=np.float64).reshape(2, 3) + 2
+    np.testing.assert_allclose(result, (a * 4 - 0.5) * 2)
+    assert len(seen) == 2 and seen[0][0].shape == (2, 3) and seen[0][1].dtype == np.int32
+    np.testing.assert_array_equal(seen[0][0], a - 1)
+
+
+def test_host_callback_result_shape_is_checked(device):
+    g, main, _ = callback_graph(device, lambda a, n: np.zeros((3, 2)), name="shaper")
+    with pd.Session(g, main, device=device) as s, \
+            pytest.raises(pd.HostCallbackError, match=r"'shaper' .*output 0 has shape \(3, 2\), but its tensor has shape \(2, 3\)"):
+        s.run()
+
+
+def test_host_callback_result_dtype_is_checked(device):
+    g, main, _ = callback_graph(device, lambda a, n: np.full((2, 3), "x"), name="typer")
+    with pd.Session(g, main, device=device) as s, pytest.raises(pd.HostCallbackError, match="'typer'.*dtype"):
+        s.run()
+
+
+def test_host_callback_exceptions_propagate_and_the_session_still_works(device):
+    calls = []
+
+    def failing(a, n):
+        calls.append(1)
+        if len(calls) == 1:
+            raise KeyError("boom")
+        return a
+
+    g, main, out = callback_graph(device, failing)
+    with pd.Session(g, main, device=device) as s:
+        with pytest.raises(KeyError, match="boom"):
+            s.run()
+        s.run()
+        assert s.read(out).shape == (2, 3)
+
+
+def test_loaded_session_needs_its_callbacks(device, tmp_path):
+    g, main, _ = callback_graph(device, lambda a, n: a, name="identity")
+    pd.Session(g, main, device=device).save(tmp_path / "cb")
+    with pytest.raises(pd.SessionError, match=r"host callbacks \['identity'\].*missing: \['identity'\]"):
+        pd.Session.load(tmp_path / "cb")
+    loaded = pd.Session.load(tmp_path / "cb", callbacks={"identity": lambda a, n: a + n[0]})
+    with loaded:
+        loaded.run()
+        np.testing.assert_array_equal(loaded.read("out"), (np.arange(6).reshape(2, 3) + 1 + 4) * 2)
+
+
+# --- seeds ---------------------------------------------------------------------------------
+
+
+def seeds_graph(device):
+    g = pd.Graph(device)
+    with pd.Sequence("main") as main:
+        seeds = pd.random.get_hw_seeds(g, name="seeds")
+    return g, main, seeds
+
+
+def test_seed_decides_the_hardware_seeds(device):
+    g, main, seeds = seeds_graph(device)
+    runs = {}
+    for seed in (1, 1, 2):
+        with pd.Session(g, main, device=device, seed=seed) as s:
+            assert s.seed == seed
+            s.run()
+            runs.setdefault(seed, []).append(s.read(seeds))
+    target = device.getTarget()
+    assert runs[1][0].shape == (target.getNumTiles(), target.getNumWorkerContexts(), 4)
+    assert runs[1][0].dtype == np.uint32
+    np.testing.assert_array_equal(runs[1][0], runs[1][1])
+    assert (runs[1][0] != runs[2][0]).mean() > 0.99
+    # Every tile and worker gets its own stream: the 32-bit words look uniform.
+    words = runs[1][0].reshape(-1).astype(np.float64)
+    assert len(np.unique(words)) == words.size
+    assert abs(words.mean() / 2 ** 32 - 0.5) < 0.1
+
+
+def test_seed_setter_reseeds_and_set_hw_seeds_writes(device):
+    g = pd.Graph(device)
+    with pd.Sequence("main") as main:
+        seeds = pd.random.get_hw_seeds(g, name="seeds")
+        pd.random.set_hw_seeds(pd.map(lambda s: s + 1, seeds))
+        after = pd.random.get_hw_seeds(g, name="after")
+    with pd.Session(g, main, device=device) as s:
+        s.seed = 7
+        s.run()
+        first, bumped = s.read(seeds), s.read(after)
+        np.testing.assert_array_equal(bumped, first + 1)
+        s.seed = 7
+        s.run()
+        np.testing.assert_array_equal(s.read(seeds), first)
+        with pytest.raises(pd.SessionError, match="seed must be an integer"):
+            s.seed = -1
+
+
+def test_engine_building_progress_is_logged_without_a_terminal(device, caplog):
+    caplog.set_level(logging.DEBUG, logger="popdsl")
+    g, main, _ = build_model(device)
+    pd.Session(g, {"a": main, "b": main}, device=device, name="two")
+    messages = cache_messages(caplog)
+    assert "building the engine for 'two': 3/3" in messages
+    assert any(m.startswith("engine for 'two' ready in") for m in messages)
+
+
+def test_a_failed_load_leaves_the_device_free(device, tmp_path):
+    g, main, _ = build_model(device)
+    pd.Session(g, main, device=device).save(tmp_path / "m")
+    other_device = pd.ipu_model(tiles=8)
+    loaded = pd.Session.load(tmp_path / "m", device=other_device)
+    with pytest.raises(poplar.poplar_error, match="differs from the graph's target"):
+        loaded.attach()
+    assert not loaded.attached
+    assert other_device.attach()
+    other_device.detach()
