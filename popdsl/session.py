@@ -94,9 +94,9 @@ class Session:
         self.graph = graph
         handles = _host_handles(graph)
         self._by_id = {id(t): handles[id(t)] for t in graph.variables}
-        tensors = [_TensorInfo(t.name, handles[id(t)], t.shape, numpy_dtype(t.dtype),
+        tensors = [_TensorInfo(name, handles[id(t)], t.shape, numpy_dtype(t.dtype),
                                t.raw.containsConstant(), id(t) in graph.initialised)
-                   for t in graph.variables]
+                   for t, name in zip(graph.variables, _unique_names(t.name for t in graph.variables))]
         streams = [_StreamInfo(s.handle, s.shape, numpy_dtype(s.dtype), s.to_device) for s in graph.streams]
         self._stream_objects = {s.handle: s for s in graph.streams}
         executable = _compile_or_load(graph.raw, [p.build() for p in programs.values()], options or {},
@@ -401,6 +401,16 @@ def _progress(what):
 
 
 # --- host handles, streams and callbacks ------------------------------------------------------
+
+def _unique_names(names) -> list:
+    """The names, with '#2', '#3', ... added to repeats (views of one variable share its name)."""
+    seen = {}
+    unique = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        unique.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return unique
+
 
 def _host_handles(graph: Graph) -> dict:
     """Host read/write handles for every tensor the graph tracks (made once per graph)."""

@@ -145,6 +145,19 @@ def test_save_and_load_runs_without_the_building_code(device, tmp_path):
         check_results(loaded, names)
 
 
+def test_loaded_session_numbers_views_that_share_a_variable_name(device, tmp_path):
+    g = pd.Graph(device)
+    x = g.variable(pd.float32, (2, 3), name="x")
+    g.track(x.T)  # a tracked view of x: the same variable name
+    pd.Session(g, pd.Sequence(), device=device).save(tmp_path / "views.popdsl")
+    loaded = pd.Session.load(tmp_path / "views.popdsl", device=device)
+    with loaded:
+        loaded.write("x", X[:2, :3])
+        np.testing.assert_array_equal(loaded.read("x#2"), X[:2, :3].T)
+        with pytest.raises(pd.SessionError, match=r"no tensor named 'y'; this session has \['x', 'x#2'\]"):
+            loaded.read("y")
+
+
 def test_loaded_session_streams_by_handle(device, tmp_path):
     g = pd.Graph(device)
     inp = g.host_to_device(pd.float32, (3,), name="in")
