@@ -17,6 +17,7 @@ void bindTensor(py::module_ &poplar);
 void bindGraph(py::module_ &poplar);
 void bindProgram(py::module_ &program);
 void bindEngine(py::module_ &poplar);
+void bindCycleCount(py::module_ &poplar);
 void bindPoputil(py::module_ &poputil);
 void bindPopopsExpr(py::module_ &popops);     // popops.expr and the map family
 void bindPopops(py::module_ &popops);         // reductions, slicing, fill/cast/pad, scaledAdd

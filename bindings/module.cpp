@@ -19,6 +19,7 @@ PYBIND11_MODULE(_core, m) {
   bindGraph(poplar);
   bindProgram(program);
   bindEngine(poplar);
+  bindCycleCount(poplar);
   bindPoputil(poputil);
   bindPopopsExpr(popops);
   bindPopops(popops);

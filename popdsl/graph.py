@@ -1,4 +1,6 @@
 """pd.Graph: variables, constants and streams on a device's target."""
+import weakref
+
 import numpy as np
 
 from popdsl._core import poplar, poputil
@@ -25,6 +27,17 @@ class Graph:
         self.raw = poplar.Graph(self.target)
         self.variables = []  # tensors a Session can read and write by handle
         self.streams = []
+        Graph._latest = weakref.ref(self)
+
+    _latest = None
+
+    @classmethod
+    def latest(cls) -> "Graph":
+        """The pd.Graph created last (the default graph of pd.cycle_count)."""
+        graph = cls._latest() if cls._latest else None
+        if graph is None:
+            raise BuildError("no pd.Graph exists yet; create one (or pass graph=)")
+        return graph
 
     def track(self, t: Tensor) -> Tensor:
         """Registers a tensor a Session should be able to read and write."""

@@ -5,6 +5,8 @@ from popdsl._core import poplar
 from popdsl.dtypes import numpy_dtype
 from popdsl.graph import DeviceToHost, Graph, HostToDevice
 from popdsl.control import Block
+from popdsl.instrument import Counter
+from popdsl.profile import Profile, auto_report
 from popdsl.tensor import Tensor
 
 
@@ -18,6 +20,10 @@ class Session:
     `with session:` attaches to the device and loads the engine; inside it,
     write/read/run work. run(name, feeds={stream: array}) returns what the
     program sent on device-to-host streams, keyed by stream.
+
+    options are Poplar engine options (POPLAR_ENGINE_OPTIONS overrides them):
+    `debug.instrument` times every step on the host; `autoReport.all` writes the
+    profile files to `autoReport.directory` when the `with` block ends.
     """
 
     def __init__(self, graph: Graph, programs, device=None, options=None):
@@ -44,7 +50,13 @@ class Session:
     def __exit__(self, *exc):
         self._attached = False
         self.device.detach()
+        auto_report(self.engine)
         return False
+
+    @property
+    def profile(self) -> Profile:
+        """What the engine recorded so far: summary(), steps, memory, plots (cycles estimated)."""
+        return Profile.from_engine(self.engine)
 
     def _check_attached(self, what):
         if not self._attached:
@@ -71,6 +83,11 @@ class Session:
         self.engine.writeTensor("w" + handle, array)
 
     def read(self, t: Tensor) -> np.ndarray:
+        """The tensor's values; for a pd.cycle_count / pd.cycle_stamp counter, its cycles as an int."""
+        if isinstance(t, Counter):
+            if t.tensor is None:
+                raise SessionError(f"{t!r} has no value: its `with` block has not ended")
+            return t.value(self.read(t.tensor))
         self._check_attached("read")
         out = np.empty(t.shape, numpy_dtype(t.dtype))
         self.engine.readTensor("r" + self._handle(t), out)

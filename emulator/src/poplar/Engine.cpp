@@ -55,12 +55,6 @@ bool flag(const OptionFlags &o, const char *key, bool dflt) {
   return it == o.end() ? dflt : it->second == "true";
 }
 
-std::string withCommas(std::size_t n) {
-  std::string s = std::to_string(n);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
-  return s;
-}
-
 // Programs and host writes may only write tensors whose every element has one home.
 void checkWritableTensor(const Tensor &t, const std::string &what) {
   if (t.containsConstant())
@@ -122,6 +116,38 @@ struct PrintTensorStep : Step {
   }
 };
 
+// The decision of a control program; its cost is the branch (and loop) overhead.
+struct ControlStep : Step {
+  void run() override {}
+};
+
+// Writes the estimated cycle counter to a [lo32, hi32] UNSIGNED_INT tensor.
+void storeCounter(const Access &dst, std::uint64_t value) {
+  const std::uint32_t words[2] = {static_cast<std::uint32_t>(value), static_cast<std::uint32_t>(value >> 32)};
+  dst.scatter(words);
+}
+
+// The counter is advanced by a step's cost before the step runs, so a stamp
+// reads the counter after its own sync.
+struct CycleStampStep : Step {
+  const std::uint64_t *clock;
+  Access dst;
+  void run() override { storeCounter(dst, *clock); }
+};
+
+struct CycleCountStartStep : Step {
+  const std::uint64_t *clock;
+  std::uint64_t start = 0;
+  void run() override { start = *clock; }
+};
+
+struct CycleCountEndStep : Step {
+  const std::uint64_t *clock;
+  const CycleCountStartStep *start;
+  Access dst;
+  void run() override { storeCounter(dst, *clock - start->start); }
+};
+
 struct AbortStep : Step {
   std::string message;
   const Scalar *condition = nullptr; // null: abort unconditionally
@@ -136,7 +162,7 @@ struct AbortStep : Step {
 // Turns program trees into the flat instruction list.
 class Compiler {
 public:
-  explicit Compiler(EngineState &s) : s_(s) {}
+  explicit Compiler(EngineState &s) : s_(s), model_(s.graph->target, *s.graph->vars) {}
 
   void compileProgram(const program::Program &p) {
     s_.entries.push_back(here());
@@ -161,12 +187,18 @@ public:
 private:
   std::uint32_t here() const { return static_cast<std::uint32_t>(s_.code.size()); }
 
-  std::uint32_t addStep(std::unique_ptr<Step> step, const ProgramNode &n) {
+  std::uint32_t addStep(std::unique_ptr<Step> step, const ProgramNode &n, const CycleEstimate &cost) {
     step->kind = kindName(n.kind);
     step->name = n.name;
+    step->cost = cost;
+    step->cycles = cost.total();
     s_.steps.push_back(std::move(step));
     s_.code.push_back({Op::Run, static_cast<std::uint32_t>(s_.steps.size() - 1), 0});
     return here() - 1;
+  }
+
+  void addControlStep(const ProgramNode &n, const CycleEstimate &cost) {
+    addStep(std::make_unique<ControlStep>(), n, cost);
   }
 
   std::uint32_t addScalar(const Tensor &t) {
@@ -207,12 +239,13 @@ private:
         }
         step->kernels.push_back(k.compile(operands));
       }
-      addStep(std::move(step), n);
+      addStep(std::move(step), n, model_.computeSet(cs.kernels));
       if (!cs.name.empty() && n.name.empty()) s_.steps.back()->name = cs.name;
       return;
     }
     case K::Repeat: {
       if (n.id == 0) return;
+      addControlStep(n, model_.loop(n.id));
       const auto slot = static_cast<std::uint32_t>(s_.loopCounts.size());
       s_.loopCounts.push_back(n.id);
       s_.code.push_back({Op::LoopInit, slot, 0});
@@ -226,6 +259,7 @@ private:
       const std::uint32_t pred = addScalar(n.tensors[0]);
       const std::uint32_t top = here();
       emit(n.children[0]);
+      addControlStep(n, model_.branch()); // once per evaluation of the predicate
       const std::uint32_t exitJump = here();
       s_.code.push_back({n.kind == K::RepeatWhileTrue ? Op::JumpIfFalse : Op::JumpIfTrue, pred, 0});
       emit(n.children[1]);
@@ -235,6 +269,7 @@ private:
     }
     case K::If: {
       const std::uint32_t pred = addScalar(n.tensors[0]);
+      addControlStep(n, model_.branch());
       const std::uint32_t toElse = here();
       s_.code.push_back({Op::JumpIfFalse, pred, 0});
       emit(n.children[0]);
@@ -250,6 +285,7 @@ private:
       table.control = addScalar(n.tensors[0]);
       const auto index = static_cast<std::uint32_t>(s_.switches.size());
       s_.switches.push_back(table);
+      addControlStep(n, model_.branch());
       s_.code.push_back({Op::Switch, index, 0});
       std::vector<std::uint32_t> exits;
       for (std::size_t c = 0; c < n.children.size(); ++c) {
@@ -268,7 +304,7 @@ private:
       auto step = std::make_unique<CopyStep>();
       step->src = s_.access(n.tensors[0]);
       step->dst = s_.access(n.tensors[1]);
-      addStep(std::move(step), n);
+      addStep(std::move(step), n, model_.copy(n.tensors[0], n.tensors[1]));
       return;
     }
     case K::StreamToTensor: {
@@ -276,14 +312,14 @@ private:
       auto step = std::make_unique<StreamToTensorStep>();
       step->stream = &streamFor(n);
       step->dst = s_.access(n.tensors[0]);
-      addStep(std::move(step), n);
+      addStep(std::move(step), n, model_.hostTransfer(step->dst.numElements * step->dst.elemSize));
       return;
     }
     case K::TensorToStream: {
       auto step = std::make_unique<TensorToStreamStep>();
       step->stream = &streamFor(n);
       step->src = s_.access(n.tensors[0]);
-      addStep(std::move(step), n);
+      addStep(std::move(step), n, model_.hostTransfer(step->src.numElements * step->src.elemSize));
       return;
     }
     case K::WriteUndef:
@@ -292,6 +328,7 @@ private:
     case K::Call:
       if (n.id >= s_.graph->functions.size())
         throw graph_program_compilation_error("Call '" + n.name + "': unknown function id " + std::to_string(n.id));
+      addControlStep(n, model_.loop(1));
       pendingCalls_.push_back(here());
       s_.code.push_back({Op::Call, n.id, 0});
       return;
@@ -302,10 +339,11 @@ private:
       step->src = s_.access(n.tensors[0]);
       step->format = n.format;
       step->stream = &s_.printStream;
-      addStep(std::move(step), n);
+      addStep(std::move(step), n, model_.hostTransfer(step->src.numElements * step->src.elemSize));
       return;
     }
     case K::Sync:
+      addControlStep(n, syncOf(n));
       return;
     case K::Abort:
     case K::AbortOnCondition: {
@@ -313,11 +351,41 @@ private:
       step->message = n.text;
       const bool conditional = n.kind == K::AbortOnCondition;
       const std::uint32_t pred = conditional ? addScalar(n.tensors[0]) : 0;
-      addStep(std::move(step), n);
+      addStep(std::move(step), n, conditional ? model_.branch() : CycleEstimate{});
       if (conditional) pendingConditions_.emplace_back(s_.steps.size() - 1, pred);
       return;
     }
+    case K::CycleStamp: {
+      checkWritable(n.tensors[0], n, "destination");
+      auto step = std::make_unique<CycleStampStep>();
+      step->clock = &s_.clock;
+      step->dst = s_.access(n.tensors[0]);
+      addStep(std::move(step), n, syncOf(n));
+      return;
     }
+    case K::CycleCount: {
+      checkWritable(n.tensors[0], n, "destination");
+      auto start = std::make_unique<CycleCountStartStep>();
+      start->clock = &s_.clock;
+      const CycleCountStartStep *startStep = start.get();
+      addStep(std::move(start), n, syncOf(n));
+      emit(n.children[0]);
+      auto end = std::make_unique<CycleCountEndStep>();
+      end->clock = &s_.clock;
+      end->start = startStep;
+      end->dst = s_.access(n.tensors[0]);
+      addStep(std::move(end), n, syncOf(n));
+      return;
+    }
+    }
+  }
+
+  // A Sync program, or the sync before a cycle stamp: all tiles of an IPU, or all IPUs.
+  CycleEstimate syncOf(const ProgramNode &n) const {
+    CycleEstimate e;
+    e.sync = model_.syncCycles();
+    if (static_cast<SyncType>(n.id) != SyncType::INTERNAL) e.sync += s_.graph->target.getGlobalSyncCycles();
+    return e;
   }
 
 public:
@@ -329,6 +397,7 @@ public:
 
 private:
   EngineState &s_;
+  CostModel model_;
   std::vector<std::uint32_t> pendingCalls_;
   std::vector<std::pair<std::size_t, std::uint32_t>> pendingConditions_;
 };
@@ -336,6 +405,7 @@ private:
 void checkMappingAndMemory(EngineState &s) {
   const Target &target = s.graph->target;
   s.tileBytes.assign(target.getNumTiles(), 0);
+  s.constantTileBytes.assign(target.getNumTiles(), 0);
   for (unsigned id : s.usedVars) {
     const Variable &v = s.graph->vars->vars[id];
     const auto gaps = v.unmapped(0, v.numElements);
@@ -351,7 +421,11 @@ void checkMappingAndMemory(EngineState &s) {
           "before creating an Engine.");
     }
     const unsigned size = typeSize(v.type);
-    for (const auto &m : v.mapping) s.tileBytes[m.second.second] += (m.second.first - m.first) * size;
+    for (const auto &m : v.mapping) {
+      const std::size_t bytes = (m.second.first - m.first) * size;
+      s.tileBytes[m.second.second] += bytes;
+      if (v.isConstant) s.constantTileBytes[m.second.second] += bytes;
+    }
   }
   if (flag(s.options, "debug.allowOutOfMemory", true)) return;
   std::vector<unsigned> over;
@@ -450,6 +524,7 @@ void EngineState::execute(std::uint32_t pc) {
     case Op::Run: {
       Step &step = *steps[in.arg];
       ++step.executions;
+      clock += step.cycles;
       if (timeSteps) {
         const auto t0 = std::chrono::steady_clock::now();
         step.run();
@@ -547,6 +622,7 @@ void Engine::prepare(const Device &device) {
 
 void Engine::deploy() {
   state_->resetMemory();
+  state_->clock = 0;
   state_->loaded = true;
 }
 

@@ -14,12 +14,14 @@
 #include <poplar/StreamCallback.hpp>
 
 #include "Access.hpp"
+#include "CostModel.hpp"
 #include "GraphState.hpp"
 #include "TypeInfo.hpp"
 
 namespace poplar::detail {
 
-// One program step that does work (copy, compute set, stream copy, print, ...).
+// One program step: work (copy, compute set, stream copy, print, ...) or the
+// decision of a control program (Repeat, If, Switch, While condition, Call).
 struct Step {
   virtual ~Step() = default;
   virtual void run() = 0;
@@ -27,6 +29,8 @@ struct Step {
   std::string name;
   std::uint64_t executions = 0;
   double seconds = 0; // host time, only measured when timing is enabled
+  CycleEstimate cost; // estimated, per execution
+  std::uint64_t cycles = 0; // cost.total(), read on every execution
 };
 
 struct StreamState {
@@ -84,17 +88,22 @@ struct EngineState {
   std::map<std::string, StreamState> streams;
   std::map<std::string, Access> hostWrites, hostReads;
   std::set<unsigned> usedVars;
-  std::vector<std::size_t> tileBytes; // variable bytes per tile
+  std::vector<std::size_t> tileBytes;         // variable and constant bytes per tile
+  std::vector<std::size_t> constantTileBytes; // the constants' share of tileBytes
 
   bool loaded = false;
   bool running = false; // run() is not re-entrant: loop counters are per engine
   std::ostream *printStream;
   std::uint64_t runs = 0;
+  std::uint64_t clock = 0; // estimated cycles since load: the cycleStamp counter
 
   Access access(const Tensor &t);
   void resetMemory();
   void execute(std::uint32_t entry);
 };
+
+// 1234567 -> "1,234,567"
+std::string withCommas(std::uint64_t n);
 
 // PrintTensor's text for dense element data.
 std::string formatTensor(const std::string &title, const Type &type,

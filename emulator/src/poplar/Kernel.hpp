@@ -19,6 +19,8 @@ struct Kernel {
   std::string vertexType;
   std::vector<Tensor> reads;
   std::vector<Tensor> writes;
+  // Estimated cycles per vector of elements (CostModel.hpp): the op's cost.
+  unsigned cyclesPerVector = 1;
   // Receives the accesses of reads then writes, in order.
   std::function<std::function<void()>(const std::vector<Access> &operands)> compile;
 };

@@ -27,6 +27,8 @@ const char *kindName(ProgramNode::Kind kind) {
   case K::Sync: return "Sync";
   case K::Abort: return "Abort";
   case K::AbortOnCondition: return "AbortOnCondition";
+  case K::CycleStamp: return "CycleStamp";
+  case K::CycleCount: return "CycleCount";
   }
   return "Program";
 }

@@ -29,6 +29,8 @@ struct ProgramNode {
     Sync,
     Abort,             // text: message
     AbortOnCondition,  // text: message; tensors: {predicate}
+    CycleStamp,        // tensors: {dst}; id: SyncType
+    CycleCount,        // tensors: {dst}; children: {body}; id: SyncType
   };
   Kind kind = Kind::Sequence;
   std::string name;

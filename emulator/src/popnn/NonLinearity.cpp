@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 
+#include "poplar/CostModel.hpp"
 #include "popops/MapKernel.hpp"
 #include "poplar/TypeInfo.hpp"
 
@@ -126,6 +127,7 @@ std::size_t innermost(const Tensor &t) { return t.rank() ? t.dim(t.rank() - 1) :
 poplar::detail::Kernel softmaxKernel(NonLinearityType type, const Tensor &in, const Tensor &out) {
   poplar::detail::Kernel k;
   k.vertexType = std::string("popnn::") + name(type);
+  k.cyclesPerVector = poplar::detail::kTranscendentalCycles + 3; // max, subtract, exp, scale
   k.reads = {in};
   k.writes = {out};
   const std::size_t row = innermost(in);
@@ -159,6 +161,7 @@ poplar::detail::Kernel softmaxGradientKernel(NonLinearityType type, const Tensor
                                              const Tensor &out) {
   poplar::detail::Kernel k;
   k.vertexType = std::string("popnn::") + name(type) + "Gradient";
+  k.cyclesPerVector = 4; // multiply-accumulate, subtract, multiply
   k.reads = {act, grad};
   k.writes = {out};
   const std::size_t row = innermost(act);
