@@ -39,7 +39,7 @@ def memory(profile, path):
     else:  # the limit would flatten the bars: name it instead of drawing it off scale
         top.set_ylim(0, peak * 1.25 if peak else 1)
         top.plot([], [], color="#c44e52", linestyle="--",
-                 label=f"per-tile limit {limit:,.0f} kB (off scale, {100 * peak / limit:.1f}% used at most)")
+                 label=f"per-tile limit {limit:,.0f} kB (off scale, {100 * peak / limit:.2g}% used at most)")
     top.set_xlim(-0.5, len(totals) - 0.5)
     top.set_xlabel("tile")
     top.set_ylabel("memory (kB)")
@@ -54,6 +54,10 @@ def memory(profile, path):
     bottom.set_title("Tiles by memory used")
     bottom.grid(axis="y", alpha=0.3)
     fig.savefig(path, dpi=110)
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds * 1e3:,.3g} ms" if seconds >= 1e-3 else f"{seconds * 1e6:,.3g} us"
 
 
 def _stacked_bars(ax, labels, parts, colors, names):
@@ -86,7 +90,7 @@ def execution(profile, path, top):
     upper.set_xlabel("estimated cycles (all executions)")
     upper.set_title(f"Costliest steps (top {len(steps)} of {len(profile.steps)}): "
                     f"{profile.total_cycles:,} estimated cycles, "
-                    f"{1e3 * profile.estimated_seconds:.3f} ms at {clock_mhz:,.0f} MHz")
+                    f"{_duration(profile.estimated_seconds)} at {clock_mhz:,.0f} MHz")
     upper.legend(loc="lower right")
     upper.margins(x=0.15)
 

@@ -5,7 +5,7 @@ The emulator's counters run in ESTIMATED cycles (the Engine's cost model, README
 """
 from popdsl._core import poplar
 from popdsl._core import program as _program
-from popdsl.control import Block, _open_blocks, current_block, emit
+from popdsl.control import _Nested, emit
 from popdsl.debug import BuildError, debug_name
 from popdsl.graph import Graph
 from popdsl.tensor import Tensor
@@ -42,27 +42,24 @@ class Counter:
         return f"<pd.{type(self).__name__} on tile {self.tile} '{self.name}'>"
 
 
-class cycle_count(Counter):  # noqa: N801  (used like a function: `with pd.cycle_count() as c:`)
+class cycle_count(_Nested, Counter):  # noqa: N801  (used like a function: `with pd.cycle_count() as c:`)
     """`with pd.cycle_count() as c:` counts the cycles of the block's ops (poplar::cycleCount):
     after a run, `session.read(c)` is the estimated cycles of the steps the block ran, plus
     the sync that ends the window. graph= defaults to the latest pd.Graph."""
 
     def __init__(self, graph: Graph = None, tile: int = 0, sync: str = "internal", name=None):
-        super().__init__(graph, tile, sync, name)
-        self.parent = current_block()
-        self.body = Block()
-
-    def __enter__(self):
-        _open_blocks.append(self.body)
-        return self
+        Counter.__init__(self, graph, tile, sync, name)
+        _Nested.__init__(self)
+        self.sequence = None
 
     def __exit__(self, exc_type, *exc):
-        _open_blocks.pop()
-        if exc_type is None:
-            sequence = self.body.build()
-            self._track(poplar.cycleCount(self.graph.raw, sequence, self.tile, self.sync, self.name))
-            self.parent.add(sequence)
-        return False
+        if exc_type is None:  # the counter tensor must exist before a Session is made
+            self.sequence = self.body.build()
+            self._track(poplar.cycleCount(self.graph.raw, self.sequence, self.tile, self.sync, self.name))
+        return super().__exit__(exc_type, *exc)
+
+    def build(self):
+        return self.sequence
 
 
 def cycle_stamp(graph: Graph = None, tile: int = 0, sync: str = "internal", name=None, prog=None) -> Counter:

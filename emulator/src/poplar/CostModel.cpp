@@ -1,6 +1,7 @@
 #include "CostModel.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "TensorImpl.hpp"
 #include "TypeInfo.hpp"
@@ -125,8 +126,12 @@ void CostModel::addKernel(const Kernel &k, PerTile &cycles, PerTile &received) c
     for (unsigned tile = 0; tile < w.size(); ++tile) {
       if (!w[tile]) continue;
       std::uint64_t needed = w[tile];
-      if (matmul && i == 0) needed = std::min<std::uint64_t>(ceilDiv(w[tile], N), x.numElements() / K) * K;
-      if (matmul && i == 1) needed = std::min<std::uint64_t>(w[tile], N) * K;
+      if (matmul && i < 2) {
+        // The tile's outputs as a near-square block: rows of A and columns of B.
+        const std::uint64_t rows = std::min<std::uint64_t>(
+            work.numElements() / N, static_cast<std::uint64_t>(std::ceil(std::sqrt(double(w[tile])))));
+        needed = (i == 0 ? rows : std::min<std::uint64_t>(N, ceilDiv(w[tile], rows))) * K;
+      }
       received[tile] += std::min(stored - held[tile], needed) * size;
     }
   }

@@ -22,7 +22,8 @@
 //    - exchange: each tile receives the operand elements its work needs and does
 //      not hold. Operands with as many elements as the work tensor are matched
 //      element by element; matmul operands by the rows of A and columns of B
-//      the tile's outputs use; any other operand (broadcasts, slices, reduction
+//      the tile's outputs use, taken as a near-square block (sqrt(n) rows, as a
+//      planner would tile them); any other operand (broadcasts, slices, reduction
 //      results) at most min(operand elements not on the tile, n).
 //    - the compute set costs the busiest tile: max over tiles of the sum of its
 //      kernels' cycles, plus max over tiles of received bytes /
