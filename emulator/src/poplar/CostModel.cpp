@@ -16,37 +16,38 @@ std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b) { return b ? (a + b - 1)
 
 // Calls fn(tile, count, distinct) for consecutive elements of t, in flat order,
 // that live on one tile (kNoTile when unmapped). `distinct` counts a broadcast
-// run (stride 0) as the one element it stores.
-template <class Fn> void forEachTileSegment(const TensorImpl &t, const VarTable &vars, Fn fn) {
+// run (stride 0) as the one element it stores. mappingOf(var) gives a variable's
+// mapped intervals, sorted.
+template <class MappingOf, class Fn> void forEachTileSegment(const TensorImpl &t, MappingOf mappingOf, Fn fn) {
   t.forEachRun([&](const Run &r) {
-    const auto &mapping = vars.vars[r.var].mapping;
+    const auto &mapping = mappingOf(r.var);
+    const auto contains = [&](std::size_t i, std::size_t e) {
+      return i < mapping.size() && mapping[i].begin <= e && e < mapping[i].end;
+    };
+    std::size_t interval = mapping.size();
     for (std::size_t k = 0; k < r.count;) {
       const auto e = static_cast<std::size_t>(r.start + static_cast<std::int64_t>(k) * r.stride);
-      auto it = mapping.upper_bound(e);
-      if (it == mapping.begin() || std::prev(it)->second.first <= e) {
-        fn(kNoTile, 1, 1);
-        ++k;
-        continue;
+      // Runs walk memory in order, so the interval is usually the next one.
+      if (r.stride > 0 && !contains(interval, e) && contains(interval + 1, e)) ++interval;
+      if (!contains(interval, e)) {
+        const auto after = std::upper_bound(mapping.begin(), mapping.end(), e,
+                                            [](std::size_t x, const auto &m) { return x < m.begin; });
+        interval = static_cast<std::size_t>(after - mapping.begin()) - 1; // wraps when none starts before e
+        if (!contains(interval, e)) {
+          fn(kNoTile, 1, 1);
+          ++k;
+          continue;
+        }
       }
-      --it;
-      const std::size_t begin = it->first, end = it->second.first;
+      const std::size_t begin = mapping[interval].begin, end = mapping[interval].end;
       // How many further elements of the run stay inside [begin, end).
       std::size_t n = r.count - k;
       if (r.stride > 0) n = std::min(n, (end - 1 - e) / static_cast<std::size_t>(r.stride) + 1);
       else if (r.stride < 0) n = std::min(n, (e - begin) / static_cast<std::size_t>(-r.stride) + 1);
-      fn(it->second.second, n, r.stride == 0 ? 1 : n);
+      fn(mapping[interval].tile, n, r.stride == 0 ? 1 : n);
       k += n;
     }
   });
-}
-
-std::vector<std::pair<unsigned, std::size_t>> tileSegments(const Tensor &t, const VarTable &vars) {
-  std::vector<std::pair<unsigned, std::size_t>> out;
-  forEachTileSegment(t.impl(), vars, [&](unsigned tile, std::size_t n, std::size_t) {
-    if (!out.empty() && out.back().first == tile) out.back().second += n;
-    else out.emplace_back(tile, n);
-  });
-  return out;
 }
 
 // Cycles per vector of an element-wise kernel: the op cost the kernel declares.
@@ -68,21 +69,32 @@ std::uint64_t CostModel::syncCycles() const {
          (target_.getNumIPUs() > 1 ? target_.getGlobalSyncCycles() : 0);
 }
 
-CostModel::PerTile CostModel::elementsPerTile(const Tensor &t) const {
-  PerTile out(target_.getNumTiles(), 0);
-  forEachTileSegment(t.impl(), vars_, [&](unsigned tile, std::size_t, std::size_t distinct) {
-    if (tile != kNoTile) out[tile] += distinct;
+CostModel::Layout CostModel::layout(const Tensor &t) const {
+  Layout l;
+  l.stored.assign(target_.getNumTiles(), 0);
+  const auto mappingOf = [this](unsigned var) -> const std::vector<MappedInterval> & {
+    auto it = flatMappings_.find(var);
+    if (it != flatMappings_.end()) return it->second;
+    std::vector<MappedInterval> &flat = flatMappings_[var];
+    for (const auto &m : vars_.vars[var].mapping) flat.push_back({m.first, m.second.first, m.second.second});
+    return flat;
+  };
+  forEachTileSegment(t.impl(), mappingOf, [&](unsigned tile, std::size_t n, std::size_t distinct) {
+    if (tile != kNoTile) l.stored[tile] += distinct;
+    l.distinct += distinct;
+    if (!l.segments.empty() && l.segments.back().first == tile) l.segments.back().second += n;
+    else l.segments.emplace_back(tile, n);
   });
-  return out;
+  return l;
 }
 
-void CostModel::addMisplaced(const Tensor &work, const Tensor &operand, PerTile &received) const {
-  const auto w = tileSegments(work, vars_), x = tileSegments(operand, vars_);
-  const std::uint64_t size = typeSize(operand.elementType());
+void CostModel::addMisplaced(const Layout &work, const Layout &operand, std::uint64_t elementBytes,
+                             PerTile &received) const {
+  const auto &w = work.segments, &x = operand.segments;
   std::size_t i = 0, j = 0, usedW = 0, usedX = 0;
   while (i < w.size() && j < x.size()) {
     const std::size_t n = std::min(w[i].second - usedW, x[j].second - usedX);
-    if (w[i].first != kNoTile && w[i].first != x[j].first) received[w[i].first] += n * size;
+    if (w[i].first != kNoTile && w[i].first != x[j].first) received[w[i].first] += n * elementBytes;
     usedW += n;
     usedX += n;
     if (usedW == w[i].second) ++i, usedW = 0;
@@ -98,7 +110,8 @@ void CostModel::addKernel(const Kernel &k, PerTile &cycles, PerTile &received) c
   for (const Tensor &t : k.writes) operands.push_back(&t);
   if (operands.empty()) return;
   const Tensor &work = reduce || k.writes.empty() ? k.reads.front() : k.writes.front();
-  const PerTile w = elementsPerTile(work);
+  const Layout workLayout = layout(work);
+  const PerTile &w = workLayout.stored;
   const unsigned workers = target_.getNumWorkerContexts();
   const Type type = (matmul ? k.reads.front() : work).elementType();
   const unsigned vectorWidth = std::max(1u, target_.getDataPathWidth() / 8 / typeSize(type));
@@ -113,13 +126,13 @@ void CostModel::addKernel(const Kernel &k, PerTile &cycles, PerTile &received) c
   for (std::size_t i = 0; i < operands.size(); ++i) {
     const Tensor &x = *operands[i];
     if (&x == &work) continue;
-    const PerTile held = elementsPerTile(x);
-    std::uint64_t stored = 0;
-    for (std::uint64_t h : held) stored += h;
+    const Layout xLayout = layout(x);
+    const PerTile &held = xLayout.stored;
+    const std::uint64_t stored = xLayout.distinct;
     const std::uint64_t size = typeSize(x.elementType());
     if (!matmul || i > 1) {
       if (x.numElements() == work.numElements() && stored == x.numElements()) {
-        addMisplaced(work, x, received);
+        addMisplaced(workLayout, xLayout, size, received);
         continue;
       }
     }
@@ -155,10 +168,11 @@ CycleEstimate CostModel::computeSet(const std::vector<Kernel> &kernels) const {
 
 CycleEstimate CostModel::copy(const Tensor &src, const Tensor &dst) const {
   PerTile received(target_.getNumTiles(), 0);
-  addMisplaced(dst, src, received);
-  // On-tile copies: the destination elements that did not arrive by exchange.
-  const PerTile local = elementsPerTile(dst);
+  const Layout dstLayout = layout(dst);
   const std::uint64_t size = typeSize(dst.elementType());
+  addMisplaced(dstLayout, layout(src), size, received);
+  // On-tile copies: the destination elements that did not arrive by exchange.
+  const PerTile &local = dstLayout.stored;
   PerTile cycles(target_.getNumTiles(), 0);
   for (unsigned tile = 0; tile < cycles.size(); ++tile) {
     const std::uint64_t localBytes = local[tile] * size - std::min(local[tile] * size, received[tile]);
@@ -172,6 +186,12 @@ CycleEstimate CostModel::hostTransfer(std::size_t bytes) const {
   e.sync = kHostSyncCycles;
   e.exchange = ceilDiv(bytes, kHostBytesPerCycle);
   e.exchangeBytes = bytes;
+  return e;
+}
+
+CycleEstimate CostModel::sync(SyncType type) const {
+  CycleEstimate e;
+  e.sync = syncCycles() + (type == SyncType::INTERNAL ? 0 : target_.getGlobalSyncCycles());
   return e;
 }
 

@@ -39,9 +39,11 @@
 // Memory per tile is the bytes of the variables and constants mapped to it. The
 // emulator does no liveness analysis: every variable is always live.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
+#include <poplar/SyncType.hpp>
 #include <poplar/Target.hpp>
 #include <poplar/Tensor.hpp>
 
@@ -72,6 +74,8 @@ public:
   CostModel(const Target &target, const VarTable &vars) : target_(target), vars_(vars) {}
 
   std::uint64_t syncCycles() const;
+  // A Sync program or the sync before a cycle stamp: all tiles of an IPU, or all IPUs.
+  CycleEstimate sync(SyncType type) const;
   CycleEstimate computeSet(const std::vector<Kernel> &kernels) const;
   CycleEstimate copy(const Tensor &src, const Tensor &dst) const;
   CycleEstimate hostTransfer(std::size_t bytes) const;
@@ -81,15 +85,28 @@ public:
 
 private:
   using PerTile = std::vector<std::uint64_t>;
-  PerTile elementsPerTile(const Tensor &t) const;
+  // Where a tensor's elements live.
+  struct Layout {
+    std::vector<std::pair<unsigned, std::size_t>> segments; // (tile, elements) in flat order
+    PerTile stored;            // distinct elements per tile (a broadcast element counts once)
+    std::uint64_t distinct = 0;
+  };
+  Layout layout(const Tensor &t) const;
   // Adds to received[tile of work element i] the bytes of element i of `operand`
   // when it lives on another tile.
-  void addMisplaced(const Tensor &work, const Tensor &operand, PerTile &received) const;
+  void addMisplaced(const Layout &work, const Layout &operand, std::uint64_t elementBytes,
+                    PerTile &received) const;
   void addKernel(const Kernel &k, PerTile &cycles, PerTile &received) const;
   CycleEstimate finish(const PerTile &cycles, const PerTile &received) const;
 
   const Target &target_;
   const VarTable &vars_;
+  // Variables' tile mappings as sorted arrays: walking them is the model's main cost.
+  struct MappedInterval {
+    std::size_t begin, end;
+    unsigned tile;
+  };
+  mutable std::map<unsigned, std::vector<MappedInterval>> flatMappings_;
 };
 
 } // namespace poplar::detail

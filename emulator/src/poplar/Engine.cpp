@@ -162,7 +162,7 @@ struct AbortStep : Step {
 // Turns program trees into the flat instruction list.
 class Compiler {
 public:
-  explicit Compiler(EngineState &s) : s_(s), model_(s.graph->target, *s.graph->vars) {}
+  explicit Compiler(EngineState &s) : s_(s) {}
 
   void compileProgram(const program::Program &p) {
     s_.entries.push_back(here());
@@ -187,18 +187,17 @@ public:
 private:
   std::uint32_t here() const { return static_cast<std::uint32_t>(s_.code.size()); }
 
-  std::uint32_t addStep(std::unique_ptr<Step> step, const ProgramNode &n, const CycleEstimate &cost) {
+  std::uint32_t addStep(std::unique_ptr<Step> step, const ProgramNode &n, Step::Estimate estimate) {
     step->kind = kindName(n.kind);
     step->name = n.name;
-    step->cost = cost;
-    step->cycles = cost.total();
+    step->estimate = std::move(estimate);
     s_.steps.push_back(std::move(step));
     s_.code.push_back({Op::Run, static_cast<std::uint32_t>(s_.steps.size() - 1), 0});
     return here() - 1;
   }
 
-  void addControlStep(const ProgramNode &n, const CycleEstimate &cost) {
-    addStep(std::make_unique<ControlStep>(), n, cost);
+  void addControlStep(const ProgramNode &n, Step::Estimate estimate) {
+    addStep(std::make_unique<ControlStep>(), n, std::move(estimate));
   }
 
   std::uint32_t addScalar(const Tensor &t) {
@@ -239,13 +238,13 @@ private:
         }
         step->kernels.push_back(k.compile(operands));
       }
-      addStep(std::move(step), n, model_.computeSet(cs.kernels));
+      addStep(std::move(step), n, [kernels = cs.kernels](const CostModel &m) { return m.computeSet(kernels); });
       if (!cs.name.empty() && n.name.empty()) s_.steps.back()->name = cs.name;
       return;
     }
     case K::Repeat: {
       if (n.id == 0) return;
-      addControlStep(n, model_.loop(n.id));
+      addControlStep(n, [count = n.id](const CostModel &m) { return m.loop(count); });
       const auto slot = static_cast<std::uint32_t>(s_.loopCounts.size());
       s_.loopCounts.push_back(n.id);
       s_.code.push_back({Op::LoopInit, slot, 0});
@@ -259,7 +258,7 @@ private:
       const std::uint32_t pred = addScalar(n.tensors[0]);
       const std::uint32_t top = here();
       emit(n.children[0]);
-      addControlStep(n, model_.branch()); // once per evaluation of the predicate
+      addControlStep(n, branch); // once per evaluation of the predicate
       const std::uint32_t exitJump = here();
       s_.code.push_back({n.kind == K::RepeatWhileTrue ? Op::JumpIfFalse : Op::JumpIfTrue, pred, 0});
       emit(n.children[1]);
@@ -269,7 +268,7 @@ private:
     }
     case K::If: {
       const std::uint32_t pred = addScalar(n.tensors[0]);
-      addControlStep(n, model_.branch());
+      addControlStep(n, branch);
       const std::uint32_t toElse = here();
       s_.code.push_back({Op::JumpIfFalse, pred, 0});
       emit(n.children[0]);
@@ -285,7 +284,7 @@ private:
       table.control = addScalar(n.tensors[0]);
       const auto index = static_cast<std::uint32_t>(s_.switches.size());
       s_.switches.push_back(table);
-      addControlStep(n, model_.branch());
+      addControlStep(n, branch);
       s_.code.push_back({Op::Switch, index, 0});
       std::vector<std::uint32_t> exits;
       for (std::size_t c = 0; c < n.children.size(); ++c) {
@@ -304,7 +303,7 @@ private:
       auto step = std::make_unique<CopyStep>();
       step->src = s_.access(n.tensors[0]);
       step->dst = s_.access(n.tensors[1]);
-      addStep(std::move(step), n, model_.copy(n.tensors[0], n.tensors[1]));
+      addStep(std::move(step), n, [src = n.tensors[0], dst = n.tensors[1]](const CostModel &m) { return m.copy(src, dst); });
       return;
     }
     case K::StreamToTensor: {
@@ -312,14 +311,14 @@ private:
       auto step = std::make_unique<StreamToTensorStep>();
       step->stream = &streamFor(n);
       step->dst = s_.access(n.tensors[0]);
-      addStep(std::move(step), n, model_.hostTransfer(step->dst.numElements * step->dst.elemSize));
+      addStep(std::move(step), n, hostTransfer(step->dst));
       return;
     }
     case K::TensorToStream: {
       auto step = std::make_unique<TensorToStreamStep>();
       step->stream = &streamFor(n);
       step->src = s_.access(n.tensors[0]);
-      addStep(std::move(step), n, model_.hostTransfer(step->src.numElements * step->src.elemSize));
+      addStep(std::move(step), n, hostTransfer(step->src));
       return;
     }
     case K::WriteUndef:
@@ -328,7 +327,7 @@ private:
     case K::Call:
       if (n.id >= s_.graph->functions.size())
         throw graph_program_compilation_error("Call '" + n.name + "': unknown function id " + std::to_string(n.id));
-      addControlStep(n, model_.loop(1));
+      addControlStep(n, [](const CostModel &m) { return m.loop(1); });
       pendingCalls_.push_back(here());
       s_.code.push_back({Op::Call, n.id, 0});
       return;
@@ -339,7 +338,7 @@ private:
       step->src = s_.access(n.tensors[0]);
       step->format = n.format;
       step->stream = &s_.printStream;
-      addStep(std::move(step), n, model_.hostTransfer(step->src.numElements * step->src.elemSize));
+      addStep(std::move(step), n, hostTransfer(step->src));
       return;
     }
     case K::Sync:
@@ -351,11 +350,12 @@ private:
       step->message = n.text;
       const bool conditional = n.kind == K::AbortOnCondition;
       const std::uint32_t pred = conditional ? addScalar(n.tensors[0]) : 0;
-      addStep(std::move(step), n, conditional ? model_.branch() : CycleEstimate{});
+      addStep(std::move(step), n, conditional ? branch : Step::Estimate([](const CostModel &) { return CycleEstimate{}; }));
       if (conditional) pendingConditions_.emplace_back(s_.steps.size() - 1, pred);
       return;
     }
     case K::CycleStamp: {
+      s_.hasCounters = true;
       checkWritable(n.tensors[0], n, "destination");
       auto step = std::make_unique<CycleStampStep>();
       step->clock = &s_.clock;
@@ -364,6 +364,7 @@ private:
       return;
     }
     case K::CycleCount: {
+      s_.hasCounters = true;
       checkWritable(n.tensors[0], n, "destination");
       auto start = std::make_unique<CycleCountStartStep>();
       start->clock = &s_.clock;
@@ -380,12 +381,13 @@ private:
     }
   }
 
-  // A Sync program, or the sync before a cycle stamp: all tiles of an IPU, or all IPUs.
-  CycleEstimate syncOf(const ProgramNode &n) const {
-    CycleEstimate e;
-    e.sync = model_.syncCycles();
-    if (static_cast<SyncType>(n.id) != SyncType::INTERNAL) e.sync += s_.graph->target.getGlobalSyncCycles();
-    return e;
+  // A Sync program, or the sync before a cycle stamp.
+  static Step::Estimate syncOf(const ProgramNode &n) {
+    return [type = static_cast<SyncType>(n.id)](const CostModel &m) { return m.sync(type); };
+  }
+  static CycleEstimate branch(const CostModel &m) { return m.branch(); }
+  static Step::Estimate hostTransfer(const Access &a) {
+    return [bytes = a.numElements * a.elemSize](const CostModel &m) { return m.hostTransfer(bytes); };
   }
 
 public:
@@ -397,7 +399,6 @@ public:
 
 private:
   EngineState &s_;
-  CostModel model_;
   std::vector<std::uint32_t> pendingCalls_;
   std::vector<std::pair<std::size_t, std::uint32_t>> pendingConditions_;
 };
@@ -463,6 +464,16 @@ Access EngineState::access(const Tensor &t) {
   a.vars.assign(vars.begin(), vars.end());
   usedVars.insert(vars.begin(), vars.end());
   return a;
+}
+
+void EngineState::estimateCycles() {
+  if (estimated) return;
+  const CostModel model(graph->target, *graph->vars);
+  for (auto &step : steps) {
+    step->cost = step->estimate(model);
+    step->cycles = step->cost.total();
+  }
+  estimated = true;
 }
 
 void EngineState::resetMemory() {
@@ -599,6 +610,7 @@ Engine::Engine(const Graph &graph, ArrayRef<program::Program> progs, const Optio
   compiler.bindConditions();
   s.loopCounters.assign(s.loopCounts.size(), 0);
   detail::checkMappingAndMemory(s);
+  if (s.hasCounters) s.estimateCycles(); // counters read the estimated clock as steps run
   if (progress) progress(2, 2);
 }
 

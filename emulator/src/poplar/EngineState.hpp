@@ -2,6 +2,7 @@
 // A compiled Engine: memory for every variable, the program tree flattened to
 // an instruction list with jumps, and the runtime state of streams.
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <iosfwd>
 #include <map>
@@ -29,8 +30,11 @@ struct Step {
   std::string name;
   std::uint64_t executions = 0;
   double seconds = 0; // host time, only measured when timing is enabled
-  CycleEstimate cost; // estimated, per execution
-  std::uint64_t cycles = 0; // cost.total(), read on every execution
+  // The cost model's estimate, made on demand (EngineState::estimateCycles).
+  using Estimate = std::function<CycleEstimate(const CostModel &)>;
+  Estimate estimate;
+  CycleEstimate cost;       // estimated, per execution
+  std::uint64_t cycles = 0; // cost.total(), added to the clock on every execution
 };
 
 struct StreamState {
@@ -96,8 +100,12 @@ struct EngineState {
   std::ostream *printStream;
   std::uint64_t runs = 0;
   std::uint64_t clock = 0; // estimated cycles since load: the cycleStamp counter
+  bool hasCounters = false; // cycleStamp/cycleCount steps: estimate when compiling
+  bool estimated = false;
 
   Access access(const Tensor &t);
+  // Fills every step's cost (the model walks tile mappings, so only when needed).
+  void estimateCycles();
   void resetMemory();
   void execute(std::uint32_t entry);
 };

@@ -215,7 +215,8 @@ std::uint64_t ProfileData::totalCycles() const {
 }
 
 ProfileData Engine::getProfileData() const {
-  const detail::EngineState &s = *state_;
+  detail::EngineState &s = *state_;
+  s.estimateCycles();
   ProfileData p;
   p.target = s.graph->target;
   for (unsigned id : s.usedVars) ++(s.graph->vars->vars[id].isConstant ? p.numConstants : p.numVariables);
