@@ -43,7 +43,7 @@ def memory(profile, path):
     top.set_xlim(-0.5, len(totals) - 0.5)
     top.set_xlabel("tile")
     top.set_ylabel("memory (kB)")
-    top.set_title(f"Memory per tile: {mem.total_bytes / kb:,.1f} kB on {len(totals)} tiles "
+    top.set_title(f"Memory per tile: {mem.total_bytes / kb:,.1f} kB on {len(totals):,} tiles "
                   f"({profile.target.arch}); fullest: tile {fullest}, {totals[fullest]:,.2f} kB")
     top.legend(loc="upper right")
     top.grid(axis="y", alpha=0.3)
