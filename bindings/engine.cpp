@@ -10,8 +10,16 @@
 #include <iostream>
 #include <map>
 #include <ostream>
+#include <sstream>
 
 #include "bindings.hpp"
+
+// The emulator also gives its profile as data (the SDK reports through libpva).
+#if __has_include(<poplar/ProfileData.hpp>)
+#define POPDSL_HAS_PROFILE_DATA 1
+#else
+#define POPDSL_HAS_PROFILE_DATA 0
+#endif
 
 namespace popdsl_bindings {
 
@@ -127,6 +135,36 @@ template <class Fn> void runPrinting(PyEngine &e, Fn fn) {
   os.flush();
 }
 
+#if POPDSL_HAS_PROFILE_DATA
+py::dict profileDict(const poplar::ProfileData &p) {
+  py::list steps;
+  for (const auto &s : p.steps) {
+    py::dict d;
+    d["kind"] = s.kind;
+    d["name"] = s.name;
+    d["executions"] = s.executions;
+    d["host_seconds"] = s.hostSeconds;
+    d["sync_cycles"] = s.syncCycles;
+    d["exchange_cycles"] = s.exchangeCycles;
+    d["compute_cycles"] = s.computeCycles;
+    d["exchange_bytes"] = s.exchangeBytes;
+    steps.append(d);
+  }
+  py::dict d;
+  d["target"] = p.target;
+  d["num_variables"] = p.numVariables;
+  d["num_constants"] = p.numConstants;
+  d["num_compute_sets"] = p.numComputeSets;
+  d["num_programs"] = p.numPrograms;
+  d["variable_bytes_per_tile"] = p.variableBytesPerTile;
+  d["constant_bytes_per_tile"] = p.constantBytesPerTile;
+  d["steps"] = steps;
+  d["runs"] = p.runs;
+  d["host_timed"] = p.hostTimed;
+  return d;
+}
+#endif
+
 } // namespace
 
 void bindEngine(py::module_ &m) {
@@ -228,7 +266,21 @@ void bindEngine(py::module_ &m) {
       .def("listStreams", [](PyEngine &e) { return e.get().listStreams(); })
       .def("setPrintTensorStream", [](PyEngine &e, py::object file) { e.printFile = file; }, py::arg("file"),
            "A Python file object for PrintTensor output (default: sys.stdout at each run)")
-      .def("getEngineOptions", [](PyEngine &e) { return e.get().getEngineOptions(); });
+      .def("getEngineOptions", [](PyEngine &e) { return e.get().getEngineOptions(); })
+      .def("printProfileSummary",
+           [](PyEngine &e, py::object file, const OptionFlags &options) {
+             std::ostringstream text;
+             e.get().printProfileSummary(text, options);
+             file.attr("write")(text.str());
+           },
+           py::arg("out"), py::arg("opt") = OptionFlags(),
+           "Writes the profile summary to a Python file object (e.g. sys.stdout); cycles are estimated")
+      .def("resetExecutionProfile", [](PyEngine &e) { e.get().resetExecutionProfile(); })
+#if POPDSL_HAS_PROFILE_DATA
+      .def("getProfileData", [](PyEngine &e) { return profileDict(e.get().getProfileData()); },
+           "Emulator only: the recorded profile as a dict (cycles estimated)")
+#endif
+      ;
 }
 
 } // namespace popdsl_bindings

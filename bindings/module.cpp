@@ -20,6 +20,7 @@ PYBIND11_MODULE(_core, m) {
   bindProgram(program);
   bindExecutable(poplar);
   bindEngine(poplar);
+  bindCycleCount(poplar);
   bindPoputil(poputil);
   bindPopopsExpr(popops);
   bindPopops(popops);

@@ -1,4 +1,6 @@
 """pd.Graph: variables, constants and streams on a device's target."""
+import weakref
+
 import numpy as np
 
 from popdsl._core import poplar, popops, poputil
@@ -27,6 +29,17 @@ class Graph:
         self.initialised = set()  # ids of the variables made with init= (weights)
         self.streams = []
         self.host_callbacks = {}  # handle -> popdsl.callbacks.HostCallback
+        Graph._latest = weakref.ref(self)
+
+    _latest = None
+
+    @classmethod
+    def latest(cls) -> "Graph":
+        """The pd.Graph created last (the default graph of pd.cycle_count)."""
+        graph = cls._latest() if cls._latest else None
+        if graph is None:
+            raise BuildError("no pd.Graph exists yet; create one (or pass graph=)")
+        return graph
 
     def track(self, t: Tensor) -> Tensor:
         """Registers a tensor a Session should be able to read and write."""

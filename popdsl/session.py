@@ -39,6 +39,8 @@ from popdsl.callbacks import HostCallback
 from popdsl.control import Block
 from popdsl.dtypes import numpy_dtype
 from popdsl.graph import Graph
+from popdsl.instrument import Counter
+from popdsl.profile import Profile, auto_report
 from popdsl.tensor import Tensor
 
 log = logging.getLogger("popdsl")
@@ -83,6 +85,10 @@ class Session:
     write/read/run work. run(name, feeds={stream: array}) returns what the
     program sent on device-to-host streams, keyed by stream. See the module
     docstring for caching, weights, save/load and seeds.
+
+    options are Poplar engine options (POPLAR_ENGINE_OPTIONS overrides them):
+    `debug.instrument` times every step on the host; `autoReport.all` writes the
+    profile files to `autoReport.directory` when the `with` block ends.
     """
 
     def __init__(self, graph: Graph, programs, device=None, options=None, cache_dir=None, seed=None,
@@ -213,7 +219,13 @@ class Session:
         self._depth -= 1
         if self._depth == 0:
             self.detach()
+            auto_report(self.engine)
         return False
+
+    @property
+    def profile(self) -> Profile:
+        """What the engine recorded so far: summary(), steps, memory, plots (cycles estimated)."""
+        return Profile.from_engine(self.engine)
 
     def _check_attached(self, what):
         if not self.attached:
@@ -273,7 +285,12 @@ class Session:
         self._host_data[info.handle] = array.copy()
 
     def read(self, t) -> np.ndarray:
-        """The device values of tensor `t` (a pd.Tensor or a name)."""
+        """The device values of tensor `t` (a pd.Tensor or a name); for a pd.cycle_count /
+        pd.cycle_stamp counter, its cycles as an int."""
+        if isinstance(t, Counter):
+            if t.tensor is None:
+                raise SessionError(f"{t!r} has no value: its `with` block has not ended")
+            return t.value(self.read(t.tensor))
         self._check_attached("read")
         return self._read(self._info(t))
 

@@ -21,6 +21,7 @@ EXPECTED = {
         "v4: [\n  [9.0000000 7.5000000]\n  [6.0000000 4.5000000]\n]",
         "v5: [\n  [5.0000000 3.5000000]\n  [5.0000000 3.5000000]\n]",
     ],
+    "tut4_profiling.py": ["Memory Usage:", "Total cycles (estimated):", "Execute: m4"],
 }
 
 

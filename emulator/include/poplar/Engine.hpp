@@ -12,6 +12,7 @@
 #include <poplar/Executable.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/OptionFlags.hpp>
+#include <poplar/ProfileData.hpp>
 #include <poplar/Program.hpp>
 #include <poplar/HostFunctionCallback.hpp>
 #include <poplar/StreamCallback.hpp>
@@ -63,6 +64,14 @@ public:
 
   void setPrintTensorStream(std::ostream &os);
   const OptionFlags &getEngineOptions() const;
+
+  // Target, Graph, Memory Usage and Execution sections; cycles are estimated.
+  // Options: showExecutionSteps ("true": every step, not only the costliest).
+  void printProfileSummary(std::ostream &out, const OptionFlags &opt = {}) const;
+  // Zeroes the execution counts and host times (memory and estimates stay).
+  void resetExecutionProfile();
+  // Emulator only: the recorded profile as data.
+  ProfileData getProfileData() const;
 
   // Emulator: the compiled plan and its runtime state (profiles read it).
   detail::EngineState &state() const { return *state_; }

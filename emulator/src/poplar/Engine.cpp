@@ -54,12 +54,6 @@ std::uint64_t seedOption(const OptionFlags &o) {
   throw invalid_option("Invalid value '" + it->second + "' for option 'prng.seed': expected an unsigned integer");
 }
 
-std::string withCommas(std::size_t n) {
-  std::string s = std::to_string(n);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
-  return s;
-}
-
 // Programs and host writes may only write tensors whose every element has one home.
 void checkWritableTensor(const Tensor &t, const std::string &what) {
   if (t.containsConstant())
@@ -119,6 +113,38 @@ struct PrintTensorStep : Step {
     src.gather(data.data());
     **stream << formatTensor(title, src.type, shape, data.data(), format) << std::flush;
   }
+};
+
+// The decision of a control program; its cost is the branch (and loop) overhead.
+struct ControlStep : Step {
+  void run() override {}
+};
+
+// Writes the estimated cycle counter to a [lo32, hi32] UNSIGNED_INT tensor.
+void storeCounter(const Access &dst, std::uint64_t value) {
+  const std::uint32_t words[2] = {static_cast<std::uint32_t>(value), static_cast<std::uint32_t>(value >> 32)};
+  dst.scatter(words);
+}
+
+// The counter is advanced by a step's cost before the step runs, so a stamp
+// reads the counter after its own sync.
+struct CycleStampStep : Step {
+  const std::uint64_t *clock;
+  Access dst;
+  void run() override { storeCounter(dst, *clock); }
+};
+
+struct CycleCountStartStep : Step {
+  const std::uint64_t *clock;
+  std::uint64_t start = 0;
+  void run() override { start = *clock; }
+};
+
+struct CycleCountEndStep : Step {
+  const std::uint64_t *clock;
+  const CycleCountStartStep *start;
+  Access dst;
+  void run() override { storeCounter(dst, *clock - start->start); }
 };
 
 struct AbortStep : Step {
@@ -186,12 +212,17 @@ public:
 private:
   std::uint32_t here() const { return static_cast<std::uint32_t>(s_.code.size()); }
 
-  std::uint32_t addStep(std::unique_ptr<Step> step, const ProgramNode &n) {
+  std::uint32_t addStep(std::unique_ptr<Step> step, const ProgramNode &n, Step::Estimate estimate) {
     step->kind = kindName(n.kind);
     step->name = n.name;
+    step->estimate = std::move(estimate);
     s_.steps.push_back(std::move(step));
     s_.code.push_back({Op::Run, static_cast<std::uint32_t>(s_.steps.size() - 1), 0});
     return here() - 1;
+  }
+
+  void addControlStep(const ProgramNode &n, Step::Estimate estimate) {
+    addStep(std::make_unique<ControlStep>(), n, std::move(estimate));
   }
 
   std::uint32_t addScalar(const Tensor &t) {
@@ -232,12 +263,13 @@ private:
         }
         step->kernels.push_back(k.compile(operands));
       }
-      addStep(std::move(step), n);
+      addStep(std::move(step), n, [kernels = cs.kernels](const CostModel &m) { return m.computeSet(kernels); });
       if (!cs.name.empty() && n.name.empty()) s_.steps.back()->name = cs.name;
       return;
     }
     case K::Repeat: {
       if (n.id == 0) return;
+      addControlStep(n, [count = n.id](const CostModel &m) { return m.loop(count); });
       const auto slot = static_cast<std::uint32_t>(s_.loopCounts.size());
       s_.loopCounts.push_back(n.id);
       s_.code.push_back({Op::LoopInit, slot, 0});
@@ -251,6 +283,7 @@ private:
       const std::uint32_t pred = addScalar(n.tensors[0]);
       const std::uint32_t top = here();
       emit(n.children[0]);
+      addControlStep(n, branch); // once per evaluation of the predicate
       const std::uint32_t exitJump = here();
       s_.code.push_back({n.kind == K::RepeatWhileTrue ? Op::JumpIfFalse : Op::JumpIfTrue, pred, 0});
       emit(n.children[1]);
@@ -260,6 +293,7 @@ private:
     }
     case K::If: {
       const std::uint32_t pred = addScalar(n.tensors[0]);
+      addControlStep(n, branch);
       const std::uint32_t toElse = here();
       s_.code.push_back({Op::JumpIfFalse, pred, 0});
       emit(n.children[0]);
@@ -275,6 +309,7 @@ private:
       table.control = addScalar(n.tensors[0]);
       const auto index = static_cast<std::uint32_t>(s_.switches.size());
       s_.switches.push_back(table);
+      addControlStep(n, branch);
       s_.code.push_back({Op::Switch, index, 0});
       std::vector<std::uint32_t> exits;
       for (std::size_t c = 0; c < n.children.size(); ++c) {
@@ -293,7 +328,7 @@ private:
       auto step = std::make_unique<CopyStep>();
       step->src = s_.access(n.tensors[0]);
       step->dst = s_.access(n.tensors[1]);
-      addStep(std::move(step), n);
+      addStep(std::move(step), n, [src = n.tensors[0], dst = n.tensors[1]](const CostModel &m) { return m.copy(src, dst); });
       return;
     }
     case K::StreamToTensor: {
@@ -301,14 +336,14 @@ private:
       auto step = std::make_unique<StreamToTensorStep>();
       step->stream = &streamFor(n);
       step->dst = s_.access(n.tensors[0]);
-      addStep(std::move(step), n);
+      addStep(std::move(step), n, hostTransfer(step->dst));
       return;
     }
     case K::TensorToStream: {
       auto step = std::make_unique<TensorToStreamStep>();
       step->stream = &streamFor(n);
       step->src = s_.access(n.tensors[0]);
-      addStep(std::move(step), n);
+      addStep(std::move(step), n, hostTransfer(step->src));
       return;
     }
     case K::WriteUndef:
@@ -317,6 +352,7 @@ private:
     case K::Call:
       if (n.id >= s_.graph->functions.size())
         throw graph_program_compilation_error("Call '" + n.name + "': unknown function id " + std::to_string(n.id));
+      addControlStep(n, [](const CostModel &m) { return m.loop(1); });
       pendingCalls_.push_back(here());
       s_.code.push_back({Op::Call, n.id, 0});
       return;
@@ -327,25 +363,64 @@ private:
       step->src = s_.access(n.tensors[0]);
       step->format = n.format;
       step->stream = &s_.printStream;
-      addStep(std::move(step), n);
+      addStep(std::move(step), n, hostTransfer(step->src));
       return;
     }
     case K::Sync:
+      addControlStep(n, syncOf(n));
       return;
-    case K::HostCall:
-      addStep(hostCall(n), n);
+    case K::HostCall: {
+      auto step = hostCall(n);
+      std::size_t bytes = 0; // a host call sends its inputs to the host and its outputs back
+      for (const auto *side : {&step->inputs, &step->outputs})
+        for (const Access &a : *side) bytes += a.numElements * a.elemSize;
+      addStep(std::move(step), n, [bytes](const CostModel &m) { return m.hostTransfer(bytes); });
       return;
+    }
     case K::Abort:
     case K::AbortOnCondition: {
       auto step = std::make_unique<AbortStep>();
       step->message = n.text;
       const bool conditional = n.kind == K::AbortOnCondition;
       const std::uint32_t pred = conditional ? addScalar(n.tensors[0]) : 0;
-      addStep(std::move(step), n);
+      addStep(std::move(step), n, conditional ? branch : Step::Estimate([](const CostModel &) { return CycleEstimate{}; }));
       if (conditional) pendingConditions_.emplace_back(s_.steps.size() - 1, pred);
       return;
     }
+    case K::CycleStamp: {
+      s_.hasCounters = true;
+      checkWritable(n.tensors[0], n, "destination");
+      auto step = std::make_unique<CycleStampStep>();
+      step->clock = &s_.clock;
+      step->dst = s_.access(n.tensors[0]);
+      addStep(std::move(step), n, syncOf(n));
+      return;
     }
+    case K::CycleCount: {
+      s_.hasCounters = true;
+      checkWritable(n.tensors[0], n, "destination");
+      auto start = std::make_unique<CycleCountStartStep>();
+      start->clock = &s_.clock;
+      const CycleCountStartStep *startStep = start.get();
+      addStep(std::move(start), n, syncOf(n));
+      emit(n.children[0]);
+      auto end = std::make_unique<CycleCountEndStep>();
+      end->clock = &s_.clock;
+      end->start = startStep;
+      end->dst = s_.access(n.tensors[0]);
+      addStep(std::move(end), n, syncOf(n));
+      return;
+    }
+    }
+  }
+
+  // A Sync program, or the sync before a cycle stamp.
+  static Step::Estimate syncOf(const ProgramNode &n) {
+    return [type = static_cast<SyncType>(n.id)](const CostModel &m) { return m.sync(type); };
+  }
+  static CycleEstimate branch(const CostModel &m) { return m.branch(); }
+  static Step::Estimate hostTransfer(const Access &a) {
+    return [bytes = a.numElements * a.elemSize](const CostModel &m) { return m.hostTransfer(bytes); };
   }
 
   std::unique_ptr<HostCallStep> hostCall(const ProgramNode &n) {
@@ -391,6 +466,7 @@ private:
 void checkMappingAndMemory(EngineState &s) {
   const Target &target = s.graph->target;
   s.tileBytes.assign(target.getNumTiles(), 0);
+  s.constantTileBytes.assign(target.getNumTiles(), 0);
   for (unsigned id : s.usedVars) {
     const Variable &v = s.graph->vars->vars[id];
     const auto gaps = v.unmapped(0, v.numElements);
@@ -406,7 +482,11 @@ void checkMappingAndMemory(EngineState &s) {
           "before creating an Engine.");
     }
     const unsigned size = typeSize(v.type);
-    for (const auto &m : v.mapping) s.tileBytes[m.second.second] += (m.second.first - m.first) * size;
+    for (const auto &m : v.mapping) {
+      const std::size_t bytes = (m.second.first - m.first) * size;
+      s.tileBytes[m.second.second] += bytes;
+      if (v.isConstant) s.constantTileBytes[m.second.second] += bytes;
+    }
   }
   if (flag(s.options, "debug.allowOutOfMemory", true)) return;
   std::vector<unsigned> over;
@@ -459,6 +539,16 @@ Access EngineState::access(const Tensor &t) {
   a.vars.assign(vars.begin(), vars.end());
   usedVars.insert(vars.begin(), vars.end());
   return a;
+}
+
+void EngineState::estimateCycles() {
+  if (estimated) return;
+  const CostModel model(graph->target, *graph->vars);
+  for (auto &step : steps) {
+    step->cost = step->estimate(model);
+    step->cycles = step->cost.total();
+  }
+  estimated = true;
 }
 
 void EngineState::resetMemory() {
@@ -520,6 +610,7 @@ void EngineState::execute(std::uint32_t pc) {
     case Op::Run: {
       Step &step = *steps[in.arg];
       ++step.executions;
+      clock += step.cycles;
       if (timeSteps) {
         const auto t0 = std::chrono::steady_clock::now();
         step.run();
@@ -601,6 +692,7 @@ Engine::Engine(const Executable &exe, const OptionFlags &opt, ProgressFunc progr
   compiler.bindConditions();
   s.loopCounters.assign(s.loopCounts.size(), 0);
   detail::checkMappingAndMemory(s);
+  if (s.hasCounters) s.estimateCycles(); // counters read the estimated clock as steps run
   if (progress) progress(total, total);
 }
 
@@ -629,6 +721,7 @@ void Engine::prepare(const Device &device) {
 void Engine::deploy() {
   state_->resetMemory();
   state_->seedHardware();
+  state_->clock = 0;
   state_->loaded = true;
 }
 

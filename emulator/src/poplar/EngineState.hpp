@@ -2,6 +2,7 @@
 // A compiled Engine: memory for every variable, the program tree flattened to
 // an instruction list with jumps, and the runtime state of streams.
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <iosfwd>
 #include <map>
@@ -15,12 +16,14 @@
 #include <poplar/StreamCallback.hpp>
 
 #include "Access.hpp"
+#include "CostModel.hpp"
 #include "GraphState.hpp"
 #include "TypeInfo.hpp"
 
 namespace poplar::detail {
 
-// One program step that does work (copy, compute set, stream copy, print, ...).
+// One program step: work (copy, compute set, stream copy, print, ...) or the
+// decision of a control program (Repeat, If, Switch, While condition, Call).
 struct Step {
   virtual ~Step() = default;
   virtual void run() = 0;
@@ -28,6 +31,11 @@ struct Step {
   std::string name;
   std::uint64_t executions = 0;
   double seconds = 0; // host time, only measured when timing is enabled
+  // The cost model's estimate, made on demand (EngineState::estimateCycles).
+  using Estimate = std::function<CycleEstimate(const CostModel &)>;
+  Estimate estimate;
+  CycleEstimate cost;       // estimated, per execution
+  std::uint64_t cycles = 0; // cost.total(), added to the clock on every execution
 };
 
 struct StreamState {
@@ -91,20 +99,29 @@ struct EngineState {
   std::vector<HostFunctionSlot> hostFunctions;
   std::map<std::string, Access> hostWrites, hostReads;
   std::set<unsigned> usedVars;
-  std::vector<std::size_t> tileBytes; // variable bytes per tile
+  std::vector<std::size_t> tileBytes;         // variable and constant bytes per tile
+  std::vector<std::size_t> constantTileBytes; // the constants' share of tileBytes
 
   bool loaded = false;
   bool running = false; // run() is not re-entrant: loop counters are per engine
   std::ostream *printStream;
   std::uint64_t runs = 0;
   std::uint64_t randomSeed = 0;
+  std::uint64_t clock = 0; // estimated cycles since load: the cycleStamp counter
+  bool hasCounters = false; // cycleStamp/cycleCount steps: estimate when compiling
+  bool estimated = false;
 
   Access access(const Tensor &t);
+  // Fills every step's cost (the model walks tile mappings, so only when needed).
+  void estimateCycles();
   void resetMemory();
   // Fills the hardware seeds variable (if the graph has one) from randomSeed.
   void seedHardware();
   void execute(std::uint32_t entry);
 };
+
+// 1234567 -> "1,234,567"
+std::string withCommas(std::uint64_t n);
 
 // PrintTensor's text for dense element data.
 std::string formatTensor(const std::string &title, const Type &type,

@@ -98,7 +98,7 @@ std::string graphSection(const GraphState &g) {
   for (const ComputeSetInfo &cs : g.computeSets) {
     w.str(cs.name).u64(cs.kernels.size());
     for (const Kernel &k : cs.kernels) {
-      w.str(k.kind).str(k.vertexType);
+      w.str(k.kind).str(k.vertexType).u64(k.cyclesPerVector);
       writeTensors(w, k.reads);
       writeTensors(w, k.writes);
       w.raw(k.params);
@@ -235,8 +235,10 @@ public:
       cs.name = r_.str();
       for (std::size_t i = 0, n = r_.count(8); i < n; ++i) {
         const std::string kind = r_.str(), vertexType = r_.str();
+        const auto cyclesPerVector = static_cast<unsigned>(r_.u64());
         std::vector<Tensor> reads = tensors(), writes = tensors();
         cs.kernels.push_back(makeKernel(kind, std::move(reads), std::move(writes), r_.raw(), vertexType));
+        cs.kernels.back().cyclesPerVector = cyclesPerVector;
       }
     }
     for (auto *handles : {&g_.hostWrites, &g_.hostReads})

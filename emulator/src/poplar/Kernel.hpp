@@ -33,6 +33,8 @@ struct Kernel {
   std::vector<Tensor> reads;
   std::vector<Tensor> writes;
   std::vector<std::uint8_t> params;
+  // Estimated cycles per vector of elements (CostModel.hpp): the op's cost.
+  unsigned cyclesPerVector = 1;
   KernelCompile compile;
 };
 

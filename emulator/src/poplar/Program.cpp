@@ -28,6 +28,8 @@ const char *kindName(ProgramNode::Kind kind) {
   case K::Abort: return "Abort";
   case K::AbortOnCondition: return "AbortOnCondition";
   case K::HostCall: return "Call(host function)";
+  case K::CycleStamp: return "CycleStamp";
+  case K::CycleCount: return "CycleCount";
   }
   return "Program";
 }

@@ -30,6 +30,8 @@ struct ProgramNode {
     Abort,             // text: message
     AbortOnCondition,  // text: message; tensors: {predicate}
     HostCall,          // id: host function; tensors: inputs then outputs
+    CycleStamp,        // tensors: {dst}; id: SyncType
+    CycleCount,        // tensors: {dst}; children: {body}; id: SyncType
   };
   Kind kind = Kind::Sequence;
   std::string name;

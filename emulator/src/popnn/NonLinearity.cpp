@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 
+#include "poplar/CostModel.hpp"
 #include "popops/MapKernel.hpp"
 #include "poplar/TypeInfo.hpp"
 
@@ -153,8 +154,10 @@ const poplar::detail::KernelKind softmaxKind("popnn::Softmax", softmaxCompile);
 poplar::detail::Kernel softmaxKernel(NonLinearityType type, const Tensor &in, const Tensor &out) {
   poplar::detail::ByteWriter params;
   params.u64(innermost(in)).boolean(type != NonLinearityType::SOFTMAX).f64(scalingOf(type));
-  return poplar::detail::makeKernel("popnn::Softmax", {in}, {out}, params.take(),
-                                    std::string("popnn::") + name(type));
+  auto k = poplar::detail::makeKernel("popnn::Softmax", {in}, {out}, params.take(),
+                                      std::string("popnn::") + name(type));
+  k.cyclesPerVector = poplar::detail::kTranscendentalCycles + 3; // max, subtract, exp, scale
+  return k;
 }
 
 // For o = scale * softmax(x): dx = o * (g - sum(g * o) / scale), per row.
@@ -183,8 +186,10 @@ poplar::detail::Kernel softmaxGradientKernel(NonLinearityType type, const Tensor
                                              const Tensor &out) {
   poplar::detail::ByteWriter params;
   params.u64(innermost(act)).f64(scalingOf(type));
-  return poplar::detail::makeKernel("popnn::SoftmaxGradient", {act, grad}, {out}, params.take(),
-                                    std::string("popnn::") + name(type) + "Gradient");
+  auto k = poplar::detail::makeKernel("popnn::SoftmaxGradient", {act, grad}, {out}, params.take(),
+                                      std::string("popnn::") + name(type) + "Gradient");
+  k.cyclesPerVector = 4; // multiply-accumulate, subtract, multiply
+  return k;
 }
 
 poplar::detail::Kernel forwardKernel(NonLinearityType type, const Tensor &in, const Tensor &out) {

@@ -5,12 +5,14 @@
 #include <poputil/TileMapping.hpp>
 #include <poputil/exceptions.hpp>
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
 #include "ExprEval.hpp"
 #include "ExprTypes.hpp"
 #include "MapKernel.hpp"
+#include "poplar/CostModel.hpp"
 #include "poplar/Kernel.hpp"
 
 namespace popops {
@@ -83,6 +85,33 @@ void addMap(poplar::Graph &graph, const detail::TypedExpr &typed, const std::vec
   poplar::detail::executeKernel(graph, prog, detail::mapKernel(typed, ts, out), dc);
 }
 
+// Estimated cycles per vector of one evaluation of `e` (CostModel.hpp): one per
+// arithmetic op, more for divisions and transcendental functions.
+unsigned opCycles(const detail::TypedExpr &e) {
+  using K = detail::TypedExpr::Kind;
+  using U = expr::UnaryOpType;
+  using B = expr::BinaryOpType;
+  unsigned cycles = 0;
+  for (const auto &arg : e.args) cycles += opCycles(arg);
+  if (e.kind == K::Input || e.kind == K::Const) return cycles;
+  unsigned own = 1;
+  if (e.kind == K::Unary) {
+    static const std::set<U> transcendental = {
+        U::ASIN, U::CBRT, U::COS, U::ERF, U::EXPONENT, U::EXPONENT_MINUS_ONE, U::EXPONENT2, U::GELU_ERF,
+        U::LOGARITHM, U::LOGARITHM_ONE_PLUS, U::SIN, U::TAN, U::TANH, U::SQRT, U::SIGMOID, U::RSQRT};
+    const auto op = static_cast<U>(e.op);
+    if (transcendental.count(op)) own = poplar::detail::kTranscendentalCycles;
+    else if (op == U::INVERSE) own = poplar::detail::kDivideCycles;
+  } else if (e.kind == K::Binary) {
+    const auto op = static_cast<B>(e.op);
+    if (op == B::POWER || op == B::ATAN2) own = poplar::detail::kTranscendentalCycles;
+    else if (op == B::DIVIDE || op == B::REMAINDER || op == B::INV_STD_DEV_TO_VARIANCE ||
+             op == B::VARIANCE_TO_INV_STD_DEV)
+      own = poplar::detail::kDivideCycles;
+  }
+  return cycles + own;
+}
+
 } // namespace
 
 namespace detail {
@@ -104,7 +133,9 @@ poplar::detail::Kernel mapKernel(const TypedExpr &typed, const std::vector<Tenso
   }
   poplar::detail::ByteWriter params;
   writeTypedExpr(params, typed);
-  return poplar::detail::makeKernel("popops::map", std::move(reads), {out}, params.take());
+  auto kernel = poplar::detail::makeKernel("popops::map", std::move(reads), {out}, params.take());
+  kernel.cyclesPerVector = std::max(1u, opCycles(typed));
+  return kernel;
 }
 
 TypedExpr planMap(const expr::Expr &e, const std::vector<Tensor> &ts, const Tensor &out) {

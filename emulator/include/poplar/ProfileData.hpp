@@ -1,0 +1,36 @@
+#pragma once
+// Emulator only (the SDK reports through libpva): what an Engine recorded about
+// its programs and memory. Every cycle figure is an ESTIMATE from the cost model
+// documented in src/poplar/CostModel.hpp; executions and host times are exact.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <poplar/Target.hpp>
+
+namespace poplar {
+
+struct ProfileStep {
+  std::string kind; // Execute, Copy, StreamCopy(...), Repeat, If, Switch, RepeatWhileTrue, Call, ...
+  std::string name; // the program's debug name (popdsl: the user's source line)
+  std::uint64_t executions = 0;
+  double hostSeconds = 0; // measured only with debug.instrument or autoReport.all
+  // Estimated cycles of one execution, by BSP phase, and the bytes it exchanges.
+  std::uint64_t syncCycles = 0, exchangeCycles = 0, computeCycles = 0;
+  std::uint64_t exchangeBytes = 0;
+  std::uint64_t cyclesPerExecution() const { return syncCycles + exchangeCycles + computeCycles; }
+  std::uint64_t totalCycles() const { return executions * cyclesPerExecution(); }
+};
+
+struct ProfileData {
+  Target target;
+  unsigned numVariables = 0, numConstants = 0; // those the programs or host handles use
+  unsigned numComputeSets = 0, numPrograms = 0;
+  std::vector<std::size_t> variableBytesPerTile, constantBytesPerTile;
+  std::vector<ProfileStep> steps; // in program order
+  std::uint64_t runs = 0;
+  bool hostTimed = false;
+  std::uint64_t totalCycles() const;
+};
+
+} // namespace poplar

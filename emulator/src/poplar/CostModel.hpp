@@ -1,0 +1,112 @@
+#pragma once
+// Estimated IPU cycles for the Engine's program steps. Like Poplar's IPUModel,
+// the emulator does not measure device cycles; it estimates them from the tile
+// mapping and the Target's figures with the model below (README "Profiling").
+//
+// Every step costs sync + exchange + compute cycles per execution (BSP):
+//
+//  * sync: kSyncCycles + Target::getMinIPUSyncDelay() for the tiles of one IPU,
+//    plus Target::getGlobalSyncCycles() when the target has several IPUs.
+//  * compute set (Execute), per kernel (one whole op: map, matmul, reduce, ...):
+//    - work tile: a kernel works where its output lives (reductions: where
+//      their input lives); n = elements of that tensor on the tile.
+//    - element-wise kernels: kVertexCycles + ceil(ceil(n / v) / workers) *
+//      workers * cyclesPerVector, with v the vector width (64-bit data path:
+//      2 floats, 4 halves per cycle) and the 6 workers of a tile taking turns
+//      (one instruction per cycle per tile). cyclesPerVector is the kernel's op
+//      cost: 1 per arithmetic op, kDivideCycles for divide/remainder/inverse,
+//      kTranscendentalCycles for exp/log/tanh/sigmoid/sqrt/sin/pow/...
+//    - matmul: kVertexCycles + ceil(2 * K * n / AMP FLOPs per cycle per tile)
+//      with the AMP rates of kAmpFlopsPerCycle (Mk2: float 32, half 128; Mk1
+//      half).
+//    - exchange: each tile receives the operand elements its work needs and does
+//      not hold. Operands with as many elements as the work tensor are matched
+//      element by element; matmul operands by the rows of A and columns of B
+//      the tile's outputs use, taken as a near-square block (sqrt(n) rows, as a
+//      planner would tile them); any other operand (broadcasts, slices, reduction
+//      results) at most min(operand elements not on the tile, n).
+//    - the compute set costs the busiest tile: max over tiles of the sum of its
+//      kernels' cycles, plus max over tiles of received bytes /
+//      exchangeBytesPerCycle.
+//  * Copy: elements whose source and destination tiles differ cross the
+//    exchange (received bytes / exchangeBytesPerCycle on the busiest tile); the
+//    rest copy on tile at the data path width (8 bytes per cycle).
+//  * stream copies and PrintTensor: kHostSyncCycles + bytes / kHostBytesPerCycle.
+//  * control flow: If, Switch and each While condition broadcast their
+//    predicate (a sync) and branch (kBranchCycles); Repeat costs kBranchCycles
+//    per iteration, Call kBranchCycles per call.
+//
+// Memory per tile is the bytes of the variables and constants mapped to it. The
+// emulator does no liveness analysis: every variable is always live.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <poplar/SyncType.hpp>
+#include <poplar/Target.hpp>
+#include <poplar/Tensor.hpp>
+
+#include "Kernel.hpp"
+#include "Variable.hpp"
+
+namespace poplar::detail {
+
+constexpr std::uint64_t kSyncCycles = 100;
+constexpr std::uint64_t kVertexCycles = 50;
+constexpr std::uint64_t kBranchCycles = 10;
+constexpr std::uint64_t kDivideCycles = 4;
+constexpr std::uint64_t kTranscendentalCycles = 10;
+constexpr std::uint64_t kHostSyncCycles = 1000;
+constexpr std::uint64_t kHostBytesPerCycle = 8;
+
+// Floating-point operations per cycle per tile of the matrix units.
+std::uint64_t ampFlopsPerCycle(const Target &target, const Type &type);
+
+struct CycleEstimate {
+  std::uint64_t sync = 0, exchange = 0, compute = 0;
+  std::uint64_t exchangeBytes = 0; // bytes that cross between tiles (or to/from the host)
+  std::uint64_t total() const { return sync + exchange + compute; }
+};
+
+class CostModel {
+public:
+  CostModel(const Target &target, const VarTable &vars) : target_(target), vars_(vars) {}
+
+  std::uint64_t syncCycles() const;
+  // A Sync program or the sync before a cycle stamp: all tiles of an IPU, or all IPUs.
+  CycleEstimate sync(SyncType type) const;
+  CycleEstimate computeSet(const std::vector<Kernel> &kernels) const;
+  CycleEstimate copy(const Tensor &src, const Tensor &dst) const;
+  CycleEstimate hostTransfer(std::size_t bytes) const;
+  // An If, Switch or While condition: broadcast the predicate, then branch.
+  CycleEstimate branch() const;
+  CycleEstimate loop(std::uint64_t iterations) const;
+
+private:
+  using PerTile = std::vector<std::uint64_t>;
+  // Where a tensor's elements live.
+  struct Layout {
+    std::vector<std::pair<unsigned, std::size_t>> segments; // (tile, elements) in flat order
+    PerTile stored;            // distinct elements per tile (a broadcast element counts once)
+    std::uint64_t distinct = 0;
+  };
+  Layout layout(const Tensor &t) const;
+  // Adds to received[tile of work element i] the bytes of element i of `operand`
+  // when it lives on another tile.
+  void addMisplaced(const Layout &work, const Layout &operand, std::uint64_t elementBytes,
+                    PerTile &received) const;
+  void addKernel(const Kernel &k, PerTile &cycles, PerTile &received) const;
+  CycleEstimate finish(const PerTile &cycles, const PerTile &received) const;
+
+  const Target &target_;
+  const VarTable &vars_;
+  // Variables' tile mappings as sorted arrays: walking them is the model's main cost.
+  struct MappedInterval {
+    std::size_t begin, end;
+    unsigned tile;
+  };
+  mutable std::map<unsigned, std::vector<MappedInterval>> flatMappings_;
+};
+
+} // namespace poplar::detail

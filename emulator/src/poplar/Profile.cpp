@@ -1,0 +1,269 @@
+// The Engine's profile: data and Poplar's printProfileSummary text.
+#include <poplar/Engine.hpp>
+#include <poplar/exceptions.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <map>
+#include <numeric>
+#include <set>
+#include <ostream>
+#include <sstream>
+
+#include "EngineState.hpp"
+
+namespace poplar {
+
+namespace detail {
+
+std::string withCommas(std::uint64_t n) {
+  std::string s = std::to_string(n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+  return s;
+}
+
+} // namespace detail
+
+namespace {
+
+using detail::withCommas;
+
+// 1330.04 -> "1,330.0"
+std::string oneDecimal(double x) {
+  const auto tenths = static_cast<std::uint64_t>(std::llround(x * 10));
+  return withCommas(tenths / 10) + "." + std::to_string(tenths % 10);
+}
+
+std::string percent(std::uint64_t part, std::uint64_t whole) {
+  return whole ? oneDecimal(100.0 * static_cast<double>(part) / static_cast<double>(whole)) + "%" : "-";
+}
+
+// "1,234 (12.3%)"
+std::string share(std::uint64_t part, std::uint64_t whole) {
+  return withCommas(part) + " (" + percent(part, whole) + ")";
+}
+
+std::string duration(double seconds) {
+  std::ostringstream os;
+  os << std::setprecision(4);
+  if (seconds >= 1) os << seconds << " s";
+  else if (seconds >= 1e-3) os << seconds * 1e3 << " ms";
+  else os << seconds * 1e6 << " us";
+  return os.str();
+}
+
+// "  label:   value" with values right-aligned in one column.
+class Section {
+public:
+  explicit Section(std::ostream &out) : out_(out) {}
+  void line(unsigned indent, const std::string &label, const std::string &value = "") {
+    const std::string left = std::string(indent, ' ') + label + ":";
+    out_ << left;
+    if (!value.empty())
+      out_ << std::string(left.size() < 36 ? 36 - left.size() : 1, ' ') << std::setw(18) << value;
+    out_ << "\n";
+  }
+
+private:
+  std::ostream &out_;
+};
+
+void printTarget(std::ostream &out, const ProfileData &p) {
+  const Target &t = p.target;
+  Section s(out);
+  out << "Target:\n";
+  s.line(2, "Number of IPUs", withCommas(t.getNumIPUs()));
+  s.line(2, "Tiles per IPU", withCommas(t.getTilesPerIPU()));
+  s.line(2, "Total Tiles", withCommas(t.getNumTiles()));
+  s.line(2, "Memory Per-Tile", oneDecimal(t.getBytesPerTile() / 1024.0) + " kB");
+  s.line(2, "Total Memory", oneDecimal(static_cast<double>(t.getMemoryBytes()) / (1024.0 * 1024.0)) + " MB");
+  s.line(2, "Clock Speed (approx)", oneDecimal(t.getTileClockFrequency() / 1e6) + " MHz");
+  s.line(2, "Architecture", t.getTargetArchString().str());
+  s.line(2, "Device", "IPU model (popdsl emulator)");
+  out << "\n";
+}
+
+void printGraph(std::ostream &out, const ProfileData &p) {
+  Section s(out);
+  out << "Graph:\n";
+  s.line(2, "Number of variables", withCommas(p.numVariables));
+  s.line(2, "Number of constants", withCommas(p.numConstants));
+  s.line(2, "Number of compute sets", withCommas(p.numComputeSets));
+  s.line(2, "Number of programs", withCommas(p.numPrograms));
+  s.line(2, "Number of program steps", withCommas(p.steps.size()));
+  out << "\n";
+}
+
+void printHistogram(std::ostream &out, const std::vector<std::size_t> &bytes) {
+  const auto [lo, hi] = std::minmax_element(bytes.begin(), bytes.end());
+  const std::size_t minKB = *lo / 1024, maxKB = *hi / 1024;
+  const std::size_t width = std::max<std::size_t>(1, (maxKB - minKB + 10) / 10);
+  const std::size_t first = minKB / width * width;
+  std::vector<std::size_t> counts((maxKB - first) / width + 1, 0);
+  for (std::size_t b : bytes) ++counts[(b / 1024 - first) / width];
+  const std::size_t most = *std::max_element(counts.begin(), counts.end());
+  out << "    Range (KB) Histogram (Excluding Gaps)               Count (tiles)\n";
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    const std::size_t begin = first + i * width;
+    const std::size_t stars = counts[i] ? std::max<std::size_t>(1, counts[i] * 40 / most) : 0;
+    out << "    " << std::setw(6) << begin << " - " << std::left << std::setw(4) << begin + width
+        << std::setw(40) << std::string(stars, '*') << std::right << std::setw(7) << withCommas(counts[i])
+        << "\n";
+  }
+}
+
+void printMemory(std::ostream &out, const ProfileData &p) {
+  Section s(out);
+  const auto &constants = p.constantBytesPerTile;
+  std::vector<std::size_t> total(p.variableBytesPerTile.size());
+  for (std::size_t t = 0; t < total.size(); ++t) total[t] = p.variableBytesPerTile[t] + constants[t];
+  const std::size_t all = std::accumulate(total.begin(), total.end(), std::size_t(0));
+  const std::size_t constantBytes = std::accumulate(constants.begin(), constants.end(), std::size_t(0));
+  out << "Memory Usage:\n";
+  s.line(2, "Total");
+  s.line(4, "Including Gaps", withCommas(all) + " B");
+  s.line(4, "Excluding Gaps");
+  s.line(6, "By Data Type");
+  s.line(10, "Variables", withCommas(all - constantBytes) + " B");
+  s.line(10, "Constants", withCommas(constantBytes) + " B");
+  s.line(6, "By Liveness (no liveness analysis: all always live)");
+  s.line(10, "Always-live", withCommas(all) + " B");
+  s.line(10, "Not-always-live", "0 B");
+  out << "  By Tile (Excluding Gaps):\n";
+  printHistogram(out, total);
+  const auto fullest = static_cast<std::size_t>(std::max_element(total.begin(), total.end()) - total.begin());
+  out << "    Maximum (Excluding Gaps): " << withCommas(total[fullest]) << " ("
+      << oneDecimal(total[fullest] / 1024.0) << " K) on tile " << fullest << "\n";
+  const std::size_t limit = p.target.getBytesPerTile();
+  out << "    " << std::count_if(total.begin(), total.end(), [&](std::size_t b) { return b > limit; })
+      << " tile(s) out of memory\n";
+  std::vector<std::size_t> order(total.size());
+  std::iota(order.begin(), order.end(), std::size_t(0));
+  const std::size_t used = static_cast<std::size_t>(std::count_if(total.begin(), total.end(), [](std::size_t b) { return b > 0; }));
+  const std::size_t shown = std::min<std::size_t>(5, used);
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(shown), order.end(),
+                    [&](std::size_t a, std::size_t b) { return total[a] != total[b] ? total[a] > total[b] : a < b; });
+  out << "  Largest tiles:\n";
+  for (std::size_t i = 0; i < shown; ++i) {
+    const std::size_t t = order[i];
+    out << "    Tile # " << std::left << std::setw(6) << t << std::right << std::setw(12)
+        << withCommas(total[t]) << " B  (variables " << withCommas(total[t] - constants[t])
+        << " B, constants " << withCommas(constants[t]) << " B, " << percent(total[t], limit)
+        << " of the tile)\n";
+  }
+  out << "\n";
+}
+
+void printSteps(std::ostream &out, const ProfileData &p, bool all) {
+  std::vector<std::size_t> order(p.steps.size());
+  std::iota(order.begin(), order.end(), std::size_t(0));
+  const std::size_t shown = all ? order.size() : std::min<std::size_t>(10, order.size());
+  if (!all)
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(shown), order.end(),
+                      [&](std::size_t a, std::size_t b) {
+                        return p.steps[a].totalCycles() > p.steps[b].totalCycles();
+                      });
+  const std::uint64_t total = p.totalCycles();
+  out << (all ? "  Execution steps" : "  Costliest steps") << " (cycles estimated):\n"
+      << "        #  " << std::setw(14) << "Total cycles" << std::setw(8) << "%" << std::setw(12)
+      << "Executions" << std::setw(12) << "Cycles/exec" << "  Kind: name\n";
+  for (std::size_t i = 0; i < shown; ++i) {
+    const ProfileStep &st = p.steps[order[i]];
+    out << "    " << std::setw(5) << order[i] << "  " << std::setw(14) << withCommas(st.totalCycles())
+        << std::setw(8) << percent(st.totalCycles(), total) << std::setw(12) << withCommas(st.executions)
+        << std::setw(12) << withCommas(st.cyclesPerExecution()) << "  " << st.kind << ": " << st.name
+        << "\n";
+  }
+}
+
+void printExecution(std::ostream &out, const ProfileData &p, bool allSteps) {
+  Section s(out);
+  const std::uint64_t total = p.totalCycles();
+  std::uint64_t sync = 0, exchange = 0, compute = 0;
+  double host = 0;
+  std::map<std::string, std::uint64_t> byKind;
+  for (const ProfileStep &st : p.steps) {
+    sync += st.executions * st.syncCycles;
+    exchange += st.executions * st.exchangeCycles;
+    compute += st.executions * st.computeCycles;
+    host += st.hostSeconds;
+    byKind[st.kind] += st.totalCycles();
+  }
+  out << "Execution:\n";
+  s.line(2, "Programs run", withCommas(p.runs));
+  s.line(2, "Total cycles (estimated)", withCommas(total));
+  s.line(2, "Total time (estimated)",
+         duration(static_cast<double>(total) / p.target.getTileClockFrequency()));
+  s.line(2, "Host time (measured)", p.hostTimed ? duration(host) : "not measured");
+  if (!p.hostTimed) out << "    (set the engine option debug.instrument to time every step on the host)\n";
+  s.line(2, "Cycles by phase (estimated)");
+  s.line(4, "Sync", share(sync, total));
+  s.line(4, "Exchange", share(exchange, total));
+  s.line(4, "Compute", share(compute, total));
+  s.line(2, "Cycles by step kind (estimated)");
+  for (const auto &kv : byKind) s.line(4, kv.first, share(kv.second, total));
+  printSteps(out, p, allSteps);
+}
+
+} // namespace
+
+std::uint64_t ProfileData::totalCycles() const {
+  std::uint64_t total = 0;
+  for (const ProfileStep &s : steps) total += s.totalCycles();
+  return total;
+}
+
+ProfileData Engine::getProfileData() const {
+  detail::EngineState &s = *state_;
+  s.estimateCycles();
+  ProfileData p;
+  p.target = s.graph->target;
+  for (unsigned id : s.usedVars) ++(s.graph->vars->vars[id].isConstant ? p.numConstants : p.numVariables);
+  p.numComputeSets = static_cast<unsigned>(s.graph->computeSets.size());
+  p.numPrograms = static_cast<unsigned>(s.entries.size());
+  p.constantBytesPerTile = s.constantTileBytes;
+  p.variableBytesPerTile = s.tileBytes;
+  for (std::size_t t = 0; t < s.tileBytes.size(); ++t) p.variableBytesPerTile[t] -= s.constantTileBytes[t];
+  for (const auto &step : s.steps) {
+    ProfileStep ps;
+    ps.kind = step->kind;
+    ps.name = step->name;
+    ps.executions = step->executions;
+    ps.hostSeconds = step->seconds;
+    ps.syncCycles = step->cost.sync;
+    ps.exchangeCycles = step->cost.exchange;
+    ps.computeCycles = step->cost.compute;
+    ps.exchangeBytes = step->cost.exchangeBytes;
+    p.steps.push_back(std::move(ps));
+  }
+  p.runs = s.runs;
+  p.hostTimed = s.timeSteps;
+  return p;
+}
+
+void Engine::printProfileSummary(std::ostream &out, const OptionFlags &opt) const {
+  bool showSteps = false;
+  for (const auto &kv : opt) {
+    static const std::set<std::string> accepted = {"showExecutionSteps", "showVarStorage", "showOptimizations",
+                                                   "showPerIpuMemoryUsage", "colours"};
+    if (!accepted.count(kv.first))
+      throw invalid_option("printProfileSummary: unrecognised option '" + kv.first + "'");
+    if (kv.first == "showExecutionSteps") showSteps = kv.second == "true";
+  }
+  const ProfileData p = getProfileData();
+  printTarget(out, p);
+  printGraph(out, p);
+  printMemory(out, p);
+  printExecution(out, p, showSteps);
+}
+
+void Engine::resetExecutionProfile() {
+  for (auto &step : state_->steps) {
+    step->executions = 0;
+    step->seconds = 0;
+  }
+  state_->runs = 0;
+}
+
+} // namespace poplar

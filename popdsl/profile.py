@@ -1,0 +1,226 @@
+"""session.profile: what the Engine recorded, as text, data and pictures.
+
+Execution counts are exact. Every cycle figure is an ESTIMATE from the emulator's
+cost model (README "Profiling", emulator/src/poplar/CostModel.hpp), as on
+Poplar's IPUModel. Host times are measured only with the engine option
+`debug.instrument` (or `autoReport.all`). Memory per tile follows the tile mapping.
+"""
+import dataclasses
+import json
+import os
+import re
+
+_LOCATION = re.compile(r"[\w.-]+\.py:\d+")
+
+
+@dataclasses.dataclass
+class Step:
+    """One program step: a compute set, copy, stream copy or control decision."""
+    index: int
+    kind: str
+    name: str
+    executions: int
+    sync_cycles: int      # estimated, per execution
+    exchange_cycles: int  # estimated, per execution
+    compute_cycles: int   # estimated, per execution
+    exchange_bytes: int   # per execution
+    host_seconds: float   # measured, all executions (0 unless instrumented)
+
+    @property
+    def cycles_per_execution(self) -> int:
+        return self.sync_cycles + self.exchange_cycles + self.compute_cycles
+
+    @property
+    def total_cycles(self) -> int:
+        """Estimated cycles of all executions."""
+        return self.executions * self.cycles_per_execution
+
+    @property
+    def source(self) -> str:
+        """The user's source line in the debug name ('file.py:LINE: statement'), else the name."""
+        match = _LOCATION.search(self.name)
+        return self.name[match.start():] if match else (self.name or "<unnamed>")
+
+
+@dataclasses.dataclass
+class LineCost:
+    """Steps grouped by the source line that built them."""
+    location: str  # 'file.py:LINE' (or the whole name when it has no location)
+    label: str     # location and statement
+    total_cycles: int
+    executions: int
+    steps: int
+
+
+@dataclasses.dataclass
+class Target:
+    arch: str
+    num_ipus: int
+    tiles_per_ipu: int
+    bytes_per_tile: int
+    clock_hz: float
+    workers: int
+    exchange_bytes_per_cycle: int
+
+    @property
+    def num_tiles(self) -> int:
+        return self.num_ipus * self.tiles_per_ipu
+
+
+@dataclasses.dataclass
+class Memory:
+    """Bytes per tile of the variables and constants the programs use."""
+    variable_bytes: list
+    constant_bytes: list
+    bytes_per_tile: int  # the per-tile limit
+
+    @property
+    def tile_bytes(self) -> list:
+        return [v + c for v, c in zip(self.variable_bytes, self.constant_bytes)]
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(self.tile_bytes)
+
+    def largest_tiles(self, n: int = 5) -> list:
+        """[(tile, bytes)] of the n fullest tiles, fullest first."""
+        return sorted(enumerate(self.tile_bytes), key=lambda tb: (-tb[1], tb[0]))[:n]
+
+    def out_of_memory_tiles(self) -> list:
+        return [t for t, b in enumerate(self.tile_bytes) if b > self.bytes_per_tile]
+
+
+@dataclasses.dataclass
+class Profile:
+    """A snapshot of an Engine's profile (Session.profile takes a fresh one each time)."""
+    target: Target
+    memory: Memory
+    steps: list
+    runs: int
+    host_timed: bool
+    num_variables: int
+    num_constants: int
+    num_compute_sets: int
+    num_programs: int
+    summary_text: str
+
+    @classmethod
+    def from_engine(cls, engine) -> "Profile":
+        import io
+
+        data = engine.getProfileData()
+        t = data["target"]
+        text = io.StringIO()
+        engine.printProfileSummary(text)
+        return cls(
+            target=Target(t.getTargetArchString(), t.getNumIPUs(), t.getTilesPerIPU(), t.getBytesPerTile(),
+                          t.getTileClockFrequency(), t.getNumWorkerContexts(), t.getExchangeBytesPerCycle()),
+            memory=Memory(list(data["variable_bytes_per_tile"]), list(data["constant_bytes_per_tile"]),
+                          t.getBytesPerTile()),
+            steps=[Step(index=i, **s) for i, s in enumerate(data["steps"])],
+            runs=data["runs"], host_timed=data["host_timed"], num_variables=data["num_variables"],
+            num_constants=data["num_constants"], num_compute_sets=data["num_compute_sets"],
+            num_programs=data["num_programs"], summary_text=text.getvalue())
+
+    # --- figures ------------------------------------------------------------------------
+    @property
+    def total_cycles(self) -> int:
+        """Estimated cycles of everything the engine ran."""
+        return sum(s.total_cycles for s in self.steps)
+
+    @property
+    def estimated_seconds(self) -> float:
+        return self.total_cycles / self.target.clock_hz
+
+    def summary(self) -> str:
+        """Poplar's printProfileSummary text: Target, Graph, Memory Usage, Execution."""
+        return self.summary_text
+
+    def top_steps(self, n: int = 10) -> list:
+        """The n steps with the most estimated cycles, costliest first."""
+        return sorted(self.steps, key=lambda s: (-s.total_cycles, s.index))[:n]
+
+    def by_name(self) -> dict:
+        """Estimated cycles per debug name, costliest first."""
+        totals = {}
+        for s in self.steps:
+            totals[s.name] = totals.get(s.name, 0) + s.total_cycles
+        return dict(sorted(totals.items(), key=lambda kv: -kv[1]))
+
+    def by_line(self) -> list:
+        """[LineCost] per source line of the user's builder, costliest first."""
+        groups = {}
+        for s in self.steps:
+            source = s.source
+            match = _LOCATION.match(source)
+            key = match.group(0) if match else source
+            g = groups.setdefault(key, LineCost(key, source, 0, 0, 0))
+            if len(source) < len(g.label):
+                g.label = source  # the plain statement, without library suffixes
+            g.total_cycles += s.total_cycles
+            g.executions += s.executions
+            g.steps += 1
+        return sorted(groups.values(), key=lambda g: (-g.total_cycles, g.location))
+
+    # --- files --------------------------------------------------------------------------
+    def to_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self), indent=1)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Profile":
+        d = json.loads(text)
+        d["target"] = Target(**d["target"])
+        d["memory"] = Memory(**d["memory"])
+        d["steps"] = [Step(**s) for s in d["steps"]]
+        return cls(**d)
+
+    def plot_memory(self, path):
+        """A PNG of the bytes per tile (variables and constants) against the per-tile limit."""
+        from popdsl import _plots
+        _plots.memory(self, path)
+
+    def plot_execution(self, path, top: int = 15):
+        """A PNG of the `top` costliest steps and source lines by estimated cycles."""
+        from popdsl import _plots
+        _plots.execution(self, path, top)
+
+    def write_report(self, directory) -> list:
+        """Writes profile_summary.txt, profile.json and (with matplotlib) memory.png and
+        execution.png to `directory`; returns the paths written."""
+        os.makedirs(directory, exist_ok=True)
+        paths = []
+
+        def write(name, text):
+            paths.append(os.path.join(directory, name))
+            with open(paths[-1], "w") as f:
+                f.write(text)
+
+        write("profile_summary.txt", self.summary())
+        write("profile.json", self.to_json())
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            return paths
+        for name, plot in (("memory.png", self.plot_memory), ("execution.png", self.plot_execution)):
+            paths.append(os.path.join(directory, name))
+            plot(paths[-1])
+        return paths
+
+
+_TRUE = "true"
+_REPORT_SWITCHES = ("autoReport.all", "autoReport.outputGraphProfile", "autoReport.outputExecutionProfile")
+report_directories = []  # where auto_report wrote, in order (the CLI lists them)
+
+
+def auto_report(engine):
+    """Writes the report files when the engine's options (POPLAR_ENGINE_OPTIONS included)
+    ask for them: into autoReport.directory (default "."), the first engine of a process
+    directly, later ones into sub-directories session2, session3, ...; returns the paths."""
+    options = dict(engine.getEngineOptions())
+    if not any(options.get(k) == _TRUE for k in _REPORT_SWITCHES):
+        return []
+    directory = options.get("autoReport.directory", ".")
+    if report_directories:
+        directory = os.path.join(directory, f"session{len(report_directories) + 1}")
+    report_directories.append(directory)
+    return Profile.from_engine(engine).write_report(directory)

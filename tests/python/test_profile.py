@@ -1,0 +1,301 @@
+"""Profiles: exact execution counts, estimated cycles that follow the documented cost
+model (README "Profiling"), memory per tile from the mapping, reports, counters, CLI."""
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import popdsl as pd
+import popdsl.profile
+from popdsl import poplar, program
+
+# The cost model's constants, as README "Profiling" documents them.
+SYNC, VERTEX, TRANSCENDENTAL = 100, 50, 10
+WORKERS, EXCHANGE_BYTES_PER_CYCLE, FLOAT_AMP_FLOPS = 6, 4, 32
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def elementwise_cycles(elements, per_vector, cycles_per_vector=1):
+    """Compute cycles of an element-wise kernel on its busiest tile."""
+    return VERTEX + math.ceil(math.ceil(elements / per_vector) / WORKERS) * WORKERS * cycles_per_vector
+
+
+def steps_named(profile, prefix, kind=None):
+    return [s for s in profile.steps if s.name.startswith(prefix) and (kind is None or s.kind == kind)]
+
+
+def only_step(profile, prefix, kind=None):
+    found = steps_named(profile, prefix, kind)
+    assert len(found) == 1, [(s.kind, s.name) for s in profile.steps]
+    return found[0]
+
+
+def test_execution_counts_of_nested_control_flow(device):
+    g = pd.Graph(device)
+    k, then, other, w = (g.variable(pd.int32, (1,), name=n) for n in ("k", "then", "other", "w"))
+    s, cases = g.variable(pd.int32, (1,), name="s"), g.variable(pd.int32, (3,), name="cases")
+    bump = g.function(lambda: k.__iadd__(0), name="noop_call")
+    with pd.Sequence() as main:
+        for t in (k, then, other, w, s, cases):
+            pd.zero(t)
+        with pd.Repeat(3, name="outer"):
+            with pd.Repeat(4, name="inner"):
+                with pd.name_scope("body"):
+                    k += 1
+                with pd.If(k % 3 == 0, name="if"):
+                    with pd.name_scope("then"):
+                        then += 1
+                with pd.Else():
+                    with pd.name_scope("else"):
+                        other += 1
+            with pd.Switch(s, name="switch") as sw:
+                for value in (0, 1):
+                    with sw.case(value), pd.name_scope(f"case{value}"):
+                        cases[value:value + 1] += 1
+                with sw.default(), pd.name_scope("default"):
+                    cases[2:3] += 1
+            s += 1
+        with pd.While(lambda: w < 5, name="while"):
+            with pd.name_scope("while_body"):
+                w += 1
+        bump()
+        bump()
+    with pd.Session(g, main, device=device) as sess:
+        sess.run()
+        assert [int(sess.read(t)[0]) for t in (k, then, other, w)] == [12, 4, 8, 5]
+        profile = sess.profile
+    assert profile.runs == 1
+    counts = {(kind, name): only_step(profile, name, kind).executions for kind, name in [
+        ("Repeat", "outer"), ("Repeat", "inner"), ("If", "if"), ("Switch", "switch"),
+        ("RepeatWhileTrue", "while")]}
+    counts[("Call", "noop_call")] = sum(st.executions for st in steps_named(profile, "noop_call", "Call"))
+    assert counts == {("Repeat", "outer"): 1, ("Repeat", "inner"): 3, ("If", "if"): 12, ("Switch", "switch"): 3,
+                      ("RepeatWhileTrue", "while"): 6, ("Call", "noop_call"): 2}  # While: predicate evaluations
+    body = {scope: sum(st.executions for st in steps_named(profile, scope + "/", "Execute"))
+            for scope in ("body", "then", "else", "case0", "case1", "default", "while_body")}
+    assert body == {"body": 12, "then": 4, "else": 8, "case0": 1, "case1": 1, "default": 1, "while_body": 5}
+    # control decisions cost a sync and a branch each time; a Repeat costs a branch per iteration
+    assert only_step(profile, "if", "If").cycles_per_execution == SYNC + 10
+    assert only_step(profile, "inner", "Repeat").cycles_per_execution == 4 * 10
+
+
+def run_profile(device, build, options=None):
+    """Builds a program with build(graph) inside a Sequence, runs it once, returns the profile."""
+    g = pd.Graph(device)
+    with pd.Sequence() as main:
+        build(g)
+    with pd.Session(g, main, device=device, options=options) as s:
+        s.run()
+        return s.profile
+
+
+@pytest.mark.parametrize("dtype, per_vector", [(pd.float32, 2), (pd.float16, 4)])
+def test_compute_cycles_follow_elements_per_tile(device, dtype, per_vector):
+    def inc(n, mapping):
+        def build(g):
+            x = g.variable(dtype, (n,), name="x", mapping=mapping)
+            with pd.name_scope("op"):
+                x += 1.0
+        return only_step(run_profile(device, build), "op/", "Execute")
+
+    one_tile, twice, spread = inc(1200, 0), inc(2400, 0), inc(2400, pd.graph.LINEAR)
+    assert one_tile.compute_cycles == elementwise_cycles(1200, per_vector)
+    assert twice.compute_cycles - VERTEX == 2 * (one_tile.compute_cycles - VERTEX)  # 2x the work per tile
+    assert spread.compute_cycles == elementwise_cycles(600, per_vector)  # 4 tiles share 2400 elements
+    assert one_tile.sync_cycles == SYNC and one_tile.exchange_cycles == 0
+
+
+def test_transcendental_ops_cost_more_per_vector(device):
+    def build(g):
+        x = g.variable(pd.float32, (600,), name="x", mapping=0)
+        with pd.name_scope("add"):
+            pd.map(lambda a: a + 1.0, x)
+        with pd.name_scope("exp"):
+            pd.exp(x)
+    profile = run_profile(device, build)
+    assert only_step(profile, "add/").compute_cycles == elementwise_cycles(600, 2)
+    assert only_step(profile, "exp/").compute_cycles == elementwise_cycles(600, 2, TRANSCENDENTAL)
+
+
+def test_copy_between_tiles_is_exchange(device):
+    def build(g):
+        a = g.variable(pd.float32, (1000,), name="a", mapping=0)
+        b = g.variable(pd.float32, (1000,), name="b", mapping=1)
+        c = g.variable(pd.float32, (1000,), name="c", mapping=0)
+        pd.copy(a, b, name="across")
+        pd.copy(a, c, name="on_tile")
+    profile = run_profile(device, build)
+    across, local = only_step(profile, "across"), only_step(profile, "on_tile")
+    assert (across.exchange_bytes, across.exchange_cycles) == (4000, 4000 // EXCHANGE_BYTES_PER_CYCLE)
+    assert (local.exchange_bytes, local.exchange_cycles, local.compute_cycles) == (0, 0, 4000 // 8)
+
+
+def test_matmul_cycles_are_flops_per_tile_over_amp_rate(device):
+    m, k, n = 8, 64, 16
+    found = {}
+
+    def build(g):
+        a = g.variable(pd.float32, (m, k), name="a")
+        b = g.variable(pd.float32, (k, n), name="b")
+        found["y"] = pd.matmul(a, b, name="mm")
+        found["graph"] = g
+    profile = run_profile(device, build)
+    mapping = found["graph"].raw.getTileMapping(found["y"].raw)
+    busiest = max(sum(i.size() for i in tile) for tile in mapping)
+    assert only_step(profile, "mm", "Execute").compute_cycles == VERTEX + math.ceil(2 * k * busiest / FLOAT_AMP_FLOPS)
+
+
+def test_memory_per_tile_is_what_the_mapping_implies(device):
+    g = pd.Graph(device)
+    g.variable(pd.float32, (10,), name="a", mapping=1)
+    g.variable(pd.int32, (6,), name="b", mapping=[[(0, 2)], [], [(2, 6)]])
+    g.constant(np.ones(8, np.float16), name="c", mapping=3)
+    g.variable(pd.float32, (12,), name="d", mapping=[[(3 * t, 3 * t + 3)] for t in range(4)])
+    with pd.Sequence() as main:
+        pass
+    with pd.Session(g, main, device=device) as s:
+        memory = s.profile.memory
+    assert memory.variable_bytes == [2 * 4 + 3 * 4, 10 * 4 + 3 * 4, 4 * 4 + 3 * 4, 3 * 4]
+    assert memory.constant_bytes == [0, 0, 0, 8 * 2]
+    assert memory.largest_tiles(2) == [(1, 52), (2, 28)]
+    assert memory.bytes_per_tile == 638976 and memory.out_of_memory_tiles() == []
+
+
+@pytest.fixture
+def small_profile(device):
+    def build(g):
+        x = g.variable(pd.float32, (64,), name="x")
+        with pd.Repeat(3):
+            x += 1.0
+            pd.exp(x)
+    return run_profile(device, build, options={"debug.instrument": "true"})
+
+
+def test_summary_has_poplars_sections_and_labels_cycles_estimated(small_profile):
+    text = small_profile.summary()
+    for section in ("Target:", "Graph:", "Memory Usage:", "Execution:", "By Tile (Excluding Gaps):",
+                    "Total cycles (estimated):", "Costliest steps (cycles estimated):"):
+        assert section in text
+    labels = [line.split(":")[0] for line in text.splitlines()
+              if "cycles" in line.lower() and ":" in line and not line.strip().startswith("#")]  # not table headers
+    assert labels and all("estimated" in label for label in labels), labels
+    assert f"{small_profile.total_cycles:,}" in text
+    assert "not measured" not in text  # debug.instrument times the steps on the host
+
+
+def test_host_time_only_with_instrumentation(small_profile, device):
+    assert small_profile.host_timed and all(s.host_seconds > 0 for s in small_profile.steps if s.executions)
+    plain = run_profile(device, lambda g: pd.zero(g.variable(pd.float32, (4,))))
+    assert not plain.host_timed and all(s.host_seconds == 0 for s in plain.steps)
+
+
+def test_json_round_trip_and_breakdowns(small_profile):
+    again = pd.Profile.from_json(small_profile.to_json())
+    assert again == small_profile
+    lines = again.by_line()
+    assert lines[0].total_cycles >= lines[-1].total_cycles
+    assert sum(line.total_cycles for line in lines) == again.total_cycles == sum(again.by_name().values())
+    assert any("pd.exp(x)" in line.label for line in lines)
+
+
+def test_plots_write_pngs(small_profile, tmp_path):
+    pytest.importorskip("matplotlib")
+    import matplotlib.image
+    for plot, name in ((small_profile.plot_memory, "m.png"), (small_profile.plot_execution, "e.png")):
+        plot(tmp_path / name)
+        assert (tmp_path / name).read_bytes()[:8] == PNG_MAGIC
+        height, width = matplotlib.image.imread(tmp_path / name).shape[:2]
+        assert width > 600 and height > 300
+
+
+def test_auto_report_from_environment(device, tmp_path, monkeypatch):
+    monkeypatch.setattr(popdsl.profile, "report_directories", [])
+    monkeypatch.setenv("POPLAR_ENGINE_OPTIONS", f'{{"autoReport.all": "true", "autoReport.directory": "{tmp_path}"}}')
+    run_profile(device, lambda g: pd.zero(g.variable(pd.float32, (4,))))
+    run_profile(device, lambda g: pd.zero(g.variable(pd.float32, (4,))))  # a second session: a subdirectory
+    expected = {"profile_summary.txt", "profile.json"}
+    try:
+        import matplotlib  # noqa: F401
+        expected |= {"memory.png", "execution.png"}
+    except ImportError:
+        pass
+    assert expected <= set(os.listdir(tmp_path)) and expected <= set(os.listdir(tmp_path / "session2"))
+    assert "Memory Usage:" in (tmp_path / "profile_summary.txt").read_text()
+
+
+def test_no_report_files_without_auto_report(device, tmp_path, monkeypatch):
+    monkeypatch.delenv("POPLAR_ENGINE_OPTIONS", raising=False)
+    monkeypatch.chdir(tmp_path)
+    run_profile(device, lambda g: pd.zero(g.variable(pd.float32, (4,))))
+    assert os.listdir(tmp_path) == []
+
+
+def test_cycle_count_is_the_estimated_cycles_of_its_block(device):
+    g = pd.Graph(device)
+    x = g.variable(pd.float32, (100,), name="x")
+    with pd.Sequence() as main:
+        with pd.cycle_count(tile=2) as counted:
+            with pd.name_scope("timed"), pd.Repeat(2):
+                x += 1.0
+                pd.exp(x)
+        first = pd.cycle_stamp()
+        with pd.name_scope("between"):
+            x *= 2.0
+        second = pd.cycle_stamp()
+    with pd.Session(g, main, device=device) as s:
+        s.run()
+        profile = s.profile
+        timed = sum(st.total_cycles for st in steps_named(profile, "timed"))
+        between = only_step(profile, "between/").total_cycles
+        assert s.read(counted) == timed + SYNC  # plus the sync that closes the window
+        assert s.read(second) - s.read(first) == between + SYNC
+        assert s.read(counted.tensor).dtype == np.uint32 and s.read(counted.tensor).shape == (2,)
+    assert pd.cycle_count.value(None, [5, 2]) == 5 + (2 << 32)
+
+
+def test_raw_cycle_count_and_bad_tile(graph, device):
+    x = graph.addVariable(poplar.FLOAT, [8], "x")
+    graph.setTileMapping(x, 0)
+    seq = program.Sequence([program.Copy(x, x)])
+    count = poplar.cycleCount(graph, seq, 1, poplar.SyncType.INTERNAL, "count")
+    assert count.shape() == [2] and count.elementType() == poplar.UNSIGNED_INT
+    graph.createHostRead("count", count)
+    engine = poplar.Engine(graph, seq)
+    engine.load(device)
+    engine.run()
+    out = engine.readTensor("count", np.zeros(2, np.uint32))
+    copy = engine.getProfileData()["steps"][1]
+    assert copy["kind"] == "Copy" and (copy["sync_cycles"], copy["compute_cycles"]) == (SYNC, 8 * 4 // 8)
+    assert list(out) == [SYNC + 8 * 4 // 8 + SYNC, 0]  # the copy, then the sync closing the window
+    with pytest.raises(poplar.poplar_error, match="tile 9 does not exist"):
+        poplar.cycleStamp(graph, seq, 9, poplar.SyncType.INTERNAL)
+
+
+SCRIPT = """
+import popdsl as pd
+dev = pd.ipu_model(tiles=4)
+g = pd.Graph(dev)
+x = g.variable(pd.float32, (16,), name="x")
+with pd.Sequence() as main:
+    x += 1.0
+with pd.Session(g, main, device=dev) as s:
+    s.run()
+print("script ran")
+"""
+
+
+def test_cli_profile_and_info(tmp_path):
+    script = tmp_path / "tiny.py"
+    script.write_text(SCRIPT)
+    out = tmp_path / "report"
+    result = subprocess.run([sys.executable, "-m", "popdsl", "profile", str(script), "--out", str(out)],
+                            capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "script ran" in result.stdout and "Memory Usage:" in result.stdout
+    assert {"profile_summary.txt", "profile.json"} <= set(os.listdir(out))
+    info = subprocess.run([sys.executable, "-m", "popdsl", "info"], capture_output=True, text=True, timeout=60)
+    assert info.returncode == 0, info.stderr
+    assert "backend: emulator" in info.stdout and "ipu21" in info.stdout and "1,216" in info.stdout
