@@ -2,7 +2,8 @@
 
 Builds the forward (with its log-sum-exp stash) and the backward of
 pd.nn.flash_attention_qkv_packed for a packed qkv [3, G, L, D], runs both on the
-IPU-model emulator, compares them with float64 numpy and prints host timings.
+IPU-model emulator, compares them with float64 numpy and prints host timings and a
+short profile (`python -m popdsl profile examples/flash_attention.py` for the full one).
 """
 import time
 
@@ -41,6 +42,7 @@ def main():
             session.run(name)
             seconds[name] = time.perf_counter() - start
         results = session.read(out), session.read(log_sum_exp), session.read(dqkv)
+        profile = session.profile
 
     expected_out, expected_lse, p = causal_attention(qkv_values)
     expected_dqkv = causal_attention_grad(qkv_values, d_out_values, probabilities=p)
@@ -53,6 +55,10 @@ def main():
     print(f"  host time: build {1e3 * (built - started):.0f} ms, compile {1e3 * (compiled - built):.0f} ms, "
           f"forward {1e3 * seconds['forward']:.1f} ms, backward {1e3 * seconds['backward']:.1f} ms")
     print(f"  max |error| vs float64 numpy: out {errors[0]:.1e}, log-sum-exp {errors[1]:.1e}, dqkv {errors[2]:.1e}")
+    print(f"  profile: {profile.total_cycles:,} cycles (estimated, {1e6 * profile.estimated_seconds:.0f} us), "
+          f"fullest tile {max(profile.memory.tile_bytes):,} bytes; costliest builder lines:")
+    for line in profile.by_line()[:3]:
+        print(f"    {line.total_cycles:>10,} cycles  {line.label}")
     print("Program complete")
 
 
