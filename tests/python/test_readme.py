@@ -2,6 +2,8 @@
 import pathlib
 import re
 
+import numpy as np
+
 from popdsl.testing.plugin import ipu_device, session_factory  # noqa: F401  (fixtures)
 
 README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
@@ -17,3 +19,20 @@ def test_testing_example_passes(ipu_device, session_factory):
     namespace = {}
     exec(compile(SNIPPETS[1], "README testing example", "exec"), namespace)
     namespace["test_softplus"](ipu_device, session_factory)
+
+
+def test_builders_example_runs(capsys):
+    (snippet,) = [s for s in SNIPPETS if "pd.nn.flash_attention_qkv_packed_with_stash" in s]
+    exec(compile(snippet, "README builders example", "exec"), {})
+    shape, last_h = capsys.readouterr().out.split(")", 1)
+    assert shape == "(2, 16, 8"
+    # Every input, weight and bias is 0.1, so all 4 units of both rows share one value.
+    h = c = 0.0
+    for _ in range(5):
+        z = 3 * 0.1 * 0.1 + 4 * 0.1 * h + 0.1
+        gate = 1 / (1 + np.exp(-z))
+        c = gate * c + gate * np.tanh(z)
+        h = gate * np.tanh(c)
+    got = np.array([float(v) for v in re.findall(r"-?\d+\.\d+(?:e-?\d+)?", last_h)])
+    assert got.shape == (8,)
+    np.testing.assert_allclose(got, h, rtol=1e-5)
