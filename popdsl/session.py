@@ -30,6 +30,7 @@ import logging
 import os
 import struct
 import sys
+import threading
 import time
 
 import numpy as np
@@ -49,7 +50,8 @@ _SAVED_MAGIC = b"POPDSL-SESSION\n"
 _SAVED_VERSION = 1
 _CACHE_SUFFIX = ".popexe"
 _SECTION_ORDER = ("target", "graph", "programs", "options")
-_LONG_RUN_SECONDS = 2.0
+_LONG_RUN_SECONDS = 2.0  # runs longer than this report progress while they run
+_PROGRESS_INTERVAL_SECONDS = {True: 1.0, False: 10.0}  # terminal bar, log lines
 # id(device) -> the session holding it (several sessions may share one device).
 _holders: dict = {}
 
@@ -116,6 +118,7 @@ class Session:
         self.program_names = program_names
         self.device = device
         self.name = name or "+".join(program_names)
+        self._run_seconds = {}  # program name -> how long its last run took
         self._tensors = {t.handle: t for t in tensors}
         self._streams = {s.handle: s for s in streams}
         self._callbacks = dict(callbacks)
@@ -342,8 +345,9 @@ class Session:
             else:
                 self.engine.connectStreamToCallback(handle, _collector(stream, outputs[handle]))
         start = time.perf_counter()
-        self.engine.run(self.program_names.index(name))
-        seconds = time.perf_counter() - start
+        with _RunProgress(f"running {name!r} in session {self.name!r}", self._run_seconds.get(name)):
+            self.engine.run(self.program_names.index(name))
+        seconds = self._run_seconds[name] = time.perf_counter() - start
         log.log(logging.INFO if seconds >= _LONG_RUN_SECONDS else logging.DEBUG,
                 "run of %r in session %r took %.3f s", name, self.name, seconds)
         return {self._stream_objects.get(h, h): (np.stack(v) if len(v) > 1 else v[0])
@@ -415,6 +419,50 @@ def _progress(what):
         else:
             log.debug("%s: %d/%d", what, done, total)
     return report
+
+
+class _RunProgress:
+    """While a run lasts longer than _LONG_RUN_SECONDS, reports how long it has run (and,
+    after a first run of the program, a bar against that run's time): on stderr when it
+    is a terminal, else in log lines. The engine releases the GIL while it runs, so a
+    watcher thread can report."""
+
+    def __init__(self, what: str, expected_seconds):
+        self.what, self.expected = what, expected_seconds
+        self.terminal = sys.stderr.isatty()
+        self.finished = threading.Event()
+        self.reported = False
+
+    def __enter__(self):
+        self.start = time.perf_counter()
+        self.watcher = threading.Thread(target=self._watch, daemon=True)
+        self.watcher.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.finished.set()
+        self.watcher.join()
+        if self.reported and self.terminal:
+            sys.stderr.write("\n")
+        return False
+
+    def _watch(self):
+        wait = _LONG_RUN_SECONDS
+        while not self.finished.wait(wait):
+            self._report(time.perf_counter() - self.start)
+            wait = _PROGRESS_INTERVAL_SECONDS[self.terminal]
+
+    def _report(self, elapsed):
+        self.reported = True
+        if not self.terminal:
+            log.info("%s: still running after %.1f s", self.what, elapsed)
+            return
+        bar = ""
+        if self.expected:
+            filled = min(30, int(30 * elapsed / self.expected))
+            bar = f" [{'#' * filled}{' ' * (30 - filled)}] of the last run's {self.expected:.1f} s"
+        sys.stderr.write(f"\r{self.what}: {elapsed:.0f} s{bar}")
+        sys.stderr.flush()
 
 
 # --- host handles, streams and callbacks ------------------------------------------------------

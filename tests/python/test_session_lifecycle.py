@@ -373,6 +373,30 @@ def test_engine_building_progress_is_logged_without_a_terminal(device, caplog):
     assert any(m.startswith("engine for 'two' ready in") for m in messages)
 
 
+def test_a_long_run_reports_progress_while_it_runs(device, caplog, monkeypatch):
+    from popdsl import session as session_module
+    monkeypatch.setattr(session_module, "_LONG_RUN_SECONDS", 0.01)
+    monkeypatch.setattr(session_module, "_PROGRESS_INTERVAL_SECONDS", {True: 0.01, False: 0.01})
+    caplog.set_level(logging.INFO, logger="popdsl")
+    g = pd.Graph(device)
+    x = g.variable(pd.float32, (256, 256), name="x", init=0.5)
+    with pd.Sequence("slow") as slow:
+        with pd.Repeat(400):
+            pd.map_(lambda a: pd.sqrt(a * a + 1.0) - 1.0, x)
+    with pd.Session(g, slow, device=device) as s:
+        s.run()
+    messages = cache_messages(caplog)
+    assert any(m.startswith("running 'main' in session 'main': still running after") for m in messages), messages
+
+
+def test_on_a_terminal_run_progress_is_a_bar_against_the_last_run(monkeypatch, capsys):
+    from popdsl import session as session_module
+    monkeypatch.setattr(session_module.sys.stderr, "isatty", lambda: True)
+    progress = session_module._RunProgress("running 'main'", expected_seconds=4.0)
+    progress._report(1.0)
+    assert capsys.readouterr().err == "\rrunning 'main': 1 s [" + "#" * 7 + " " * 23 + "] of the last run's 4.0 s"
+
+
 def test_a_failed_load_leaves_the_device_free(device, tmp_path):
     g, main, _ = build_model(device)
     pd.Session(g, main, device=device).save(tmp_path / "m")
