@@ -230,3 +230,19 @@ def test_type_errors_name_the_problem():
         popops.add(r.graph, i, 1.5, r.prog)
     with pytest.raises(TypeError, match="no truth value"):
         bool(pe._1 < 2)
+
+
+def test_float_exp_is_within_one_ulp_and_keeps_the_special_values():
+    # The emulator's float exp is its own vectorized code, not std::exp.
+    x = np.concatenate([np.linspace(-110, 95, 20001, dtype=np.float32),
+                        np.array([np.inf, -np.inf, np.nan, -0.0, 88.72, 88.73, -87.4, -103.97], np.float32)])
+    r = Runner()
+    out = popops.map(r.graph, pe.Exp(pe._1), [r.tensor(x, poplar.FLOAT, "x")], r.prog, "exp")
+    (got,) = r.run(out)
+    with np.errstate(over="ignore"):
+        want = np.exp(x.astype(np.float64)).astype(np.float32)  # correctly rounded, incl. inf and subnormals
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    finite = np.isfinite(want)
+    np.testing.assert_array_equal(got[~finite & ~np.isnan(want)], want[~finite & ~np.isnan(want)])
+    ulps = np.abs(got[finite].view(np.int32).astype(np.int64) - want[finite].view(np.int32))
+    assert ulps.max() <= 1, x[finite][ulps.argmax()]

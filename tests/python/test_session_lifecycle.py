@@ -158,6 +158,28 @@ def test_loaded_session_numbers_views_that_share_a_variable_name(device, tmp_pat
             loaded.read("y")
 
 
+def test_cycle_counters_survive_save_and_load(device, tmp_path):
+    g = pd.Graph(device)
+    x = g.variable(pd.float32, (64,), name="x", init=1.0)
+    with pd.Sequence() as main:
+        with pd.cycle_count(g, name="count") as count:
+            with pd.Repeat(3):
+                x += 1.0
+        stamp = pd.cycle_stamp(g, name="stamp")
+    session = pd.Session(g, main, device=device)
+    session.save(tmp_path / "counted.popdsl")
+    with session:
+        session.run()
+        cycles, stamped = session.read(count), session.read(stamp)
+    loaded = pd.Session.load(tmp_path / "counted.popdsl", device=device)
+    with loaded:
+        loaded.run()
+        np.testing.assert_array_equal(loaded.read("x"), np.full(64, 4.0))
+        lo_hi = loaded.read(count.tensor.name), loaded.read(stamp.tensor.name)
+    assert cycles > 0 and stamped > cycles
+    assert [count.value(lo_hi[0]), stamp.value(lo_hi[1])] == [cycles, stamped]
+
+
 def test_loaded_session_streams_by_handle(device, tmp_path):
     g = pd.Graph(device)
     inp = g.host_to_device(pd.float32, (3,), name="in")

@@ -167,7 +167,7 @@ public:
 
   program::Program program() {
     auto n = std::make_shared<ProgramNode>();
-    n->kind = static_cast<ProgramNode::Kind>(enumValue(static_cast<unsigned>(ProgramNode::Kind::HostCall)));
+    n->kind = static_cast<ProgramNode::Kind>(enumValue(static_cast<unsigned>(ProgramNode::Kind::CycleCount)));
     n->name = r_.str();
     n->children.resize(r_.count(8));
     for (auto &c : n->children) c = program();
@@ -298,6 +298,8 @@ private:
       if (n.id >= g_.hostFunctions.size()) r_.corrupt();
       tensors = n.tensors.size();
       break;
+    case K::CycleStamp: tensors = 1; break;
+    case K::CycleCount: children = 1; tensors = 1; break;
     }
     if (n.children.size() != children || n.tensors.size() != tensors) r_.corrupt();
   }
