@@ -52,6 +52,7 @@ _CACHE_SUFFIX = ".popexe"
 _SECTION_ORDER = ("target", "graph", "programs", "options")
 _LONG_RUN_SECONDS = 2.0  # runs longer than this report progress while they run
 _PROGRESS_INTERVAL_SECONDS = {True: 1.0, False: 10.0}  # terminal bar, log lines
+_PROGRESS_POLL_SECONDS = 0.25  # how often the watcher looks at the runs going on
 # id(device) -> the session holding it (several sessions may share one device).
 _holders: dict = {}
 
@@ -424,33 +425,45 @@ def _progress(what):
 class _RunProgress:
     """While a run lasts longer than _LONG_RUN_SECONDS, reports how long it has run (and,
     after a first run of the program, a bar against that run's time): on stderr when it
-    is a terminal, else in log lines. The engine releases the GIL while it runs, so a
-    watcher thread can report."""
+    is a terminal, else in log lines. The engine releases the GIL while it runs, so one
+    watcher thread, shared by all runs and started once, can report; a run only
+    registers itself, which keeps short runs cheap."""
+
+    _active = {}  # id -> the runs going on now
+    _lock = threading.Lock()  # a run does not end while the watcher reports it
+    _watcher = None
 
     def __init__(self, what: str, expected_seconds):
         self.what, self.expected = what, expected_seconds
         self.terminal = sys.stderr.isatty()
-        self.finished = threading.Event()
+        self.next_report = _LONG_RUN_SECONDS  # seconds into the run
         self.reported = False
 
     def __enter__(self):
         self.start = time.perf_counter()
-        self.watcher = threading.Thread(target=self._watch, daemon=True)
-        self.watcher.start()
+        _RunProgress._active[id(self)] = self
+        if _RunProgress._watcher is None:
+            _RunProgress._watcher = threading.Thread(target=_RunProgress._watch, daemon=True)
+            _RunProgress._watcher.start()
         return self
 
     def __exit__(self, *exc):
-        self.finished.set()
-        self.watcher.join()
+        with _RunProgress._lock:
+            del _RunProgress._active[id(self)]
         if self.reported and self.terminal:
             sys.stderr.write("\n")
         return False
 
-    def _watch(self):
-        wait = _LONG_RUN_SECONDS
-        while not self.finished.wait(wait):
-            self._report(time.perf_counter() - self.start)
-            wait = _PROGRESS_INTERVAL_SECONDS[self.terminal]
+    @staticmethod
+    def _watch():
+        while True:
+            time.sleep(_PROGRESS_POLL_SECONDS)
+            with _RunProgress._lock:
+                for run in list(_RunProgress._active.values()):
+                    elapsed = time.perf_counter() - run.start
+                    if elapsed >= run.next_report:
+                        run._report(elapsed)
+                        run.next_report = elapsed + _PROGRESS_INTERVAL_SECONDS[run.terminal]
 
     def _report(self, elapsed):
         self.reported = True

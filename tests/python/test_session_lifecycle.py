@@ -399,11 +399,12 @@ def test_a_long_run_reports_progress_while_it_runs(device, caplog, monkeypatch):
     from popdsl import session as session_module
     monkeypatch.setattr(session_module, "_LONG_RUN_SECONDS", 0.01)
     monkeypatch.setattr(session_module, "_PROGRESS_INTERVAL_SECONDS", {True: 0.01, False: 0.01})
+    monkeypatch.setattr(session_module, "_PROGRESS_POLL_SECONDS", 0.005)
     caplog.set_level(logging.INFO, logger="popdsl")
     g = pd.Graph(device)
     x = g.variable(pd.float32, (256, 256), name="x", init=0.5)
     with pd.Sequence("slow") as slow:
-        with pd.Repeat(400):
+        with pd.Repeat(5000):  # long enough for a watcher still in a poll of the default length
             pd.map_(lambda a: pd.sqrt(a * a + 1.0) - 1.0, x)
     with pd.Session(g, slow, device=device) as s:
         s.run()
