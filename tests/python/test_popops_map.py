@@ -246,3 +246,29 @@ def test_float_exp_is_within_one_ulp_and_keeps_the_special_values():
     np.testing.assert_array_equal(got[~finite & ~np.isnan(want)], want[~finite & ~np.isnan(want)])
     ulps = np.abs(got[finite].view(np.int32).astype(np.int64) - want[finite].view(np.int32))
     assert ulps.max() <= 1, x[finite][ulps.argmax()]
+
+
+@pytest.mark.parametrize("expression, reference", [
+    (pe.Tanh(pe._1), np.tanh),
+    (pe.Sigmoid(pe._1), lambda x: 1 / (1 + np.exp(-x))),
+], ids=["tanh", "sigmoid"])
+def test_float_tanh_and_sigmoid_are_within_two_ulp_and_keep_the_special_values(expression, reference):
+    # Both are the emulator's own vectorized code; tanh switches formula at |x| = 0.5 and
+    # saturates at 9.1, so the grid straddles both, and tiny values check tanh(x) ~ x.
+    tiny = np.logspace(-40, 0, 4001).astype(np.float32)
+    x = np.concatenate([np.linspace(-12, 12, 100001, dtype=np.float32), tiny, -tiny,
+                        np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 0.5, -0.5, 9.1, -95, 95], np.float32)])
+    r = Runner()
+    out = popops.map(r.graph, expression, [r.tensor(x, poplar.FLOAT, "x")], r.prog, "f")
+    (got,) = r.run(out)
+    with np.errstate(over="ignore"):
+        want = reference(x.astype(np.float64)).astype(np.float32)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    number = ~np.isnan(want)
+    np.testing.assert_array_equal(np.signbit(got[number]), np.signbit(want[number]))
+    # sigmoid(-95) is subnormal in float64 but 0 in float arithmetic (e^95 overflows)
+    normal = number & (np.abs(want) >= np.finfo(np.float32).tiny)
+    np.testing.assert_allclose(got[number & ~normal], want[number & ~normal], rtol=0,
+                               atol=np.finfo(np.float32).tiny)
+    ulps = np.abs(got[normal].view(np.int32).astype(np.int64) - want[normal].view(np.int32))
+    assert ulps.max() <= 2, x[normal][ulps.argmax()]

@@ -207,6 +207,26 @@ inline float vectorExp(float x) {
   return x != x ? x : result;
 }
 
+// tanh of a float in straight-line code that GCC vectorizes (std::tanh is a library call
+// per element, ~25 ns). Below |x| = 0.5, x + x^3 P(x^2), P a degree-4 least-squares fit to
+// (tanh(x) - x) / x^3 weighted by relative error (0.7 ulp); above, 1 - 2 / (e^2|x| + 1)
+// with vectorExp (no cancellation to speak of there); beyond 9.1, 1 in float. The sign is
+// copied from x, so -0 stays -0 and NaN stays NaN.
+inline float vectorTanh(float x) {
+  const float a = std::fabs(x);
+  const float u = a * a;
+  const float polynomial =
+      a + a * u * (-0.333333283662796f +
+                   u * (0.13332980871200562f +
+                        u * (-0.05390097573399544f + u * (0.021306009963154793f + u * -0.006660073064267635f))));
+  const float viaExp = 1.0f - 2.0f / (vectorExp(2.0f * (a < 9.1f ? a : 9.1f)) + 1.0f);
+  const float magnitude = a < 0.5f ? polynomial : (a < 9.1f ? viaExp : 1.0f);
+  return x != x ? x : std::copysign(magnitude, x);
+}
+
+// 1 / (1 + e^-x) with vectorExp: e^-x overflows to inf for x < -88.7, giving 0 as it should.
+inline float vectorSigmoid(float x) { return 1.0f / (1.0f + vectorExp(-x)); }
+
 template <class T> T shiftAmount(T b) { return static_cast<T>(b & (sizeof(T) * 8 - 1)); }
 
 template <class T> std::function<void(std::size_t)> unaryKernel(UnaryOpType op, Node &out, const Node &a) {
@@ -243,10 +263,14 @@ template <class T> std::function<void(std::size_t)> unaryKernel(UnaryOpType op, 
     case U::NEARBY_INT: return loop([](T x) { return std::nearbyint(x); });
     case U::SIN: return loop([](T x) { return std::sin(x); });
     case U::TAN: return loop([](T x) { return std::tan(x); });
-    case U::TANH: return loop([](T x) { return std::tanh(x); });
+    case U::TANH:
+      if constexpr (std::is_same<T, float>::value) return loop([](T x) { return vectorTanh(x); });
+      else return loop([](T x) { return std::tanh(x); });
     case U::ROUND: return loop([](T x) { return std::round(x); });
     case U::SQRT: return loop([](T x) { return std::sqrt(x); });
-    case U::SIGMOID: return loop([](T x) { return T(1) / (T(1) + std::exp(-x)); });
+    case U::SIGMOID:
+      if constexpr (std::is_same<T, float>::value) return loop([](T x) { return vectorSigmoid(x); });
+      else return loop([](T x) { return T(1) / (T(1) + std::exp(-x)); });
     case U::RSQRT: return loop([](T x) { return T(1) / std::sqrt(x); });
     case U::TRUNC: return loop([](T x) { return std::trunc(x); });
     default: break;
