@@ -15,14 +15,24 @@ def _check(a: Tensor, b: Tensor):
     return _graph_of([a, b])
 
 
-def matmul(a: Tensor, b: Tensor, name=None, prog=None, options=None) -> Tensor:
-    """a @ b; 3-D operands multiply group by group (poplin matMulGrouped)."""
+def matmul(a: Tensor, b: Tensor, name=None, prog=None, options=None, out: Tensor = None) -> Tensor:
+    """a @ b; 3-D operands multiply group by group (poplin matMulGrouped). With `out`, the
+    product is written there (poplin matMul*WithOutput) and `out` is returned: the caller
+    chooses its layout, e.g. a transposed view, which the emulator's BLAS call uses in place."""
     graph = _check(a, b)
-    if a.ndim == 2:
-        build = lambda seq, dc: poplin.matMul(graph.raw, a.raw, b.raw, seq, dc, options or {})  # noqa: E731
-    else:
-        build = lambda seq, dc: poplin.matMulGrouped(graph.raw, a.raw, b.raw, seq, a.dtype, dc, options or {})  # noqa: E731
-    return graph.track(Tensor(_run_library(build, name, prog), graph))
+    options = options or {}
+    if out is None:
+        if a.ndim == 2:
+            build = lambda seq, dc: poplin.matMul(graph.raw, a.raw, b.raw, seq, dc, options)  # noqa: E731
+        else:
+            build = lambda seq, dc: poplin.matMulGrouped(graph.raw, a.raw, b.raw, seq, a.dtype, dc, options)  # noqa: E731
+        return graph.track(Tensor(_run_library(build, name, prog), graph))
+    shape = a.shape[:-1] + b.shape[-1:]
+    if not isinstance(out, Tensor) or out.shape != shape or out.dtype != a.dtype:
+        raise BuildError(f"matmul out= must be a {a.dtype} tensor of shape {shape}, not {out!r}")
+    with_output = poplin.matMulWithOutput if a.ndim == 2 else poplin.matMulGroupedWithOutput
+    _run_library(lambda seq, dc: with_output(graph.raw, a.raw, b.raw, out.raw, seq, dc, options), name, prog)
+    return out
 
 
 def matmul_acc(c: Tensor, a: Tensor, b: Tensor, scale=1.0, name=None, prog=None, options=None) -> Tensor:

@@ -262,6 +262,30 @@ def test_matmul_grouped_and_accumulate(graph, session_factory):
             a @ a
 
 
+def test_matmul_writes_into_a_given_output_of_any_layout(graph, session_factory):
+    a = graph.variable(pd.float32, (4, 6), name="a")
+    b = graph.variable(pd.float32, (6, 5), name="b")
+    ga = graph.variable(pd.float32, (2, 3, 4), name="ga")
+    gb = graph.variable(pd.float32, (2, 4, 5), name="gb")
+    transposed = graph.variable(pd.float32, (5, 4), name="outT")      # receives a @ b as outT.T
+    plain = graph.variable(pd.float32, (4, 5), name="out")
+    grouped = graph.variable(pd.float32, (2, 3, 5), name="groupedOut")
+    with pd.Sequence() as main:
+        assert pd.matmul(a, b, out=transposed.T) is not None
+        pd.matmul(a, b.T.T, out=plain)
+        pd.matmul(ga, gb, out=grouped)
+        with pytest.raises(pd.BuildError, match=r"matmul out= must be a float tensor of shape \(4, 5\), not .*outT"):
+            pd.matmul(a, b, out=transposed)
+        with pytest.raises(pd.BuildError, match="out= must be a float tensor.*half"):
+            pd.matmul(a, b, out=graph.variable(pd.float16, (4, 5), name="half"))
+    rng = np.random.default_rng(5)
+    values = {t: rng.standard_normal(t.shape) for t in (a, b, ga, gb)}
+    got = run_main(session_factory, graph, main, writes=values.items())["read"]
+    assert_close(got[id(transposed)], (values[a] @ values[b]).T)
+    assert_close(got[id(plain)], values[a] @ values[b])
+    assert_close(got[id(grouped)], values[ga] @ values[gb])
+
+
 def test_reductions_drop_the_reduced_axes(graph, session_factory):
     t = graph.variable(pd.float32, (3, 4, 2), name="t")
     flags = graph.variable(pd.bool_, (2, 3), name="flags")
