@@ -553,6 +553,20 @@ def test_contiguous_regions_of_swapped_rows(device):
     assert poplar.concat([v[0], v[1]]).isContiguous()
 
 
+def test_aliasing_of_strided_views_and_their_concats(device):
+    # Views of one block are judged by their strides, concats by the blocks' spans; when
+    # spans overlap, element by element.
+    g = IdGraph(device)
+    v = g.add_variable([4, 6]).tensor
+    assert not v.transpose().containsAliases()
+    assert not v.subSample(2, 1).reverse(0).transpose().containsAliases()
+    assert not poplar.concat([v.subSample(2, 1), v.slice(1, 6, 1).subSample(2, 1)], 1).containsAliases()
+    assert poplar.concat([v.transpose(), v.transpose()[0].expand([0])]).containsAliases()
+    assert poplar.concat([v[0], v[1], v[0].reverse(0)]).containsAliases()
+    assert v[0].expand([0]).broadcast(3, 0).containsAliases()
+    assert v.reshape([2, 12]).transpose().reshape([4, 6]).containsAliases() is False
+
+
 def test_views_of_constants_contain_constants(device):
     g = IdGraph(device)
     v = g.add_variable([3]).tensor

@@ -227,6 +227,28 @@ inline float vectorTanh(float x) {
 // 1 / (1 + e^-x) with vectorExp: e^-x overflows to inf for x < -88.7, giving 0 as it should.
 inline float vectorSigmoid(float x) { return 1.0f / (1.0f + vectorExp(-x)); }
 
+// The transcendental float loops, also compiled for AVX2: the loader picks the clone the
+// CPU supports (GCC's target_clones, an ifunc). AVX2 without FMA doubles the vector width
+// but keeps the same IEEE operations, so both clones give identical results.
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef VECTOR_CLONES
+#define VECTOR_CLONES
+#endif
+
+VECTOR_CLONES void expLoop(const float *__restrict x, float *__restrict y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = vectorExp(x[i]);
+}
+VECTOR_CLONES void tanhLoop(const float *__restrict x, float *__restrict y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = vectorTanh(x[i]);
+}
+VECTOR_CLONES void sigmoidLoop(const float *__restrict x, float *__restrict y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = vectorSigmoid(x[i]);
+}
+
 template <class T> T shiftAmount(T b) { return static_cast<T>(b & (sizeof(T) * 8 - 1)); }
 
 template <class T> std::function<void(std::size_t)> unaryKernel(UnaryOpType op, Node &out, const Node &a) {
@@ -240,6 +262,14 @@ template <class T> std::function<void(std::size_t)> unaryKernel(UnaryOpType op, 
       out.values = y;
     };
   };
+  using FloatLoop = void (*)(const float *, float *, std::size_t);
+  auto floatLoop = [&out, &a](FloatLoop f) {
+    return [&out, &a, f](std::size_t n) {
+      float *y = buf<float>(out);
+      f(vals<float>(a), y, n);
+      out.values = y;
+    };
+  };
   if constexpr (std::is_floating_point<T>::value) {
     switch (op) {
     case U::ASIN: return loop([](T x) { return std::asin(x); });
@@ -248,7 +278,7 @@ template <class T> std::function<void(std::size_t)> unaryKernel(UnaryOpType op, 
     case U::COS: return loop([](T x) { return std::cos(x); });
     case U::ERF: return loop([](T x) { return std::erf(x); });
     case U::EXPONENT:
-      if constexpr (std::is_same<T, float>::value) return loop([](T x) { return vectorExp(x); });
+      if constexpr (std::is_same<T, float>::value) return floatLoop(expLoop);
       else return loop([](T x) { return std::exp(x); });
     case U::EXPONENT_MINUS_ONE: return loop([](T x) { return std::expm1(x); });
     case U::EXPONENT2: return loop([](T x) { return std::exp2(x); });
@@ -264,12 +294,12 @@ template <class T> std::function<void(std::size_t)> unaryKernel(UnaryOpType op, 
     case U::SIN: return loop([](T x) { return std::sin(x); });
     case U::TAN: return loop([](T x) { return std::tan(x); });
     case U::TANH:
-      if constexpr (std::is_same<T, float>::value) return loop([](T x) { return vectorTanh(x); });
+      if constexpr (std::is_same<T, float>::value) return floatLoop(tanhLoop);
       else return loop([](T x) { return std::tanh(x); });
     case U::ROUND: return loop([](T x) { return std::round(x); });
     case U::SQRT: return loop([](T x) { return std::sqrt(x); });
     case U::SIGMOID:
-      if constexpr (std::is_same<T, float>::value) return loop([](T x) { return vectorSigmoid(x); });
+      if constexpr (std::is_same<T, float>::value) return floatLoop(sigmoidLoop);
       else return loop([](T x) { return T(1) / (T(1) + std::exp(-x)); });
     case U::RSQRT: return loop([](T x) { return T(1) / std::sqrt(x); });
     case U::TRUNC: return loop([](T x) { return std::trunc(x); });
