@@ -17,9 +17,9 @@ namespace detail {
 namespace {
 
 std::size_t product(const Dims &d, std::size_t begin = 0, std::size_t end = ~std::size_t(0)) {
-  std::size_t n = 1;
-  for (std::size_t i = begin; i < std::min(end, d.size()); ++i) n *= d[i];
-  return n;
+  const auto first = d.begin() + static_cast<std::ptrdiff_t>(std::min(begin, d.size()));
+  const auto last = d.begin() + static_cast<std::ptrdiff_t>(std::min(end, d.size()));
+  return first < last ? std::accumulate(first, last, std::size_t(1), std::multiplies<>()) : 1;
 }
 
 Strides rowMajorStrides(const Dims &dims) {
