@@ -190,7 +190,10 @@ template <class T> T safeRemainder(T a, T b) {
 // results that underflow to subnormals or overflow to infinity come out as std::exp's.
 // Within 2 ulp of the exact result; NaN stays NaN.
 inline float vectorExp(float x) {
-  const float clamped = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x); // beyond: 0 and inf
+  // Beyond the clamps the result is 0 or inf. NaN fails `x > -104` and computes as -104
+  // (converting NaN to int would be undefined); it is put back at the end.
+  const float floored = x > -104.0f ? x : -104.0f;
+  const float clamped = floored < 89.0f ? floored : 89.0f;
   const float roundingShift = 12582912.0f;                                  // 1.5 * 2^23
   const float n = (clamped * 1.44269504f + roundingShift) - roundingShift;   // round(x / ln2)
   const float r = (clamped - n * 0.693145752f) - n * 1.42860677e-06f;
@@ -198,7 +201,7 @@ inline float vectorExp(float x) {
       1 + r * (1 + r * (1.0f / 2 + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 + r * (1.0f / 720 + r / 5040))))));
   const std::int32_t k = static_cast<std::int32_t>(n), half = k >> 1;
   const auto powerOfTwo = [](std::int32_t e) {
-    const std::int32_t bits = (e + 127) << 23;
+    const std::uint32_t bits = static_cast<std::uint32_t>(e + 127) << 23;
     float f;
     std::memcpy(&f, &bits, sizeof f);
     return f;
