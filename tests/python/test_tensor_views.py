@@ -553,7 +553,7 @@ def test_contiguous_regions_of_swapped_rows(device):
     assert poplar.concat([v[0], v[1]]).isContiguous()
 
 
-def test_aliasing_of_strided_views_and_their_concats(device):
+def test_aliasing_and_intersection_of_strided_views(device):
     # Views of one block are judged by their strides, concats by the blocks' spans; when
     # spans overlap, element by element.
     g = IdGraph(device)
@@ -565,6 +565,10 @@ def test_aliasing_of_strided_views_and_their_concats(device):
     assert poplar.concat([v[0], v[1], v[0].reverse(0)]).containsAliases()
     assert v[0].expand([0]).broadcast(3, 0).containsAliases()
     assert v.reshape([2, 12]).transpose().reshape([4, 6]).containsAliases() is False
+    # intersectsWith compares block spans first, then elements where spans meet
+    even, odd = v.subSample(2, 1), v.slice(1, 6, 1).subSample(2, 1)
+    assert not even.intersectsWith(odd) and even.intersectsWith(v.transpose())
+    assert not v[0].intersectsWith(v[1]) and v[1].intersectsWith(v.transpose()[2])
 
 
 def test_views_of_constants_contain_constants(device):

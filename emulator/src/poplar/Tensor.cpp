@@ -264,6 +264,34 @@ bool blockSurelyDistinct(const Block &b) {
   return true;
 }
 
+// Whether an interval of list a overlaps one of list b, both sorted.
+bool intervalsMeet(const std::vector<ElementInterval> &a, const std::vector<ElementInterval> &b) {
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (a[i].var == b[j].var && a[i].begin < b[j].end && b[j].begin < a[i].end) return true;
+    if (std::tie(a[i].var, a[i].end) < std::tie(b[j].var, b[j].end)) ++i;
+    else ++j;
+  }
+  return false;
+}
+
+// The union of a tensor's block spans as sorted, disjoint intervals: elements outside
+// it are surely not in the tensor.
+std::vector<ElementInterval> spanUnion(const TensorImpl &t) {
+  std::vector<ElementInterval> spans;
+  for (const Block &block : t.blocks)
+    if (block.numElements()) spans.push_back(blockSpan(block));
+  std::sort(spans.begin(), spans.end());
+  std::vector<ElementInterval> merged;
+  for (const ElementInterval &span : spans) {
+    if (!merged.empty() && merged.back().var == span.var && span.begin <= merged.back().end)
+      merged.back().end = std::max(merged.back().end, span.end);
+    else
+      merged.push_back(span);
+  }
+  return merged;
+}
+
 // Whether any element appears twice; per block when blocks are surely distinct and
 // their spans apart (large transposed views would otherwise list every element).
 bool containsAliases(const TensorImpl &t) {
@@ -634,15 +662,8 @@ bool Tensor::isParallelWriteable() const { return !containsConstant() && !contai
 
 bool Tensor::intersectsWith(const Tensor &other) const {
   if (impl().vars != other.impl().vars) return false;
-  auto a = detail::elementIntervals(impl());
-  auto b = detail::elementIntervals(other.impl());
-  std::size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    if (a[i].var == b[j].var && a[i].begin < b[j].end && b[j].begin < a[i].end) return true;
-    if (std::tie(a[i].var, a[i].end) < std::tie(b[j].var, b[j].end)) ++i;
-    else ++j;
-  }
-  return false;
+  return detail::intervalsMeet(detail::spanUnion(impl()), detail::spanUnion(other.impl())) &&
+         detail::intervalsMeet(detail::elementIntervals(impl()), detail::elementIntervals(other.impl()));
 }
 
 namespace {
