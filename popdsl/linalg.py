@@ -30,6 +30,7 @@ def matmul(a: Tensor, b: Tensor, name=None, prog=None, options=None, out: Tensor
     shape = a.shape[:-1] + b.shape[-1:]
     if not isinstance(out, Tensor) or out.shape != shape or out.dtype != a.dtype:
         raise BuildError(f"matmul out= must be a {a.dtype} tensor of shape {shape}, not {out!r}")
+    _graph_of([a, out])
     with_output = poplin.matMulWithOutput if a.ndim == 2 else poplin.matMulGroupedWithOutput
     _run_library(lambda seq, dc: with_output(graph.raw, a.raw, b.raw, out.raw, seq, dc, options), name, prog)
     return out
@@ -38,6 +39,7 @@ def matmul(a: Tensor, b: Tensor, name=None, prog=None, options=None, out: Tensor
 def matmul_acc(c: Tensor, a: Tensor, b: Tensor, scale=1.0, name=None, prog=None, options=None) -> Tensor:
     """c += scale * (a @ b), in place; scale is a number or a one-element tensor."""
     graph = _check(a, b)
+    _graph_of([a, c])
     k = scale.raw if isinstance(scale, Tensor) else float(scale)
     acc = poplin.matMulAcc if a.ndim == 2 else poplin.matMulGroupedAcc
     _run_library(lambda seq, dc: acc(graph.raw, c.raw, k, a.raw, b.raw, seq, dc, options or {}), name, prog)
