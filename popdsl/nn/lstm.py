@@ -391,7 +391,7 @@ def forward(params: LstmParams, state: LstmState, x: Tensor, weights: LstmWeight
             weighted_in = weighted_in.reshape(s, b, 4, h)
             pd.map_(lambda w, bias: w + bias, weighted_in, weights.biases)
         else:
-            units_t = graph.variable(dtype, (4, h, b), name="gateUnitsT")
+            units_t = graph.variable(dtype, (4, h, b), name="gateUnitsT")  # a step's x W, transposed
         t = _step_counter(graph, 0)
         with pd.Repeat(s):
             if opts.pre_calc_weights:
