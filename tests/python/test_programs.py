@@ -279,6 +279,23 @@ def test_programs_are_captured_by_value_when_added_to_another(graph, device):
     assert read_tensor(engine, "x", np.int32, [1]).tolist() == [2]
 
 
+def test_adding_a_program_to_itself_adds_its_old_value(graph, device):
+    # Added by reference, the node contained itself and compiling recursed until SIGSEGV.
+    x = mapped_variable(graph, poplar.INT, [1], "x")
+    data_out = graph.addDeviceToHostFIFO("x_out", poplar.INT, 1)
+    one = mapped_constant(graph, poplar.INT, [1], 1, "one")
+    sequence = program.Sequence([program.Copy(x, data_out)])
+    sequence.add(sequence)
+    switch = program.Switch(mapped_variable(graph, poplar.INT, [], "control"))
+    switch.add(0, program.Copy(one, x)).add(1, switch)
+    engine = loaded_engine(graph, device, [sequence, switch])
+    received = Received()
+    engine.connectStreamToCallback("x_out", received)
+    engine.run(1)  # control 0: x = 1
+    engine.run(0)
+    assert received.values() == [[1], [1]]
+
+
 # --- Call -----------------------------------------------------------------------------------------
 
 

@@ -90,7 +90,12 @@ Sequence::Sequence(std::initializer_list<Program> programs, const DebugContext &
 Sequence::Sequence(const std::vector<Program> &programs, const DebugContext &dc) : Sequence(dc) {
   mutableNode().children = programs;
 }
-void Sequence::add(const Program &p) { mutableNode().children.push_back(p); }
+void Sequence::add(const Program &p) {
+  // Copied first: when p is this sequence, the copy shares its node, so
+  // mutableNode() detaches this one and p's old value is added, not a cycle.
+  Program value = p;
+  mutableNode().children.push_back(std::move(value));
+}
 
 Execute::Execute(ComputeSet cs, const DebugContext &dc) : Program(makeNode(Kind::Execute, dc)) {
   mutableNode().id = cs.getId();
@@ -147,13 +152,14 @@ Switch::Switch(const Tensor &control, const Program &defaultCase, const DebugCon
     : Switch(control, {}, defaultCase, dc) {}
 
 Switch &Switch::add(std::int32_t value, const Program &body) {
+  const Program bodyValue = body; // as in Sequence::add: adding the switch to itself adds its old value
   auto &n = mutableNode();
   for (std::int32_t v : n.caseValues)
     if (v == value)
       throw control_program_error("Switch: case " + std::to_string(value) + " is already defined");
   n.caseValues.push_back(value);
   // children[0] is the default; cases follow in the order they were added.
-  n.children.push_back(body);
+  n.children.push_back(bodyValue);
   return *this;
 }
 
