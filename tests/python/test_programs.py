@@ -664,6 +664,26 @@ def test_print_tensor_stream_can_be_redirected(graph, device, capsys):
     assert capsys.readouterr().out == ""
 
 
+def test_print_tensor_stream_that_raises_fails_the_run(graph, device):
+    # The error used to escape pybind11's pythonbuf destructor: std::terminate (SIGABRT).
+    class BrokenFile:
+        def write(self, text):
+            raise OSError("disk full")
+
+        def flush(self):
+            pass
+
+    x = mapped_constant(graph, poplar.FLOAT, [2], np.array([1, 2], np.float32), "x")
+    engine = loaded_engine(graph, device, program.Sequence([program.PrintTensor("x", x)] * 2))
+    engine.setPrintTensorStream(BrokenFile())
+    with pytest.raises(OSError, match="disk full"):
+        engine.run(0)
+    sink = io.StringIO()
+    engine.setPrintTensorStream(sink)
+    engine.run(0)
+    assert sink.getvalue() == "x: [1.0000000 2.0000000]\n" * 2
+
+
 # --- Abort, WriteUndef, Sync ----------------------------------------------------------------------
 
 
