@@ -329,6 +329,17 @@ def test_functions_can_call_functions_and_be_shared_by_programs(graph, device):
     assert received.values() == [[0], [1], [2]]
 
 
+def test_recursive_functions_are_a_compilation_error(graph, device):
+    # A Call can name a function id before it exists; recursion grew the run-time
+    # call stack until the host ran out of memory, or forever inside Repeat or If.
+    first = poplar.Function(1)  # the ids addFunction is about to hand out
+    main = graph.addFunction(program.Sequence([program.Call(first)]))
+    graph.addFunction(program.Repeat(2, program.Call(poplar.Function(2))))
+    graph.addFunction(program.Sequence([program.Call(first)]))
+    with pytest.raises(poplar.graph_cycle_error, match=r"function\(s\) 1, 2 call themselves"):
+        poplar.Engine(graph, program.Call(main))
+
+
 # --- Copies between views -------------------------------------------------------------------------
 
 
