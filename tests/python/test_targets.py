@@ -95,6 +95,16 @@ def test_a_model_without_tiles_cannot_make_a_device():
         model.createDevice()
 
 
+def test_a_model_with_more_tiles_than_the_emulator_keeps_cannot_make_a_device():
+    # 2^31 x 2 tiles wrapped to 0 (SIGFPE mapping a tensor); 2^31 tiles needed 16 GB of per-tile state.
+    model = poplar.IPUModel("ipu2")
+    model.numIPUs, model.tilesPerIPU = 2, 2**31
+    with pytest.raises(poplar.invalid_machine_model, match="numIPUs=2 x tilesPerIPU=2147483648 is more than 1048576"):
+        model.createDevice()
+    with pytest.raises(poplar.invalid_machine_model, match="too many tiles"):
+        poplar.Target.createIPUTarget(2**31, 2**31, "ipu2")
+
+
 def test_ipu_and_cpu_targets():
     ipu = poplar.Target.createIPUTarget(2, 8, "ipu21")
     assert ipu.getTargetType() == poplar.TargetType.IPU
