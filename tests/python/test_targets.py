@@ -194,6 +194,8 @@ def test_read_json_flattens_nested_objects_into_dotted_keys():
 def test_read_json_decodes_string_escapes():
     text = r'{"path": "C:\\reports\/run", "tab": "a\tb\r", "u": "caf\u00e9 \u0041"}'
     assert poplar.readJSON(text) == {"path": "C:\\reports/run", "tab": "a\tb\r", "u": "café A"}
+    # A UTF-16 surrogate pair is one code point (it was two invalid UTF-8 sequences).
+    assert poplar.readJSON(r'{"emoji": "\ud83d\ude00"}') == {"emoji": "\U0001F600"}
 
 
 @pytest.mark.parametrize("text, problem", [
@@ -205,6 +207,10 @@ def test_read_json_decodes_string_escapes():
     ('["a"]', "expected '{'"),
     (r'{"a": "\q"}', "invalid escape"),
     (r'{"a": "\u12"}', "invalid \\\\u escape"),
+    (r'{"a": "\ud800"}', "unpaired surrogate"),
+    (r'{"a": "\ude00\ud83d"}', "unpaired surrogate"),
+    # Recursing once per level, 10^5 levels overflowed the stack (SIGSEGV).
+    ('{"a": ' * 100000 + "1" + "}" * 100000, "objects nest more than 100 deep"),
 ])
 def test_read_json_rejects_malformed_text(text, problem):
     with pytest.raises(poplar.parse_error, match=problem):
