@@ -296,6 +296,24 @@ def test_adding_a_program_to_itself_adds_its_old_value(graph, device):
     assert received.values() == [[1], [1]]
 
 
+def test_programs_nest_at_most_10000_levels_deep(graph, device):
+    # Compiling, serializing and destroying recurse once per level: 30000 nested
+    # Sequences overflowed the stack (SIGSEGV); now the 10001st level is refused.
+    deepest = program.Sequence()
+    for _ in range(9999):
+        deepest = program.Sequence([deepest])
+    exe = poplar.Executable.deserialize(poplar.compileGraph(graph, [deepest]).serialize())
+    engine = poplar.Engine(exe)
+    engine.load(device)
+    engine.run(0)
+    predicate = mapped_variable(graph, poplar.BOOL, [], "predicate")
+    for deeper in (lambda: program.Sequence([deepest]), lambda: program.Sequence().add(deepest),
+                   lambda: program.Repeat(2, deepest), lambda: program.If(predicate, program.Sequence(), deepest),
+                   lambda: program.Switch(predicate).add(1, deepest)):
+        with pytest.raises(poplar.control_program_error, match="cannot nest more than 10000 levels deep"):
+            deeper()
+
+
 # --- Call -----------------------------------------------------------------------------------------
 
 
