@@ -834,7 +834,17 @@ void Engine::readTensor(StringRef handle, void *buf, void *bufEnd) {
 }
 
 namespace {
+// Connecting replaces the callback or buffer a running copy may be using: the
+// callback that asks for it is itself on the stack (its destruction was a SIGSEGV).
+void checkNotRunning(const EngineState &s, const char *what) {
+  if (s.running)
+    throw stream_connection_error(std::string("Engine::") + what +
+                                  ": the engine is running; connect streams and host functions between "
+                                  "runs, not from a stream callback or host function");
+}
+
 detail::StreamState &streamState(EngineState &s, StringRef handle, const char *what) {
+  checkNotRunning(s, what);
   auto it = s.streams.find(handle.str());
   if (it == s.streams.end()) {
     std::string known;
@@ -886,6 +896,7 @@ void Engine::connectStreamToCallback(StringRef handle, unsigned replicaIndex, St
 }
 
 void Engine::connectHostFunction(StringRef handle, unsigned replicaIndex, HostCallbackHandle f) {
+  checkNotRunning(*state_, "connectHostFunction");
   if (replicaIndex != 0)
     throw stream_connection_error("Engine::connectHostFunction: replica " + std::to_string(replicaIndex) +
                                   " does not exist (one replica)");
