@@ -4,6 +4,8 @@
 #include <pybind11/pybind11.h>
 
 #include <sstream>
+#include <string>
+#include <type_traits>
 
 #include <poplar/Executable.hpp>
 #include <poplar/Program.hpp>
@@ -39,6 +41,25 @@ template <class T> py::bytes serializedBytes(const T &object) {
   std::ostringstream out;
   object.serialize(out);
   return py::bytes(out.str());
+}
+
+// py::enum_ makes any integer an enum value (Operation(99)), and the emulator
+// looks names up in tables by value. This makes the enum with a constructor,
+// tried before pybind11's, that accepts only the members' values.
+template <class E> py::enum_<E> checkedEnum(py::handle scope, const char *name) {
+  py::enum_<E> e(scope, name);
+  py::handle cls = e;
+  e.def(py::init([cls](std::underlying_type_t<E> value) {
+          std::string members;
+          for (auto member : cls.attr("__members__").cast<py::dict>()) {
+            if (member.second.cast<E>() == static_cast<E>(value)) return static_cast<E>(value);
+            members += (members.empty() ? "" : ", ") + member.first.cast<std::string>();
+          }
+          throw py::value_error(std::to_string(value) + " is not a valid " +
+                                cls.attr("__qualname__").cast<std::string>() + " (members: " + members + ")");
+        }),
+        py::arg("value"), py::prepend());
+  return e;
 }
 
 // The numpy dtype that holds elements of a Poplar type in host buffers.

@@ -4,13 +4,16 @@
 #include <poplar/exceptions.hpp>
 
 #include <pybind11/functional.h>
-#include <pybind11/iostream.h>
 
 #include <cstring>
+#include <exception>
 #include <iostream>
 #include <map>
 #include <ostream>
 #include <sstream>
+#include <streambuf>
+#include <string>
+#include <utility>
 
 #include "bindings.hpp"
 
@@ -116,12 +119,52 @@ private:
   poplar::detail::HostFunctionInfo info_;
 };
 
+// PrintTensor output for a Python file object. The engine writes each print as
+// one string and flushes it, with the GIL released; each flush hands the text to
+// file.write(). Not pybind11's pythonbuf: an exception from write() escapes its
+// destructor (std::terminate). Here the first one is kept for rethrowIfFailed()
+// to raise after the run, and later output is dropped.
+class PyFileBuf : public std::streambuf {
+public:
+  explicit PyFileBuf(const py::object &file) : write_(file.attr("write")), flush_(file.attr("flush")) {}
+  void rethrowIfFailed() {
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  }
+
+protected:
+  int_type overflow(int_type c) override {
+    if (!traits_type::eq_int_type(c, traits_type::eof())) text_ += traits_type::to_char_type(c);
+    return traits_type::not_eof(c);
+  }
+  std::streamsize xsputn(const char *s, std::streamsize n) override {
+    text_.append(s, static_cast<std::size_t>(n));
+    return n;
+  }
+  int sync() override {
+    if (text_.empty()) return 0;
+    py::gil_scoped_acquire gil;
+    if (!error_) try {
+        write_(py::bytes(text_).attr("decode")("utf-8", "replace"));
+        flush_();
+      } catch (...) {
+        error_ = std::current_exception();
+      }
+    text_.clear();
+    return 0;
+  }
+
+private:
+  py::object write_, flush_;
+  std::string text_;
+  std::exception_ptr error_;
+};
+
 // Runs fn with the GIL released and PrintTensor output going to the engine's
 // Python file (sys.stdout, looked up now, by default). The stream only lives for
 // this call, so the engine is pointed back at std::cerr before it goes away.
 template <class Fn> void runPrinting(PyEngine &e, Fn fn) {
   py::object file = e.printFile.is_none() ? py::module_::import("sys").attr("stdout") : e.printFile;
-  py::detail::pythonbuf buffer(file);
+  PyFileBuf buffer(file);
   std::ostream os(&buffer);
   e.get().setPrintTensorStream(os);
   struct RestoreDefault {
@@ -133,6 +176,7 @@ template <class Fn> void runPrinting(PyEngine &e, Fn fn) {
     fn();
   }
   os.flush();
+  buffer.rethrowIfFailed();
 }
 
 #if POPDSL_HAS_PROFILE_DATA

@@ -48,23 +48,23 @@ void checkCount(std::size_t given, std::size_t expected, const std::string &what
 
 void bindGraph(py::module_ &m) {
   using namespace poplar;
-  py::enum_<VariableMappingMethod>(m, "VariableMappingMethod")
+  checkedEnum<VariableMappingMethod>(m, "VariableMappingMethod")
       .value("NONE", VariableMappingMethod::NONE)
       .value("LINEAR", VariableMappingMethod::LINEAR);
-  py::enum_<TensorCloneMethod>(m, "TensorCloneMethod")
+  checkedEnum<TensorCloneMethod>(m, "TensorCloneMethod")
       .value("PRESERVE_ORDER_AND_ALIASES", TensorCloneMethod::PRESERVE_ORDER_AND_ALIASES)
       .value("CREATE_NEW_ORDER", TensorCloneMethod::CREATE_NEW_ORDER)
       .value("PRESERVE_ORDER_UNLESS_ALIASES", TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES)
       .value("GATHER_AND_PRESERVE_TILE_ORDER_AND_ALIASES", TensorCloneMethod::GATHER_AND_PRESERVE_TILE_ORDER_AND_ALIASES);
-  py::enum_<TensorCloneDuplicationMethod>(m, "TensorCloneDuplicationMethod")
+  checkedEnum<TensorCloneDuplicationMethod>(m, "TensorCloneDuplicationMethod")
       .value("DUPLICATE_BY_OUTER_DIMENSION", TensorCloneDuplicationMethod::DUPLICATE_BY_OUTER_DIMENSION)
       .value("DUPLICATE_BY_TILE_CONTIGUOUS_REGION", TensorCloneDuplicationMethod::DUPLICATE_BY_TILE_CONTIGUOUS_REGION);
-  py::enum_<DataStreamType>(m, "DataStreamType")
+  checkedEnum<DataStreamType>(m, "DataStreamType")
       .value("HostToDeviceFIFO", DataStreamType::HostToDeviceFIFO)
       .value("DeviceToHostFIFO", DataStreamType::DeviceToHostFIFO)
       .value("HostToDeviceBuffer", DataStreamType::HostToDeviceBuffer)
       .value("DeviceToHostBuffer", DataStreamType::DeviceToHostBuffer);
-  py::enum_<ReplicatedStreamMode>(m, "ReplicatedStreamMode")
+  checkedEnum<ReplicatedStreamMode>(m, "ReplicatedStreamMode")
       .value("REPLICATE", ReplicatedStreamMode::REPLICATE)
       .value("BROADCAST", ReplicatedStreamMode::BROADCAST);
 

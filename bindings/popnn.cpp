@@ -11,7 +11,7 @@ void bindPopnn(py::module_ &m) {
   using poplar::Graph;
   using poplar::Tensor;
   using poplar::program::Sequence;
-  py::enum_<NonLinearityType>(m, "NonLinearityType")
+  checkedEnum<NonLinearityType>(m, "NonLinearityType")
       .value("SIGMOID", NonLinearityType::SIGMOID)
       .value("HARD_SIGMOID", NonLinearityType::HARD_SIGMOID)
       .value("RELU", NonLinearityType::RELU)

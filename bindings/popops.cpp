@@ -56,7 +56,7 @@ bool updateFlag(py::handle update) {
 
 void bindReduce(py::module_ &m) {
   using namespace popops;
-  py::enum_<Operation>(m, "Operation")
+  checkedEnum<Operation>(m, "Operation")
       .value("ADD", Operation::ADD)
       .value("MUL", Operation::MUL)
       .value("MIN", Operation::MIN)
@@ -277,10 +277,10 @@ void bindPad(py::module_ &m) {
   using namespace popops;
   using Amounts = std::vector<std::ptrdiff_t>;
   auto paddingModule = m.def_submodule("padding", "namespace popops::padding");
-  py::enum_<padding::Type>(paddingModule, "Type")
+  checkedEnum<padding::Type>(paddingModule, "Type")
       .value("EDGE", padding::Type::EDGE)
       .value("REFLECT", padding::Type::REFLECT);
-  py::enum_<padding::MappingMethod>(paddingModule, "MappingMethod")
+  checkedEnum<padding::MappingMethod>(paddingModule, "MappingMethod")
       .value("NONE", padding::MappingMethod::NONE)
       .value("ZERO", padding::MappingMethod::ZERO)
       .value("EDGE", padding::MappingMethod::EDGE);
@@ -324,7 +324,7 @@ void bindPad(py::module_ &m) {
 
 void bindScaledAdd(py::module_ &m) {
   using namespace popops;
-  py::enum_<ScaledAddSpecialisation>(m, "ScaledAddSpecialisation")
+  checkedEnum<ScaledAddSpecialisation>(m, "ScaledAddSpecialisation")
       .value("DEFAULT", ScaledAddSpecialisation::DEFAULT)
       .value("X_MINUS_AX_PLUS_BY", ScaledAddSpecialisation::X_MINUS_AX_PLUS_BY);
   const auto dc = py::arg("debugContext") = DebugContext();

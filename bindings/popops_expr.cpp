@@ -63,13 +63,13 @@ std::pair<Tensor, Tensor> tensorPair(Graph &g, py::handle a, py::handle b, const
 }
 
 void bindExpressions(py::module_ &e) {
-  py::enum_<UnaryOpType> unary(e, "UnaryOpType");
+  auto unary = checkedEnum<UnaryOpType>(e, "UnaryOpType");
   for (int i = 0; i <= static_cast<int>(UnaryOpType::TRUNC); ++i)
     unary.value(toString(static_cast<UnaryOpType>(i)), static_cast<UnaryOpType>(i));
-  py::enum_<BinaryOpType> binaryOps(e, "BinaryOpType");
+  auto binaryOps = checkedEnum<BinaryOpType>(e, "BinaryOpType");
   for (int i = 0; i <= static_cast<int>(BinaryOpType::VARIANCE_TO_INV_STD_DEV); ++i)
     binaryOps.value(toString(static_cast<BinaryOpType>(i)), static_cast<BinaryOpType>(i));
-  py::enum_<TernaryOpType>(e, "TernaryOpType")
+  checkedEnum<TernaryOpType>(e, "TernaryOpType")
       .value("CLAMP", TernaryOpType::CLAMP)
       .value("SELECT", TernaryOpType::SELECT);
 

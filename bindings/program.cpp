@@ -13,7 +13,7 @@ void bindProgram(py::module_ &m) {
   const auto dc = py::arg("debugContext") = DebugContext();
 
   py::class_<PrintTensorFmt> fmt(m, "PrintTensorFmt");
-  py::enum_<PrintTensorFmt::FloatFormat>(fmt, "FloatFormat")
+  checkedEnum<PrintTensorFmt::FloatFormat>(fmt, "FloatFormat")
       .value("Auto", PrintTensorFmt::FloatFormat::Auto)
       .value("Fixed", PrintTensorFmt::FloatFormat::Fixed)
       .value("Scientific", PrintTensorFmt::FloatFormat::Scientific)

@@ -15,11 +15,11 @@ namespace popdsl_bindings {
 
 void bindTarget(py::module_ &m) {
   using namespace poplar;
-  py::enum_<TargetType>(m, "TargetType")
+  checkedEnum<TargetType>(m, "TargetType")
       .value("IPU", TargetType::IPU)
       .value("IPU_MODEL", TargetType::IPU_MODEL)
       .value("CPU", TargetType::CPU);
-  py::enum_<SyncType>(m, "SyncType")
+  checkedEnum<SyncType>(m, "SyncType")
       .value("INTERNAL", SyncType::INTERNAL)
       .value("EXTERNAL", SyncType::EXTERNAL)
       .value("GLOBAL", SyncType::GLOBAL);
@@ -91,7 +91,7 @@ void bindTarget(py::module_ &m) {
       .def("getNumDevices", &DeviceManager::getNumDevices);
 
   py::class_<IPUModel> model(m, "IPUModel", "The IPU model; change its fields before createDevice()");
-  py::enum_<IPUModel::RelativeSyncDelayType>(model, "RelativeSyncDelayType")
+  checkedEnum<IPUModel::RelativeSyncDelayType>(model, "RelativeSyncDelayType")
       .value("AUTO", IPUModel::RelativeSyncDelayType::AUTO)
       .value("NO_DELAY", IPUModel::RelativeSyncDelayType::NO_DELAY);
   model.def(py::init([](const std::string &version) { return IPUModel(version.c_str()); }),

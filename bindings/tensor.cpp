@@ -9,7 +9,7 @@ namespace popdsl_bindings {
 
 void bindTensor(py::module_ &m) {
   using namespace poplar;
-  py::enum_<UpsampleMethod>(m, "UpsampleMethod").value("REPEAT", UpsampleMethod::REPEAT);
+  checkedEnum<UpsampleMethod>(m, "UpsampleMethod").value("REPEAT", UpsampleMethod::REPEAT);
 
   py::class_<VariableRef>(m, "VariableRef")
       .def_readonly("id", &VariableRef::id)

@@ -5,13 +5,15 @@ The reduced dimensions are dropped, as poplibs does; axis=None reduces everythin
 from popdsl._core import popops
 from popdsl.debug import BuildError
 from popdsl.ops import _run_library
-from popdsl.tensor import Tensor
+from popdsl.tensor import Tensor, _check_axes
 
 
 def _axes(t: Tensor, axis):
     if axis is None:
         return list(range(t.ndim))
-    axes = sorted({a % t.ndim for a in (axis if isinstance(axis, (tuple, list)) else [axis])}) if t.ndim else []
+    given = axis if isinstance(axis, (tuple, list)) else [axis]
+    _check_axes(t, given)
+    axes = sorted({a % t.ndim for a in given}) if t.ndim else []
     if not axes and t.ndim:
         raise BuildError(f"no axis to reduce over in {t!r}")
     return axes

@@ -5,6 +5,13 @@ from popdsl._core import poplar
 from popdsl.debug import BuildError
 
 
+def _check_axes(t: "Tensor", axes):
+    # a % ndim would wrap an axis past the rank onto another (numpy raises AxisError).
+    bad = [a for a in axes if not -t.ndim <= a < t.ndim]
+    if bad:
+        raise BuildError(f"axis {bad[0]} is out of range for {t!r} of rank {t.ndim}")
+
+
 class Tensor:
     """A view of device variables. Views alias; operators add ops to the open block."""
 
@@ -106,8 +113,9 @@ class Tensor:
         return self._view(self.raw.expand([axis]))
 
     def squeeze(self, axis=None) -> "Tensor":
-        axes = [i for i, d in enumerate(self.shape) if d == 1] if axis is None else \
-            [a % self.ndim for a in (axis if isinstance(axis, (tuple, list)) else [axis])]
+        given = [] if axis is None else axis if isinstance(axis, (tuple, list)) else [axis]
+        _check_axes(self, given)
+        axes = [i for i, d in enumerate(self.shape) if d == 1] if axis is None else [a % self.ndim for a in given]
         bad = [a for a in axes if self.shape[a] != 1]
         if bad:
             raise BuildError(f"cannot squeeze dimension(s) {bad} of {self!r}: their size is not 1")

@@ -277,6 +277,23 @@ def test_running_with_an_unconnected_stream_names_it(stream_engine, index, handl
         stream_engine.run(index)
 
 
+@pytest.mark.parametrize("reconnect", [
+    lambda engine: engine.connectStream("in", np.zeros(3, np.int32)),
+    lambda engine: engine.connectStreamToCallback("in", lambda array: None),
+    lambda engine: engine.connectStreamToCallback("out", lambda array: None),
+], ids=["buffer", "same-stream-callback", "other-stream-callback"])
+def test_streams_cannot_be_connected_from_a_stream_callback(stream_engine, reconnect):
+    # Reconnecting destroyed the callback object that was running: SIGSEGV.
+    def connect_while_running(array):
+        reconnect(stream_engine)
+
+    stream_engine.connectStreamToCallback("in", connect_while_running)
+    with pytest.raises(poplar.stream_connection_error, match="the engine is running; connect streams .* between runs"):
+        stream_engine.run(0)
+    stream_engine.connectStream("in", np.array([4, 5, 6], np.int32))  # between runs it works
+    stream_engine.run(0)
+
+
 class CallbackFailure(Exception):
     pass
 

@@ -115,3 +115,10 @@ def test_errors_name_the_problem():
         popnn.nonLinearityInPlace(r.graph, NLT.SOFTMAX, floats, cs)
     with pytest.raises(poputil.poplibs_error, match="must match in shape and type"):
         popnn.nonLinearityInputGradient(r.graph, NLT.TANH, floats, r.tensor(np.zeros(3), poplar.FLOAT, "g"), r.prog)
+
+
+def test_non_linearity_type_takes_only_its_members():
+    # NonLinearityType(2**30) used to index the table of names: SIGSEGV.
+    assert NLT(2) == NLT.RELU
+    with pytest.raises(ValueError, match=r"1073741824 is not a valid NonLinearityType \(members: SIGMOID, "):
+        NLT(2**30)

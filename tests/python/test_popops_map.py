@@ -232,6 +232,16 @@ def test_type_errors_name_the_problem():
         bool(pe._1 < 2)
 
 
+@pytest.mark.parametrize("enum", [pe.UnaryOpType, pe.BinaryOpType, pe.TernaryOpType, popops.Operation])
+def test_operation_enums_take_only_their_members(enum):
+    # UnaryOpType(2**30) used to index the table of names when the map was built or printed: SIGSEGV.
+    assert enum(1) == list(enum.__members__.values())[1]
+    with pytest.raises(ValueError, match=f"1073741824 is not a valid {enum.__name__} \\(members: "):
+        enum(2**30)
+    with pytest.raises(ValueError, match=f"-1 is not a valid {enum.__name__}"):
+        enum(-1)
+
+
 def test_float_exp_is_within_one_ulp_and_keeps_the_special_values():
     # The emulator's float exp is its own vectorized code, not std::exp.
     x = np.concatenate([np.linspace(-110, 95, 20001, dtype=np.float32),

@@ -279,6 +279,41 @@ def test_programs_are_captured_by_value_when_added_to_another(graph, device):
     assert read_tensor(engine, "x", np.int32, [1]).tolist() == [2]
 
 
+def test_adding_a_program_to_itself_adds_its_old_value(graph, device):
+    # Added by reference, the node contained itself and compiling recursed until SIGSEGV.
+    x = mapped_variable(graph, poplar.INT, [1], "x")
+    data_out = graph.addDeviceToHostFIFO("x_out", poplar.INT, 1)
+    one = mapped_constant(graph, poplar.INT, [1], 1, "one")
+    sequence = program.Sequence([program.Copy(x, data_out)])
+    sequence.add(sequence)
+    switch = program.Switch(mapped_variable(graph, poplar.INT, [], "control"))
+    switch.add(0, program.Copy(one, x)).add(1, switch)
+    engine = loaded_engine(graph, device, [sequence, switch])
+    received = Received()
+    engine.connectStreamToCallback("x_out", received)
+    engine.run(1)  # control 0: x = 1
+    engine.run(0)
+    assert received.values() == [[1], [1]]
+
+
+def test_programs_nest_at_most_10000_levels_deep(graph, device):
+    # Compiling, serializing and destroying recurse once per level: 30000 nested
+    # Sequences overflowed the stack (SIGSEGV); now the 10001st level is refused.
+    deepest = program.Sequence()
+    for _ in range(9999):
+        deepest = program.Sequence([deepest])
+    exe = poplar.Executable.deserialize(poplar.compileGraph(graph, [deepest]).serialize())
+    engine = poplar.Engine(exe)
+    engine.load(device)
+    engine.run(0)
+    predicate = mapped_variable(graph, poplar.BOOL, [], "predicate")
+    for deeper in (lambda: program.Sequence([deepest]), lambda: program.Sequence().add(deepest),
+                   lambda: program.Repeat(2, deepest), lambda: program.If(predicate, program.Sequence(), deepest),
+                   lambda: program.Switch(predicate).add(1, deepest)):
+        with pytest.raises(poplar.control_program_error, match="cannot nest more than 10000 levels deep"):
+            deeper()
+
+
 # --- Call -----------------------------------------------------------------------------------------
 
 
@@ -310,6 +345,17 @@ def test_functions_can_call_functions_and_be_shared_by_programs(graph, device):
     engine.run(0)
     engine.run(1)
     assert received.values() == [[0], [1], [2]]
+
+
+def test_recursive_functions_are_a_compilation_error(graph, device):
+    # A Call can name a function id before it exists; recursion grew the run-time
+    # call stack until the host ran out of memory, or forever inside Repeat or If.
+    first = poplar.Function(1)  # the ids addFunction is about to hand out
+    main = graph.addFunction(program.Sequence([program.Call(first)]))
+    graph.addFunction(program.Repeat(2, program.Call(poplar.Function(2))))
+    graph.addFunction(program.Sequence([program.Call(first)]))
+    with pytest.raises(poplar.graph_cycle_error, match=r"function\(s\) 1, 2 call themselves"):
+        poplar.Engine(graph, program.Call(main))
 
 
 # --- Copies between views -------------------------------------------------------------------------
@@ -645,6 +691,26 @@ def test_print_tensor_stream_can_be_redirected(graph, device, capsys):
     engine.run(0)
     assert sink.getvalue() == "x: [0.50000000 -1.0000000]\n"
     assert capsys.readouterr().out == ""
+
+
+def test_print_tensor_stream_that_raises_fails_the_run(graph, device):
+    # The error used to escape pybind11's pythonbuf destructor: std::terminate (SIGABRT).
+    class BrokenFile:
+        def write(self, text):
+            raise OSError("disk full")
+
+        def flush(self):
+            pass
+
+    x = mapped_constant(graph, poplar.FLOAT, [2], np.array([1, 2], np.float32), "x")
+    engine = loaded_engine(graph, device, program.Sequence([program.PrintTensor("x", x)] * 2))
+    engine.setPrintTensorStream(BrokenFile())
+    with pytest.raises(OSError, match="disk full"):
+        engine.run(0)
+    sink = io.StringIO()
+    engine.setPrintTensorStream(sink)
+    engine.run(0)
+    assert sink.getvalue() == "x: [1.0000000 2.0000000]\n" * 2
 
 
 # --- Abort, WriteUndef, Sync ----------------------------------------------------------------------

@@ -307,6 +307,19 @@ def test_reductions_drop_the_reduced_axes(graph, session_factory):
         assert_close(got[id(r)], want, err_msg=repr(r))
 
 
+def test_axes_past_the_rank_are_errors(graph):
+    # a % ndim wrapped them: t.sum(5) summed axis 1, column.squeeze(3) dropped axis 1,
+    # and a scalar's squeeze(0) raised ZeroDivisionError.
+    column = graph.variable(pd.float32, (4, 1), name="column")
+    scalar = graph.variable(pd.float32, (), name="scalar")
+    with pd.Sequence():
+        for wrapped in (lambda: column.sum(5), lambda: pd.reduce_max(column, (0, -3)),
+                        lambda: column.squeeze(3), lambda: scalar.squeeze(0), lambda: scalar.sum(0)):
+            with pytest.raises(pd.BuildError, match=r"axis -?\d is out of range for <pd.Tensor '(column|scalar)'"):
+                wrapped()
+        assert column.sum(-1).shape == column.squeeze(-1).shape == (4,)
+
+
 def test_dynamic_indexing_inside_a_repeat(graph, session_factory):
     table = graph.variable(pd.float32, (4, 3), name="table")
     i = graph.variable(pd.uint32, (1,), name="i")

@@ -95,6 +95,16 @@ def test_a_model_without_tiles_cannot_make_a_device():
         model.createDevice()
 
 
+def test_a_model_with_more_tiles_than_the_emulator_keeps_cannot_make_a_device():
+    # 2^31 x 2 tiles wrapped to 0 (SIGFPE mapping a tensor); 2^31 tiles needed 16 GB of per-tile state.
+    model = poplar.IPUModel("ipu2")
+    model.numIPUs, model.tilesPerIPU = 2, 2**31
+    with pytest.raises(poplar.invalid_machine_model, match="numIPUs=2 x tilesPerIPU=2147483648 is more than 1048576"):
+        model.createDevice()
+    with pytest.raises(poplar.invalid_machine_model, match="too many tiles"):
+        poplar.Target.createIPUTarget(2**31, 2**31, "ipu2")
+
+
 def test_ipu_and_cpu_targets():
     ipu = poplar.Target.createIPUTarget(2, 8, "ipu21")
     assert ipu.getTargetType() == poplar.TargetType.IPU
@@ -184,6 +194,8 @@ def test_read_json_flattens_nested_objects_into_dotted_keys():
 def test_read_json_decodes_string_escapes():
     text = r'{"path": "C:\\reports\/run", "tab": "a\tb\r", "u": "caf\u00e9 \u0041"}'
     assert poplar.readJSON(text) == {"path": "C:\\reports/run", "tab": "a\tb\r", "u": "café A"}
+    # A UTF-16 surrogate pair is one code point (it was two invalid UTF-8 sequences).
+    assert poplar.readJSON(r'{"emoji": "\ud83d\ude00"}') == {"emoji": "\U0001F600"}
 
 
 @pytest.mark.parametrize("text, problem", [
@@ -195,6 +207,10 @@ def test_read_json_decodes_string_escapes():
     ('["a"]', "expected '{'"),
     (r'{"a": "\q"}', "invalid escape"),
     (r'{"a": "\u12"}', "invalid \\\\u escape"),
+    (r'{"a": "\ud800"}', "unpaired surrogate"),
+    (r'{"a": "\ude00\ud83d"}', "unpaired surrogate"),
+    # Recursing once per level, 10^5 levels overflowed the stack (SIGSEGV).
+    ('{"a": ' * 100000 + "1" + "}" * 100000, "objects nest more than 100 deep"),
 ])
 def test_read_json_rejects_malformed_text(text, problem):
     with pytest.raises(poplar.parse_error, match=problem):

@@ -708,6 +708,33 @@ def test_concat_of_views_from_different_graphs_raises(device):
         poplar.concat([v, w])
 
 
+# Element positions are signed 64-bit, so a tensor may have at most 2^63 - 1 bytes.
+# Beyond that the counts wrapped: [2^62] floats took 0 bytes of storage, written to
+# at element 2^61 (SIGSEGV), and [2^62 + 1, 4] passed as a reshape of 4 elements.
+@pytest.mark.parametrize("make, fragments", [
+    pytest.param(lambda g, v: g.addVariable(poplar.FLOAT, [2**62], "huge"), ["'huge'", "[4611686018427387904]"],
+                 id="variable"),
+    pytest.param(lambda g, v: g.addVariable(poplar.FLOAT, [2**63, 4], "huge"), ["'huge'", "[9223372036854775808,4]"],
+                 id="variable-count-wraps"),
+    pytest.param(lambda g, v: g.addConstant(poplar.FLOAT, [2**62], 1.0, "huge"), ["'huge'"], id="constant"),
+    pytest.param(lambda g, v: g.cloneN(v, 2**62), ["[4611686018427387904,2,3]"], id="cloneN"),
+    pytest.param(lambda g, v: v.flatten().reshape([2**62 + 1, 6]), ["Tensor::reshape", "[4611686018427387905,6]"],
+                 id="reshape-count-wraps"),
+    pytest.param(lambda g, v: v.broadcast(2**31, 0).broadcast(2**31, 1).broadcast(2**31, 0),
+                 ["Tensor::broadcast", "by 2147483648"], id="broadcast"),
+    pytest.param(lambda g, v: v.upsample(2**32 - 1, 0).upsample(2**32 - 1, 0).upsample(2**32 - 1, 0),
+                 ["Tensor::upsample", "dimension 0 overflows"], id="upsample-dimension-wraps"),
+])
+def test_tensor_of_more_than_addressable_bytes_raises(device, make, fragments):
+    graph = poplar.Graph(device.getTarget())
+    v = graph.addVariable(poplar.FLOAT, [2, 3], "v")
+    graph.setTileMapping(v, 0)
+    with pytest.raises(poplar.tensor_creation_error, match="too many elements|overflows") as raised:
+        make(graph, v)
+    for fragment in fragments:
+        assert fragment in str(raised.value)
+
+
 def test_iterating_a_tensor_yields_its_rows(device):
     v = IdGraph(device).add_variable([2, 3]).tensor
     assert [row.shape() for row in v] == [[3], [3]]

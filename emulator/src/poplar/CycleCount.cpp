@@ -41,6 +41,7 @@ Tensor cycleCount(Graph &graph, program::Sequence &prog, unsigned tile, SyncType
                   const DebugContext &debugContext) {
   Tensor count = counterTensor(graph, tile, {debugContext, "cycleCount"}, "cycleCount");
   auto node = counterNode(ProgramNode::Kind::CycleCount, count, syncType, debugContext);
+  detail::adoptDepth(*node, prog);
   node->children = {prog};
   prog = program::Sequence({NodeProgram(std::move(node))}, debugContext);
   return count;

@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <iterator>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "EngineState.hpp"
@@ -198,19 +201,48 @@ public:
   // Function bodies go after all programs; Call instructions are patched to them.
   void compileFunctions() {
     std::map<unsigned, std::uint32_t> start;
+    std::map<unsigned, std::set<unsigned>> callees; // of each compiled function
     for (std::size_t i = 0; i < pendingCalls_.size(); ++i) {
       const unsigned f = s_.code[pendingCalls_[i]].arg;
       if (!start.count(f)) {
         start[f] = here();
+        const std::size_t firstCall = pendingCalls_.size();
         emit(s_.graph->functions.at(f));
         s_.code.push_back({Op::Return, 0, 0});
+        for (std::size_t k = firstCall; k < pendingCalls_.size(); ++k)
+          callees[f].insert(s_.code[pendingCalls_[k]].arg);
       }
       s_.code[pendingCalls_[i]].target = start[f];
     }
+    checkNoRecursion(callees);
   }
 
 private:
   std::uint32_t here() const { return static_cast<std::uint32_t>(s_.code.size()); }
+
+  // A function that calls itself, directly or through others, would grow the
+  // call stack without bound at run time. Functions that call none of the
+  // remaining ones, or that none of them calls, are taken away until none is
+  // left, or only those on call cycles.
+  static void checkNoRecursion(std::map<unsigned, std::set<unsigned>> callees) {
+    auto remaining = [&](unsigned f) { return callees.count(f) != 0; };
+    for (bool removed = true; removed;) {
+      removed = false;
+      for (auto it = callees.begin(); it != callees.end();) {
+        const unsigned f = it->first;
+        const bool leaf = std::none_of(it->second.begin(), it->second.end(), remaining);
+        const bool root = std::none_of(callees.begin(), callees.end(),
+                                       [&](const auto &kv) { return kv.second.count(f) != 0; });
+        it = leaf || root ? callees.erase(it) : std::next(it);
+        removed = removed || leaf || root;
+      }
+    }
+    if (callees.empty()) return;
+    std::string ids;
+    for (const auto &kv : callees) ids += (ids.empty() ? "" : ", ") + std::to_string(kv.first);
+    throw graph_cycle_error("Call: functions cannot be recursive, but function(s) " + ids +
+                            " call themselves directly or through other functions");
+  }
 
   std::uint32_t addStep(std::unique_ptr<Step> step, const ProgramNode &n, Step::Estimate estimate) {
     step->kind = kindName(n.kind);
@@ -802,7 +834,17 @@ void Engine::readTensor(StringRef handle, void *buf, void *bufEnd) {
 }
 
 namespace {
+// Connecting replaces the callback or buffer a running copy may be using: the
+// callback that asks for it is itself on the stack (its destruction was a SIGSEGV).
+void checkNotRunning(const EngineState &s, const char *what) {
+  if (s.running)
+    throw stream_connection_error(std::string("Engine::") + what +
+                                  ": the engine is running; connect streams and host functions between "
+                                  "runs, not from a stream callback or host function");
+}
+
 detail::StreamState &streamState(EngineState &s, StringRef handle, const char *what) {
+  checkNotRunning(s, what);
   auto it = s.streams.find(handle.str());
   if (it == s.streams.end()) {
     std::string known;
@@ -854,6 +896,7 @@ void Engine::connectStreamToCallback(StringRef handle, unsigned replicaIndex, St
 }
 
 void Engine::connectHostFunction(StringRef handle, unsigned replicaIndex, HostCallbackHandle f) {
+  checkNotRunning(*state_, "connectHostFunction");
   if (replicaIndex != 0)
     throw stream_connection_error("Engine::connectHostFunction: replica " + std::to_string(replicaIndex) +
                                   " does not exist (one replica)");

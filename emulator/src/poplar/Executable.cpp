@@ -165,12 +165,17 @@ public:
     return args;
   }
 
-  program::Program program() {
+  // `level`: how deep this node is, checked before recursing into its children.
+  program::Program program(unsigned level = 1) {
+    if (level > kMaxProgramDepth) r_.corrupt();
     auto n = std::make_shared<ProgramNode>();
     n->kind = static_cast<ProgramNode::Kind>(enumValue(static_cast<unsigned>(ProgramNode::Kind::CycleCount)));
     n->name = r_.str();
     n->children.resize(r_.count(8));
-    for (auto &c : n->children) c = program();
+    for (auto &c : n->children) {
+      c = program(level + 1);
+      adoptDepth(*n, c);
+    }
     n->tensors = tensors();
     n->caseValues.resize(r_.count(8));
     for (auto &v : n->caseValues) v = static_cast<std::int32_t>(r_.i64());

@@ -21,9 +21,8 @@ unsigned GraphState::addVariable(Type type, const std::vector<std::size_t> &shap
   Variable v;
   v.type = type;
   v.shape = shape;
-  v.numElements = 1;
-  for (std::size_t d : shape) v.numElements *= d;
   v.name = name.empty() ? "var" + std::to_string(vars->vars.size()) : std::move(name);
+  v.numElements = checkedNumElements(shape, type, "Cannot create tensor '" + v.name + "'");
   v.isConstant = isConstant;
   vars->vars.push_back(std::move(v));
   return static_cast<unsigned>(vars->vars.size() - 1);

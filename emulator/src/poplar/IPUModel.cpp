@@ -25,6 +25,10 @@ Target IPUModel::createTarget() const {
     throw invalid_machine_model("IPUModel needs at least one IPU and one tile per IPU (numIPUs=" +
                                 std::to_string(numIPUs) +
                                 ", tilesPerIPU=" + std::to_string(tilesPerIPU) + ")");
+  if (static_cast<unsigned long long>(numIPUs) * tilesPerIPU > detail::kMaxTiles)
+    throw invalid_machine_model("IPUModel has too many tiles: numIPUs=" + std::to_string(numIPUs) +
+                                " x tilesPerIPU=" + std::to_string(tilesPerIPU) + " is more than " +
+                                std::to_string(detail::kMaxTiles));
   if (dataPathWidth == 0 || dataPathWidth % 8)
     throw invalid_machine_model("IPUModel dataPathWidth must be a positive multiple of 8 bits");
   Target t;

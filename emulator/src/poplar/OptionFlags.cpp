@@ -31,8 +31,13 @@ class JsonReader {
 public:
   explicit JsonReader(std::string text) : s_(std::move(text)) {}
 
-  void readObjectInto(OptionFlags &flags, const std::string &prefix) {
+  // Option names are a few levels deep; the limit keeps a hostile file from
+  // recursing until the stack overflows.
+  static constexpr unsigned kMaxDepth = 100;
+
+  void readObjectInto(OptionFlags &flags, const std::string &prefix, unsigned depth = 1) {
     skipSpace(); // JSON allows whitespace before the opening brace
+    if (depth > kMaxDepth) fail("objects nest more than " + std::to_string(kMaxDepth) + " deep");
     expect('{');
     skipSpace();
     if (peek() == '}') { ++pos_; return; }
@@ -42,7 +47,7 @@ public:
       skipSpace();
       expect(':');
       skipSpace();
-      if (peek() == '{') readObjectInto(flags, key + ".");
+      if (peek() == '{') readObjectInto(flags, key + ".", depth + 1);
       else flags.set(key, readScalar());
       skipSpace();
       if (peek() == ',') { ++pos_; continue; }
@@ -93,21 +98,40 @@ private:
     case 'u': break;
     default: fail(std::string("invalid escape '\\") + e + "'");
     }
-    const std::string hex = s_.substr(pos_, 4);
-    if (hex.size() != 4 || !std::all_of(hex.begin(), hex.end(), [](unsigned char h) { return std::isxdigit(h); }))
-      fail("invalid \\u escape");
-    pos_ += 4;
-    const auto code = static_cast<unsigned>(std::stoul(hex, nullptr, 16));
+    unsigned code = readHex4();
+    // UTF-16 surrogates come in pairs that make one code point; alone they are
+    // no character, and as UTF-8 bytes they made an invalid Python str.
+    if (code >= 0xdc00 && code < 0xe000) fail("invalid \\u escape: unpaired surrogate");
+    if (code >= 0xd800 && code < 0xdc00) {
+      if (s_.compare(pos_, 2, "\\u") != 0) fail("invalid \\u escape: unpaired surrogate");
+      pos_ += 2;
+      const unsigned low = readHex4();
+      if (low < 0xdc00 || low >= 0xe000) fail("invalid \\u escape: unpaired surrogate");
+      code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+    }
     if (code < 0x80) {
       out += static_cast<char>(code);
     } else if (code < 0x800) {
       out += static_cast<char>(0xc0 | (code >> 6));
       out += static_cast<char>(0x80 | (code & 0x3f));
-    } else {
+    } else if (code < 0x10000) {
       out += static_cast<char>(0xe0 | (code >> 12));
       out += static_cast<char>(0x80 | ((code >> 6) & 0x3f));
       out += static_cast<char>(0x80 | (code & 0x3f));
+    } else {
+      out += static_cast<char>(0xf0 | (code >> 18));
+      out += static_cast<char>(0x80 | ((code >> 12) & 0x3f));
+      out += static_cast<char>(0x80 | ((code >> 6) & 0x3f));
+      out += static_cast<char>(0x80 | (code & 0x3f));
     }
+  }
+  // The four hex digits of a \u escape.
+  unsigned readHex4() {
+    const std::string hex = s_.substr(pos_, 4);
+    if (hex.size() != 4 || !std::all_of(hex.begin(), hex.end(), [](unsigned char h) { return std::isxdigit(h); }))
+      fail("invalid \\u escape");
+    pos_ += 4;
+    return static_cast<unsigned>(std::stoul(hex, nullptr, 16));
   }
   std::string readScalar() {
     if (peek() == '"') return readString();

@@ -1,6 +1,8 @@
 #include <poplar/Program.hpp>
 #include <poplar/exceptions.hpp>
 
+#include <algorithm>
+
 #include "ProgramNode.hpp"
 #include "TensorImpl.hpp"
 #include "TypeInfo.hpp"
@@ -32,6 +34,15 @@ const char *kindName(ProgramNode::Kind kind) {
   case K::CycleCount: return "CycleCount";
   }
   return "Program";
+}
+
+void adoptDepth(ProgramNode &n, const program::Program &child) {
+  const unsigned depth = child.node().depth;
+  if (depth >= kMaxProgramDepth)
+    throw control_program_error(std::string(kindName(n.kind)) + (n.name.empty() ? "" : " '" + n.name + "'") +
+                                ": programs cannot nest more than " + std::to_string(kMaxProgramDepth) +
+                                " levels deep");
+  n.depth = std::max(n.depth, depth + 1);
 }
 
 program::Program programFromNode(std::shared_ptr<ProgramNode> node) {
@@ -67,6 +78,12 @@ void checkControl(const Tensor &t, const char *program, const char *role) {
                                 " must be of a boolean or integer type");
 }
 
+// Sets a new node's children, checking how deep they nest.
+void setChildren(ProgramNode &n, std::vector<Program> children) {
+  for (const Program &c : children) detail::adoptDepth(n, c);
+  n.children = std::move(children);
+}
+
 } // namespace
 
 Program::Program() : node_(std::make_shared<ProgramNode>()) {}
@@ -88,9 +105,16 @@ Sequence::Sequence(const DebugContext &dc) : Program(makeNode(Kind::Sequence, dc
 Sequence::Sequence(std::initializer_list<Program> programs, const DebugContext &dc)
     : Sequence(std::vector<Program>(programs), dc) {}
 Sequence::Sequence(const std::vector<Program> &programs, const DebugContext &dc) : Sequence(dc) {
-  mutableNode().children = programs;
+  setChildren(mutableNode(), programs);
 }
-void Sequence::add(const Program &p) { mutableNode().children.push_back(p); }
+void Sequence::add(const Program &p) {
+  // Copied first: when p is this sequence, the copy shares its node, so
+  // mutableNode() detaches this one and p's old value is added, not a cycle.
+  Program value = p;
+  ProgramNode &n = mutableNode();
+  detail::adoptDepth(n, value);
+  n.children.push_back(std::move(value));
+}
 
 Execute::Execute(ComputeSet cs, const DebugContext &dc) : Program(makeNode(Kind::Execute, dc)) {
   mutableNode().id = cs.getId();
@@ -101,7 +125,7 @@ Repeat::Repeat(unsigned count, const Program &body, const DebugContext &dc)
     : Program(makeNode(Kind::Repeat, dc)) {
   auto &n = mutableNode();
   n.id = count;
-  n.children = {body};
+  setChildren(n, {body});
 }
 
 RepeatWhileTrue::RepeatWhileTrue(const Program &cond, const Tensor &predicate, const Program &body,
@@ -110,7 +134,7 @@ RepeatWhileTrue::RepeatWhileTrue(const Program &cond, const Tensor &predicate, c
   checkControl(predicate, "RepeatWhileTrue", "predicate");
   auto &n = mutableNode();
   n.tensors = {predicate};
-  n.children = {cond, body};
+  setChildren(n, {cond, body});
 }
 
 RepeatWhileFalse::RepeatWhileFalse(const Program &cond, const Tensor &predicate,
@@ -119,7 +143,7 @@ RepeatWhileFalse::RepeatWhileFalse(const Program &cond, const Tensor &predicate,
   checkControl(predicate, "RepeatWhileFalse", "predicate");
   auto &n = mutableNode();
   n.tensors = {predicate};
-  n.children = {cond, body};
+  setChildren(n, {cond, body});
 }
 
 If::If(const Tensor &predicate, const Program &trueBody, const Program &falseBody,
@@ -128,7 +152,7 @@ If::If(const Tensor &predicate, const Program &trueBody, const Program &falseBod
   checkControl(predicate, "If", "predicate");
   auto &n = mutableNode();
   n.tensors = {predicate};
-  n.children = {trueBody, falseBody};
+  setChildren(n, {trueBody, falseBody});
 }
 
 Switch::Switch(const Tensor &control, const CaseList &cases, const Program &defaultCase,
@@ -137,7 +161,7 @@ Switch::Switch(const Tensor &control, const CaseList &cases, const Program &defa
   checkControl(control, "Switch", "control");
   auto &n = mutableNode();
   n.tensors = {control};
-  n.children = {defaultCase};
+  setChildren(n, {defaultCase});
   for (const auto &c : cases) add(c.first, c.second);
 }
 Switch::Switch(const Tensor &control, const CaseList &cases, const DebugContext &dc)
@@ -147,13 +171,15 @@ Switch::Switch(const Tensor &control, const Program &defaultCase, const DebugCon
     : Switch(control, {}, defaultCase, dc) {}
 
 Switch &Switch::add(std::int32_t value, const Program &body) {
+  const Program bodyValue = body; // as in Sequence::add: adding the switch to itself adds its old value
   auto &n = mutableNode();
   for (std::int32_t v : n.caseValues)
     if (v == value)
       throw control_program_error("Switch: case " + std::to_string(value) + " is already defined");
+  detail::adoptDepth(n, bodyValue);
   n.caseValues.push_back(value);
   // children[0] is the default; cases follow in the order they were added.
-  n.children.push_back(body);
+  n.children.push_back(bodyValue);
   return *this;
 }
 

@@ -42,8 +42,17 @@ struct ProgramNode {
   unsigned id = 0;
   std::string text;
   PrintTensorFmt format;
+  unsigned depth = 1; // levels of this tree: 1 + the deepest child's
 };
 
 const char *kindName(ProgramNode::Kind kind);
+
+// Walks of a program tree (compiling, serializing, destroying it) recurse once
+// per level, so a deeper tree is refused where it is built, before a walk can
+// overflow the stack.
+constexpr unsigned kMaxProgramDepth = 10000;
+// Raises n.depth for a new child; throws control_program_error (n is left
+// unchanged) when that would make n deeper than kMaxProgramDepth.
+void adoptDepth(ProgramNode &n, const program::Program &child);
 
 } // namespace poplar::detail

@@ -135,7 +135,9 @@ Target::Target(std::istream &in) {
   globalSyncCycles_ = field();
   dataPathWidth_ = field();
   tileClockFrequency_ = r.f64();
-  if (!r.atEnd() || numIPUs_ == 0 || tilesPerIPU_ == 0) r.corrupt();
+  if (!r.atEnd() || numIPUs_ == 0 || tilesPerIPU_ == 0 ||
+      static_cast<unsigned long long>(numIPUs_) * tilesPerIPU_ > detail::kMaxTiles)
+    r.corrupt();
 }
 
 } // namespace poplar

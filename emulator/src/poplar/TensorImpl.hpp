@@ -53,5 +53,9 @@ struct TensorImpl {
 std::shared_ptr<const TensorImpl> makeVariableView(std::shared_ptr<VarTable> vars, unsigned var,
                                                    Type type, const Dims &shape);
 std::string shapeString(const Dims &shape);
+// The number of elements of a tensor of `shape` and `type`. Throws
+// tensor_creation_error naming `what` when the tensor's bytes would not fit in
+// the signed 64-bit offsets that element positions use.
+std::size_t checkedNumElements(const Dims &shape, const Type &type, const std::string &what);
 
 } // namespace poplar::detail
