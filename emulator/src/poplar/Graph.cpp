@@ -22,7 +22,7 @@ unsigned GraphState::addVariable(Type type, const std::vector<std::size_t> &shap
   v.type = type;
   v.shape = shape;
   v.name = name.empty() ? "var" + std::to_string(vars->vars.size()) : std::move(name);
-  v.numElements = checkedNumElements(shape, type, "Cannot create tensor '" + v.name + "'");
+  v.numElements = checkedNumElements(shape, type, [&] { return "Cannot create tensor '" + v.name + "'"; });
   v.isConstant = isConstant;
   vars->vars.push_back(std::move(v));
   return static_cast<unsigned>(vars->vars.size() - 1);

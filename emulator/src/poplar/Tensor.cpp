@@ -330,13 +330,13 @@ std::string shapeString(const Dims &shape) {
   return s + "]";
 }
 
-std::size_t checkedNumElements(const Dims &shape, const Type &type, const std::string &what) {
+std::size_t checkedNumElements(const Dims &shape, const Type &type, const std::function<std::string()> &what) {
   if (std::find(shape.begin(), shape.end(), std::size_t(0)) != shape.end()) return 0;
   const std::size_t limit = static_cast<std::size_t>(PTRDIFF_MAX) / std::max(typeSize(type), 1u);
   std::size_t n = 1;
   for (std::size_t d : shape)
     if (__builtin_mul_overflow(n, d, &n) || n > limit)
-      throw tensor_creation_error(what + ": shape " + shapeString(shape) + " of " + type.toString().str() +
+      throw tensor_creation_error(what() + ": shape " + shapeString(shape) + " of " + type.toString().str() +
                                   " has too many elements (more than " + std::to_string(limit) + ")");
   return n;
 }
@@ -468,7 +468,7 @@ Tensor Tensor::index(ArrayRef<std::size_t> indices) const {
 Tensor Tensor::reshape(ArrayRef<std::size_t> newShape) const {
   const TensorImpl &t = impl();
   Dims shape(newShape.begin(), newShape.end());
-  if (detail::checkedNumElements(shape, t.type, "Tensor::reshape of " + t.describe()) != t.numElements())
+  if (detail::checkedNumElements(shape, t.type, [&] { return "Tensor::reshape of " + t.describe(); }) != t.numElements())
     throw poplar_error("Tensor::reshape: cannot reshape tensor " + t.describe() + " (" +
                        std::to_string(t.numElements()) + " elements) to shape " +
                        detail::shapeString(shape));
@@ -601,10 +601,10 @@ Tensor Tensor::squeeze(ArrayRef<std::size_t> indices) const {
 namespace {
 // Throws unless t with dimension `dim` scaled by `factor` is still addressable.
 void checkGrownShape(const TensorImpl &t, unsigned dim, unsigned factor, const char *op) {
-  const std::string what = std::string("Tensor::") + op + " of " + t.describe() + " by " + std::to_string(factor);
+  const auto what = [&] { return std::string("Tensor::") + op + " of " + t.describe() + " by " + std::to_string(factor); };
   Dims shape = t.shape;
   if (__builtin_mul_overflow(shape[dim], factor, &shape[dim]))
-    throw tensor_creation_error(what + ": dimension " + std::to_string(dim) + " overflows");
+    throw tensor_creation_error(what() + ": dimension " + std::to_string(dim) + " overflows");
   detail::checkedNumElements(shape, t.type, what);
 }
 } // namespace
@@ -791,7 +791,7 @@ Tensor concat(ArrayRef<Tensor> ts, unsigned dimension) {
   for (const Tensor &t : ts) {
     const TensorImpl &x = t.impl();
     out->shape[0] += x.shape[0];
-    detail::checkedNumElements(out->shape, out->type, "concat of " + x.describe());
+    detail::checkedNumElements(out->shape, out->type, [&] { return "concat of " + x.describe(); });
     for (const Block &b : x.blocks) {
       if (b.numElements() == 0) continue;
       // Two aligned slices that continue each other along dim 0 stay one block.

@@ -54,8 +54,9 @@ std::shared_ptr<const TensorImpl> makeVariableView(std::shared_ptr<VarTable> var
                                                    Type type, const Dims &shape);
 std::string shapeString(const Dims &shape);
 // The number of elements of a tensor of `shape` and `type`. Throws
-// tensor_creation_error naming `what` when the tensor's bytes would not fit in
-// the signed 64-bit offsets that element positions use.
-std::size_t checkedNumElements(const Dims &shape, const Type &type, const std::string &what);
+// tensor_creation_error naming what() when the tensor's bytes would not fit in
+// the signed 64-bit offsets that element positions use (what() is only called
+// then: views are made often and describing a tensor is not free).
+std::size_t checkedNumElements(const Dims &shape, const Type &type, const std::function<std::string()> &what);
 
 } // namespace poplar::detail

@@ -26,9 +26,20 @@ using ExprPtr = std::unique_ptr<Expr>;
 constexpr float kScaledSoftmaxFactor = 32768.0f;
 
 const char *name(NonLinearityType type) {
-  static const char *const names[] = {"SIGMOID", "HARD_SIGMOID", "RELU", "TANH", "GELU", "GELU_ERF",
-                                      "SWISH", "SOFTMAX", "SOFTMAX_STABLE", "SOFTMAX_SCALED"};
-  return names[static_cast<int>(type)];
+  using T = NonLinearityType;
+  switch (type) {
+  case T::SIGMOID: return "SIGMOID";
+  case T::HARD_SIGMOID: return "HARD_SIGMOID";
+  case T::RELU: return "RELU";
+  case T::TANH: return "TANH";
+  case T::GELU: return "GELU";
+  case T::GELU_ERF: return "GELU_ERF";
+  case T::SWISH: return "SWISH";
+  case T::SOFTMAX: return "SOFTMAX";
+  case T::SOFTMAX_STABLE: return "SOFTMAX_STABLE";
+  case T::SOFTMAX_SCALED: return "SOFTMAX_SCALED";
+  }
+  return "an unknown non-linearity";
 }
 
 bool isSoftmax(NonLinearityType type) {
