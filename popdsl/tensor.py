@@ -59,6 +59,8 @@ class Tensor:
         raw, dim, drop = self.raw, 0, []
         for k in key:
             size = raw.dim(dim)
+            if isinstance(k, (bool, np.bool_)):  # numpy reads x[True] as a new axis, Python as 1
+                raise BuildError(f"boolean index {bool(k)} on {self!r}: use an int, a slice or .expand(axis)")
             if isinstance(k, (int, np.integer)):
                 i = int(k) + size if k < 0 else int(k)
                 if not 0 <= i < size:

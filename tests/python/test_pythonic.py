@@ -320,6 +320,15 @@ def test_axes_past_the_rank_are_errors(graph):
         assert column.sum(-1).shape == column.squeeze(-1).shape == (4,)
 
 
+def test_boolean_static_indices_are_errors(graph):
+    # Python's bool is an int: x[True] silently read row 1 (numpy adds an axis instead).
+    x = graph.variable(pd.float32, (3, 2), name="x")
+    for key in (True, np.bool_(False), (0, True)):
+        with pytest.raises(pd.BuildError, match=r"boolean index (True|False) on <pd.Tensor 'x'"):
+            x[key]
+    assert x[1].shape == (2,)
+
+
 def test_dynamic_indexing_inside_a_repeat(graph, session_factory):
     table = graph.variable(pd.float32, (4, 3), name="table")
     i = graph.variable(pd.uint32, (1,), name="i")
