@@ -510,10 +510,11 @@ def _feeder(stream: _StreamInfo, feed):
             raise SessionError(f"the program read stream '{stream.handle}' but run() got no feed for it")
         return missing
     array = np.asarray(feed, stream.dtype)
+    row_size = int(np.prod(stream.shape))  # not -1: numpy cannot infer it for zero rows
     if array.shape == stream.shape:
-        rows = array.reshape(1, -1)
+        rows = array.reshape(1, row_size)
     elif array.shape[1:] == stream.shape:
-        rows = array.reshape(array.shape[0], -1)
+        rows = array.reshape(array.shape[0], row_size)
     else:
         raise SessionError(f"the feed for stream '{stream.handle}' has shape {array.shape}; expected "
                            f"{stream.shape} or (reads, *{stream.shape})")

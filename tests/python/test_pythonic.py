@@ -178,6 +178,8 @@ def test_stream_feed_errors(graph, session_factory):
             session.run()
         with pytest.raises(pd.SessionError, match="read more than the 1 time"):
             session.run(feeds={inputs: np.zeros(3)})
+        with pytest.raises(pd.SessionError, match="read more than the 0 time"):
+            session.run(feeds={inputs: np.zeros((0, 3))})  # no rows at all
         with pytest.raises(pd.SessionError, match=r"has shape \(2, 2\)"):
             session.run(feeds={inputs: np.zeros((2, 2))})
 
