@@ -6,6 +6,8 @@
 #include <poputil/exceptions.hpp>
 
 #include <sstream>
+#include <type_traits>
+#include <variant>
 
 #include "bindings.hpp"
 
@@ -21,13 +23,30 @@ using poplar::program::Sequence;
 using ExprPtr = std::unique_ptr<Expr>;
 
 // Python numbers become constants whose type adapts to the operand they meet.
+// A Python int as the 64-bit integer it fits: signed if it can, else unsigned.
+std::variant<long long, unsigned long long> integerValue(py::handle h) {
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+  if (overflow == 0) return v;
+  if (overflow > 0) {
+    const unsigned long long u = PyLong_AsUnsignedLongLong(h.ptr());
+    if (!PyErr_Occurred()) return u;
+    PyErr_Clear();
+  }
+  throw py::value_error("integer constant " + py::str(h).cast<std::string>() + " does not fit in 64 bits");
+}
+
 ExprPtr toExpr(py::handle h) {
   if (py::isinstance<Expr>(h)) return h.cast<const Expr &>().clone();
   if (py::isinstance<py::bool_>(h)) return std::make_unique<Const>(h.cast<bool>());
   if (py::isinstance<py::int_>(h)) {
-    const auto v = h.cast<long long>();
-    if (v >= INT32_MIN && v <= INT32_MAX) return std::make_unique<Const>(static_cast<int>(v));
-    return std::make_unique<Const>(v);
+    return std::visit(
+        [](auto v) -> ExprPtr {
+          if constexpr (std::is_signed_v<decltype(v)>)
+            if (v >= INT32_MIN && v <= INT32_MAX) return std::make_unique<Const>(static_cast<int>(v));
+          return std::make_unique<Const>(v);
+        },
+        integerValue(h));
   }
   if (py::isinstance<py::float_>(h)) return std::make_unique<Const>(h.cast<double>());
   throw py::type_error("expected a popops expression or a number, got " + std::string(Py_TYPE(h.ptr())->tp_name));
@@ -46,8 +65,9 @@ Tensor asTensor(Graph &g, py::handle h, const Tensor &like, const poplar::DebugC
   if (py::isinstance<py::float_>(h) && !type.isFloatingPoint())
     throw std::runtime_error("Type mismatch between Binary op Tensor and constant: float constant for " +
                              like.getVarStr());
-  Tensor c = py::isinstance<py::float_>(h) ? g.addConstant(type, {}, h.cast<double>(), dc)
-                                           : g.addConstant(type, {}, h.cast<long long>(), dc);
+  Tensor c = py::isinstance<py::float_>(h)
+                 ? g.addConstant(type, {}, h.cast<double>(), dc)
+                 : std::visit([&](auto v) { return g.addConstant(type, {}, v, dc); }, integerValue(h));
   g.setTileMapping(c, 0);
   return c;
 }

@@ -282,3 +282,16 @@ def test_float_tanh_and_sigmoid_are_within_two_ulp_and_keep_the_special_values(e
                                atol=np.finfo(np.float32).tiny)
     ulps = np.abs(got[normal].view(np.int32).astype(np.int64) - want[normal].view(np.int32))
     assert ulps.max() <= 2, x[normal][ulps.argmax()]
+
+
+def test_integer_constants_take_the_64_bit_type_they_fit_and_larger_ones_are_value_errors():
+    assert pe.Const(2**63).getType() == poplar.UNSIGNED_LONGLONG
+    assert pe.Const(-2**63).getType() == poplar.LONGLONG
+    with pytest.raises(ValueError, match="integer constant 1180591620717411303424 does not fit in 64 bits"):
+        pe.Const(2**70)
+    with pytest.raises(ValueError, match="integer constant -1180591620717411303424 does not fit"):
+        pe._1 + (-2**70)
+    r = Runner()
+    i = r.tensor(np.arange(3, dtype=np.int32), poplar.INT, "i")
+    with pytest.raises(ValueError, match="does not fit in 64 bits"):
+        popops.add(r.graph, i, 2**70, r.prog)
