@@ -273,7 +273,8 @@ def test_matmul_writes_into_a_given_output_of_any_layout(graph, session_factory)
     plain = graph.variable(pd.float32, (4, 5), name="out")
     grouped = graph.variable(pd.float32, (2, 3, 5), name="groupedOut")
     with pd.Sequence() as main:
-        assert pd.matmul(a, b, out=transposed.T) is not None
+        view = transposed.T
+        assert pd.matmul(a, b, out=view) is view
         pd.matmul(a, b.T.T, out=plain)
         pd.matmul(ga, gb, out=grouped)
         with pytest.raises(pd.BuildError, match=r"matmul out= must be a float tensor of shape \(4, 5\), not .*outT"):

@@ -125,8 +125,8 @@ struct Scale {
   std::optional<Tensor> tensor;
 };
 
-// Adds to `prog` a compute set writing A x B to C, or adding k * A x B to it
-// when accumulating. Operands are already checked.
+// The registered kernel: reads the product's parameters (as addProduct writes
+// them) and makes the BLAS call over the operands' memory.
 poplar::detail::KernelCompile matMulCompile(poplar::detail::ByteReader &params) {
   detail::GemmProblem problem;
   problem.groups = params.u64();
@@ -145,6 +145,8 @@ poplar::detail::KernelCompile matMulCompile(poplar::detail::ByteReader &params) 
 }
 const poplar::detail::KernelKind matMulKind("poplin::MatMul", matMulCompile);
 
+// Adds to `prog` a compute set writing A x B to C, or adding k * A x B to it
+// when accumulating. Operands are already checked.
 void addProduct(Graph &graph, Sequence &prog, const Tensor &A, const Tensor &B, const Tensor &C,
                 bool grouped, const Scale &scale, bool accumulate,
                 const detail::MatMulOptions &options, const poplar::DebugContext &debugContext) {
