@@ -2,6 +2,7 @@
 #include <poputil/Broadcast.hpp>
 #include <poputil/TileMapping.hpp>
 #include <poputil/Util.hpp>
+#include <poputil/VertexTemplates.hpp>
 #include <poputil/exceptions.hpp>
 
 #include "bindings.hpp"
@@ -54,6 +55,33 @@ void bindPoputil(py::module_ &m) {
   m.def("cloneN", &poputil::cloneN, py::arg("graph"), py::arg("t"), py::arg("N"),
         py::arg("debugContext") = poplar::DebugContext(),
         py::arg("method") = poplar::TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
+
+  // Arguments are typed at run time in Python: each is named as the C++ overload would
+  // name it, and bound enums by their C++ scope (popdsl._core.popops.expr -> popops::expr).
+  m.def("templateVertex", [](const std::string &name, py::args args) {
+    std::string params;
+    for (py::handle a : args) {
+      std::string text;
+      const py::handle cls = py::type::of(a);
+      if (py::isinstance<poplar::Type>(a)) text = VertexTemplateToString<poplar::Type>::to_string(a.cast<poplar::Type>());
+      else if (py::isinstance<py::bool_>(a)) text = VertexTemplateToString<bool>::to_string(a.cast<bool>());
+      else if (py::hasattr(cls, "__members__")) {
+        std::string scope = cls.attr("__module__").cast<std::string>();
+        const std::string root = "_core.";
+        const auto at = scope.find(root);
+        scope = at == std::string::npos ? "" : scope.substr(at + root.size());
+        for (std::size_t dot; (dot = scope.find('.')) != std::string::npos;) scope.replace(dot, 1, "::");
+        text = (scope.empty() ? "" : scope + "::") + cls.attr("__name__").cast<std::string>() +
+               "::" + a.attr("name").cast<std::string>();
+      } else if (py::isinstance<py::int_>(a) || py::isinstance<py::str>(a)) text = py::str(a);
+      else
+        throw py::type_error("templateVertex: cannot name a template argument of type " +
+                             cls.attr("__name__").cast<std::string>() +
+                             " (expected a poplar Type, bool, int, str or bound enum)");
+      params += (params.empty() ? "<" : ",") + text;
+    }
+    return params.empty() ? name : name + params + ">";
+  }, py::arg("name"));
 }
 
 } // namespace popdsl_bindings
