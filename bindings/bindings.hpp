@@ -30,6 +30,8 @@ void bindPopopsExpr(py::module_ &popops);     // popops.expr and the map family
 void bindPopops(py::module_ &popops);         // reductions, slicing, fill/cast/pad, scaledAdd
 void bindPoplin(py::module_ &poplin);
 void bindPopnn(py::module_ &popnn);
+void bindPopnnLoss(py::module_ &popnn);       // popnn/Loss.hpp
+void bindPoprand(py::module_ &poprand);
 
 // A program or a list of programs (Engine, compileGraph); `what` names the caller in errors.
 std::vector<poplar::program::Program> programList(py::handle progs, const char *what);

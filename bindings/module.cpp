@@ -12,6 +12,7 @@ PYBIND11_MODULE(_core, m) {
   auto popops = m.def_submodule("popops", "namespace popops");
   auto poplin = m.def_submodule("poplin", "namespace poplin");
   auto popnn = m.def_submodule("popnn", "namespace popnn");
+  auto poprand = m.def_submodule("poprand", "namespace poprand");
   bindExceptions(poplar);
   bindTypes(poplar);
   bindTarget(poplar);
@@ -26,4 +27,6 @@ PYBIND11_MODULE(_core, m) {
   bindPopops(popops);
   bindPoplin(poplin);
   bindPopnn(popnn);
+  bindPopnnLoss(popnn);
+  bindPoprand(poprand);
 }

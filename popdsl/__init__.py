@@ -24,7 +24,7 @@ def _load_blas() -> None:
 _load_blas()
 
 from popdsl import _core  # noqa: E402
-from popdsl._core import poplar, poplin, popnn, popops, poputil, program  # noqa: E402
+from popdsl._core import poplar, poplin, popnn, popops, poprand, poputil, program  # noqa: E402
 
 
 def _register_submodules(module: _types.ModuleType, name: str) -> None:

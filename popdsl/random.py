@@ -1,6 +1,5 @@
-"""Random seeds. poplibs' random functions (poprand) are not part of the emulator's API
-subset, so this module offers Poplar's hardware seeds (RandomSeed.hpp); each session's
-`seed` decides them (see pd.Session)."""
+"""Random seeds: Poplar's hardware seeds (RandomSeed.hpp); each session's `seed` decides
+them (see pd.Session). poplibs' random functions are bound raw as popdsl.poprand."""
 from popdsl._core import poplar
 from popdsl._core import program as _program
 from popdsl.control import emit
