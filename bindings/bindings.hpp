@@ -28,6 +28,7 @@ void bindCycleCount(py::module_ &poplar);
 void bindPoputil(py::module_ &poputil);
 void bindPopopsExpr(py::module_ &popops);     // popops.expr and the map family
 void bindPopops(py::module_ &popops);         // reductions, slicing, fill/cast/pad, scaledAdd
+void bindPopopsGroupedSlice(py::module_ &popops);
 void bindPoplin(py::module_ &poplin);
 void bindPopnn(py::module_ &popnn);
 void bindPopnnLoss(py::module_ &popnn);       // popnn/Loss.hpp

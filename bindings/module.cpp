@@ -25,6 +25,7 @@ PYBIND11_MODULE(_core, m) {
   bindPoputil(poputil);
   bindPopopsExpr(popops);
   bindPopops(popops);
+  bindPopopsGroupedSlice(popops);
   bindPoplin(poplin);
   bindPopnn(popnn);
   bindPopnnLoss(popnn);

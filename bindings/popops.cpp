@@ -164,9 +164,15 @@ void bindDynamicSlice(py::module_ &m) {
       .def(py::self != py::self)
       .def(py::self < py::self)
       .def("__repr__", &streamed<SlicePlan>);
+  using PlanFn = SlicePlan (*)(const Graph &, const Type &, std::size_t, std::size_t, const Sizes &,
+                                const OptionFlags &);
+  using GroupedPlanFn = SlicePlan (*)(const Graph &, const Type &, std::size_t, std::size_t, std::size_t,
+                                       const Sizes &, const OptionFlags &);
   m.def_submodule("embedding", "namespace popops::embedding")
-      .def("plan", &embedding::plan, py::arg("graph"), py::arg("dataType"), py::arg("numEntries"),
-           py::arg("outputSize"), py::arg("numLookups"), options);
+      .def("plan", static_cast<PlanFn>(&embedding::plan), py::arg("graph"), py::arg("dataType"),
+           py::arg("numEntries"), py::arg("outputSize"), py::arg("numLookups"), options)
+      .def("plan", static_cast<GroupedPlanFn>(&embedding::plan), py::arg("graph"), py::arg("dataType"),
+           py::arg("groupSize"), py::arg("numEntries"), py::arg("outputSize"), py::arg("numLookups"), options);
 
   m.def("createSliceableTensor",
         py::overload_cast<Graph &, const Type &, const Sizes &, const Sizes &, const Sizes &, std::size_t,

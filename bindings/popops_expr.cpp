@@ -223,25 +223,34 @@ void bindPopopsExpr(py::module_ &m) {
 
   using UnaryFn = Tensor (*)(Graph &, const Tensor &, Sequence &, const poplar::DebugContext &, const OptionFlags &);
   using UnaryInPlaceFn = void (*)(Graph &, const Tensor &, Sequence &, const poplar::DebugContext &, const OptionFlags &);
+  using UnaryWithOutputFn = void (*)(Graph &, const Tensor &, const Tensor &, Sequence &, const poplar::DebugContext &,
+                                     const OptionFlags &);
 #define BIND_UNARY_FUNCTION(NAME)                                                                                    \
   m.def(#NAME, static_cast<UnaryFn>(&popops::NAME), py::arg("graph"), py::arg("A"), py::arg("prog"), dc, opts);
+#define BIND_UNARY_WITH_OUTPUT(NAME)                                                                                 \
+  m.def(#NAME "WithOutput", static_cast<UnaryWithOutputFn>(&popops::NAME##WithOutput), py::arg("graph"),             \
+        py::arg("A"), py::arg("out"), py::arg("prog"), dc, opts);
 #define BIND_UNARY(NAME)                                                                                             \
   BIND_UNARY_FUNCTION(NAME)                                                                                          \
+  BIND_UNARY_WITH_OUTPUT(NAME)                                                                                       \
   m.def(#NAME "InPlace", static_cast<UnaryInPlaceFn>(&popops::NAME##InPlace), py::arg("graph"), py::arg("A"),       \
         py::arg("prog"), dc, opts);
   BIND_UNARY(abs) BIND_UNARY(asin) BIND_UNARY(bitwiseNot) BIND_UNARY(cbrt) BIND_UNARY(ceil) BIND_UNARY(cos)
   BIND_UNARY(countLeadingZeros) BIND_UNARY(erf) BIND_UNARY(exp) BIND_UNARY(exp2) BIND_UNARY(expm1)
-  BIND_UNARY(floor) BIND_UNARY(geluErf) BIND_UNARY(inv) BIND_UNARY_FUNCTION(isFinite) BIND_UNARY(log)
+  BIND_UNARY(floor) BIND_UNARY(geluErf) BIND_UNARY(inv) BIND_UNARY_FUNCTION(isFinite) BIND_UNARY_WITH_OUTPUT(isFinite) BIND_UNARY(log)
   BIND_UNARY(log1p) BIND_UNARY(logicalNot) BIND_UNARY(nearbyint) BIND_UNARY(neg) BIND_UNARY(popcount)
   BIND_UNARY(round) BIND_UNARY(rsqrt) BIND_UNARY(sigmoid) BIND_UNARY(signum) BIND_UNARY(sin) BIND_UNARY(sqrt)
   BIND_UNARY(square) BIND_UNARY(tan) BIND_UNARY(tanh)
 #undef BIND_UNARY
 #undef BIND_UNARY_FUNCTION
+#undef BIND_UNARY_WITH_OUTPUT
 
   using BinaryFn = Tensor (*)(Graph &, const Tensor &, const Tensor &, Sequence &, const poplar::DebugContext &,
                               const OptionFlags &);
   using BinaryInPlaceFn = void (*)(Graph &, const Tensor &, const Tensor &, Sequence &, const poplar::DebugContext &,
                                    const OptionFlags &);
+  using BinaryWithOutputFn = void (*)(Graph &, const Tensor &, const Tensor &, const Tensor &, Sequence &,
+                                      const poplar::DebugContext &, const OptionFlags &);
   // Either operand may be a Python number; it becomes a constant of the other's type.
 #define BIND_BINARY(NAME)                                                                                            \
   m.def(#NAME, [](Graph &g, py::handle a, py::handle b, Sequence &prog, const poplar::DebugContext &d,             \
@@ -252,7 +261,12 @@ void bindPopopsExpr(py::module_ &m) {
   m.def(#NAME "InPlace", [](Graph &g, const Tensor &a, py::handle b, Sequence &prog, const poplar::DebugContext &d, \
                             const OptionFlags &o) {                                                                  \
           static_cast<BinaryInPlaceFn>(&popops::NAME##InPlace)(g, a, asTensor(g, b, a, d), prog, d, o);              \
-        }, py::arg("graph"), py::arg("A"), py::arg("B"), py::arg("prog"), dc, opts);
+        }, py::arg("graph"), py::arg("A"), py::arg("B"), py::arg("prog"), dc, opts);                                 \
+  m.def(#NAME "WithOutput", [](Graph &g, py::handle a, py::handle b, const Tensor &out, Sequence &prog,             \
+                               const poplar::DebugContext &d, const OptionFlags &o) {                                \
+          auto [ta, tb] = tensorPair(g, a, b, d);                                                                    \
+          static_cast<BinaryWithOutputFn>(&popops::NAME##WithOutput)(g, ta, tb, out, prog, d, o);                    \
+        }, py::arg("graph"), py::arg("A"), py::arg("B"), py::arg("out"), py::arg("prog"), dc, opts);
   BIND_BINARY(add) BIND_BINARY(atan2) BIND_BINARY(bitwiseAnd) BIND_BINARY(bitwiseOr) BIND_BINARY(bitwiseXor)
   BIND_BINARY(bitwiseXnor) BIND_BINARY(div) BIND_BINARY(eq) BIND_BINARY(gt) BIND_BINARY(gteq)
   BIND_BINARY(logicalAnd) BIND_BINARY(logicalOr) BIND_BINARY(lt) BIND_BINARY(lteq) BIND_BINARY(max)
@@ -266,6 +280,24 @@ void bindPopopsExpr(py::module_ &m) {
         py::arg("conditions"), py::arg("prog"), dc, opts);
   m.def("clamp", &popops::clamp, py::arg("graph"), py::arg("values"), py::arg("minimums"), py::arg("maximums"),
         py::arg("prog"), dc, opts);
+  m.def("selectWithOutput", &popops::selectWithOutput, py::arg("graph"), py::arg("A"), py::arg("B"),
+        py::arg("conditions"), py::arg("out"), py::arg("prog"), dc, opts);
+  m.def("clampWithOutput", &popops::clampWithOutput, py::arg("graph"), py::arg("values"), py::arg("minimums"),
+        py::arg("maximums"), py::arg("out"), py::arg("prog"), dc, opts);
+
+  using VarianceFn = Tensor (*)(Graph &, const Tensor &, const Tensor &, Sequence &, const poplar::Type,
+                                const poplar::DebugContext &);
+  using VarianceScalarFn = Tensor (*)(Graph &, const Tensor &, const float, Sequence &, const poplar::Type,
+                                      const poplar::DebugContext &);
+  const auto src = py::arg("src"), epsilon = py::arg("epsilon"), graph = py::arg("graph"), prog = py::arg("prog");
+  m.def("varianceToInvStdDev", static_cast<VarianceFn>(&popops::varianceToInvStdDev), graph, src, epsilon, prog,
+        py::arg("dstType") = poplar::HALF, dc);
+  m.def("varianceToInvStdDev", static_cast<VarianceScalarFn>(&popops::varianceToInvStdDev), graph, src, epsilon,
+        prog, py::arg("dstType") = poplar::HALF, dc);
+  m.def("invStdDevToVariance", static_cast<VarianceFn>(&popops::invStdDevToVariance), graph, src, epsilon, prog,
+        py::arg("dstType") = poplar::FLOAT, dc);
+  m.def("invStdDevToVariance", static_cast<VarianceScalarFn>(&popops::invStdDevToVariance), graph, src, epsilon,
+        prog, py::arg("dstType") = poplar::FLOAT, dc);
   m.def("clampInPlace", &popops::clampInPlace, py::arg("graph"), py::arg("values"), py::arg("minimums"),
         py::arg("maximums"), py::arg("prog"), dc, opts);
 }

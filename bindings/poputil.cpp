@@ -31,6 +31,37 @@ void bindPoputil(py::module_ &m) {
   m.def("mapTensorLinearlyWithOffset", py::overload_cast<Graph &, const Tensor &, unsigned, bool>(&mapTensorLinearlyWithOffset),
         py::arg("graph"), py::arg("t"), py::arg("offset") = 0, py::arg("ascendingOrder") = true);
 
+  m.def("calcLinearTileMappingAndNewOffset", &calcLinearTileMappingAndNewOffset, py::arg("graph"), py::arg("t"),
+        py::arg("offset") = 0);
+  m.def("chooseMappingOffset", py::overload_cast<std::size_t, const std::vector<std::size_t> &>(&chooseMappingOffset),
+        py::arg("numTiles"), py::arg("shape"));
+  m.def("chooseMappingOffset",
+        py::overload_cast<std::size_t, const std::vector<std::size_t> &, std::size_t>(&chooseMappingOffset),
+        py::arg("numTiles"), py::arg("shape"), py::arg("seed"));
+  m.def("getTileImbalance", py::overload_cast<const Graph::TileToTensorMapping &, unsigned, unsigned>(&getTileImbalance),
+        py::arg("mapping"), py::arg("minElementsPerTile") = 0, py::arg("grainSize") = 1);
+  m.def("getTileImbalance", py::overload_cast<const Graph &, const Tensor &, unsigned, unsigned>(&getTileImbalance),
+        py::arg("graph"), py::arg("t"), py::arg("minElementsPerTile") = 0, py::arg("grainSize") = 1);
+  m.def("dimIsSplitOverTiles", &dimIsSplitOverTiles, py::arg("graph"), py::arg("t"), py::arg("dimension"));
+  m.def("dimIsSplitOverIPUs", &dimIsSplitOverIPUs, py::arg("graph"), py::arg("t"), py::arg("dimension"));
+  m.def("transformTileIndex", &transformTileIndex, py::arg("tile"), py::arg("numTiles"), py::arg("offset"),
+        py::arg("ascending"));
+  m.def("invTransformTileIndex", &invTransformTileIndex, py::arg("tile"), py::arg("numTiles"), py::arg("offset"),
+        py::arg("ascending"));
+  const auto cloneMethod = py::arg("method") = poplar::TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES;
+  m.def("cloneToIpu", &cloneToIpu, py::arg("graph"), py::arg("t"), py::arg("dstIPU"),
+        py::arg("debugContext") = poplar::DebugContext(), cloneMethod);
+  m.def("copyToIpu", &copyToIpu, py::arg("masterGraph"), py::arg("t"), py::arg("prog"), py::arg("dstIPU"),
+        py::arg("debugContext") = poplar::DebugContext(), cloneMethod);
+  // C++ sets copySrc/copyDst through references; Python gets (clone, copySrc, copyDst).
+  m.def("createIpuCopy", [](Graph &g, const Tensor &t, unsigned dstIpu, const poplar::DebugContext &d,
+                            poplar::TensorCloneMethod method) {
+    Tensor copySrc, copyDst;
+    Tensor clone = createIpuCopy(g, t, dstIpu, copySrc, copyDst, d, method);
+    return py::make_tuple(clone, copySrc, copyDst);
+  }, py::arg("graph"), py::arg("t"), py::arg("dstIpu"), py::arg("debugContext") = poplar::DebugContext(),
+        py::arg("method") = poplar::TensorCloneMethod::PRESERVE_ORDER_AND_ALIASES);
+
   // C++ rebinds its reference arguments; Python gets the broadcast views back.
   m.def("broadcastToMatch", [](Tensor a, const std::vector<std::size_t> &shape) {
     broadcastToMatch(a, shape);

@@ -158,11 +158,61 @@ void multiUpdateMul(poplar::Graph &graph, const poplar::Tensor &t, const poplar:
                     const SlicePlan &plan, const poplar::OptionFlags &options,
                     const poplar::DebugContext &debugContext = {});
 
+// Grouped forms: t, s and offsets have a leading group dimension (the plan's groupSize,
+// from the grouped embedding::plan), and `dims` name dimensions within a group; group
+// g slices or updates t[g] with offsets[g] ([numIndices, 1]) and s[g].
+poplar::Tensor createGroupedSliceableTensor(poplar::Graph &graph, const poplar::Type &type,
+                                            const std::size_t groupSize, const std::vector<std::size_t> &shape,
+                                            const std::vector<std::size_t> &dims,
+                                            const std::vector<std::size_t> &sizes, const SlicePlan &plan,
+                                            const poplar::OptionFlags &options,
+                                            const poplar::DebugContext &debugContext = {});
+// [groupSize, numIndices, shape with dims resized to sizes].
+poplar::Tensor createGroupedSliceTensor(poplar::Graph &graph, const poplar::Type &type,
+                                        const std::size_t groupSize, const std::vector<std::size_t> &shape,
+                                        const std::vector<std::size_t> &dims,
+                                        const std::vector<std::size_t> &sizes, const std::size_t numIndices,
+                                        const SlicePlan &plan, const poplar::OptionFlags &options,
+                                        const poplar::DebugContext &debugContext = {});
+// UNSIGNED_INT [groupSize, numIndices, dims.size()].
+poplar::Tensor createGroupedIndicesTensor(poplar::Graph &graph, const std::size_t groupSize,
+                                          const std::vector<std::size_t> &dims, const std::size_t numIndices,
+                                          const SlicePlan &plan, const poplar::OptionFlags &options,
+                                          const poplar::DebugContext &debugContext = {});
+poplar::Tensor groupedMultiSlice(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &offsets,
+                                 const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
+                                 poplar::program::Sequence &prog, const SlicePlan &plan,
+                                 const poplar::OptionFlags &options, const poplar::DebugContext &debugContext = {});
+void groupedMultiUpdate(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
+                        const poplar::Tensor &offsets, const std::vector<std::size_t> &dims,
+                        const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                        const SlicePlan &plan, const poplar::OptionFlags &options,
+                        const poplar::DebugContext &debugContext = {});
+void groupedMultiUpdateAdd(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
+                           const poplar::Tensor &offsets, const poplar::Tensor &scale,
+                           const std::vector<std::size_t> &dims, const std::vector<std::size_t> &sizes,
+                           poplar::program::Sequence &prog, const SlicePlan &plan,
+                           const poplar::OptionFlags &options, const poplar::DebugContext &debugContext = {});
+void groupedMultiUpdateMax(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
+                           const poplar::Tensor &offsets, const std::vector<std::size_t> &dims,
+                           const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                           const SlicePlan &plan, const poplar::OptionFlags &options,
+                           const poplar::DebugContext &debugContext = {});
+void groupedMultiUpdateMul(poplar::Graph &graph, const poplar::Tensor &t, const poplar::Tensor &s,
+                           const poplar::Tensor &offsets, const std::vector<std::size_t> &dims,
+                           const std::vector<std::size_t> &sizes, poplar::program::Sequence &prog,
+                           const SlicePlan &plan, const poplar::OptionFlags &options,
+                           const poplar::DebugContext &debugContext = {});
+
 namespace embedding {
 // A plan for slicing a [numEntries, outputSize] table with the given lookup counts.
-SlicePlan plan(const poplar::Graph &graph, const poplar::Type &dataType, std::size_t numEntries,
-               std::size_t outputSize, const std::vector<std::size_t> &numLookups,
+SlicePlan plan(const poplar::Graph &graph, const poplar::Type &dataType, const std::size_t numEntries,
+               const std::size_t outputSize, const std::vector<std::size_t> &numLookups,
                const poplar::OptionFlags &options);
+// The same for groupSize independent tables (the grouped operations).
+SlicePlan plan(const poplar::Graph &graph, const poplar::Type &dataType, const std::size_t groupSize,
+               const std::size_t numEntries, const std::size_t outputSize,
+               const std::vector<std::size_t> &numLookups, const poplar::OptionFlags &options);
 } // namespace embedding
 
 } // namespace popops

@@ -201,6 +201,24 @@ POPOPS_UNARY(tanh, TANH)
                                const poplar::DebugContext &dc = {},                               \
                                const poplar::OptionFlags &options = {}) {                         \
     mapWithOutput(graph, expr::BinaryOpType::OP, A, B, out, prog, dc, options);                   \
+  }                                                                                               \
+  template <typename constType,                                                                   \
+            typename = typename std::enable_if<std::is_arithmetic<constType>::value>::type>       \
+  inline void NAME##WithOutput(poplar::Graph &graph, const poplar::Tensor &A, const constType B,  \
+                               const poplar::Tensor &out, poplar::program::Sequence &prog,        \
+                               const poplar::DebugContext &dc = {},                               \
+                               const poplar::OptionFlags &options = {}) {                         \
+    NAME##WithOutput(graph, A, detail::scalarConstant(graph, A.elementType(), B, dc), out, prog,   \
+                     dc, options);                                                                \
+  }                                                                                               \
+  template <typename constType,                                                                   \
+            typename = typename std::enable_if<std::is_arithmetic<constType>::value>::type>       \
+  inline void NAME##WithOutput(poplar::Graph &graph, const constType A, const poplar::Tensor &B,  \
+                               const poplar::Tensor &out, poplar::program::Sequence &prog,        \
+                               const poplar::DebugContext &dc = {},                               \
+                               const poplar::OptionFlags &options = {}) {                         \
+    NAME##WithOutput(graph, detail::scalarConstant(graph, B.elementType(), A, dc), B, out, prog,   \
+                     dc, options);                                                                \
   }
 
 POPOPS_BINARY(add, ADD)
@@ -264,5 +282,22 @@ inline void clampWithOutput(poplar::Graph &graph, const poplar::Tensor &values,
                             const poplar::DebugContext &dc = {}, const poplar::OptionFlags &options = {}) {
   mapWithOutput(graph, expr::TernaryOpType::CLAMP, values, minimums, maximums, out, prog, dc, options);
 }
+
+// Normalisation statistics: invStdDev = 1 / sqrt(variance + epsilon) and back
+// (variance = 1 / invStdDev^2 - epsilon), computed in float and cast to dstType.
+poplar::Tensor varianceToInvStdDev(poplar::Graph &graph, const poplar::Tensor &src,
+                                   const poplar::Tensor &epsilon, poplar::program::Sequence &prog,
+                                   const poplar::Type dstType = poplar::HALF,
+                                   const poplar::DebugContext &debugContext = {});
+poplar::Tensor invStdDevToVariance(poplar::Graph &graph, const poplar::Tensor &src,
+                                   const poplar::Tensor &epsilon, poplar::program::Sequence &prog,
+                                   const poplar::Type dstType = poplar::FLOAT,
+                                   const poplar::DebugContext &debugContext = {});
+poplar::Tensor varianceToInvStdDev(poplar::Graph &graph, const poplar::Tensor &src, const float epsilon,
+                                   poplar::program::Sequence &prog, const poplar::Type dstType = poplar::HALF,
+                                   const poplar::DebugContext &debugContext = {});
+poplar::Tensor invStdDevToVariance(poplar::Graph &graph, const poplar::Tensor &src, const float epsilon,
+                                   poplar::program::Sequence &prog, const poplar::Type dstType = poplar::FLOAT,
+                                   const poplar::DebugContext &debugContext = {});
 
 } // namespace popops

@@ -1,10 +1,15 @@
 #pragma once
+#include <cstddef>
+#include <utility>
 #include <vector>
 
+#include <poplar/DebugContext.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/Interval.hpp>
+#include <poplar/Program.hpp>
 #include <poplar/Target.hpp>
 #include <poplar/Tensor.hpp>
+#include <poplar/TensorCloneMethod.hpp>
 
 namespace poputil {
 
@@ -35,5 +40,45 @@ void mapTensorLinearlyWithOffset(poplar::Graph &graph, const poplar::Tensor &t,
                                  bool ascendingOrder = true);
 void mapTensorLinearlyWithOffset(poplar::Graph &graph, const poplar::Tensor &t,
                                  unsigned offset = 0, bool ascendingOrder = true);
+
+// calcLinearTileMapping of t from `offset`, and the tile after the last one it uses
+// (modulo the tile count): the offset for the next tensor.
+std::pair<poplar::Graph::TileToTensorMapping, unsigned>
+calcLinearTileMappingAndNewOffset(const poplar::Graph &graph, const poplar::Tensor &t, unsigned offset = 0);
+
+// A start tile in [0, numTiles) from a hash of the shape (and seed), to spread small
+// tensors over different tiles.
+std::size_t chooseMappingOffset(std::size_t numTiles, const std::vector<std::size_t> &shape);
+std::size_t chooseMappingOffset(std::size_t numTiles, const std::vector<std::size_t> &shape, std::size_t seed);
+
+// How many more elements the fullest tile holds than a balanced mapping would give it
+// (the total spread evenly over all tiles in whole grains, at least minElementsPerTile).
+unsigned getTileImbalance(const poplar::Graph::TileToTensorMapping &mapping, unsigned minElementsPerTile = 0,
+                          unsigned grainSize = 1);
+unsigned getTileImbalance(const poplar::Graph &graph, const poplar::Tensor &t, unsigned minElementsPerTile = 0,
+                          unsigned grainSize = 1);
+
+// A clone of t on IPU dstIPU, each element on the same tile of that IPU as the original.
+poplar::Tensor cloneToIpu(poplar::Graph &graph, const poplar::Tensor &t, unsigned dstIPU,
+                          const poplar::DebugContext &debugContext = {},
+                          poplar::TensorCloneMethod method = poplar::TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
+// cloneToIpu, then a Copy of t into the clone added to prog.
+poplar::Tensor copyToIpu(poplar::Graph &masterGraph, const poplar::Tensor &t, poplar::program::Sequence &prog,
+                         unsigned dstIPU, const poplar::DebugContext &debugContext = {},
+                         poplar::TensorCloneMethod method = poplar::TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
+// cloneToIpu without the Copy: copySrc and copyDst are set to the tensors to copy.
+poplar::Tensor createIpuCopy(poplar::Graph &graph, const poplar::Tensor &t, unsigned dstIpu,
+                             poplar::Tensor &copySrc, poplar::Tensor &copyDst,
+                             const poplar::DebugContext &debugContext = {},
+                             poplar::TensorCloneMethod method = poplar::TensorCloneMethod::PRESERVE_ORDER_AND_ALIASES);
+
+// Whether the elements along `dimension` lie on more than one tile (IPU).
+bool dimIsSplitOverTiles(const poplar::Graph &graph, const poplar::Tensor &t, unsigned dimension);
+bool dimIsSplitOverIPUs(const poplar::Graph &graph, const poplar::Tensor &t, unsigned dimension);
+
+// The position of `tile` in the order a mapping from `offset` (ascending or
+// descending) uses tiles, and back.
+unsigned transformTileIndex(unsigned tile, unsigned numTiles, unsigned offset, bool ascending);
+unsigned invTransformTileIndex(unsigned tile, unsigned numTiles, unsigned offset, bool ascending);
 
 } // namespace poputil

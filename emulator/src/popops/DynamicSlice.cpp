@@ -9,6 +9,7 @@
 
 #include "Elements.hpp"
 #include "KernelSupport.hpp"
+#include "SlicePlanInternal.hpp"
 #include "poplar/Kernel.hpp"
 
 namespace popops {
@@ -17,17 +18,6 @@ using poplar::Tensor;
 using poplar::Type;
 using namespace popops::detail;
 
-// What a plan was made for. The emulator's kernels need no plan, so this only
-// lets plans be told apart and printed.
-class SlicePlanInternal {
-public:
-  bool isNull = true;
-  std::string dataType;
-  std::size_t numEntries = 0, outputSize = 0;
-  std::vector<std::size_t> numLookups;
-
-  auto key() const { return std::tie(isNull, dataType, numEntries, outputSize, numLookups); }
-};
 
 SlicePlan::SlicePlan() : internal(std::make_unique<SlicePlanInternal>()) {}
 SlicePlan::~SlicePlan() = default;
@@ -49,7 +39,9 @@ std::ostream &operator<<(std::ostream &o, const SlicePlan &p) {
   const SlicePlanInternal &i = p.getImpl();
   if (i.isNull) return o << "SlicePlan(null)";
   o << "SlicePlan(" << i.dataType << ", numEntries=" << i.numEntries
-    << ", outputSize=" << i.outputSize << ", numLookups=" << bracketed(i.numLookups) << ")";
+    << ", outputSize=" << i.outputSize << ", numLookups=" << bracketed(i.numLookups);
+  if (i.groupSize) o << ", groupSize=" << i.groupSize;
+  o << ")";
   return o;
 }
 bool operator<(const SlicePlan &a, const SlicePlan &b) noexcept {
