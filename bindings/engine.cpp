@@ -323,6 +323,11 @@ void bindEngine(py::module_ &m) {
 #if POPDSL_HAS_PROFILE_DATA
       .def("getProfileData", [](PyEngine &e) { return profileDict(e.get().getProfileData()); },
            "Emulator only: the recorded profile as a dict (cycles estimated)")
+      .def("writeProfileReport", [](PyEngine &e, const std::string &directory) {
+             return poplar::writeProfileReport(e.get(), directory);
+           }, py::arg("directory"),
+           "Emulator only: writes profile_summary.txt and profile.json now (not again when the engine is "
+           "destroyed); returns the paths")
 #endif
       ;
 }

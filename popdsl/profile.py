@@ -197,6 +197,13 @@ class Profile:
 
         write("profile_summary.txt", self.summary())
         write("profile.json", self.to_json())
+        return paths + self.write_plots(directory)
+
+    def write_plots(self, directory) -> list:
+        """Writes memory.png and execution.png to `directory` when matplotlib is installed;
+        returns the paths written."""
+        os.makedirs(directory, exist_ok=True)
+        paths = []
         try:
             import matplotlib  # noqa: F401
         except ImportError:
@@ -215,7 +222,9 @@ report_directories = []  # where auto_report wrote, in order (the CLI lists them
 def auto_report(engine):
     """Writes the report files when the engine's options (POPLAR_ENGINE_OPTIONS included)
     ask for them: into autoReport.directory (default "."), the first engine of a process
-    directly, later ones into sub-directories session2, session3, ...; returns the paths."""
+    directly, later ones into sub-directories session2, session3, ...; returns the paths.
+    The engine writes profile_summary.txt and profile.json (and so does not write them
+    again when destroyed, as C++ programs' engines do); this adds the plots."""
     options = dict(engine.getEngineOptions())
     if not any(options.get(k) == _TRUE for k in _REPORT_SWITCHES):
         return []
@@ -223,4 +232,5 @@ def auto_report(engine):
     if report_directories:
         directory = os.path.join(directory, f"session{len(report_directories) + 1}")
     report_directories.append(directory)
-    return Profile.from_engine(engine).write_report(directory)
+    paths = list(engine.writeProfileReport(directory))
+    return paths + Profile.from_engine(engine).write_plots(directory)

@@ -10,6 +10,8 @@
 
 namespace poplar {
 
+class Engine;
+
 struct ProfileStep {
   std::string kind; // Execute, Copy, StreamCopy(...), Repeat, If, Switch, RepeatWhileTrue, Call, ...
   std::string name; // the program's debug name (popdsl: the user's source line)
@@ -32,5 +34,12 @@ struct ProfileData {
   bool hostTimed = false;
   std::uint64_t totalCycles() const;
 };
+
+// Writes the engine's autoReport files into `directory` now: profile_summary.txt
+// (printProfileSummary) and profile.json (this data; the schema of popdsl's
+// Profile.to_json). The engine then does not write them again when it is destroyed,
+// which it otherwise does when autoReport.all (or autoReport.outputGraphProfile /
+// outputExecutionProfile) is set. Returns the paths written.
+std::vector<std::string> writeProfileReport(const Engine &engine, const std::string &directory);
 
 } // namespace poplar

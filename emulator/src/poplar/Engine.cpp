@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "AutoReport.hpp"
 #include "EngineState.hpp"
 #include "ExecutableState.hpp"
 #include "ProgramNode.hpp"
@@ -19,25 +20,6 @@ namespace poplar {
 namespace detail {
 
 namespace {
-
-// Engine option keys the emulator accepts; any other key is an invalid_option.
-const std::set<std::string> kBooleanOptions = {
-    "autoReport.all", "autoReport.outputGraphProfile", "autoReport.outputExecutionProfile",
-    "autoReport.outputLoweredVars", "autoReport.outputSerializedGraph",
-    "autoReport.outputDebugInfo", "debug.instrument", "debug.instrumentCompute",
-    "debug.instrumentControlFlow", "debug.instrumentExternalExchange",
-    "debug.retainDebugInformation", "debug.allowOutOfMemory", "debug.outputAllSymbols",
-    "debug.floatPointOpException", "debug.nanOverflowMode", "debug.trace",
-    "target.syncReplicasIndependently", "target.saveArchive", "opt.enableMultiAccessCopies",
-    "opt.useAutoloader", "exchange.streamBufferOverlap", "prng.enable", "optimizeForSpeed",
-    "profiler.includeFlopEstimates", "profiler.includeCycleEstimates",
-    "profiler.perExecutionStreamCopyCycles"};
-const std::set<std::string> kValueOptions = {
-    "autoReport.directory", "autoReport.executionProfileProgramRunCount",
-    "debug.computeInstrumentationLevel", "debug.executionProfile", "debug.loweredVarDumpFile",
-    "target.workerStackSizeInBytes", "target.deterministicWorkers", "target.hostSyncTimeout",
-    "opt.internalExchangeOptimisationTarget", "prng.seed", "profiler.format",
-    "streamCallbacks.numWorkerThreads", "streamCallbacks.multiThreadMode", "target.syncMethod"};
 
 bool flag(const OptionFlags &o, const char *key, bool dflt) {
   auto it = o.find(key);
@@ -534,21 +516,6 @@ void checkMappingAndMemory(EngineState &s) {
 
 } // namespace
 
-OptionFlags validatedOptions(const OptionFlags &given) {
-  OptionFlags options = given;
-  readJSONFromEnv("POPLAR_ENGINE_OPTIONS", options); // the environment overrides the code
-  for (const auto &kv : options) {
-    if (kBooleanOptions.count(kv.first)) {
-      if (kv.second != "true" && kv.second != "false")
-        throw invalid_option("Invalid value '" + kv.second + "' for option '" + kv.first +
-                             "': expected true or false");
-    } else if (!kValueOptions.count(kv.first)) {
-      throw invalid_option("Unrecognised option '" + kv.first + "'");
-    }
-  }
-  return options;
-}
-
 void EngineState::FreeDeleter::operator()(std::uint8_t *p) const { std::free(p); }
 
 Access EngineState::access(const Tensor &t) {
@@ -738,7 +705,9 @@ Engine::Engine(const Graph &graph, const program::Program &prog, const OptionFla
 
 Engine::Engine(Engine &&) noexcept = default;
 Engine &Engine::operator=(Engine &&) noexcept = default;
-Engine::~Engine() = default;
+Engine::~Engine() {
+  if (state_) detail::writeAutoReportIfRequested(*this);
+}
 
 void Engine::prepare(const Device &device) {
   if (device.getTarget() != state_->graph->target)

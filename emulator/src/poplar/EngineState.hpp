@@ -82,6 +82,7 @@ struct EngineState {
   std::shared_ptr<GraphState> graph;
   OptionFlags options;
   bool timeSteps = false;
+  bool reportWritten = false; // writeProfileReport ran: the destructor writes no autoReport
 
   struct FreeDeleter {
     void operator()(std::uint8_t *p) const;
