@@ -3,12 +3,9 @@ reported by getEngineOptions(); bad values and unknown keys raise invalid_option
 autoReport writes the profile files from raw engines (C++ programs) when they are
 destroyed, and once only when a pd.Session wrote them first."""
 import gc
-import glob
 import json
 import os
-import pathlib
 import re
-import shutil
 import subprocess
 
 import numpy as np
@@ -16,6 +13,7 @@ import pytest
 
 import popdsl as pd
 from popdsl import poplar, program
+from cpp_build import build_program
 
 DOCUMENTED = {
     "target.syncMethod": ["polling", "hybrid", "default"],
@@ -186,27 +184,13 @@ int main() {
 '''
 
 
-def emulator_library():
-    root = pathlib.Path(__file__).resolve().parents[2]
-    found = sorted(glob.glob(str(root / "build" / "*" / "emulator" / "libpopdsl_emulator.a")), key=os.path.getmtime)
-    return (root, found[-1]) if found else (root, None)
-
-
 def test_cpp_program_writes_the_report_when_its_engine_is_destroyed(tmp_path):
-    root, library = emulator_library()
-    compiler = shutil.which("g++")
-    if library is None or compiler is None:
-        pytest.skip("needs g++ and an in-tree build of the emulator library")
-    import scipy_openblas32 as blas
-    (tmp_path / "prog.cpp").write_text(CPP_PROGRAM)
-    subprocess.run([compiler, "-std=c++17", "-O0", f"-I{root / 'emulator' / 'include'}", str(tmp_path / "prog.cpp"),
-                    library, f"-L{blas.get_lib_dir()}", f"-l:{blas.get_library(fullname=True)}",
-                    f"-Wl,-rpath,{blas.get_lib_dir()}", "-lpthread", "-o", str(tmp_path / "prog")], check=True)
+    exe = build_program(tmp_path, CPP_PROGRAM)
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "POPLAR_ENGINE_OPTIONS"}
     env["POPLAR_ENGINE_OPTIONS"] = json.dumps({"autoReport.directory": str(run_dir / "reports")})
-    result = subprocess.run([str(tmp_path / "prog")], cwd=run_dir, env=env, capture_output=True, text=True, check=True)
+    result = subprocess.run([str(exe)], cwd=run_dir, env=env, capture_output=True, text=True, check=True)
     assert result.stdout == "ran\n"
     assert sorted(os.listdir(run_dir / "reports")) == ["profile.json", "profile_summary.txt"]
     profile = pd.Profile.from_json((run_dir / "reports" / "profile.json").read_text())

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from popdsl import poplar, popops, poputil
+from cpp_build import check_syntax
 from raw_runner import Runner
 
 rng = np.random.default_rng(11)
@@ -59,19 +60,10 @@ def test_variance_and_inverse_standard_deviation():
 
 def test_scalar_with_output_templates_compile_for_cpp_users(tmp_path):
     """The C++ scalar overloads are templates: instantiate them as user code would."""
-    import pathlib
-    import shutil
-    import subprocess
-    compiler = shutil.which("g++") or shutil.which("c++")
-    if compiler is None:
-        pytest.skip("no C++ compiler")
-    include = pathlib.Path(__file__).resolve().parents[2] / "emulator" / "include"
-    (tmp_path / "use.cpp").write_text(r'''
+    check_syntax(tmp_path, r'''
 #include <popops/ElementWise.hpp>
 void use(poplar::Graph &g, const poplar::Tensor &t, const poplar::Tensor &out, poplar::program::Sequence &p) {
   popops::addWithOutput(g, t, 1.5f, out, p);
   popops::mulWithOutput(g, 2, t, out, p, "scaled");
   popops::varianceToInvStdDev(g, t, 1e-5f, p);
 }''')
-    subprocess.run([compiler, "-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", f"-I{include}",
-                    str(tmp_path / "use.cpp")], check=True)

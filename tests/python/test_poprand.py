@@ -1,11 +1,13 @@
 """poprand/RandomGen.hpp: distributions checked statistically (bounds for the sample size
 at about 5 standard errors), determinism, seeds and errors."""
 import math
+import subprocess
 
 import numpy as np
 import pytest
 
 from popdsl import poplar, poprand, poputil, program
+from cpp_build import INTERNAL, build_program
 from raw_runner import Runner
 
 N = 20000  # elements per sample: a mean is then known to about 0.7% of the spread
@@ -191,14 +193,7 @@ def test_errors():
 
 def test_philox_matches_the_published_known_answers(tmp_path):
     """Philox4x32-10 against the known-answer vectors of Salmon et al.'s Random123."""
-    import pathlib
-    import shutil
-    import subprocess
-    compiler = shutil.which("g++") or shutil.which("c++")
-    if compiler is None:
-        pytest.skip("no C++ compiler")
-    src = pathlib.Path(__file__).resolve().parents[2] / "emulator" / "src"
-    (tmp_path / "kat.cpp").write_text(r'''
+    exe = build_program(tmp_path, r'''
 #include "poprand/Philox.hpp"
 #include <cstdio>
 int main() {
@@ -207,9 +202,7 @@ int main() {
                  philox4x32(0xffffffff, 0xffffffff, {0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}),
                  philox4x32(0xa4093822, 0x299f31d0, {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344})})
     std::printf("%08x %08x %08x %08x\n", b[0], b[1], b[2], b[3]);
-}''')
-    subprocess.run([compiler, "-std=c++17", f"-I{src}", str(tmp_path / "kat.cpp"), "-o", str(tmp_path / "kat")],
-                   check=True)
-    out = subprocess.run([str(tmp_path / "kat")], check=True, capture_output=True, text=True).stdout.split("\n")
+}''', include=INTERNAL, link_emulator=False)
+    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split("\n")
     assert out[:3] == ["6627e8d5 e169c58d bc57ac4c 9b00dbd8", "408f276d 41c83b0e a20bc7c6 6d5451fd",
                        "d16cfe09 94fdcceb 5001e420 24126ea1"]

@@ -1,8 +1,11 @@
 """poputil::templateVertex: vertex type names as poplibs spells them."""
+import subprocess
+
 import pytest
 
 from popdsl import poplar, popnn, popops, poputil
 from popdsl.popops import expr
+from cpp_build import build_program
 
 
 def test_types_bools_integers_and_enums():
@@ -20,3 +23,24 @@ def test_no_arguments_is_the_bare_name():
 def test_unnameable_argument():
     with pytest.raises(TypeError, match="cannot name a template argument of type float"):
         poputil.templateVertex("X", 1.5)
+
+
+def test_cpp_names_build_with_cpp11(tmp_path):
+    exe = build_program(tmp_path, r'''
+#include <popops/OperationDefUtil.hpp>
+#include <iostream>
+enum class Shape { SQUARE };
+namespace poputil {
+template <> struct VertexTemplateToString<Shape> {
+  static std::string to_string(Shape) { return "Shape::SQUARE"; }
+};
+} // namespace poputil
+int main() {
+  const std::string suffix = "end";
+  std::cout << poputil::templateVertex("popops::Reduce", popops::Operation::LOG_ADD, poplar::HALF, 8u, -2, false,
+                                       suffix, "lit", Shape::SQUARE) << "\n"
+            << poputil::templateVertex("Plain") << "\n" << poputil::asString(popops::Operation::LOGICAL_OR) << "\n";
+}''', std="c++11", strict=True)
+    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
+    assert out == ("popops::Reduce<popops::Operation::LOG_ADD,half,8,-2,false,end,lit,Shape::SQUARE>\n"
+                   "Plain\nLogical Or\n")
