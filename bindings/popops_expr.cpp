@@ -2,6 +2,7 @@
 // element-wise functions.
 #include <poplar/exceptions.hpp>
 #include <popops/ElementWise.hpp>
+#include <popops/ElementWiseUtil.hpp>
 #include <popops/Expr.hpp>
 #include <poputil/exceptions.hpp>
 
@@ -298,6 +299,8 @@ void bindPopopsExpr(py::module_ &m) {
         py::arg("dstType") = poplar::FLOAT, dc);
   m.def("invStdDevToVariance", static_cast<VarianceScalarFn>(&popops::invStdDevToVariance), graph, src, epsilon,
         prog, py::arg("dstType") = poplar::FLOAT, dc);
+  m.def("createOutputForElementWiseOp", &popops::createOutputForElementWiseOp, graph, py::arg("inputs"),
+        py::arg("outputType"), dc);
   m.def("clampInPlace", &popops::clampInPlace, py::arg("graph"), py::arg("values"), py::arg("minimums"),
         py::arg("maximums"), py::arg("prog"), dc, opts);
 }

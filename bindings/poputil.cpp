@@ -44,6 +44,8 @@ void bindPoputil(py::module_ &m) {
         py::arg("graph"), py::arg("t"), py::arg("minElementsPerTile") = 0, py::arg("grainSize") = 1);
   m.def("dimIsSplitOverTiles", &dimIsSplitOverTiles, py::arg("graph"), py::arg("t"), py::arg("dimension"));
   m.def("dimIsSplitOverIPUs", &dimIsSplitOverIPUs, py::arg("graph"), py::arg("t"), py::arg("dimension"));
+  m.def("createBroadcastOperand", &createBroadcastOperand, py::arg("graph"), py::arg("fullTensor"), py::arg("type"),
+        py::arg("dim"), py::arg("ditherMapping") = false, py::arg("debugContext") = poplar::DebugContext());
   m.def("transformTileIndex", &transformTileIndex, py::arg("tile"), py::arg("numTiles"), py::arg("offset"),
         py::arg("ascending"));
   m.def("invTransformTileIndex", &invTransformTileIndex, py::arg("tile"), py::arg("numTiles"), py::arg("offset"),

@@ -76,6 +76,13 @@ poplar::Tensor createIpuCopy(poplar::Graph &graph, const poplar::Tensor &t, unsi
 bool dimIsSplitOverTiles(const poplar::Graph &graph, const poplar::Tensor &t, unsigned dimension);
 bool dimIsSplitOverIPUs(const poplar::Graph &graph, const poplar::Tensor &t, unsigned dimension);
 
+// A 1-D tensor of `type` with fullTensor.dim(dim) elements, element i on a tile that holds
+// slice i of fullTensor along dim (the one holding most of it; with ditherMapping the
+// holding tiles are taken in turn), so broadcasting it over fullTensor needs little exchange.
+poplar::Tensor createBroadcastOperand(poplar::Graph &graph, const poplar::Tensor &fullTensor,
+                                      const poplar::Type &type, unsigned dim, bool ditherMapping = false,
+                                      const poplar::DebugContext &debugContext = {});
+
 // The position of `tile` in the order a mapping from `offset` (ascending or
 // descending) uses tiles, and back.
 unsigned transformTileIndex(unsigned tile, unsigned numTiles, unsigned offset, bool ascending);

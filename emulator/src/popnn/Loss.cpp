@@ -2,6 +2,7 @@
 // rows; values are computed in double from the stored elements.
 #include <popnn/Loss.hpp>
 
+#include <popops/EncodingConstants.hpp>
 #include <poputil/exceptions.hpp>
 
 #include <algorithm>
@@ -24,8 +25,7 @@ using poplar::detail::ByteWriter;
 using poplar::detail::KernelCompile;
 using poputil::poplibs_error;
 
-// popops/EncodingConstants.hpp: a label that takes no part in the loss or accuracy.
-constexpr double kMaskedLabel = 4294967295.0;
+constexpr double kMaskedLabel = MASKED_LABEL_CODE;
 
 // The smallest value added to probabilities before their log, per element type.
 double logEpsilon(const poplar::Type &type) { return type == poplar::HALF ? 5.9605e-8 : 1.17549435e-38; }
