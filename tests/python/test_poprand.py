@@ -95,6 +95,23 @@ def test_log_uniform():
     assert_mean(np.log(x), (math.log(2.0) + math.log(1000.0)) / 2, span / math.sqrt(12))
 
 
+def test_log_uniform_int_takes_whole_values_inside_the_range():
+    x = sample(lambda r, s, ref: poprand.logUniform(r.graph, s, 0, ref, poplar.INT, 1.5, 40.5, r.prog))
+    assert np.all(x == np.round(x)) and x.min() == 2 and x.max() == 40
+    assert np.mean(x <= 8) == pytest.approx((math.log(8.5) - math.log(2)) / (math.log(40) - math.log(2)), abs=0.03)
+
+
+def test_dropout_output_clones_reference_or_input():
+    r = Runner()
+    x = r.tensor(np.ones(8), poplar.FLOAT, "x")  # spread over the 4 tiles
+    ref = r.graph.addVariable(poplar.FLOAT, [8], "ref")
+    r.graph.setTileMapping(ref, 2)
+    like_ref = poprand.dropout(r.graph, None, 0, x, ref, 0.5, 2.0, True, r.prog)
+    like_input = poprand.dropout(r.graph, None, 0, x, ref, 0.5, 2.0, False, r.prog)
+    assert r.graph.getTileMapping(like_ref) == r.graph.getTileMapping(ref)
+    assert r.graph.getTileMapping(like_input) == r.graph.getTileMapping(x)
+
+
 def test_dropout_keeps_and_scales():
     values = np.arange(1, N + 1, dtype=np.float64)
 
@@ -179,6 +196,8 @@ def test_errors():
         poprand.normal(r.graph, None, 0, ref, poplar.INT, 0, 1, r.prog)
     with pytest.raises(poputil.poplibs_error, match=r"logUniform: the range \[0.5.* must have 1 <= minVal < maxVal"):
         poprand.logUniform(r.graph, None, 0, ref, poplar.FLOAT, 0.5, 4, r.prog)
+    with pytest.raises(poputil.poplibs_error, match=r"logUniform: maxVal \(70000.*\) is past the largest HALF value"):
+        poprand.logUniform(r.graph, None, 0, ref, poplar.HALF, 2, 70000, r.prog)
     with pytest.raises(poputil.poplibs_error, match="uniform: for INT output, minVal .* must be integers"):
         poprand.uniform(r.graph, None, 0, ref, poplar.INT, 0.5, 4, r.prog)
     with pytest.raises(poputil.poplibs_error, match=r"dropout: keepProbability \(1.5.*\) must be in \[0, 1\]"):

@@ -282,6 +282,10 @@ Tensor logUniform(poplar::Graph &graph, const Tensor *seed, std::uint32_t seedMo
                         "] must have 1 <= minVal < maxVal");
   if (!(base > 0.0) || base == 1.0)
     throw poplibs_error("logUniform: base (" + std::to_string(base) + ") must be positive and not 1");
+  constexpr double kLargestHalf = 65504.0;
+  if (outType == poplar::HALF && maxVal > kLargestHalf)
+    throw poplibs_error("logUniform: maxVal (" + std::to_string(maxVal) + ") is past the largest HALF value (" +
+                        std::to_string(kLargestHalf) + ")");
   Params p;
   p.distribution = Distribution::LogUniform;
   p.a = minVal;
