@@ -64,6 +64,41 @@ void bindPoputil(py::module_ &m) {
   }, py::arg("graph"), py::arg("t"), py::arg("dstIpu"), py::arg("debugContext") = poplar::DebugContext(),
         py::arg("method") = poplar::TensorCloneMethod::PRESERVE_ORDER_AND_ALIASES);
 
+  using poplar::Interval;
+  using Regions = std::vector<Interval>;
+  using Sequences = std::vector<Regions>;
+  // C++ merges in place; Python gets the merged regions back.
+  m.def("mergeAdjacentRegions", [](Regions regions) {
+    mergeAdjacentRegions(regions);
+    return regions;
+  }, py::arg("regions"));
+  m.def("mergeAdjacentRegions", [](Sequences mapping) {
+    mergeAdjacentRegions(mapping);
+    return mapping;
+  }, py::arg("mapping"));
+  m.def("flattenIntervals", &flattenIntervals, py::arg("intervals"));
+  m.def("intervalSequenceNumElements", &intervalSequenceNumElements, py::arg("seq"));
+  const auto minPerPartition = py::arg("minElementsPerPartition") = 0u,
+             maxPerPartition = py::arg("maxElementsPerPartition") = UINT_MAX,
+             maxPerRegion = py::arg("maxElementsPerRegion") = UINT_MAX;
+  m.def("splitRegions",
+        py::overload_cast<const Regions &, unsigned, unsigned, unsigned, unsigned, unsigned>(&splitRegions),
+        py::arg("regions"), py::arg("grainSize"), py::arg("maxPartitions"), minPerPartition, maxPerPartition,
+        maxPerRegion);
+  m.def("splitRegions",
+        py::overload_cast<const Sequences &, unsigned, unsigned, unsigned, unsigned, unsigned>(&splitRegions),
+        py::arg("regions"), py::arg("grainSize"), py::arg("maxPartitions"), minPerPartition, maxPerPartition,
+        maxPerRegion);
+  m.def("splitRegionsBetweenWorkers",
+        py::overload_cast<const poplar::Target &, const Regions &, unsigned, unsigned, unsigned, unsigned>(
+            &splitRegionsBetweenWorkers),
+        py::arg("target"), py::arg("regions"), py::arg("grainSize"), minPerPartition, maxPerPartition, maxPerRegion);
+  m.def("splitRegionsBetweenWorkers",
+        py::overload_cast<const poplar::Target &, const Sequences &, unsigned, unsigned, unsigned, unsigned>(
+            &splitRegionsBetweenWorkers),
+        py::arg("target"), py::arg("regions"), py::arg("grainSize"), minPerPartition, maxPerPartition, maxPerRegion);
+  m.def("balancedPartition", &balancedPartition, py::arg("rangeUpperBound"), py::arg("splitCount"));
+
   // C++ rebinds its reference arguments; Python gets the broadcast views back.
   m.def("broadcastToMatch", [](Tensor a, const std::vector<std::size_t> &shape) {
     broadcastToMatch(a, shape);
