@@ -138,3 +138,28 @@ def test_top_k_errors():
     x = r.tensor(np.zeros((2, 3)), poplar.FLOAT, "x")
     with pytest.raises(poputil.poplibs_error, match=r"topK: K \(4\) must not exceed dimension 1 of input 'x'"):
         popnn.topK(r.graph, x, 4, True, r.prog)
+
+
+def test_serialized_executables_compute_the_same_losses():
+    """Kernels are rebuilt from their parameters when an Executable is deserialized."""
+    p = probabilities(4, 3)
+    r = Runner()
+    outputs, expected, loss, deltas = loss_tensors(r, p, [0, 2, 1, MASKED])
+    correct = r.tensor(np.zeros(1), poplar.UNSIGNED_INT, "correct")
+    r.prog.add(popnn.calcLoss(r.graph, outputs, expected, loss, deltas, correct, L.CROSS_ENTROPY_LOSS))
+    values, indices = popnn.topK(r.graph, outputs, 2, True, r.prog)
+    results = [loss, deltas, correct, values, indices, popnn.argMin(r.graph, outputs, r.prog)]
+    for i, t in enumerate(results):
+        r.graph.createHostRead(f"out{i}", t)
+
+    def run(executable):
+        engine = poplar.Engine(executable)
+        engine.load(r.device)
+        engine.run(0)
+        return [engine.readTensor(f"out{i}", np.empty(t.shape(), t.elementType().numpy_dtype))
+                for i, t in enumerate(results)]
+    executable = poplar.compileGraph(r.graph, [r.prog])
+    original = run(executable)
+    for a, b in zip(original, run(poplar.Executable.deserialize(executable.serialize()))):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(original[5], p.argmin(1))

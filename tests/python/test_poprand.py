@@ -225,3 +225,26 @@ int main() {
     out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split("\n")
     assert out[:3] == ["6627e8d5 e169c58d bc57ac4c 9b00dbd8", "408f276d 41c83b0e a20bc7c6 6d5451fd",
                        "d16cfe09 94fdcceb 5001e420 24126ea1"]
+
+
+def test_serialized_executables_draw_the_same_values():
+    """Kernels are rebuilt from their parameters when an Executable is deserialized."""
+    r = Runner()
+    seed = r.tensor(np.array([7, 8]), poplar.UNSIGNED_INT, "seed")
+    ref = r.tensor(np.zeros(64), poplar.FLOAT, "ref")
+    draws = [poprand.truncatedNormal(r.graph, seed, 3, ref, poplar.FLOAT, 0.0, 1.0, 1.5, r.prog),
+             poprand.uniform(r.graph, None, 0, ref, poplar.INT, -5, 5, r.prog),
+             poprand.shapedDropout(r.graph, seed, 1, ref.reshape([8, 8]), ref.reshape([8, 8])[0].reshape([1, 8]),
+                                   0.5, 2.0, r.prog)]
+    for i, t in enumerate(draws):
+        r.graph.createHostRead(f"out{i}", t)
+
+    def run(executable):
+        engine = poplar.Engine(executable)
+        engine.load(r.device)
+        engine.run(0)
+        return [engine.readTensor(f"out{i}", np.empty(t.shape(), t.elementType().numpy_dtype))
+                for i, t in enumerate(draws)]
+    executable = poplar.compileGraph(r.graph, [r.prog])
+    for a, b in zip(run(executable), run(poplar.Executable.deserialize(executable.serialize()))):
+        np.testing.assert_array_equal(a, b)
