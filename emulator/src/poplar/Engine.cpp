@@ -704,7 +704,14 @@ Engine::Engine(const Graph &graph, const program::Program &prog, const OptionFla
     : Engine(graph, ArrayRef<program::Program>(&prog, 1), opt, std::move(progress), dc) {}
 
 Engine::Engine(Engine &&) noexcept = default;
-Engine &Engine::operator=(Engine &&) noexcept = default;
+// The engine replaced by an assignment is gone as if destroyed: its report is due.
+Engine &Engine::operator=(Engine &&other) noexcept {
+  if (this != &other) {
+    if (state_) detail::writeAutoReportIfRequested(*this);
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
 Engine::~Engine() {
   if (state_) detail::writeAutoReportIfRequested(*this);
 }
