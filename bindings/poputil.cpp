@@ -2,7 +2,6 @@
 #include <poputil/Broadcast.hpp>
 #include <poputil/TileMapping.hpp>
 #include <poputil/Util.hpp>
-#include <poputil/VertexTemplates.hpp>
 #include <poputil/exceptions.hpp>
 
 #include "bindings.hpp"
@@ -124,15 +123,15 @@ void bindPoputil(py::module_ &m) {
         py::arg("debugContext") = poplar::DebugContext(),
         py::arg("method") = poplar::TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
 
-  // Arguments are typed at run time in Python: each is named as the C++ overload would
-  // name it, and bound enums by their C++ scope (popdsl._core.popops.expr -> popops::expr).
+  // Arguments are typed at run time in Python: each is named as C++ templateVertex names
+  // it, and bound enums by their C++ scope (popdsl._core.popops.expr -> popops::expr).
   m.def("templateVertex", [](const std::string &name, py::args args) {
     std::string params;
     for (py::handle a : args) {
       std::string text;
       const py::handle cls = py::type::of(a);
-      if (py::isinstance<poplar::Type>(a)) text = VertexTemplateToString<poplar::Type>::to_string(a.cast<poplar::Type>());
-      else if (py::isinstance<py::bool_>(a)) text = VertexTemplateToString<bool>::to_string(a.cast<bool>());
+      if (py::isinstance<poplar::Type>(a)) text = std::string(a.cast<poplar::Type>().toString());
+      else if (py::isinstance<py::bool_>(a)) text = a.cast<bool>() ? "true" : "false";
       else if (py::hasattr(cls, "__members__")) {
         std::string scope = cls.attr("__module__").cast<std::string>();
         const std::string root = "_core.";
