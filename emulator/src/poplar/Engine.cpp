@@ -14,6 +14,7 @@
 #include "ExecutableState.hpp"
 #include "ProgramNode.hpp"
 #include "TensorImpl.hpp"
+#include "VertexKernel.hpp"
 
 namespace poplar {
 namespace detail {
@@ -100,8 +101,10 @@ struct TensorToStreamStep : Step {
 
 struct ExecuteStep : Step {
   std::vector<std::function<void()>> kernels;
+  TileGroups vertices; // custom vertices, run tile by tile after the built-in kernels
   void run() override {
     for (auto &k : kernels) k();
+    if (!vertices.empty()) vertices.run(name);
   }
 };
 
@@ -293,7 +296,13 @@ private:
           checkWritable(t, n, "output");
           operands.push_back(s_.access(t));
         }
-        step->kernels.push_back(k.compile(operands));
+        if (const auto placement = vertexPlacement(k)) {
+          std::uint64_t elements = 0;
+          for (const Access &a : operands) elements += a.numElements;
+          step->vertices.add(placement->tile, k.compile(operands), elements);
+        } else {
+          step->kernels.push_back(k.compile(operands));
+        }
       }
       addStep(std::move(step), n, [kernels = cs.kernels](const CostModel &m) { return m.computeSet(kernels); });
       if (!cs.name.empty() && n.name.empty()) s_.steps.back()->name = cs.name;

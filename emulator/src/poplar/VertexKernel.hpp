@@ -1,0 +1,50 @@
+#pragma once
+// Custom vertices as kernels of their compute set: at compileGraph each vertex
+// becomes a kernel of kind kVertexKernelKind whose parameters name its class
+// (codelet library key and vertex type), tile, perf estimate and how each field
+// is bound; reads are its Input edges, writes its Output/InOut edges. The
+// kernel registry re-makes it from those parameters, so executables that use
+// codelets serialize like any other (with their codelet sources).
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "Kernel.hpp"
+
+namespace poplar::detail {
+
+struct GraphState;
+
+inline const char *const kVertexKernelKind = "poplar::Vertex";
+
+struct VertexPlacement {
+  unsigned vertexId;
+  unsigned tile;
+  bool hasPerfEstimate;
+  std::uint64_t cycles, flops;
+};
+
+// The placement of a vertex kernel; nullopt for other kernels.
+std::optional<VertexPlacement> vertexPlacement(const Kernel &k);
+
+// Checks every vertex (connections, tile, conflicting writes) and (re)makes its kernel.
+void materializeVertices(GraphState &g);
+
+// The vertex kernels of one compute set, grouped by tile. Tiles run in parallel
+// on the thread pool when the compute set is large enough to gain from it.
+class TileGroups {
+public:
+  void add(unsigned tile, std::function<void()> vertex, std::uint64_t elements);
+  bool empty() const { return tiles_.empty(); }
+  // Runs every vertex; a failure names the compute set.
+  void run(const std::string &computeSet) const;
+
+private:
+  std::vector<unsigned> tileIds_;
+  std::vector<std::vector<std::function<void()>>> tiles_;
+  std::uint64_t vertices_ = 0, elements_ = 0;
+};
+
+} // namespace poplar::detail
