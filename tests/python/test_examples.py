@@ -22,6 +22,7 @@ EXPECTED = {
         "v5: [\n  [5.0000000 3.5000000]\n  [5.0000000 3.5000000]\n]",
     ],
     "tut3_vertices.py": ["v2: [7.0000000 6.0000000 4.5000000 2.5000000]"],
+    "tut5_matrix_vector.py": ["Multiplication result OK"],
     "tut4_profiling.py": ["Memory Usage:", "Total cycles (estimated):", "Execute: m4"],
 }
 
