@@ -223,6 +223,21 @@ def test_many_tiles_run_in_parallel_with_exact_results():
     np.testing.assert_array_equal(result, values + np.arange(64, dtype=np.float32)[:, None])
 
 
+def test_vertices_read_the_values_from_before_the_compute_set():
+    # Vertex i reads x[i] and writes x[i + 1]: every read sees the value before any
+    # vertex ran (exchange, then compute), in whatever order the tiles run.
+    vs = Vertices(tiles=16)
+    x = vs.graph.addVariable(poplar.FLOAT, [65], "x")
+    vs.graph.setInitialValue(x, np.arange(65, dtype=np.float32) * 10)
+    for i in range(65):
+        vs.graph.setTileMapping(x[i], i % 16)
+    for i in range(64):
+        v = vs.vertex("custom::AddConst<float>", tile=i % 16, **{"in": x.slice(i, i + 1), "out": x.slice(i + 1, i + 2)})
+        vs.graph.setInitialValue(v["c"], 1)
+    (result,) = vs.run(x)
+    np.testing.assert_array_equal(result, np.concatenate([[0], np.arange(64) * 10 + 1]))
+
+
 def test_profile_shows_the_compute_set_with_estimates_and_exchange():
     vs = Vertices()
     x = vs.variable(np.ones(4, np.float32), name="x", tile=0)

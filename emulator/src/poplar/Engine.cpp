@@ -289,9 +289,14 @@ private:
     case K::Execute: {
       auto step = std::make_unique<ExecuteStep>();
       const ComputeSetInfo &cs = s_.graph->computeSet(n.id);
-      for (const Kernel &k : cs.kernels) {
+      const std::vector<std::vector<bool>> snapshotted = vertexReadsWrittenByOthers(cs.kernels);
+      for (std::size_t ki = 0; ki < cs.kernels.size(); ++ki) {
+        const Kernel &k = cs.kernels[ki];
         std::vector<Access> operands;
-        for (const Tensor &t : k.reads) operands.push_back(s_.access(t));
+        for (std::size_t i = 0; i < k.reads.size(); ++i) {
+          const Access a = s_.access(k.reads[i]);
+          operands.push_back(snapshotted[ki][i] ? step->vertices.snapshot(a) : a);
+        }
         for (const Tensor &t : k.writes) {
           checkWritable(t, n, "output");
           operands.push_back(s_.access(t));

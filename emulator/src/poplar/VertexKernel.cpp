@@ -208,6 +208,22 @@ void addWrittenRanges(const Tensor &t, unsigned vertex, std::vector<WrittenRange
   });
 }
 
+// Merges sorted ranges of one owner that touch; ranges of different owners are disjoint
+// once checkNoConflictingWrites has passed.
+std::vector<WrittenRange> merged(std::vector<WrittenRange> ranges) {
+  std::sort(ranges.begin(), ranges.end(), [](const WrittenRange &a, const WrittenRange &b) {
+    return a.var != b.var ? a.var < b.var : a.begin < b.begin;
+  });
+  std::vector<WrittenRange> out;
+  for (const WrittenRange &r : ranges) {
+    if (!out.empty() && out.back().var == r.var && out.back().vertex == r.vertex && r.begin <= out.back().end)
+      out.back().end = std::max(out.back().end, r.end);
+    else
+      out.push_back(r);
+  }
+  return out;
+}
+
 void checkNoConflictingWrites(const GraphState &g, const ComputeSetInfo &cs, std::vector<WrittenRange> ranges) {
   std::sort(ranges.begin(), ranges.end(), [](const WrittenRange &a, const WrittenRange &b) {
     return a.var != b.var ? a.var < b.var : a.begin < b.begin;
@@ -238,6 +254,36 @@ std::optional<VertexPlacement> vertexPlacement(const Kernel &k) {
   p.cycles = r.u64();
   p.flops = r.u64();
   return p;
+}
+
+std::vector<std::vector<bool>> vertexReadsWrittenByOthers(const std::vector<Kernel> &kernels) {
+  std::vector<WrittenRange> ranges;
+  for (unsigned k = 0; k < kernels.size(); ++k)
+    if (vertexPlacement(kernels[k]))
+      for (const Tensor &t : kernels[k].writes) addWrittenRanges(t, k, ranges);
+  ranges = merged(std::move(ranges));
+  std::vector<std::vector<bool>> out;
+  for (unsigned k = 0; k < kernels.size(); ++k) {
+    out.emplace_back(kernels[k].reads.size(), false);
+    if (ranges.empty() || !vertexPlacement(kernels[k])) continue;
+    for (std::size_t i = 0; i < kernels[k].reads.size(); ++i) {
+      std::vector<WrittenRange> read;
+      addWrittenRanges(kernels[k].reads[i], k, read);
+      for (const WrittenRange &r : read) {
+        // The last written range starting before r ends; earlier ones end earlier still.
+        auto it = std::lower_bound(ranges.begin(), ranges.end(), r, [](const WrittenRange &a, const WrittenRange &b) {
+          return a.var != b.var ? a.var < b.var : a.begin < b.end;
+        });
+        for (; it != ranges.begin(); ) {
+          --it;
+          if (it->var != r.var || it->end <= r.begin) break;
+          if (it->vertex != k) out[k][i] = true;
+        }
+        if (out[k][i]) break;
+      }
+    }
+  }
+  return out;
 }
 
 void materializeVertices(GraphState &g) {
@@ -301,12 +347,20 @@ void TileGroups::add(unsigned tile, std::function<void()> vertex, std::uint64_t 
   elements_ += elements;
 }
 
-void TileGroups::run(const std::string &computeSet) const {
+Access TileGroups::snapshot(const Access &live) {
+  snapshots_.emplace_back(live, std::vector<std::uint8_t>(live.numElements * live.elemSize));
+  Access copy = live;
+  copy.segments = {Segment{snapshots_.back().second.data(), live.numElements, static_cast<std::ptrdiff_t>(live.elemSize)}};
+  return copy;
+}
+
+void TileGroups::run(const std::string &computeSet) {
   // Below these sizes waking the pool costs more than it saves.
   constexpr std::uint64_t kParallelVertices = 32, kParallelElements = 16384;
   const auto runTile = [this](std::size_t t) {
     for (const auto &vertex : tiles_[t]) vertex();
   };
+  for (auto &[live, copy] : snapshots_) live.gather(copy.data());
   try {
     if (tiles_.size() > 1 && (vertices_ >= kParallelVertices || elements_ >= kParallelElements))
       ThreadPool::instance().parallelFor(tiles_.size(), runTile);
