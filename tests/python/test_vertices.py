@@ -179,6 +179,16 @@ def test_templated_vertices_in_a_namespace():
     np.testing.assert_array_equal(ru, [6, 12])
 
 
+def test_vertex_classes_are_found_after_preprocessing():
+    vs = Vertices()
+    assert vs.graph.hasCodelet("Times3")
+    assert not vs.graph.hasCodelet("IpuOnly") and not vs.graph.hasCodelet("Disabled")
+    x = vs.variable(np.array([2.5], np.float32))
+    vs.vertex("Times3", x=x[0])
+    (result,) = vs.run(x)
+    assert result[0] == 7.5
+
+
 def test_non_contiguous_views_are_gathered_and_scattered():
     vs = Vertices()
     x = vs.variable(np.arange(12, dtype=np.float32).reshape(3, 4), name="x")

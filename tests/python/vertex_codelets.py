@@ -34,6 +34,9 @@ class WorkerIds : public MultiVertex {
 public:
   Output<Vector<unsigned>> out;
   void compute(unsigned workerId) {
+#ifdef __IPU__
+    __builtin_ipu_put(workerId, 0); // IPU-only code: skipped on the host
+#endif
     for (unsigned i = workerId; i < out.size(); i += numWorkers()) out[i] = workerId * 1000 + i;
   }
 };
@@ -103,6 +106,27 @@ public:
     return *x >= 0;
   }
 };
+
+// Seen as the compiler sees them: vertices from macros count, disabled ones do not.
+#define SCALE_VERTEX(NAME, K)                                                                \
+  class NAME : public Vertex {                                                               \
+  public:                                                                                    \
+    InOut<float> x;                                                                          \
+    bool compute() {                                                                         \
+      *x *= K;                                                                               \
+      return true;                                                                           \
+    }                                                                                        \
+  };
+SCALE_VERTEX(Times3, 3)
+#ifdef __IPU__
+class IpuOnly : public Vertex {
+public:
+  bool compute() { return true; }
+};
+#endif
+#if 0
+class Disabled : public Vertex {};
+#endif
 
 namespace custom {
 template <typename T> class AddConst : public Vertex {

@@ -35,6 +35,9 @@ const char *const kCodeletHeaders[] = {"poplar/Vertex.hpp",  "poplar/VertexRegis
                                        "poplar/HalfFloat.hpp", "ipudef.h", "print.h", "ipu_builtins.h",
                                        "ipu_vector_math", "ipu_memory_intrinsics"};
 
+// Part of the cache key: change it when the generated registration code changes.
+const char kRegistrationVersion[] = "popdsl-vertex-registration-1";
+
 bool isFile(const std::string &path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
@@ -59,13 +62,16 @@ std::string directoryOf(const std::string &path) {
 }
 
 // Where poplar/Vertex.hpp is: next to the library holding this code (an
-// SDK-shaped prefix: <prefix>/lib/libpoplar.so and <prefix>/include), else the
-// source tree's headers, else $POPDSL_INCLUDE_DIR.
+// SDK-shaped prefix: <prefix>/lib/libpoplar.so and <prefix>/include; or the
+// package: popdsl/_core*.so and popdsl/include), else the source tree's
+// headers, else $POPDSL_INCLUDE_DIR.
 std::string codeletIncludeDir() {
   std::vector<std::string> tried;
   Dl_info info;
-  if (::dladdr(reinterpret_cast<void *>(&codeletIncludeDir), &info) && info.dli_fname)
+  if (::dladdr(reinterpret_cast<void *>(&codeletIncludeDir), &info) && info.dli_fname) {
     tried.push_back(directoryOf(info.dli_fname) + "/../include");
+    tried.push_back(directoryOf(info.dli_fname) + "/include"); // the headers installed beside popdsl._core
+  }
 #ifdef POPDSL_SOURCE_INCLUDE_DIR
   tried.push_back(POPDSL_SOURCE_INCLUDE_DIR);
 #endif
@@ -134,7 +140,7 @@ public:
     path_ = pattern;
   }
   ~TempDir() {
-    for (const char *f : {"codelet.cpp", "codelet.so", "compiler.log", "version.log"}) ::unlink((path_ + "/" + f).c_str());
+    for (const char *f : {"codelet.cpp", "codelet.ii", "codelet.so", "compiler.log", "version.log"}) ::unlink((path_ + "/" + f).c_str());
     ::rmdir(path_.c_str());
   }
   const std::string &path() const { return path_; }
@@ -270,19 +276,15 @@ std::string vertexNameFromPrettyFunction(const std::string &pretty) {
 
 std::shared_ptr<const CodeletLibrary> loadCodeletLibrary(const CodeletSource &source) {
   const std::string includeDir = codeletIncludeDir();
-  const std::vector<ScannedVertex> vertices = scanCodeletVertices(source.text);
-  const std::string unit = "#line 1 " + quoted(source.name) + "\n" + source.text + "\n#line 1 " +
-                           quoted("<popdsl vertex registration for " + source.name + ">") + "\n" +
-                           vertexRegistrationCode(vertices);
-
+  const std::string text = "#line 1 " + quoted(source.name) + "\n" + source.text + "\n";
   const std::vector<std::string> compiler = compilerCommand();
-  std::vector<std::string> args = {"-std=c++17", "-O2", "-fPIC", "-shared", "-fvisibility=hidden",
-                                   "-D__POPC__=1", "-U__IPU__", "-I" + includeDir};
+  std::vector<std::string> args = {"-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden", "-D__POPC__=1",
+                                   "-U__IPU__", "-I" + includeDir};
   if (!source.quoteDir.empty()) args.insert(args.end(), {"-iquote", source.quoteDir});
   for (const std::string &flag : splitWords(source.flags))
     if (!isPopcOnly(flag)) args.push_back(flag);
 
-  std::string keyText = unit + '\0' + compilerVersion(compiler);
+  std::string keyText = std::string(kRegistrationVersion) + '\0' + text + '\0' + compilerVersion(compiler);
   for (const std::string &word : compiler) keyText += '\0' + word;
   for (const std::string &arg : args) keyText += '\0' + arg;
   for (const char *header : kCodeletHeaders) keyText += '\0' + readFile(includeDir + "/" + header);
@@ -296,14 +298,23 @@ std::shared_ptr<const CodeletLibrary> loadCodeletLibrary(const CodeletSource &so
   void *handle = cached.empty() || !isFile(cached) ? nullptr : ::dlopen(cached.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     TempDir dir;
-    const std::string unitPath = dir.path() + "/codelet.cpp", library = dir.path() + "/codelet.so";
-    writeFile(unitPath, unit);
-    std::vector<std::string> argv = compiler;
-    argv.insert(argv.end(), args.begin(), args.end());
-    argv.insert(argv.end(), {"-o", library, unitPath});
-    const ProcessResult r = runProcess(argv, dir.path() + "/compiler.log");
-    if (r.status != 0)
-      throw graph_program_compilation_error("Compiling codelets '" + source.name + "' failed:\n" + r.output);
+    const std::string unit = dir.path() + "/codelet.cpp", library = dir.path() + "/codelet.so";
+    const auto run = [&](std::vector<std::string> extra, const char *what) {
+      std::vector<std::string> argv = compiler;
+      argv.insert(argv.end(), args.begin(), args.end());
+      argv.insert(argv.end(), extra.begin(), extra.end());
+      const ProcessResult r = runProcess(argv, dir.path() + "/compiler.log");
+      if (r.status != 0)
+        throw graph_program_compilation_error(std::string(what) + " codelets '" + source.name + "' failed:\n" + r.output);
+    };
+    // The vertex classes are found in the preprocessed source, so conditional code
+    // (#ifdef __IPU__, #if 0) and macros are seen as the compiler sees them.
+    writeFile(unit, text);
+    run({"-E", "-o", dir.path() + "/codelet.ii", unit}, "Preprocessing");
+    const std::vector<ScannedVertex> vertices = scanCodeletVertices(readFile(dir.path() + "/codelet.ii"));
+    writeFile(unit, text + "#line 1 " + quoted("<popdsl vertex registration for " + source.name + ">") + "\n" +
+                        vertexRegistrationCode(vertices));
+    run({"-shared", "-o", library, unit}, "Compiling");
     std::string loadFrom = library;
     if (!cached.empty()) { // publish atomically: concurrent processes see a whole file or none
       const std::string temp = cache + "/." + key + "." + std::to_string(::getpid()) + ".tmp";
