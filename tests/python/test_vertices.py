@@ -398,6 +398,20 @@ def test_codelet_compile_errors_name_file_and_line(tmp_path):
         graph.addCodelets("codelets.gp")
 
 
+def test_introspection_and_redefined_vertices():
+    vs = Vertices()
+    v = vs.vertex("SumVertex", tile=3)
+    assert vs.graph.getTileMapping(v) == 3
+    assert [cs.getId() for cs in vs.graph.getComputeSets()] == [vs.cs.getId()]
+    with pytest.raises(poplar.invalid_tile_mapping, match=r"Vertex 'SumVertex' \(id 1\) is not mapped to a tile"):
+        vs.graph.getTileMapping(vs.graph.addVertex(vs.cs, "SumVertex"))
+    assert vs.graph.addCodelets(SOURCE) is False  # the same codelets again: nothing to add
+    other = "#include <poplar/Vertex.hpp>\nclass SumVertex : public poplar::Vertex {\npublic:\n  void compute() {}\n};\n"
+    with pytest.raises(poplar.graph_program_compilation_error,
+                       match="define vertex 'SumVertex', which codelets added earlier already define"):
+        vs.graph.addCodelets(other)
+
+
 def test_codelet_files_compile_with_flags_and_local_includes(tmp_path):
     (tmp_path / "scale.hpp").write_text("#define SCALE 3\n")
     (tmp_path / "codelets.cpp").write_text(
