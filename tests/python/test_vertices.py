@@ -3,6 +3,7 @@ added, connected, mapped and run, every misuse check, and executables that carry
 their codelets into another process."""
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 import time
@@ -246,6 +247,28 @@ def test_vertices_read_the_values_from_before_the_compute_set():
         vs.graph.setInitialValue(v["c"], 1)
     (result,) = vs.run(x)
     np.testing.assert_array_equal(result, np.concatenate([[0], np.arange(64) * 10 + 1]))
+
+
+def test_a_forked_child_runs_parallel_compute_sets():
+    vs = Vertices(tiles=16)
+    x = vs.graph.addVariable(poplar.FLOAT, [64, 8], "x")
+    for r in range(64):
+        vs.graph.setTileMapping(x[r], r % 16)
+        v = vs.vertex("ScaleInPlace", tile=r % 16, data=x[r])
+        vs.graph.setInitialValue(v["factor"], 2)
+    vs.graph.setInitialValue(x, np.ones((64, 8), np.float32))
+    vs.graph.createHostRead("x", x)
+    engine = vs.engine()
+    engine.load(vs.device)
+    engine.run(0)  # the parent's thread pool is running now
+    pid = os.fork()
+    if pid == 0:  # the child has none of the pool's threads
+        signal.alarm(30)
+        engine.run(0)
+        ok = (engine.readTensor("x", np.empty((64, 8), np.float32)) == 4).all()
+        os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
 def test_profile_shows_the_compute_set_with_estimates_and_exchange():

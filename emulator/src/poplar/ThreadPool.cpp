@@ -1,5 +1,7 @@
 #include "ThreadPool.hpp"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <exception>
 #include <string>
@@ -26,7 +28,7 @@ ThreadPool &ThreadPool::instance() {
   return pool;
 }
 
-ThreadPool::ThreadPool(unsigned threads) {
+ThreadPool::ThreadPool(unsigned threads) : ownerPid_(::getpid()) {
   for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
 }
 
@@ -71,7 +73,7 @@ void ThreadPool::work() {
 
 void ThreadPool::parallelFor(std::size_t n, const std::function<void(std::size_t)> &fn) {
   std::unique_lock<std::mutex> call(callMutex_, std::defer_lock);
-  if (tInPool || workers_.empty() || n < 2 || !call.try_lock()) {
+  if (tInPool || workers_.empty() || n < 2 || ::getpid() != ownerPid_ || !call.try_lock()) {
     for (std::size_t i = 0; i < n; ++i) fn(i);
     return;
   }

@@ -19,7 +19,7 @@ public:
   unsigned size() const { return static_cast<unsigned>(workers_.size()) + 1; }
   // Calls fn(i) for every i < n on the pool and the calling thread and returns
   // when all are done; rethrows the exception of the lowest failing i. Called
-  // from inside a work item, or while another call runs, it runs inline.
+  // from inside a work item, while another call runs, or in a forked child, it runs inline.
   void parallelFor(std::size_t n, const std::function<void(std::size_t)> &fn);
 
 private:
@@ -35,6 +35,7 @@ private:
   std::uint64_t generation_ = 0;
   std::vector<std::exception_ptr> errors_;
   bool stopping_ = false;
+  int ownerPid_; // a forked child has none of the workers: it runs work inline
 };
 
 } // namespace poplar::detail
