@@ -428,6 +428,11 @@ def test_introspection_and_redefined_vertices():
     assert [cs.getId() for cs in vs.graph.getComputeSets()] == [vs.cs.getId()]
     with pytest.raises(poplar.invalid_tile_mapping, match=r"Vertex 'SumVertex' \(id 1\) is not mapped to a tile"):
         vs.graph.getTileMapping(vs.graph.addVertex(vs.cs, "SumVertex"))
+    other_graph = Vertices()
+    with pytest.raises(poplar.poplar_error, match="Graph::setPerfEstimate: the vertex belongs to a different graph"):
+        other_graph.graph.setPerfEstimate(v, 5)
+    with pytest.raises(poplar.poplar_error, match="Graph::setFieldSize: the vertex belongs to a different graph"):
+        other_graph.graph.setFieldSize(v["in"], 5)
     assert vs.graph.addCodelets(SOURCE) is False  # the same codelets again: nothing to add
     other = "#include <poplar/Vertex.hpp>\nclass SumVertex : public poplar::Vertex {\npublic:\n  void compute() {}\n};\n"
     with pytest.raises(poplar.graph_program_compilation_error,

@@ -49,6 +49,12 @@ GraphState &graphOf(const VertexRef &v) {
   return *g;
 }
 
+// The vertex `v` names in `g`; a vertex of another graph is an error naming `what`.
+VertexInfo &vertexOf(GraphState &g, const VertexRef &v, const char *what) {
+  if (&graphOf(v) != &g) throw poplar_error(std::string("Graph::") + what + ": the vertex belongs to a different graph");
+  return g.vertices[v.getId()];
+}
+
 std::string describeVertex(const VertexInfo &v, unsigned id) {
   return "Vertex '" + v.cls->name + "' (id " + std::to_string(id) + ")";
 }
@@ -78,9 +84,8 @@ struct ResolvedField {
   std::string where; // "Vertex 'X' (id 3), field 'in'" for messages
 };
 
-ResolvedField resolve(GraphState &g, const FieldRef &ref) {
-  if (&graphOf(ref.vertex) != &g) throw poplar_error("The vertex of this FieldRef belongs to a different graph");
-  VertexInfo &v = g.vertices[ref.vertex.getId()];
+ResolvedField resolve(GraphState &g, const FieldRef &ref, const char *what) {
+  VertexInfo &v = vertexOf(g, ref.vertex, what);
   if (ref.fieldId >= v.cls->fields.size())
     throw unknown_field(describeVertex(v, ref.vertex.getId()) + " has no field number " + std::to_string(ref.fieldId));
   const VertexField &field = v.cls->fields[ref.fieldId];
@@ -205,7 +210,7 @@ VertexRef Graph::addVertex(ComputeSet cs, StringRef vertexType, ArrayRef<Connect
 }
 
 void Graph::connect(FieldRef field, const Tensor &tensor) {
-  const ResolvedField r = resolve(*state_, field);
+  const ResolvedField r = resolve(*state_, field, "connect");
   checkEdgeTensor(*state_, r, tensor);
   if (r.field.rank == 2 && field.indexed) {
     r.state.edges[checkedIndex(r, field)] = tensor;
@@ -230,7 +235,7 @@ void Graph::connect(FieldRef field, const Tensor &tensor) {
 }
 
 void Graph::connect(FieldRef field, ArrayRef<Tensor> tensors) {
-  const ResolvedField r = resolve(*state_, field);
+  const ResolvedField r = resolve(*state_, field, "connect");
   if (r.field.rank != 2 || field.indexed)
     throw graph_connection_error(r.where + " is not a list field (VectorList or Vector<Input<Vector<T>>>): "
                                  "connect one tensor to it");
@@ -242,7 +247,7 @@ void Graph::connect(FieldRef field, ArrayRef<Tensor> tensors) {
 }
 
 void Graph::connectConstantFromHost(FieldRef field, const void *value, HostType hostType) {
-  const ResolvedField r = resolve(*state_, field);
+  const ResolvedField r = resolve(*state_, field, "connect");
   if (!r.field.isEdge())
     throw graph_connection_error(r.where + " is " + kindName(r.field.kind) +
                                  ", not an edge: set plain fields with Graph::setInitialValue");
@@ -256,7 +261,7 @@ void Graph::connectConstantFromHost(FieldRef field, const void *value, HostType 
 }
 
 void Graph::setFieldSize(FieldRef field, std::size_t size) {
-  const ResolvedField r = resolve(*state_, field);
+  const ResolvedField r = resolve(*state_, field, "setFieldSize");
   if (r.field.rank != 2 || field.indexed)
     throw graph_connection_error(r.where + " is not a list field (VectorList or Vector<Input<Vector<T>>>): its size "
                                  "is that of the tensor connected to it");
@@ -265,7 +270,7 @@ void Graph::setFieldSize(FieldRef field, std::size_t size) {
 }
 
 std::size_t Graph::getFieldSize(FieldRef field) const {
-  const ResolvedField r = resolve(*state_, field);
+  const ResolvedField r = resolve(*state_, field, "getFieldSize");
   if (r.field.rank == 2 && field.indexed) {
     const Tensor &t = r.state.edges[checkedIndex(r, field)];
     if (!t.valid()) throw no_size_specified(r.where + " is not connected");
@@ -282,25 +287,22 @@ std::size_t Graph::getFieldSize(FieldRef field) const {
 }
 
 void Graph::setTileMapping(VertexRef v, unsigned tileNum) {
-  GraphState &g = graphOf(v);
-  if (&g != state_.get()) throw poplar_error("Graph::setTileMapping: the vertex belongs to a different graph");
+  VertexInfo &info = vertexOf(*state_, v, "setTileMapping");
   if (tileNum >= getTarget().getNumTiles())
     throw invalid_tile_mapping("Graph::setTileMapping: tile " + std::to_string(tileNum) + " does not exist (the target has " +
                                std::to_string(getTarget().getNumTiles()) + " tiles) for " +
-                               describeVertex(g.vertices[v.getId()], v.getId()));
-  g.vertices[v.getId()].tile = tileNum;
+                               describeVertex(info, v.getId()));
+  info.tile = tileNum;
 }
 
 unsigned Graph::getTileMapping(VertexRef v) const {
-  GraphState &g = graphOf(v);
-  const VertexInfo &info = g.vertices[v.getId()];
+  const VertexInfo &info = vertexOf(*state_, v, "getTileMapping");
   if (info.tile < 0) throw invalid_tile_mapping(describeVertex(info, v.getId()) + " is not mapped to a tile");
   return static_cast<unsigned>(info.tile);
 }
 
 void Graph::setPerfEstimate(const VertexRef &v, std::uint64_t cycles, std::uint64_t flops) {
-  GraphState &g = graphOf(v);
-  VertexInfo &info = g.vertices[v.getId()];
+  VertexInfo &info = vertexOf(*state_, v, "setPerfEstimate");
   info.hasPerfEstimate = true;
   info.cycles = cycles;
   info.flops = flops;
@@ -308,7 +310,7 @@ void Graph::setPerfEstimate(const VertexRef &v, std::uint64_t cycles, std::uint6
 
 void Graph::setFieldInitialValueFromHost(const FieldRef &field, const void *values, HostType hostType,
                                          std::size_t count, bool isList) {
-  const ResolvedField r = resolve(*state_, field);
+  const ResolvedField r = resolve(*state_, field, "setInitialValue");
   if (r.field.kind != FieldKind::State)
     throw graph_connection_error(r.where + " is " + kindName(r.field.kind) +
                                  (r.field.isEdge() ? ": connect it to a tensor (Graph::connect)" : ""));
