@@ -286,7 +286,20 @@ def test_profile_shows_the_compute_set_with_estimates_and_exchange():
     steps = [s for s in engine.getProfileData()["steps"] if s["name"] == "vertices"]
     assert len(steps) == 1 and steps[0]["kind"] == "Execute" and steps[0]["executions"] == 1
     assert steps[0]["compute_cycles"] == 20 + 30 + (50 + 3)  # default: 50 + one per edge element
-    assert steps[0]["exchange_bytes"] == 2 * 4 * 4
+    assert steps[0]["exchange_bytes"] == 2 * 4 * 4  # x to tile 1, twice
+    assert steps[0]["exchange_cycles"] == 2 * 4 * 4 // 4  # ipu2 exchanges 4 bytes per cycle
+
+
+def test_outputs_on_other_tiles_count_as_exchange():
+    vs = Vertices()
+    x = vs.variable(np.ones(6, np.float32), name="x", tile=0)
+    y = vs.variable(np.zeros(6, np.float32), name="y", tile=3)
+    vs.vertex("custom::AddConst<float>", tile=0, **{"in": x, "out": y})
+    engine = vs.engine()
+    engine.load(vs.device)
+    [step] = [s for s in engine.getProfileData()["steps"] if s["name"] == "vertices"]
+    assert step["exchange_bytes"] == 6 * 4 and step["exchange_cycles"] == 6
+    assert step["compute_cycles"] == 50 + 12
 
 
 # ------------------------------------------------------------------ misuse

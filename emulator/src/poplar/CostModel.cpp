@@ -163,7 +163,8 @@ void CostModel::addVertex(const Kernel &k, const VertexPlacement &placement, Per
       elements += t.numElements();
       const std::uint64_t size = typeSize(t.elementType());
       for (const auto &[tile, n] : layout(t).segments)
-        if (tile != placement.tile && tile != kNoTile) received[placement.tile] += n * size;
+        if (tile != placement.tile && tile != kNoTile) // inputs come to the vertex, outputs go to their tiles
+          received[operands == &k.reads ? placement.tile : tile] += n * size;
     }
   cycles[placement.tile] += placement.hasPerfEstimate ? placement.cycles : kVertexCycles + elements;
 }

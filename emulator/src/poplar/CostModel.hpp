@@ -30,7 +30,8 @@
 //      exchangeBytesPerCycle.
 //  * custom vertex (Graph::addVertex): the cycles given to setPerfEstimate,
 //    else kVertexCycles + one cycle per element of its edges; it runs on its
-//    own tile, which receives the edge elements that live on other tiles.
+//    own tile, which receives the input elements that live on other tiles and
+//    sends its output elements to the tiles they live on.
 //  * Copy: elements whose source and destination tiles differ cross the
 //    exchange (received bytes / exchangeBytesPerCycle on the busiest tile); the
 //    rest copy on tile at the data path width (8 bytes per cycle).
