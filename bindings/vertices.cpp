@@ -62,9 +62,9 @@ void setFieldInitialValue(Graph &g, const FieldRef &field, py::handle values) {
   else throw py::type_error("setInitialValue: values of dtype " + std::string(py::str(arr.dtype())) + " cannot set a vertex field");
 }
 
-// A string with a line break is codelet source text; any other string or path names a file.
+// A string with a line break or a brace is codelet source text; any other string or path names a file.
 bool isSourceText(py::handle src) {
-  return py::isinstance<py::str>(src) && src.cast<std::string>().find('\n') != std::string::npos;
+  return py::isinstance<py::str>(src) && src.cast<std::string>().find_first_of("\n{") != std::string::npos;
 }
 
 } // namespace
@@ -111,7 +111,7 @@ void bindVertices(py::module_ &m) {
            },
            py::arg("src"), py::arg("compileFlags") = "",
            "Compiles codelets: a file path (str or os.PathLike), a list of paths, or C++ source text "
-           "(a str containing a line break)")
+           "(a str containing a line break or a '{')")
       .def("hasCodelet", &Graph::hasCodelet, py::arg("vertexType"))
       .def("addVertex",
            [](Graph &g, ComputeSet cs, const std::string &type, py::object connections) {

@@ -23,7 +23,7 @@ from popdsl.tensor import Tensor
 
 def add_codelets(graph, source_or_path, flags: str = "") -> bool:
     """Compiles codelets into `graph` (pd.Graph.add_codelets): C++ source text (a str with a
-    line break) or the path of a codelet file (str or os.PathLike). False if already added."""
+    line break or a '{') or the path of a codelet file (str or os.PathLike). False if already added."""
     if not isinstance(source_or_path, (str, os.PathLike)):
         raise BuildError(f"add_codelets takes C++ source text or a file path, not {type(source_or_path).__name__}")
     try:

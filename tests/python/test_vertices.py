@@ -428,6 +428,8 @@ def test_codelet_compile_errors_name_file_and_line(tmp_path):
     path.write_text(bad)
     with pytest.raises(poplar.graph_program_compilation_error, match=rf"{path}:4:\d+: error"):
         graph.addCodelets(path)
+    with pytest.raises(poplar.graph_program_compilation_error, match=r"<codelet source>:1:\d+: error"):
+        graph.addCodelets("class OneLine { int f() { return nope; } };")  # a brace: source text
     with pytest.raises(poplar.graph_program_compilation_error, match="Cannot read codelet file '/no/such.cpp'"):
         graph.addCodelets("/no/such.cpp")
     with pytest.raises(poplar.graph_program_compilation_error, match="cannot load IPU assembly"):
