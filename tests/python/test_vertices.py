@@ -502,3 +502,10 @@ def test_executables_carry_their_codelets_to_a_new_process(tmp_path, codelet_cac
     # A cache hit: no new library and none rewritten (a compile takes about a second).
     assert {p.name: p.stat().st_mtime_ns for p in codelet_cache.glob("codelets/*.so")} == libraries
     assert float(seconds) < 0.5
+    # With an empty cache the new process compiles the codelets again.
+    fresh = tmp_path / "fresh-cache"
+    result = subprocess.run([sys.executable, "-c", RUN_SAVED, str(path)], capture_output=True, text=True,
+                            env=dict(env, POPDSL_CACHE_DIR=str(fresh)), timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split(" ", 4)[:4] == ["[7.0,", "6.0,", "4.5,", "2.5]"]
+    assert len(list(fresh.glob("codelets/*.so"))) == 1
