@@ -173,7 +173,11 @@ def test_templated_vertices_in_a_namespace():
     for t, x, y, c in (("float", xf, yf, 0.5), ("half", xh, yh, 0.3), ("unsigned int", xu, yu, 5)):
         v = vs.vertex(f"custom::AddConst<{t}>", **{"in": x, "out": y})
         vs.graph.setInitialValue(v["c"], c)
-    rf, rh, ru = vs.run(yf, yh, yu)
+    widths = vs.variable(np.zeros(2, np.uint32), poplar.UNSIGNED_INT, name="widths")
+    vs.vertex("custom::Width<half>", out=widths[0])
+    vs.vertex("custom::Width<float>", out=widths[1])
+    rf, rh, ru, rw = vs.run(yf, yh, yu, widths)
+    np.testing.assert_array_equal(rw, [2, 40])
     np.testing.assert_array_equal(rf, [1.75, 2.5])
     # half: the constant and each sum are rounded to half
     np.testing.assert_array_equal(rh, (np.array([1, 1000], np.float16) + np.float16(0.3)).astype(np.float16))

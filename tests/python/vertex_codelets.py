@@ -142,5 +142,17 @@ public:
 template class AddConst<float>;
 template class AddConst<half>;
 template class AddConst<unsigned>;
+
+// Default template arguments are left out of the name; `>` inside parentheses is not a bracket.
+template <typename T, bool Wide = (sizeof(T) > 2)> class Width : public Vertex {
+public:
+  Output<unsigned> out;
+  bool compute() {
+    *out = Wide ? sizeof(T) * 10 : sizeof(T);
+    return true;
+  }
+};
+template class Width<half>;
+template class Width<float>;
 } // namespace custom
 """

@@ -130,8 +130,17 @@ private:
   // The index of the token closing the bracket opened at `open`.
   std::size_t matching(std::size_t open) const {
     const std::string o = t_[open], c = o == "{" ? "}" : o == "(" ? ")" : o == "[" ? "]" : ">";
-    std::size_t depth = 0;
+    std::size_t depth = 0, parens = 0; // template arguments may hold (a > b)
     for (std::size_t i = open; i < t_.size(); ++i) {
+      if (o == "<" && t_[i] == "(") {
+        ++parens;
+        continue;
+      }
+      if (o == "<" && t_[i] == ")") {
+        if (parens) --parens;
+        continue;
+      }
+      if (parens) continue;
       if (t_[i] == o) ++depth;
       else if (t_[i] == c && --depth == 0) return i;
       else if (o == "<" && (t_[i] == ";" || t_[i] == "{")) return i; // a less-than, not a bracket
