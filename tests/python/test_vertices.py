@@ -90,6 +90,22 @@ def test_tutorial3_sums_suffixes():
     assert vs.graph.hasCodelet("SumVertex") and not vs.graph.hasCodelet("NoSuchVertex")
 
 
+def test_vertex_state_persists_between_runs_until_the_engine_loads():
+    vs = Vertices()
+    out = vs.variable(np.zeros(1, np.uint32), poplar.UNSIGNED_INT, name="out")
+    v = vs.vertex("Counter", out=out[0])
+    vs.graph.setInitialValue(v["count"], 10)
+    vs.graph.createHostRead("out", out)
+    engine = vs.engine()
+    counts = []
+    for runs in (2, 1):
+        engine.load(vs.device)
+        for _ in range(runs):
+            engine.run(0)
+            counts.append(int(engine.readTensor("out", np.empty(1, np.uint32))[0]))
+    assert counts == [11, 12, 11]
+
+
 def test_multivertex_runs_every_worker():
     vs = Vertices()
     out = vs.graph.addVariable(poplar.UNSIGNED_INT, [20], "out")

@@ -128,6 +128,14 @@ public:
 class Disabled : public Vertex {};
 #endif
 
+// Keeps state between runs (until the engine loads again).
+class Counter : public Vertex {
+public:
+  unsigned count;
+  Output<unsigned> out;
+  void compute() { *out = ++count; }
+};
+
 namespace custom {
 template <typename T> class AddConst : public Vertex {
 public:

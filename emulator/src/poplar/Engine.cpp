@@ -106,6 +106,7 @@ struct ExecuteStep : Step {
     for (auto &k : kernels) k();
     if (!vertices.empty()) vertices.run(name);
   }
+  void reset() override { vertices.reset(); }
 };
 
 struct PrintTensorStep : Step {
@@ -766,6 +767,7 @@ void Engine::prepare(const Device &device) {
 
 void Engine::deploy() {
   state_->resetMemory();
+  for (auto &step : state_->steps) step->reset();
   state_->seedHardware();
   state_->clock = 0;
   state_->loaded = true;

@@ -63,6 +63,7 @@ public:
   void *own(const std::vector<std::uint8_t> &bytes, unsigned align) {
     buffers_.push_back(zeroedBuffer(bytes.size(), align));
     if (!bytes.empty()) std::memcpy(buffers_.back().get(), bytes.data(), bytes.size());
+    owned_.emplace_back(buffers_.back().get(), bytes.size());
     return buffers_.back().get();
   }
   Span *spans(std::size_t n) {
@@ -71,6 +72,15 @@ public:
   }
   void store(const VertexField &field, const void *bytes, std::size_t size) {
     std::memcpy(storage_.get() + field.offset, bytes, size);
+  }
+  // Keeps the bound fields and owned values, which reset() restores.
+  void saveInitialState() {
+    initial_.clear();
+    initial_.emplace_back(storage_.get(), std::vector<std::uint8_t>(storage_.get(), storage_.get() + cls_->size));
+    for (const auto &[data, size] : owned_) initial_.emplace_back(data, std::vector<std::uint8_t>(data, data + size));
+  }
+  void reset() const {
+    for (const auto &[data, bytes] : initial_) std::memcpy(data, bytes.data(), bytes.size());
   }
 
   void run() const {
@@ -98,6 +108,15 @@ private:
   Buffer storage_;
   std::vector<Buffer> buffers_;
   std::vector<Staged> staged_;
+  std::vector<std::pair<std::uint8_t *, std::size_t>> owned_;          // plain Vector fields, constants
+  std::vector<std::pair<std::uint8_t *, std::vector<std::uint8_t>>> initial_;
+};
+
+// What a vertex kernel compiles to: runs the vertex; TileGroups finds it in the
+// std::function to reset it when the engine loads.
+struct VertexRunner {
+  std::shared_ptr<VertexInstance> vertex;
+  void operator()() const { vertex->run(); }
 };
 
 struct FieldParams {
@@ -180,7 +199,8 @@ KernelCompile vertexKernelFactory(ByteReader &r) {
         vertex->store(field, &span, sizeof span);
       }
     }
-    return [vertex] { vertex->run(); };
+    vertex->saveInitialState();
+    return VertexRunner{vertex};
   };
 }
 
@@ -352,6 +372,12 @@ Access TileGroups::snapshot(const Access &live) {
   Access copy = live;
   copy.segments = {Segment{snapshots_.back().second.data(), live.numElements, static_cast<std::ptrdiff_t>(live.elemSize)}};
   return copy;
+}
+
+void TileGroups::reset() {
+  for (const auto &tile : tiles_)
+    for (const auto &vertex : tile)
+      if (const auto *runner = vertex.target<VertexRunner>()) runner->vertex->reset();
 }
 
 void TileGroups::run(const std::string &computeSet) {

@@ -48,6 +48,8 @@ public:
   bool empty() const { return tiles_.empty(); }
   // Runs every vertex; a failure names the compute set.
   void run(const std::string &computeSet);
+  // Restores every vertex's fields to their values when the engine was made.
+  void reset();
 
 private:
   std::vector<std::pair<Access, std::vector<std::uint8_t>>> snapshots_; // (live, copy)
