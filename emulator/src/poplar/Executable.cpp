@@ -2,10 +2,11 @@
 //
 // File layout: magic, format version, the sections ("target", "graph", "programs",
 // "options"; each a name and a byte string), then an FNV-1a checksum of everything
-// before it. The graph holds the codelet sources (compiled again, or found in the
-// codelet cache, when read) before the compute sets whose vertices use them. Tensors are written as their views (type, shape, variable blocks);
+// before it. Tensors are written as their views (type, shape, variable blocks);
 // kernels as (kind, display name, reads, writes, parameters) and re-made through
-// the kernel registry (Kernel.hpp) when read.
+// the kernel registry (Kernel.hpp) when read. The graph holds the codelet sources
+// before the compute sets whose vertices use them; reading compiles them again
+// (or finds them in the codelet cache), so load only executables you trust.
 #include <poplar/Executable.hpp>
 #include <poplar/exceptions.hpp>
 
@@ -239,7 +240,8 @@ public:
       h.ins = arguments();
       h.outs = arguments();
     }
-    for (std::size_t i = 0, n = r_.count(32); i < n; ++i) { // compiled (or found in the cache) before the kernels that use them
+    // Codelets are loaded before the vertex kernels that name their classes.
+    for (std::size_t i = 0, n = r_.count(32); i < n; ++i) {
       CodeletSource c;
       c.name = r_.str();
       c.text = r_.str();

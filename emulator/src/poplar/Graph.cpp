@@ -53,7 +53,7 @@ const TensorImpl &ownedImpl(const GraphState &g, const Tensor &t, const char *op
 
 // Converts host values of a C++ type to device elements of `type`.
 void detail::convertFromHost(const Type &type, const void *values, Graph::HostType hostType,
-                     std::size_t count, std::vector<std::uint8_t> &out) {
+                             std::size_t count, std::vector<std::uint8_t> &out) {
   const unsigned size = detail::typeSize(type);
   out.resize(count * size);
   for (std::size_t i = 0; i < count; ++i) {
