@@ -205,14 +205,12 @@ std::shared_ptr<CodeletLibrary> readLibrary(void *handle, const std::string &key
   const popdsl_vertex_info *infos = describe(&count);
   auto library = std::make_shared<CodeletLibrary>();
   library->key = key;
-  std::map<std::string, bool> seen;
   for (unsigned i = 0; i < count; ++i) {
     const popdsl_vertex_info &info = infos[i];
     if (!info.run) continue; // a base class without compute()
     auto cls = std::make_shared<VertexClass>();
     cls->name = vertexNameFromPrettyFunction(info.prettyName);
-    if (seen[cls->name]) continue;
-    seen[cls->name] = true;
+    if (library->vertices.count(cls->name)) continue; // instantiated twice (`unsigned` and `unsigned int`)
     cls->size = info.size;
     cls->align = info.align;
     cls->run = info.run;
@@ -230,7 +228,7 @@ std::shared_ptr<CodeletLibrary> readLibrary(void *handle, const std::string &key
       field.offset = fi.offset;
       cls->fields.push_back(field);
     }
-    library->vertices.push_back(cls);
+    library->vertices[cls->name] = cls;
   }
   return library;
 }
@@ -336,9 +334,8 @@ std::shared_ptr<const VertexClass> findLoadedVertexClass(const std::string &libr
   std::lock_guard<std::mutex> lock(gLibrariesMutex);
   const auto it = gLibraries.find(libraryKey);
   if (it == gLibraries.end()) return nullptr;
-  for (const auto &cls : it->second->vertices)
-    if (cls->name == name) return cls;
-  return nullptr;
+  const auto cls = it->second->vertices.find(name);
+  return cls == it->second->vertices.end() ? nullptr : cls->second;
 }
 
 } // namespace poplar::detail

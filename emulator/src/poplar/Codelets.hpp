@@ -4,6 +4,7 @@
 // the SHA-256 of everything that decides its contents and loaded once per
 // process; its vertex classes stay loaded for the life of the process.
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,7 +49,7 @@ struct CodeletSource {
 
 struct CodeletLibrary {
   std::string key; // the SHA-256 the library is cached under
-  std::vector<std::shared_ptr<const VertexClass>> vertices;
+  std::map<std::string, std::shared_ptr<const VertexClass>> vertices; // by name
 };
 
 // Compiles `source` (or finds it in the cache) and loads it. Throws

@@ -19,13 +19,13 @@ bool GraphState::addCodelets(const CodeletSource &source) {
   const std::shared_ptr<const CodeletLibrary> library = loadCodeletLibrary(source);
   for (const std::string &key : codeletKeys)
     if (key == library->key) return false;
-  for (const auto &cls : library->vertices) {
-    const auto it = vertexClasses.find(cls->name);
+  for (const auto &[name, cls] : library->vertices) {
+    const auto it = vertexClasses.find(name);
     if (it != vertexClasses.end() && it->second->libraryKey != cls->libraryKey)
-      throw graph_program_compilation_error("Codelets '" + source.name + "' define vertex '" + cls->name +
+      throw graph_program_compilation_error("Codelets '" + source.name + "' define vertex '" + name +
                                             "', which codelets added earlier already define");
   }
-  for (const auto &cls : library->vertices) vertexClasses[cls->name] = cls;
+  vertexClasses.insert(library->vertices.begin(), library->vertices.end());
   codelets.push_back(source);
   codeletKeys.push_back(library->key);
   return true;
