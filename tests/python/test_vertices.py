@@ -210,6 +210,18 @@ def test_vertex_classes_are_found_after_preprocessing():
     assert result[0] == 7.5
 
 
+def test_intrinsics_with_host_equivalents():
+    vs = Vertices()
+    values = np.array([0.5, -1, np.nan, 2, -0.25, 1, 3, -2], np.float32)
+    x = vs.variable(values, name="x")
+    y = vs.variable(np.zeros(8, np.float32), name="y")
+    total = vs.variable(np.zeros(1, np.float16), poplar.HALF, name="total")
+    vs.vertex("Intrinsics", **{"in": x, "out": y, "sum": total[0]})
+    ry, rtotal = vs.run(y, total)
+    np.testing.assert_allclose(ry, np.where(np.isnan(values), 0, np.exp(values.astype(np.float64))), rtol=1e-6)
+    assert rtotal[0] == np.abs(values[4:]).sum()
+
+
 def test_non_contiguous_views_are_gathered_and_scattered():
     vs = Vertices()
     x = vs.variable(np.arange(12, dtype=np.float32).reshape(3, 4), name="x")
@@ -450,6 +462,11 @@ def test_codelet_compile_errors_name_file_and_line(tmp_path):
         graph.addCodelets(path)
     with pytest.raises(poplar.graph_program_compilation_error, match=r"<codelet source>:1:\d+: error"):
         graph.addCodelets("class OneLine { int f() { return nope; } };")  # a brace: source text
+    ipu_only = ("#include <poplar/Vertex.hpp>\n#include <ipu_builtins.h>\n"
+                "class Put : public poplar::Vertex {\npublic:\n  void compute() { __builtin_ipu_put(0u, 1); }\n};\n")
+    with pytest.raises(poplar.graph_program_compilation_error,
+                       match="__builtin_ipu_put has no exact host equivalent: the popdsl emulator cannot run it"):
+        graph.addCodelets(ipu_only)
     with pytest.raises(poplar.graph_program_compilation_error, match="Cannot read codelet file '/no/such.cpp'"):
         graph.addCodelets("/no/such.cpp")
     with pytest.raises(poplar.graph_program_compilation_error, match="cannot load IPU assembly"):

@@ -3,6 +3,10 @@
 SOURCE = r"""
 #include <poplar/Vertex.hpp>
 #include <cstdint>
+#include <ipu_builtins.h>
+#include <ipu_memory_intrinsics>
+#include <ipu_vector_math>
+#include <print.h>
 #include <stdexcept>
 
 using namespace poplar;
@@ -94,6 +98,29 @@ public:
     for (unsigned i = 0; i < in.size() / 4; ++i) acc += v[i];
     *total = acc[0] + acc[1] + acc[2] + acc[3];
     return reinterpret_cast<std::uintptr_t>(&in[0]) % 16 == 0;
+  }
+};
+
+// The host equivalents of IPU intrinsics: out[i] = exp(in[i]) (0 for NaN), and the
+// sum of |in[4:]| through half4 vectors in sum.
+class Intrinsics : public Vertex {
+public:
+  Input<Vector<float>> in;
+  Output<Vector<float>> out;
+  Output<half> sum;
+  bool compute() {
+    const float *p = &in[0];
+    for (unsigned i = 0; i < in.size(); ++i) {
+      const float x = ipu::load_postinc(&p, 1);
+      out[i] = __builtin_ipu_isnan(x) ? 0.0f : ipu::exp(x);
+    }
+    half4 acc = {0, 0, 0, 0};
+    for (unsigned i = 4; i + 4 <= in.size(); i += 4) {
+      const half4 v = {half(in[i]), half(in[i + 1]), half(in[i + 2]), half(in[i + 3])};
+      acc += ipu::fabs(v);
+    }
+    *sum = acc[0] + acc[1] + acc[2] + acc[3];
+    return true;
   }
 };
 
