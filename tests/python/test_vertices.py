@@ -429,6 +429,8 @@ def test_plain_fields_and_edges_are_set_their_own_way():
         vs.graph.setInitialValue(v["n"], [1, 2])
     with pytest.raises(poplar.no_size_specified, match=r"field 'data'\[0\]: set the list's length"):
         vs.graph.connect(v["data"][0], vs.variable(np.ones(2, np.float32)))
+    with pytest.raises(poplar.graph_connection_error, match=r"field 'data': a list of 1000000000000 elements cannot fit"):
+        vs.graph.setFieldSize(v["data"], 10**12)
     vs.graph.setFieldSize(v["data"], 1)
     with pytest.raises(poplar.index_error, match=r"field 'data'\[3\]: the list has 1 elements \(index 3\)"):
         vs.graph.connect(v["data"][3], vs.variable(np.ones(2, np.float32)))

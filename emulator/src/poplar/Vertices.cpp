@@ -265,6 +265,10 @@ void Graph::setFieldSize(FieldRef field, std::size_t size) {
   if (r.field.rank != 2 || field.indexed)
     throw graph_connection_error(r.where + " is not a list field (VectorList or Vector<Input<Vector<T>>>): its size "
                                  "is that of the tensor connected to it");
+  // Each element is at least a pointer in the vertex's tile memory.
+  if (size > getTarget().getBytesPerTile())
+    throw graph_connection_error(r.where + ": a list of " + std::to_string(size) + " elements cannot fit in a tile's " +
+                                 std::to_string(getTarget().getBytesPerTile()) + " bytes");
   r.state.edges.resize(size);
   r.state.sized = true;
 }
