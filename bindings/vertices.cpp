@@ -62,6 +62,12 @@ void setFieldInitialValue(Graph &g, const FieldRef &field, py::handle values) {
   else throw py::type_error("setInitialValue: values of dtype " + std::string(py::str(arr.dtype())) + " cannot set a vertex field");
 }
 
+// `object`, keeping `owner` alive as long as it lives.
+py::object owned(py::object object, py::handle owner) {
+  object.attr("_owner") = owner;
+  return object;
+}
+
 // A string with a line break or a brace is codelet source text; any other string or path names a file.
 bool isSourceText(py::handle src) {
   return py::isinstance<py::str>(src) && src.cast<std::string>().find_first_of("\n{") != std::string::npos;
@@ -80,14 +86,24 @@ void bindVertices(py::module_ &m) {
       .value("Object", CodeletFileType::Object)
       .value("Auto", CodeletFileType::Auto);
 
-  py::class_<VertexRef>(m, "VertexRef")
+  // VertexRef and FieldRef point into their graph, so each keeps the Python object
+  // it came from (and so the Graph) alive in `_owner`. (pybind11's keep_alive
+  // crashes when a call fails to match its arguments.)
+  py::class_<FieldRef> field(m, "FieldRef", py::dynamic_attr());
+  py::class_<VertexRef>(m, "VertexRef", py::dynamic_attr())
       .def("getId", &VertexRef::getId)
-      .def("__getitem__", &VertexRef::operator[], py::arg("field"), py::keep_alive<0, 1>())
+      .def("__getitem__", [](py::object self, const std::string &name) {
+             return owned(py::cast(self.cast<const VertexRef &>()[name]), self);
+           },
+           py::arg("field"))
       .def("__eq__", [](const VertexRef &a, const VertexRef &b) { return a.getId() == b.getId(); })
       .def("__hash__", [](const VertexRef &v) { return v.getId(); })
       .def("__repr__", [](const VertexRef &v) { return "<poplar.VertexRef " + std::to_string(v.getId()) + ">"; });
-  py::class_<FieldRef>(m, "FieldRef")
-      .def("__getitem__", &FieldRef::operator[], py::arg("index"), py::keep_alive<0, 1>())
+  field
+      .def("__getitem__", [](py::object self, std::size_t index) {
+             return owned(py::cast(self.cast<const FieldRef &>()[index]), self);
+           },
+           py::arg("index"))
       .def("isIndexed", &FieldRef::isIndexed)
       .def("getIndex", &FieldRef::getIndex)
       .def_readonly("vertex", &FieldRef::vertex)
@@ -114,13 +130,14 @@ void bindVertices(py::module_ &m) {
            "(a str containing a line break or a '{')")
       .def("hasCodelet", &Graph::hasCodelet, py::arg("vertexType"))
       .def("addVertex",
-           [](Graph &g, ComputeSet cs, const std::string &type, py::object connections) {
+           [](py::object self, ComputeSet cs, const std::string &type, py::object connections) {
+             Graph &g = self.cast<Graph &>();
              VertexRef v = g.addVertex(cs, type);
              if (!connections.is_none())
                for (auto kv : connections.cast<py::dict>()) connectValue(g, v[kv.first.cast<std::string>()], kv.second);
-             return v;
+             return owned(py::cast(v), self);
            },
-           py::arg("cs"), py::arg("vertexType"), py::arg("connections") = py::none(), py::keep_alive<0, 1>(),
+           py::arg("cs"), py::arg("vertexType"), py::arg("connections") = py::none(),
            "connections: {field: Tensor, list of Tensors, or a number (a constant edge)}")
       .def("connect", [](Graph &g, const FieldRef &field, py::handle value) { connectValue(g, field, value); },
            py::arg("field"), py::arg("value"))

@@ -1,6 +1,7 @@
 """Custom vertices through the raw API: codelets compiled by addCodelets, vertices
 added, connected, mapped and run, every misuse check, and executables that carry
 their codelets into another process."""
+import gc
 import os
 import pathlib
 import signal
@@ -434,6 +435,21 @@ def test_plain_fields_and_edges_are_set_their_own_way():
     vs.graph.setFieldSize(v["data"], 1)
     with pytest.raises(poplar.index_error, match=r"field 'data'\[3\]: the list has 1 elements \(index 3\)"):
         vs.graph.connect(v["data"][3], vs.variable(np.ones(2, np.float32)))
+
+
+def test_python_misuse_raises_and_refs_keep_their_graph_alive():
+    vs = Vertices()
+    v = vs.graph.addVertex(vs.cs, "Pick")
+    for call in (lambda: vs.graph.addVertex(1, 2), lambda: v[3], lambda: v["data"]["x"],
+                 lambda: vs.graph.connect(v["out"], "x"), lambda: vs.graph.setInitialValue(v["pick"], ["a"])):
+        with pytest.raises(TypeError):
+            call()
+    field = poplar.Graph(vs.device.getTarget())
+    field.addCodelets(SOURCE)
+    field = field.addVertex(field.addComputeSet("cs"), "Pick")["data"][2]  # the graph is only referenced here
+    gc.collect()
+    assert (field.vertex.getId(), field.isIndexed(), field.getIndex()) == (0, True, 2)
+    assert field.vertex["n"].fieldId == 2  # looks the field up in the graph
 
 
 def test_compute_returning_false_fails_the_run():
