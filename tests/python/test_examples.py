@@ -1,9 +1,12 @@
 """Every example runs as a script and prints what it promises."""
+import os
 import pathlib
 import subprocess
 import sys
 
 import pytest
+
+import popdsl
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 
@@ -29,8 +32,10 @@ EXPECTED = {
 
 @pytest.mark.parametrize("script", sorted(p.name for p in EXAMPLES.glob("*.py")))
 def test_example_runs(script):
+    # The examples import the popdsl under test (a build tree's or the installed one).
+    path = os.pathsep.join(filter(None, [str(pathlib.Path(popdsl.__file__).parents[1]), os.environ.get("PYTHONPATH")]))
     result = subprocess.run([sys.executable, str(EXAMPLES / script)], capture_output=True, text=True,
-                            timeout=120, cwd=EXAMPLES)
+                            timeout=120, cwd=EXAMPLES, env=dict(os.environ, PYTHONPATH=path))
     assert result.returncode == 0, result.stderr
     assert "Program complete" in result.stdout
     for expected in EXPECTED.get(script, []):

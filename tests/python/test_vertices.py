@@ -12,11 +12,13 @@ import time
 import numpy as np
 import pytest
 
+import popdsl
 from popdsl import poplar, program
 
 from vertex_codelets import SOURCE
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
+# Subprocesses import the popdsl under test (a build tree's or the installed one).
+POPDSL_PARENT = pathlib.Path(popdsl.__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -548,7 +550,7 @@ def test_executables_carry_their_codelets_to_a_new_process(tmp_path, codelet_cac
     path.write_bytes(poplar.compileGraph(vs.graph, [program.Execute(vs.cs)]).serialize())
     libraries = {p.name: p.stat().st_mtime_ns for p in codelet_cache.glob("codelets/*.so")}
     assert libraries, "the codelets were not cached"
-    env = dict(os.environ, PYTHONPATH=str(REPO), POPDSL_CACHE_DIR=str(codelet_cache))
+    env = dict(os.environ, PYTHONPATH=str(POPDSL_PARENT), POPDSL_CACHE_DIR=str(codelet_cache))
     result = subprocess.run([sys.executable, "-c", RUN_SAVED, str(path)], capture_output=True, text=True,
                             env=env, timeout=120)
     assert result.returncode == 0, result.stderr
