@@ -1,7 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
-#include <sstream>
+#include <iosfwd> // std::stringstream, for addCodelets
 #include <string>
 #include <tuple>
 #include <type_traits>
