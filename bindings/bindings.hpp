@@ -21,6 +21,7 @@ void bindTypes(py::module_ &poplar);
 void bindTarget(py::module_ &poplar);
 void bindTensor(py::module_ &poplar);
 void bindGraph(py::module_ &poplar);
+void bindVertices(py::module_ &poplar); // after bindGraph: adds to Graph
 void bindProgram(py::module_ &program);
 void bindExecutable(py::module_ &poplar); // compileGraph, Executable, RandomSeed.hpp
 void bindEngine(py::module_ &poplar);

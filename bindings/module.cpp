@@ -18,6 +18,7 @@ PYBIND11_MODULE(_core, m) {
   bindTarget(poplar);
   bindTensor(poplar);
   bindGraph(poplar);
+  bindVertices(poplar);
   bindProgram(program);
   bindExecutable(poplar);
   bindEngine(poplar);

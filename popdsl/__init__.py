@@ -64,5 +64,6 @@ from popdsl.reductions import (reduce_all, reduce_any, reduce_logsumexp, reduce_
 from popdsl.profile import Profile  # noqa: E402
 from popdsl.session import Session, SessionError  # noqa: E402
 from popdsl.tensor import Tensor  # noqa: E402
+from popdsl.vertices import compute_set  # noqa: E402
 
 from popdsl import nn  # noqa: E402  (builders on the layer above: pd.nn.lstm, pd.nn.flash_attention_...; imported last)

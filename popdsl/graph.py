@@ -108,6 +108,12 @@ class Graph:
         self.streams.append(stream)
         return stream
 
+    def add_codelets(self, source_or_path, flags: str = "") -> bool:
+        """Compiles C++ codelets (source text with a line break, or a file path) for custom vertices."""
+        from popdsl.vertices import add_codelets
+
+        return add_codelets(self, source_or_path, flags)
+
     def function(self, fn=None, name=None):
         """Decorator: the body is built once and each call adds a program::Call."""
         if fn is None:

@@ -1,12 +1,14 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <iosfwd> // std::stringstream, for addCodelets
 #include <string>
 #include <tuple>
 #include <type_traits>
 #include <vector>
 
 #include <poplar/ArrayRef.hpp>
+#include <poplar/CodeletFileType.hpp>
 #include <poplar/DataStream.hpp>
 #include <poplar/DebugContext.hpp>
 #include <poplar/Device.hpp>
@@ -131,6 +133,59 @@ public:
   HostFunction addHostFunction(StringRef handle, ArrayRef<HostFunctionArgument> in,
                                ArrayRef<HostFunctionArgument> out);
 
+  // ---- Codelets and custom vertices ----------------------------------------
+  // A field and what it connects to: a tensor, or one tensor per element of a
+  // list field ({"in", t}, {"data", std::vector<Tensor>{a, b}}).
+  struct ConnectionDesc {
+    ConnectionDesc(StringRef field, Tensor tensor) : field(field.str()), tensors(1, tensor), isList(false) {}
+    ConnectionDesc(StringRef field, ArrayRef<Tensor> tensorList)
+        : field(field.str()), tensors(tensorList.vec()), isList(true) {}
+    std::string field;
+    std::vector<Tensor> tensors;
+    bool isList;
+  };
+
+  // Compiles codelets (a C++ file, several, or source text) with the host C++
+  // compiler and registers their vertex classes; compile errors raise
+  // graph_program_compilation_error with the compiler's messages.
+  bool addCodelets(StringRef src, CodeletFileType type = CodeletFileType::Auto,
+                   StringRef compileFlags = "", StringRef targetName = "");
+  bool addCodelets(ArrayRef<std::string> srcs, StringRef compileFlags = "", StringRef targetName = "");
+  bool addCodelets(std::stringstream &stream, StringRef compileFlags = "",
+                   CodeletFileType type = CodeletFileType::CppSource, StringRef targetName = "");
+  bool hasCodelet(StringRef vertexType) const;
+
+  VertexRef addVertex(ComputeSet cs, StringRef vertexType);
+  VertexRef addVertex(ComputeSet cs, StringRef vertexType, ArrayRef<ConnectionDesc> connections);
+  void connect(FieldRef field, const Tensor &tensor);
+  void connect(FieldRef field, ArrayRef<Tensor> tensors);
+  // A constant edge holding `value`.
+  template <class T>
+  typename std::enable_if<std::is_arithmetic<T>::value>::type connect(FieldRef field, T value) {
+    connectConstantFromHost(field, &value, equivalentHostType<T>());
+  }
+  void setFieldSize(FieldRef field, std::size_t size);
+  std::size_t getFieldSize(FieldRef field) const;
+  void setTileMapping(VertexRef v, unsigned tileNum);
+  unsigned getTileMapping(VertexRef v) const;
+  void setPerfEstimate(const VertexRef &v, std::uint64_t cycles, std::uint64_t flops = 0);
+  // The initial value of a plain (non-edge) field: one value, or one per element of a Vector field.
+  template <class T>
+  typename std::enable_if<std::is_arithmetic<T>::value>::type setInitialValue(const FieldRef &field, T value) {
+    setFieldInitialValueFromHost(field, &value, equivalentHostType<T>(), 1, false);
+  }
+  template <class T> void setInitialValue(const FieldRef &field, ArrayRef<T> values) {
+    setFieldInitialValueFromHost(field, values.data(), equivalentHostType<T>(), values.size(), true);
+  }
+  template <class T> void setInitialValue(const FieldRef &field, const std::vector<T> &values) {
+    setInitialValue(field, ArrayRef<T>(values));
+  }
+  void setInitialValueHalf(const FieldRef &field, uint16_t value);
+  void setInitialValueHalf(const FieldRef &field, ArrayRef<uint16_t> values);
+  unsigned getNumVertices() const;
+  std::vector<ComputeSet> getComputeSets() const;
+  // ---- end of codelets and custom vertices -----------------------------------
+
   bool isConstant(VariableRef v) const;
   Tensor getVariable(VariableRef v) const;
   std::size_t numVariables() const;
@@ -160,6 +215,9 @@ private:
                              const DebugContext &debugContext);
   void setInitialValueFromHost(const Tensor &t, const void *values, HostType hostType,
                                std::size_t count);
+  void connectConstantFromHost(FieldRef field, const void *value, HostType hostType);
+  void setFieldInitialValueFromHost(const FieldRef &field, const void *values, HostType hostType,
+                                    std::size_t count, bool isList);
 
   std::shared_ptr<detail::GraphState> state_;
 };

@@ -1,6 +1,15 @@
 #pragma once
 // Small id wrappers for objects that live in a Graph.
+#include <cstddef>
+
+#include <poplar/StringRef.hpp>
+
 namespace poplar {
+
+namespace detail {
+struct GraphState;
+struct VertexRefAccess;
+} // namespace detail
 
 class ComputeSet {
 public:
@@ -32,6 +41,43 @@ public:
 
 private:
   unsigned id_ = ~0u;
+};
+
+class FieldRef;
+
+// A vertex added to a compute set (Graph::addVertex); v["field"] names a field.
+class VertexRef {
+public:
+  VertexRef() = default;
+  unsigned getId() const { return id_; }
+  // Throws unknown_field when the vertex's class has no such field.
+  FieldRef operator[](StringRef fieldName) const;
+
+private:
+  friend struct detail::VertexRefAccess;
+  detail::GraphState *graph_ = nullptr;
+  unsigned id_ = ~0u;
+};
+
+// A field of a vertex; field[i] is element i of a list field (VectorList or
+// Vector<Input<Vector<T>>>).
+class FieldRef {
+public:
+  FieldRef() = default;
+  FieldRef(const VertexRef &v, unsigned field) : vertex(v), fieldId(field) {}
+  FieldRef operator[](std::size_t i) const {
+    FieldRef f(vertex, fieldId);
+    f.index = i;
+    f.indexed = true;
+    return f;
+  }
+  bool isIndexed() const { return indexed; }
+  std::size_t getIndex() const { return index; }
+
+  VertexRef vertex;
+  unsigned fieldId = 0;
+  std::size_t index = 0;
+  bool indexed = false;
 };
 
 } // namespace poplar

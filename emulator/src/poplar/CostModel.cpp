@@ -5,6 +5,7 @@
 
 #include "TensorImpl.hpp"
 #include "TypeInfo.hpp"
+#include "VertexKernel.hpp"
 
 namespace poplar::detail {
 
@@ -103,6 +104,10 @@ void CostModel::addMisplaced(const Layout &work, const Layout &operand, std::uin
 }
 
 void CostModel::addKernel(const Kernel &k, PerTile &cycles, PerTile &received) const {
+  if (const auto placement = vertexPlacement(k)) {
+    addVertex(k, *placement, cycles, received);
+    return;
+  }
   const bool matmul = k.vertexType == "poplin::MatMul";
   const bool reduce = k.vertexType.rfind("popops::Reduce", 0) == 0;
   std::vector<const Tensor *> operands;
@@ -148,6 +153,20 @@ void CostModel::addKernel(const Kernel &k, PerTile &cycles, PerTile &received) c
       received[tile] += std::min(stored - held[tile], needed) * size;
     }
   }
+}
+
+void CostModel::addVertex(const Kernel &k, const VertexPlacement &placement, PerTile &cycles,
+                          PerTile &received) const {
+  std::uint64_t elements = 0;
+  for (const auto *operands : {&k.reads, &k.writes})
+    for (const Tensor &t : *operands) {
+      elements += t.numElements();
+      const std::uint64_t size = typeSize(t.elementType());
+      for (const auto &[tile, n] : layout(t).segments)
+        if (tile != placement.tile && tile != kNoTile) // inputs come to the vertex, outputs go to their tiles
+          received[operands == &k.reads ? placement.tile : tile] += n * size;
+    }
+  cycles[placement.tile] += placement.hasPerfEstimate ? placement.cycles : kVertexCycles + elements;
 }
 
 CycleEstimate CostModel::finish(const PerTile &cycles, const PerTile &received) const {

@@ -28,6 +28,10 @@
 //    - the compute set costs the busiest tile: max over tiles of the sum of its
 //      kernels' cycles, plus max over tiles of received bytes /
 //      exchangeBytesPerCycle.
+//  * custom vertex (Graph::addVertex): the cycles given to setPerfEstimate,
+//    else kVertexCycles + one cycle per element of its edges; it runs on its
+//    own tile, which receives the input elements that live on other tiles and
+//    sends its output elements to the tiles they live on.
 //  * Copy: elements whose source and destination tiles differ cross the
 //    exchange (received bytes / exchangeBytesPerCycle on the busiest tile); the
 //    rest copy on tile at the data path width (8 bytes per cycle).
@@ -48,6 +52,7 @@
 #include <poplar/Tensor.hpp>
 
 #include "Kernel.hpp"
+#include "VertexKernel.hpp"
 #include "Variable.hpp"
 
 namespace poplar::detail {
@@ -97,6 +102,7 @@ private:
   void addMisplaced(const Layout &work, const Layout &operand, std::uint64_t elementBytes,
                     PerTile &received) const;
   void addKernel(const Kernel &k, PerTile &cycles, PerTile &received) const;
+  void addVertex(const Kernel &k, const VertexPlacement &placement, PerTile &cycles, PerTile &received) const;
   CycleEstimate finish(const PerTile &cycles, const PerTile &received) const;
 
   const Target &target_;

@@ -15,6 +15,7 @@
 #include "ExecutableState.hpp"
 #include "ProgramNode.hpp"
 #include "TensorImpl.hpp"
+#include "VertexKernel.hpp"
 
 namespace poplar {
 namespace detail {
@@ -82,9 +83,12 @@ struct TensorToStreamStep : Step {
 
 struct ExecuteStep : Step {
   std::vector<std::function<void()>> kernels;
+  TileGroups vertices; // custom vertices, run tile by tile after the built-in kernels
   void run() override {
     for (auto &k : kernels) k();
+    if (!vertices.empty()) vertices.run(name);
   }
+  void reset() override { vertices.reset(); }
 };
 
 struct PrintTensorStep : Step {
@@ -268,14 +272,25 @@ private:
     case K::Execute: {
       auto step = std::make_unique<ExecuteStep>();
       const ComputeSetInfo &cs = s_.graph->computeSet(n.id);
-      for (const Kernel &k : cs.kernels) {
+      const std::vector<std::vector<bool>> snapshotted = vertexReadsWrittenByOthers(cs.kernels);
+      for (std::size_t ki = 0; ki < cs.kernels.size(); ++ki) {
+        const Kernel &k = cs.kernels[ki];
         std::vector<Access> operands;
-        for (const Tensor &t : k.reads) operands.push_back(s_.access(t));
+        for (std::size_t i = 0; i < k.reads.size(); ++i) {
+          const Access a = s_.access(k.reads[i]);
+          operands.push_back(snapshotted[ki][i] ? step->vertices.snapshot(a) : a);
+        }
         for (const Tensor &t : k.writes) {
           checkWritable(t, n, "output");
           operands.push_back(s_.access(t));
         }
-        step->kernels.push_back(k.compile(operands));
+        if (const auto placement = vertexPlacement(k)) {
+          std::uint64_t elements = 0;
+          for (const Access &a : operands) elements += a.numElements;
+          step->vertices.add(placement->tile, k.compile(operands), elements);
+        } else {
+          step->kernels.push_back(k.compile(operands));
+        }
       }
       addStep(std::move(step), n, [kernels = cs.kernels](const CostModel &m) { return m.computeSet(kernels); });
       if (!cs.name.empty() && n.name.empty()) s_.steps.back()->name = cs.name;
@@ -728,6 +743,7 @@ void Engine::prepare(const Device &device) {
 
 void Engine::deploy() {
   state_->resetMemory();
+  for (auto &step : state_->steps) step->reset();
   state_->seedHardware();
   state_->clock = 0;
   state_->loaded = true;

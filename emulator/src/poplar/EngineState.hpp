@@ -27,6 +27,8 @@ namespace poplar::detail {
 struct Step {
   virtual ~Step() = default;
   virtual void run() = 0;
+  // Called when the engine loads: a step restores state it keeps between runs.
+  virtual void reset() {}
   std::string kind;
   std::string name;
   std::uint64_t executions = 0;

@@ -4,7 +4,9 @@
 // "options"; each a name and a byte string), then an FNV-1a checksum of everything
 // before it. Tensors are written as their views (type, shape, variable blocks);
 // kernels as (kind, display name, reads, writes, parameters) and re-made through
-// the kernel registry (Kernel.hpp) when read.
+// the kernel registry (Kernel.hpp) when read. The graph holds the codelet sources
+// before the compute sets whose vertices use them; reading compiles them again
+// (or finds them in the codelet cache), so load only executables you trust.
 #include <poplar/Executable.hpp>
 #include <poplar/exceptions.hpp>
 
@@ -18,6 +20,7 @@
 #include "ProgramNode.hpp"
 #include "TensorImpl.hpp"
 #include "TypeInfo.hpp"
+#include "VertexKernel.hpp"
 
 namespace poplar {
 namespace detail {
@@ -25,7 +28,7 @@ namespace detail {
 namespace {
 
 const char kMagic[] = "POPDSL-EXECUTABLE";
-constexpr std::uint64_t kFormatVersion = 1;
+constexpr std::uint64_t kFormatVersion = 2; // 2: codelet sources
 const char *const kSectionNames[] = {"target", "graph", "programs", "options"};
 
 std::uint64_t fnv1a(const std::string &bytes) {
@@ -94,6 +97,8 @@ std::string graphSection(const GraphState &g) {
     writeArguments(w, h.ins);
     writeArguments(w, h.outs);
   }
+  w.u64(g.codelets.size());
+  for (const CodeletSource &c : g.codelets) w.str(c.name).str(c.text).str(c.flags).str(c.quoteDir);
   w.u64(g.computeSets.size());
   for (const ComputeSetInfo &cs : g.computeSets) {
     w.str(cs.name).u64(cs.kernels.size());
@@ -234,6 +239,15 @@ public:
       h.handle = r_.str();
       h.ins = arguments();
       h.outs = arguments();
+    }
+    // Codelets are loaded before the vertex kernels that name their classes.
+    for (std::size_t i = 0, n = r_.count(32); i < n; ++i) {
+      CodeletSource c;
+      c.name = r_.str();
+      c.text = r_.str();
+      c.flags = r_.str();
+      c.quoteDir = r_.str();
+      g_.addCodelets(c);
     }
     g_.computeSets.resize(r_.count(16));
     for (ComputeSetInfo &cs : g_.computeSets) {
@@ -429,6 +443,7 @@ Executable compileGraph(const Graph &graph, ArrayRef<program::Program> progs, co
                         ProgressFunc progress, const DebugContext &) {
   if (progress) progress(0, 1);
   auto state = std::make_shared<ExecutableState>();
+  detail::materializeVertices(graph.state());
   state->graph = graph.statePtr();
   state->programs = progs.vec();
   state->options = detail::validatedOptions(opt);

@@ -49,9 +49,11 @@ const TensorImpl &ownedImpl(const GraphState &g, const Tensor &t, const char *op
   return impl;
 }
 
+} // namespace
+
 // Converts host values of a C++ type to device elements of `type`.
-void convertFromHost(const Type &type, const void *values, Graph::HostType hostType,
-                     std::size_t count, std::vector<std::uint8_t> &out) {
+void detail::convertFromHost(const Type &type, const void *values, Graph::HostType hostType,
+                             std::size_t count, std::vector<std::uint8_t> &out) {
   const unsigned size = detail::typeSize(type);
   out.resize(count * size);
   for (std::size_t i = 0; i < count; ++i) {
@@ -72,6 +74,8 @@ void convertFromHost(const Type &type, const void *values, Graph::HostType hostT
     detail::storeElement(type, out.data() + i * size, v);
   }
 }
+
+namespace {
 
 // Writes dense device-format `bytes` (one element, or one per tensor element)
 // into the variables' data behind tensor `t`.
@@ -147,7 +151,7 @@ Tensor Graph::addConstantFromHost(const Type &type, ArrayRef<std::size_t> shape,
                                   const DebugContext &debugContext) {
   const std::vector<std::size_t> dims(shape.begin(), shape.end());
   std::vector<std::uint8_t> one;
-  convertFromHost(type, values, hostType, count, one);
+  detail::convertFromHost(type, values, hostType, count, one);
   const unsigned id = state_->addVariable(type, dims, debugContext.getPathName(), true);
   auto &var = state_->vars->vars[id];
   if (count == var.numElements) {
@@ -181,7 +185,7 @@ void Graph::setInitialValueFromHost(const Tensor &t, const void *values, HostTyp
   if (t.containsConstant())
     throw poplar_error("Graph::setInitialValue: tensor " + impl.describe() + " is a constant");
   std::vector<std::uint8_t> bytes;
-  convertFromHost(impl.type, values, hostType, count, bytes);
+  detail::convertFromHost(impl.type, values, hostType, count, bytes);
   writeThrough(*state_, impl, bytes, count == 1 && impl.numElements() != 1);
 }
 

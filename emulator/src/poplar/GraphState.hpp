@@ -12,8 +12,10 @@
 #include <poplar/Target.hpp>
 #include <poplar/Tensor.hpp>
 
+#include "Codelets.hpp"
 #include "Kernel.hpp"
 #include "Variable.hpp"
+#include "VertexState.hpp"
 
 namespace poplar::detail {
 
@@ -32,10 +34,21 @@ struct GraphState {
   std::map<std::string, Tensor> hostReads;
   std::vector<HostFunctionInfo> hostFunctions;
   int hwSeedsVar = -1; // the variable behind getHwSeeds/setHwSeeds, once used
+  // Custom vertices: the codelets added (in order), their classes by name, the vertices.
+  std::vector<CodeletSource> codelets;
+  std::vector<std::string> codeletKeys; // parallel to codelets
+  std::map<std::string, std::shared_ptr<const VertexClass>> vertexClasses;
+  std::vector<VertexInfo> vertices;
+  // Registers the vertex classes of `source` (compiled or cached); false if already added.
+  bool addCodelets(const CodeletSource &source);
 
   unsigned addVariable(Type type, const std::vector<std::size_t> &shape, std::string name,
                        bool isConstant);
   ComputeSetInfo &computeSet(unsigned id);
 };
+
+// Converts `count` host values of a C++ type to device elements of `type`.
+void convertFromHost(const Type &type, const void *values, Graph::HostType hostType, std::size_t count,
+                     std::vector<std::uint8_t> &out);
 
 } // namespace poplar::detail

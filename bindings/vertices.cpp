@@ -1,0 +1,155 @@
+// Codelets and custom vertices: Graph.addCodelets/addVertex/connect/... and
+// VertexRef/FieldRef, with the C++ names.
+#include <poplar/Graph.hpp>
+#include <poplar/exceptions.hpp>
+
+#include <pybind11/stl.h>
+
+#include <sstream>
+
+#include "bindings.hpp"
+
+namespace popdsl_bindings {
+
+namespace {
+
+using poplar::FieldRef;
+using poplar::Graph;
+using poplar::Tensor;
+using poplar::VertexRef;
+
+// A Python value connected to a field: a Tensor, a list of Tensors, or a number (a constant edge).
+void connectValue(Graph &g, const FieldRef &field, py::handle value) {
+  if (py::isinstance<Tensor>(value)) {
+    g.connect(field, value.cast<const Tensor &>());
+  } else if (py::isinstance<py::bool_>(value)) {
+    g.connect(field, value.cast<bool>());
+  } else if (py::isinstance<py::int_>(value)) {
+    g.connect(field, value.cast<long long>());
+  } else if (py::isinstance<py::float_>(value)) {
+    g.connect(field, value.cast<double>());
+  } else if (py::isinstance<py::sequence>(value) && !py::isinstance<py::str>(value)) {
+    std::vector<Tensor> tensors;
+    for (py::handle item : value) {
+      if (!py::isinstance<Tensor>(item))
+        throw py::type_error("connect: a list connected to a field must hold only Tensors, not " +
+                             std::string(py::str(py::type::of(item).attr("__name__"))));
+      tensors.push_back(item.cast<Tensor>());
+    }
+    g.connect(field, poplar::ArrayRef<Tensor>(tensors));
+  } else {
+    throw py::type_error("connect: expected a Tensor, a list of Tensors or a number, not " +
+                         std::string(py::str(py::type::of(value).attr("__name__"))));
+  }
+}
+
+// Initial values of a plain field: a number or a sequence/array of numbers.
+void setFieldInitialValue(Graph &g, const FieldRef &field, py::handle values) {
+  py::array arr = py::array::ensure(values);
+  if (!arr || arr.ndim() > 1)
+    throw py::type_error("setInitialValue: expected a number or a 1-D sequence of numbers for a vertex field");
+  const char kind = arr.dtype().kind();
+  const bool isList = arr.ndim() == 1;
+  const auto apply = [&](auto sample) {
+    using T = decltype(sample);
+    py::array_t<T, py::array::c_style | py::array::forcecast> typed(arr);
+    if (isList) g.setInitialValue(field, poplar::ArrayRef<T>(typed.data(), static_cast<std::size_t>(typed.size())));
+    else g.setInitialValue(field, *typed.data());
+  };
+  if (kind == 'f') apply(double());
+  else if (kind == 'u') apply(static_cast<unsigned long long>(0));
+  else if (kind == 'i' || kind == 'b') apply(static_cast<long long>(0));
+  else throw py::type_error("setInitialValue: values of dtype " + std::string(py::str(arr.dtype())) + " cannot set a vertex field");
+}
+
+// `object`, keeping `owner` alive as long as it lives.
+py::object owned(py::object object, py::handle owner) {
+  object.attr("_owner") = owner;
+  return object;
+}
+
+// A string with a line break or a brace is codelet source text; any other string or path names a file.
+bool isSourceText(py::handle src) {
+  return py::isinstance<py::str>(src) && src.cast<std::string>().find_first_of("\n{") != std::string::npos;
+}
+
+} // namespace
+
+void bindVertices(py::module_ &m) {
+  using namespace poplar;
+  checkedEnum<CodeletFileType>(m, "CodeletFileType")
+      .value("PreprocessedAsmSource", CodeletFileType::PreprocessedAsmSource)
+      .value("AsmSource", CodeletFileType::AsmSource)
+      .value("CSource", CodeletFileType::CSource)
+      .value("CppSource", CodeletFileType::CppSource)
+      .value("IrSource", CodeletFileType::IrSource)
+      .value("Object", CodeletFileType::Object)
+      .value("Auto", CodeletFileType::Auto);
+
+  // VertexRef and FieldRef point into their graph, so each keeps the Python object
+  // it came from (and so the Graph) alive in `_owner`. (pybind11's keep_alive
+  // crashes when a call fails to match its arguments.)
+  py::class_<FieldRef> field(m, "FieldRef", py::dynamic_attr());
+  py::class_<VertexRef>(m, "VertexRef", py::dynamic_attr())
+      .def("getId", &VertexRef::getId)
+      .def("__getitem__", [](py::object self, const std::string &name) {
+             return owned(py::cast(self.cast<const VertexRef &>()[name]), self);
+           },
+           py::arg("field"))
+      .def("__eq__", [](const VertexRef &a, const VertexRef &b) { return a.getId() == b.getId(); })
+      .def("__hash__", [](const VertexRef &v) { return v.getId(); })
+      .def("__repr__", [](const VertexRef &v) { return "<poplar.VertexRef " + std::to_string(v.getId()) + ">"; });
+  field
+      .def("__getitem__", [](py::object self, std::size_t index) {
+             return owned(py::cast(self.cast<const FieldRef &>()[index]), self);
+           },
+           py::arg("index"))
+      .def("isIndexed", &FieldRef::isIndexed)
+      .def("getIndex", &FieldRef::getIndex)
+      .def_readonly("vertex", &FieldRef::vertex)
+      .def_readonly("fieldId", &FieldRef::fieldId);
+
+  auto graph = py::reinterpret_borrow<py::class_<Graph>>(m.attr("Graph"));
+  graph
+      .def("addCodelets",
+           [](Graph &g, py::object src, const std::string &compileFlags) {
+             if (isSourceText(src)) {
+               std::stringstream text(src.cast<std::string>());
+               return g.addCodelets(text, compileFlags);
+             }
+             if (py::isinstance<py::list>(src) || py::isinstance<py::tuple>(src)) {
+               std::vector<std::string> paths;
+               for (py::handle p : src) paths.push_back(py::str(py::module_::import("os").attr("fspath")(p)));
+               return g.addCodelets(ArrayRef<std::string>(paths), compileFlags);
+             }
+             const std::string path = py::str(py::module_::import("os").attr("fspath")(src));
+             return g.addCodelets(StringRef(path), CodeletFileType::Auto, compileFlags);
+           },
+           py::arg("src"), py::arg("compileFlags") = "",
+           "Compiles codelets: a file path (str or os.PathLike), a list of paths, or C++ source text "
+           "(a str containing a line break or a '{')")
+      .def("hasCodelet", &Graph::hasCodelet, py::arg("vertexType"))
+      .def("addVertex",
+           [](py::object self, ComputeSet cs, const std::string &type, py::object connections) {
+             Graph &g = self.cast<Graph &>();
+             VertexRef v = g.addVertex(cs, type);
+             if (!connections.is_none())
+               for (auto kv : connections.cast<py::dict>()) connectValue(g, v[kv.first.cast<std::string>()], kv.second);
+             return owned(py::cast(v), self);
+           },
+           py::arg("cs"), py::arg("vertexType"), py::arg("connections") = py::none(),
+           "connections: {field: Tensor, list of Tensors, or a number (a constant edge)}")
+      .def("connect", [](Graph &g, const FieldRef &field, py::handle value) { connectValue(g, field, value); },
+           py::arg("field"), py::arg("value"))
+      .def("setFieldSize", &Graph::setFieldSize, py::arg("field"), py::arg("size"))
+      .def("getFieldSize", &Graph::getFieldSize, py::arg("field"))
+      .def("setTileMapping", py::overload_cast<VertexRef, unsigned>(&Graph::setTileMapping), py::arg("v"),
+           py::arg("tileNum"))
+      .def("getTileMapping", py::overload_cast<VertexRef>(&Graph::getTileMapping, py::const_), py::arg("v"))
+      .def("setPerfEstimate", &Graph::setPerfEstimate, py::arg("v"), py::arg("cycles"), py::arg("flops") = 0)
+      .def("setInitialValue", &setFieldInitialValue, py::arg("field"), py::arg("values"))
+      .def("getNumVertices", &Graph::getNumVertices)
+      .def("getComputeSets", &Graph::getComputeSets);
+}
+
+} // namespace popdsl_bindings

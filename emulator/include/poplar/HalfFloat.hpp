@@ -1,0 +1,3 @@
+#pragma once
+// Codelet-side `half`: IEEE binary16 storage with arithmetic in float (ipudef.h).
+#include <ipudef.h>

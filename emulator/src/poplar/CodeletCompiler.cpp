@@ -1,0 +1,341 @@
+// Graph::addCodelets' back end: scan, generate registration code, compile with
+// the host compiler (argument vector, private temporary directory), cache by
+// SHA-256, dlopen, and read the vertex descriptions the library exports.
+#include <poplar/VertexRegistration.hpp>
+#include <poplar/exceptions.hpp>
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <regex>
+#include <sstream>
+
+#include "CodeletScanner.hpp"
+#include "Codelets.hpp"
+#include "Sha256.hpp"
+
+extern char **environ;
+
+namespace poplar::detail {
+
+namespace {
+
+// The headers a codelet can include from the emulator; their contents are part of the cache key.
+const char *const kCodeletHeaders[] = {"poplar/Vertex.hpp",  "poplar/VertexRegistration.hpp",
+                                       "poplar/HalfFloat.hpp", "ipudef.h", "print.h", "ipu_builtins.h",
+                                       "ipu_vector_math", "ipu_memory_intrinsics"};
+
+// Part of the cache key: change it when the generated registration code changes.
+const char kRegistrationVersion[] = "popdsl-vertex-registration-1";
+
+bool isFile(const std::string &path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void writeFile(const std::string &path, const std::string &text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw graph_program_compilation_error("Cannot write '" + path + "' to compile codelets");
+}
+
+std::string directoryOf(const std::string &path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+// Where poplar/Vertex.hpp is: next to the library holding this code (an
+// SDK-shaped prefix: <prefix>/lib/libpoplar.so and <prefix>/include; or the
+// package: popdsl/_core*.so and popdsl/include), else the source tree's
+// headers, else $POPDSL_INCLUDE_DIR.
+std::string codeletIncludeDir() {
+  std::vector<std::string> tried;
+  Dl_info info;
+  if (::dladdr(reinterpret_cast<void *>(&codeletIncludeDir), &info) && info.dli_fname) {
+    tried.push_back(directoryOf(info.dli_fname) + "/../include");
+    tried.push_back(directoryOf(info.dli_fname) + "/include"); // the headers installed beside popdsl._core
+  }
+#ifdef POPDSL_SOURCE_INCLUDE_DIR
+  tried.push_back(POPDSL_SOURCE_INCLUDE_DIR);
+#endif
+  if (const char *env = std::getenv("POPDSL_INCLUDE_DIR")) tried.push_back(env);
+  for (const std::string &dir : tried)
+    if (isFile(dir + "/poplar/Vertex.hpp")) return dir;
+  std::string where;
+  for (const std::string &dir : tried) where += "\n  " + dir;
+  throw graph_program_compilation_error("Cannot compile codelets: poplar/Vertex.hpp is not in any of:" + where +
+                                        "\nSet POPDSL_INCLUDE_DIR to the emulator's include directory.");
+}
+
+std::vector<std::string> splitWords(const std::string &s) {
+  std::vector<std::string> words;
+  std::istringstream in(s);
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+// $CXX (its words: "ccache g++" works) or g++.
+std::vector<std::string> compilerCommand() {
+  const char *cxx = std::getenv("CXX");
+  std::vector<std::string> words = splitWords(cxx ? cxx : "");
+  if (words.empty()) words.push_back("g++");
+  return words;
+}
+
+struct ProcessResult {
+  int status = -1; // the exit status, or -1 when the process did not exit normally
+  std::string output;
+};
+
+// Runs argv (no shell) with stdout and stderr going to `logPath`.
+ProcessResult runProcess(const std::vector<std::string> &argv, const std::string &logPath) {
+  std::vector<char *> args;
+  for (const std::string &a : argv) args.push_back(const_cast<char *>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = 0;
+  const int err = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (err != 0)
+    throw graph_program_compilation_error("Cannot run the codelet compiler '" + argv[0] + "': " + std::strerror(err) +
+                                          " (set CXX to a C++17 compiler)");
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  ProcessResult result;
+  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.output = readFile(logPath);
+  return result;
+}
+
+// A private directory, removed with its files.
+class TempDir {
+public:
+  TempDir() {
+    const char *tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/popdsl-codelet-XXXXXX";
+    if (!::mkdtemp(pattern.data()))
+      throw graph_program_compilation_error("Cannot make a temporary directory to compile codelets: " +
+                                            std::string(std::strerror(errno)));
+    path_ = pattern;
+  }
+  ~TempDir() {
+    for (const char *f : {"codelet.cpp", "codelet.ii", "codelet.so", "compiler.log", "version.log"}) ::unlink((path_ + "/" + f).c_str());
+    ::rmdir(path_.c_str());
+  }
+  const std::string &path() const { return path_; }
+
+private:
+  std::string path_;
+};
+
+std::string compilerVersion(const std::vector<std::string> &compiler) {
+  static std::mutex mutex;
+  static std::map<std::vector<std::string>, std::string> versions;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = versions.find(compiler);
+  if (it != versions.end()) return it->second;
+  TempDir dir;
+  std::vector<std::string> argv = compiler;
+  argv.push_back("--version");
+  const ProcessResult r = runProcess(argv, dir.path() + "/version.log");
+  if (r.status != 0)
+    throw graph_program_compilation_error("The codelet compiler '" + compiler.back() + "' does not run:\n" + r.output);
+  return versions[compiler] = r.output;
+}
+
+// $POPDSL_CACHE_DIR/codelets or ~/.cache/popdsl/codelets, made if missing; "" if impossible.
+std::string cacheDir() {
+  std::string base;
+  if (const char *env = std::getenv("POPDSL_CACHE_DIR"); env && *env) base = env;
+  else if (const char *home = std::getenv("HOME"); home && *home) base = std::string(home) + "/.cache/popdsl";
+  else return "";
+  std::string path;
+  for (const std::string &part : {base, std::string("codelets")}) {
+    path = path.empty() ? part : path + "/" + part;
+    for (std::size_t slash = 1; slash != std::string::npos; slash = path.find('/', slash + 1))
+      ::mkdir(path.substr(0, slash).c_str(), 0755);
+    ::mkdir(path.c_str(), 0755);
+  }
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && ::access(path.c_str(), W_OK) == 0 ? path : "";
+}
+
+// popc's own options that mean nothing to the host compiler.
+bool isPopcOnly(const std::string &flag) { return flag.rfind("--target", 0) == 0; }
+
+std::string quoted(const std::string &s) {
+  std::string q = "\"";
+  for (char c : s) q += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+  return q + "\"";
+}
+
+Type typeNamed(const std::string &name) {
+  for (const Type *t : {&BOOL, &CHAR, &SIGNED_CHAR, &UNSIGNED_CHAR, &SHORT, &UNSIGNED_SHORT, &INT, &UNSIGNED_INT,
+                        &LONGLONG, &UNSIGNED_LONGLONG, &HALF, &FLOAT})
+    if (t->toString() == name) return *t;
+  return Type();
+}
+
+std::shared_ptr<CodeletLibrary> readLibrary(void *handle, const std::string &key, const std::string &name) {
+  using Describe = const popdsl_vertex_info *(*)(unsigned *);
+  auto describe = reinterpret_cast<Describe>(::dlsym(handle, "popdsl_codelet_vertices"));
+  if (!describe) throw graph_program_compilation_error("Codelets '" + name + "': the compiled library has no vertex table");
+  unsigned count = 0;
+  const popdsl_vertex_info *infos = describe(&count);
+  auto library = std::make_shared<CodeletLibrary>();
+  library->key = key;
+  for (unsigned i = 0; i < count; ++i) {
+    const popdsl_vertex_info &info = infos[i];
+    if (!info.run) continue; // a base class without compute()
+    auto cls = std::make_shared<VertexClass>();
+    cls->name = vertexNameFromPrettyFunction(info.prettyName);
+    if (library->vertices.count(cls->name)) continue; // instantiated twice (`unsigned` and `unsigned int`)
+    cls->size = info.size;
+    cls->align = info.align;
+    cls->run = info.run;
+    cls->libraryKey = key;
+    for (unsigned f = 0; f < info.numFields; ++f) {
+      const popdsl_field_info &fi = info.fields[f];
+      VertexField field;
+      field.name = fi.name;
+      field.kind = static_cast<FieldKind>(fi.kind);
+      field.rank = fi.rank;
+      field.elementType = typeNamed(fi.elementType);
+      if (field.elementType == Type()) field.kind = FieldKind::Other;
+      field.elementSize = fi.elementSize;
+      field.minAlign = fi.minAlign ? fi.minAlign : 1;
+      field.offset = fi.offset;
+      cls->fields.push_back(field);
+    }
+    library->vertices[cls->name] = cls;
+  }
+  return library;
+}
+
+std::mutex gLibrariesMutex;
+std::map<std::string, std::shared_ptr<const CodeletLibrary>> gLibraries; // by key
+
+} // namespace
+
+int VertexClass::fieldIndex(const std::string &field) const {
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    if (fields[i].name == field) return static_cast<int>(i);
+  return -1;
+}
+
+std::string vertexNameFromPrettyFunction(const std::string &pretty) {
+  const std::string marker = "V = ";
+  const auto begin = pretty.find(marker);
+  std::string name = begin == std::string::npos ? pretty : pretty.substr(begin + marker.size());
+  if (begin != std::string::npos && !name.empty() && (name.back() == ']')) name.pop_back();
+  // The compilers' spellings of built-in types, as Poplar's Type::toString writes them.
+  static const std::pair<std::regex, const char *> spellings[] = {
+      {std::regex("\\b_Float16\\b"), "half"},
+      {std::regex("\\blong long unsigned int\\b"), "unsigned long long"},
+      {std::regex("\\blong long int\\b"), "long long"},
+      {std::regex("\\blong unsigned int\\b"), "unsigned long"},
+      {std::regex("\\blong int\\b"), "long"},
+      {std::regex("\\bshort unsigned int\\b"), "unsigned short"},
+      {std::regex("\\bshort int\\b"), "short"}};
+  for (const auto &s : spellings) name = std::regex_replace(name, s.first, s.second);
+  // templateVertex writes no spaces, except inside type names such as "unsigned int".
+  std::string out;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (name[i] != ' ') {
+      out += name[i];
+      continue;
+    }
+    const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    if (!out.empty() && i + 1 < name.size() && word(out.back()) && word(name[i + 1])) out += ' ';
+  }
+  return out;
+}
+
+std::shared_ptr<const CodeletLibrary> loadCodeletLibrary(const CodeletSource &source) {
+  const std::string includeDir = codeletIncludeDir();
+  const std::string text = "#line 1 " + quoted(source.name) + "\n" + source.text + "\n";
+  const std::vector<std::string> compiler = compilerCommand();
+  std::vector<std::string> args = {"-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden", "-D__POPC__=1",
+                                   "-U__IPU__", "-I" + includeDir};
+  if (!source.quoteDir.empty()) args.insert(args.end(), {"-iquote", source.quoteDir});
+  for (const std::string &flag : splitWords(source.flags))
+    if (!isPopcOnly(flag)) args.push_back(flag);
+
+  std::string keyText = std::string(kRegistrationVersion) + '\0' + text + '\0' + compilerVersion(compiler);
+  for (const std::string &word : compiler) keyText += '\0' + word;
+  for (const std::string &arg : args) keyText += '\0' + arg;
+  for (const char *header : kCodeletHeaders) keyText += '\0' + readFile(includeDir + "/" + header);
+  const std::string key = sha256Hex(keyText);
+
+  std::lock_guard<std::mutex> lock(gLibrariesMutex);
+  if (const auto it = gLibraries.find(key); it != gLibraries.end()) return it->second;
+
+  const std::string cache = cacheDir();
+  const std::string cached = cache.empty() ? "" : cache + "/" + key + ".so";
+  void *handle = cached.empty() || !isFile(cached) ? nullptr : ::dlopen(cached.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    TempDir dir;
+    const std::string unit = dir.path() + "/codelet.cpp", library = dir.path() + "/codelet.so";
+    const auto run = [&](std::vector<std::string> extra, const char *what) {
+      std::vector<std::string> argv = compiler;
+      argv.insert(argv.end(), args.begin(), args.end());
+      argv.insert(argv.end(), extra.begin(), extra.end());
+      const ProcessResult r = runProcess(argv, dir.path() + "/compiler.log");
+      if (r.status != 0)
+        throw graph_program_compilation_error(std::string(what) + " codelets '" + source.name + "' failed:\n" + r.output);
+    };
+    // The vertex classes are found in the preprocessed source, so conditional code
+    // (#ifdef __IPU__, #if 0) and macros are seen as the compiler sees them.
+    writeFile(unit, text);
+    run({"-E", "-o", dir.path() + "/codelet.ii", unit}, "Preprocessing");
+    const std::vector<ScannedVertex> vertices = scanCodeletVertices(readFile(dir.path() + "/codelet.ii"));
+    writeFile(unit, text + "#line 1 " + quoted("<popdsl vertex registration for " + source.name + ">") + "\n" +
+                        vertexRegistrationCode(vertices));
+    run({"-shared", "-o", library, unit}, "Compiling");
+    std::string loadFrom = library;
+    if (!cached.empty()) { // publish atomically: concurrent processes see a whole file or none
+      const std::string temp = cache + "/." + key + "." + std::to_string(::getpid()) + ".tmp";
+      writeFile(temp, readFile(library));
+      if (::rename(temp.c_str(), cached.c_str()) == 0) loadFrom = cached;
+      else ::unlink(temp.c_str());
+    }
+    handle = ::dlopen(loadFrom.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle)
+      throw graph_program_compilation_error("Codelets '" + source.name + "': cannot load the compiled library: " +
+                                            ::dlerror());
+  }
+  std::shared_ptr<const CodeletLibrary> library = readLibrary(handle, key, source.name);
+  gLibraries[key] = library;
+  return library;
+}
+
+std::shared_ptr<const VertexClass> findLoadedVertexClass(const std::string &libraryKey, const std::string &name) {
+  std::lock_guard<std::mutex> lock(gLibrariesMutex);
+  const auto it = gLibraries.find(libraryKey);
+  if (it == gLibraries.end()) return nullptr;
+  const auto cls = it->second->vertices.find(name);
+  return cls == it->second->vertices.end() ? nullptr : cls->second;
+}
+
+} // namespace poplar::detail

@@ -1,0 +1,99 @@
+"""Custom vertices on the Pythonic layer: g.add_codelets(...) and compute-set blocks.
+
+    g.add_codelets(CODELET_SOURCE)                   # C++ text, or a path to a .cpp file
+    with pd.compute_set("sum rows") as cs:           # an Execute step of the open block
+        for tile, rows in enumerate(row_blocks):
+            cs.vertex("SumRows<float>", tile=tile, in_=x[rows], out=y[rows])
+
+Keyword fields: a pd.Tensor or a list of them is connected to the field (an edge);
+a number or a sequence of numbers is the initial value of a plain field (`unsigned n;`,
+`Vector<unsigned> rows;`). A trailing underscore is dropped, so C++ fields named like
+Python keywords are reachable (`in_=` is the field `in`).
+"""
+import os
+
+import numpy as np
+
+from popdsl._core import poplar
+from popdsl._core import program as _program
+from popdsl.control import current_block
+from popdsl.debug import BuildError, debug_name
+from popdsl.tensor import Tensor
+
+
+def add_codelets(graph, source_or_path, flags: str = "") -> bool:
+    """Compiles codelets into `graph` (pd.Graph.add_codelets): C++ source text (a str with a
+    line break or a '{') or the path of a codelet file (str or os.PathLike). False if already added."""
+    if not isinstance(source_or_path, (str, os.PathLike)):
+        raise BuildError(f"add_codelets takes C++ source text or a file path, not {type(source_or_path).__name__}")
+    try:
+        return graph.raw.addCodelets(source_or_path, flags)
+    except poplar.graph_program_compilation_error as e:
+        raise BuildError(str(e)) from None
+
+
+class ComputeSet:
+    """A compute set whose Execute step is added to the open block where the `with` starts."""
+
+    def __init__(self, name=None, graph=None, prog=None):
+        self.name = debug_name(name)
+        self.graph = graph
+        self.prog = prog
+        self.raw = None
+        self.vertices = []
+
+    def __enter__(self):
+        current_block(self.prog).add(self)  # built into an Execute when the program is built
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def build(self):
+        if self.raw is None:
+            return _program.Sequence()
+        return _program.Execute(self.raw, self.name)
+
+    def _graph_for(self, fields):
+        graphs = {id(t.graph): t.graph for v in fields.values() for t in (v if isinstance(v, (list, tuple)) else [v])
+                  if isinstance(t, Tensor)}
+        if self.graph is None:
+            if len(graphs) != 1:
+                raise BuildError("cs.vertex: cannot tell the graph from the fields; pass graph= to pd.compute_set")
+            self.graph = next(iter(graphs.values()))
+        if any(g is not self.graph for g in graphs.values()):
+            raise BuildError("cs.vertex: the tensors belong to a different graph than the compute set")
+        return self.graph
+
+    def vertex(self, vertex_type: str, tile: int, perf_estimate: int = None, **fields) -> poplar.VertexRef:
+        """Adds a `vertex_type` vertex on `tile` with its fields connected or set (see the module doc)."""
+        graph = self._graph_for(fields)
+        tiles = graph.target.getNumTiles()
+        if not isinstance(tile, (int, np.integer)) or not 0 <= tile < tiles:
+            raise BuildError(f"cs.vertex('{vertex_type}'): tile {tile!r} does not exist (the target has {tiles} tiles)")
+        raw = graph.raw
+        try:
+            if self.raw is None:
+                self.raw = raw.addComputeSet(self.name)
+            v = raw.addVertex(self.raw, vertex_type)
+            raw.setTileMapping(v, int(tile))
+            for name, value in fields.items():
+                field = v[name[:-1] if name.endswith("_") else name]
+                if isinstance(value, Tensor):
+                    raw.connect(field, value.raw)
+                elif isinstance(value, (list, tuple)) and value and all(isinstance(t, Tensor) for t in value):
+                    raw.connect(field, [t.raw for t in value])
+                else:
+                    raw.setInitialValue(field, value)
+            if perf_estimate is not None:
+                raw.setPerfEstimate(v, int(perf_estimate))
+        except poplar.poplar_error as e:
+            raise BuildError(f"cs.vertex('{vertex_type}'): {type(e).__name__}: {e}") from None
+        self.vertices.append(v)
+        return v
+
+
+def compute_set(name=None, graph=None, prog=None) -> ComputeSet:
+    """`with pd.compute_set("name") as cs:` adds vertices with cs.vertex(...); the compute set
+    runs (program::Execute) where the block starts. The debug name defaults to the source line."""
+    return ComputeSet(name, graph, prog)
