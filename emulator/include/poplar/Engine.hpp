@@ -17,6 +17,7 @@
 #include <poplar/HostFunctionCallback.hpp>
 #include <poplar/StreamCallback.hpp>
 #include <poplar/StringRef.hpp>
+#include <poplar/exceptions.hpp>
 
 namespace poplar {
 

@@ -1,5 +1,7 @@
 #pragma once
+#include <cassert>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -18,6 +20,7 @@
 #include <poplar/TensorCloneMethod.hpp>
 #include <poplar/Type.hpp>
 #include <poplar/VariableMappingMethod.hpp>
+#include <poplar/exceptions.hpp>
 
 namespace poplar {
 
@@ -75,7 +78,7 @@ public:
     return addConstantFromHost(type, shape, values, equivalentHostType<T>(),
                                numElementsOf(shape), debugContext);
   }
-  template <class T, class = std::enable_if_t<std::is_arithmetic<T>::value>>
+  template <class T, class = typename std::enable_if<std::is_arithmetic<T>::value>::type>
   Tensor addConstant(const Type &type, ArrayRef<std::size_t> shape, T value,
                      const DebugContext &debugContext = {}) {
     return addConstantFromHost(type, shape, &value, equivalentHostType<T>(), 1, debugContext);
@@ -109,7 +112,7 @@ public:
     checkHostValueCount(t.shape(), values.size(), {});
     setInitialValueFromHost(t, values.data(), equivalentHostType<T>(), values.size());
   }
-  template <class T, class = std::enable_if_t<std::is_arithmetic<T>::value>>
+  template <class T, class = typename std::enable_if<std::is_arithmetic<T>::value>::type>
   void setInitialValue(const Tensor &t, T value) {
     setInitialValueFromHost(t, &value, equivalentHostType<T>(), 1);
   }
