@@ -103,6 +103,14 @@ def test_all_headers_compile_with_cxx14_warnings_as_errors(builds):
     succeeded(builds["all headers strict"])
 
 
+def test_no_public_header_hands_out_the_emulators_internals():
+    internals = re.compile(r"\b(state|statePtr|impl|implPtr|node)\(\)|getProfileData|setRandomSeed|ProfileData"
+                           r"|programFromNode|executableSections|HostFunctionInfo")
+    found = [f"{h}: {line.strip()}" for h in headers()
+             for line in (PREFIX / "include" / h).read_text().splitlines() if internals.search(line)]
+    assert not found
+
+
 # The values variables.cpp writes: its constant rows and the host's offsets.
 ROW = np.array([1.5, -2.0, 4.25])
 RAMP_OFFSETS = np.array([0.5, 0.25, -1.0])

@@ -29,7 +29,8 @@ class Program;
 }
 namespace detail {
 struct GraphState;
-}
+struct Internals;
+} // namespace detail
 
 // The element type and count of one host function argument.
 using HostFunctionArgument = std::tuple<Type, std::size_t>;
@@ -138,14 +139,11 @@ public:
   Tensor getVariable(VariableRef v) const;
   std::size_t numVariables() const;
 
-  // Emulator: the graph's shared state, for the emulator's Engine and libraries.
-  detail::GraphState &state() const { return *state_; }
-  const std::shared_ptr<detail::GraphState> &statePtr() const { return state_; }
-
   // Host element types accepted by addConstant / setInitialValue.
   enum class HostType { Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64 };
 
 private:
+  friend struct detail::Internals;
   template <class T> static constexpr HostType equivalentHostType() {
     if (std::is_same<T, bool>::value) return HostType::Bool;
     if (std::is_floating_point<T>::value) return sizeof(T) == 4 ? HostType::F32 : HostType::F64;

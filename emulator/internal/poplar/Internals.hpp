@@ -23,7 +23,7 @@ struct TensorImpl;
 struct Internals {
   static const std::shared_ptr<GraphState> &graphState(const Graph &graph) { return graph.state_; }
   static EngineState &engineState(const Engine &engine) { return *engine.state_; }
-  static Engine engine(std::unique_ptr<EngineState> state) { return Engine(std::move(state)); }
+  static Engine engine(std::unique_ptr<EngineState> state);
   static const std::shared_ptr<const ExecutableState> &executableState(const Executable &exe) {
     return exe.state_;
   }

@@ -79,7 +79,7 @@ CostModel::Layout CostModel::layout(const Tensor &t) const {
     for (const auto &m : vars_.vars[var].mapping) flat.push_back({m.first, m.second.first, m.second.second});
     return flat;
   };
-  forEachTileSegment(t.impl(), mappingOf, [&](unsigned tile, std::size_t n, std::size_t distinct) {
+  forEachTileSegment(detail::tensorImpl(t), mappingOf, [&](unsigned tile, std::size_t n, std::size_t distinct) {
     if (tile != kNoTile) l.stored[tile] += distinct;
     l.distinct += distinct;
     if (!l.segments.empty() && l.segments.back().first == tile) l.segments.back().second += n;
