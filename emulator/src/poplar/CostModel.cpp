@@ -103,8 +103,8 @@ void CostModel::addMisplaced(const Layout &work, const Layout &operand, std::uin
 }
 
 void CostModel::addKernel(const Kernel &k, PerTile &cycles, PerTile &received) const {
-  const bool matmul = k.vertexType == "poplin::MatMul";
-  const bool reduce = k.vertexType.rfind("popops::Reduce", 0) == 0;
+  const bool matmul = k.costShape == CostShape::MatMul;
+  const bool reduce = k.costShape == CostShape::Reduction;
   std::vector<const Tensor *> operands;
   for (const Tensor &t : k.reads) operands.push_back(&t);
   for (const Tensor &t : k.writes) operands.push_back(&t);

@@ -25,7 +25,7 @@ namespace detail {
 namespace {
 
 const char kMagic[] = "POPDSL-EXECUTABLE";
-constexpr std::uint64_t kFormatVersion = 1;
+constexpr std::uint64_t kFormatVersion = 2;
 const char *const kSectionNames[] = {"target", "graph", "programs", "options"};
 
 std::uint64_t fnv1a(const std::string &bytes) {
@@ -98,7 +98,7 @@ std::string graphSection(const GraphState &g) {
   for (const ComputeSetInfo &cs : g.computeSets) {
     w.str(cs.name).u64(cs.kernels.size());
     for (const Kernel &k : cs.kernels) {
-      w.str(k.kind).str(k.vertexType).u64(k.cyclesPerVector);
+      w.str(k.kind).str(k.vertexType).u64(k.cyclesPerVector).u64(static_cast<std::uint64_t>(k.costShape));
       writeTensors(w, k.reads);
       writeTensors(w, k.writes);
       w.raw(k.params);
@@ -241,9 +241,12 @@ public:
       for (std::size_t i = 0, n = r_.count(8); i < n; ++i) {
         const std::string kind = r_.str(), vertexType = r_.str();
         const auto cyclesPerVector = static_cast<unsigned>(r_.u64());
+        const std::uint64_t costShape = r_.u64();
+        if (costShape >= kNumCostShapes) r_.corrupt();
         std::vector<Tensor> reads = tensors(), writes = tensors();
         cs.kernels.push_back(makeKernel(kind, std::move(reads), std::move(writes), r_.raw(), vertexType));
         cs.kernels.back().cyclesPerVector = cyclesPerVector;
+        cs.kernels.back().costShape = static_cast<CostShape>(costShape);
       }
     }
     for (auto *handles : {&g_.hostWrites, &g_.hostReads})
