@@ -60,7 +60,7 @@ def builds(tmp_path_factory):
                                     f"-pedantic -fsyntax-only -x c++ -")
     all_headers = "".join(f"#include <{h}>\\n" for h in headers())
     jobs["all headers strict"] = f"printf '{all_headers}' | g++ {STRICT} -fsyntax-only -x c++ -"
-    for program in ("variables", "matmul_profile"):
+    for program in ("variables", "matmul_profile", "stream_callbacks"):
         for flags, tag in (("-std=c++11", "c++11"), (STRICT, "strict")):
             exe = work / f"{program}-{tag}"
             jobs[f"{program} {tag}"] = f"g++ {flags} {PROGRAMS / program}.cpp -o {exe} {LINK_LINE} && {exe}"
@@ -141,6 +141,13 @@ def test_a_matmul_program_prints_its_product_and_profile(builds, tag):
     for section in ("Target", "Memory Usage", "Execution"):
         assert section in summary
     assert "estimated" in summary.lower()
+
+
+@pytest.mark.parametrize("tag", ["c++11", "strict"])
+def test_stream_callback_classes_with_their_own_constructors_feed_and_drain_streams(builds, tag):
+    out = succeeded(builds[f"stream_callbacks {tag}"])
+    fed = 0.5 * np.arange(1, 4)
+    np.testing.assert_allclose(numbers_after("received:", out), fed * fed)
 
 
 def test_a_program_using_an_api_the_emulator_lacks_fails_to_compile_naming_it(builds):
