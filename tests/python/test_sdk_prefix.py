@@ -43,6 +43,14 @@ def run_in_enabled_shell(command, cwd, env):
     return subprocess.run(["bash", "-c", script], cwd=cwd, env=env, capture_output=True, text=True)
 
 
+# What SDK users get from poplar/Graph.hpp and poplar/Engine.hpp without including it;
+# Engine.hpp also gives program::Sequence.
+TRANSITIVE_USE = ("int main() { std::vector<std::string> names(1); assert(names.size() == 1); "
+                  "try { throw poplar::poplar_error(\"x\"); } catch (const poplar::poplar_error &) {} "
+                  "return std::numeric_limits<int>::max() > 0 ? 0 : 1; }\\n")
+ENGINE_USE = "void run(poplar::Engine &engine, const poplar::program::Sequence &) { engine.run(0); }\\n"
+
+
 def headers():
     return sorted(str(p.relative_to(PREFIX / "include")) for p in (PREFIX / "include").rglob("*.hpp"))
 
@@ -60,6 +68,8 @@ def builds(tmp_path_factory):
                                     f"-pedantic -fsyntax-only -x c++ -")
     all_headers = "".join(f"#include <{h}>\\n" for h in headers())
     jobs["all headers strict"] = f"printf '{all_headers}' | g++ {STRICT} -fsyntax-only -x c++ -"
+    for header, use in (("poplar/Graph.hpp", TRANSITIVE_USE), ("poplar/Engine.hpp", ENGINE_USE + TRANSITIVE_USE)):
+        jobs[f"transitive {header}"] = f"printf '#include <{header}>\\n{use}' | g++ {STRICT} -fsyntax-only -x c++ -"
     for program in ("variables", "matmul_profile", "stream_callbacks"):
         for flags, tag in (("-std=c++11", "c++11"), (STRICT, "strict")):
             exe = work / f"{program}-{tag}"
@@ -109,6 +119,11 @@ def test_no_public_header_hands_out_the_emulators_internals():
     found = [f"{h}: {line.strip()}" for h in headers()
              for line in (PREFIX / "include" / h).read_text().splitlines() if internals.search(line)]
     assert not found
+
+
+@pytest.mark.parametrize("header", ["poplar/Graph.hpp", "poplar/Engine.hpp"])
+def test_graph_and_engine_headers_give_what_sdk_users_rely_on(builds, header):
+    succeeded(builds[f"transitive {header}"])
 
 
 # The values variables.cpp writes: its constant rows and the host's offsets.
