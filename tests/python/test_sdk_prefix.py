@@ -38,9 +38,11 @@ def cli_env():
     return env
 
 
-def run_in_enabled_shell(command, cwd, env):
-    script = f'eval "$({shlex.quote(sys.executable)} -m popdsl sdk --enable)" && {command}'
-    return subprocess.run(["bash", "-c", script], cwd=cwd, env=env, capture_output=True, text=True)
+def run_in_enabled_shell(command, cwd, env, enable_script=None):
+    """Runs `command` after `eval "$(python -m popdsl sdk --enable)"`, or after sourcing
+    `enable_script` (that command's output, saved once for many commands)."""
+    enable = f". {enable_script}" if enable_script else f'eval "$({shlex.quote(sys.executable)} -m popdsl sdk --enable)"'
+    return subprocess.run(["bash", "-c", f"{enable} && {command}"], cwd=cwd, env=env, capture_output=True, text=True)
 
 
 # What SDK users get from poplar/Graph.hpp and poplar/Engine.hpp without including it;
@@ -60,6 +62,9 @@ def builds(tmp_path_factory):
     """name -> CompletedProcess of every build (and run) below, run in parallel."""
     work = tmp_path_factory.mktemp("sdk_builds")
     env = cli_env()
+    enable_script = work / "enable.sh"
+    enable_script.write_text(subprocess.run([sys.executable, "-m", "popdsl", "sdk", "--enable"], env=env,
+                                            capture_output=True, text=True, check=True).stdout)
     jobs = {}
     for header in headers():
         # Alone with -std=c++11; all together with the strict C++14 flags (the C++14-only
@@ -81,7 +86,8 @@ def builds(tmp_path_factory):
         jobs["cmake"] = (f"cmake -S {PROGRAMS} -B {build} -G '{generator}' -DCMAKE_BUILD_TYPE=Release >/dev/null"
                          f" && cmake --build {build} >/dev/null && {build}/variables && {build}/matmul_profile")
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        futures = {name: pool.submit(run_in_enabled_shell, command, work, env) for name, command in jobs.items()}
+        futures = {name: pool.submit(run_in_enabled_shell, command, work, env, enable_script)
+                   for name, command in jobs.items()}
         return {name: f.result() for name, f in futures.items()}
 
 
