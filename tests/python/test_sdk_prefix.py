@@ -121,7 +121,7 @@ def test_all_headers_compile_with_cxx14_warnings_as_errors(builds):
 
 def test_no_public_header_hands_out_the_emulators_internals():
     internals = re.compile(r"\b(state|statePtr|impl|implPtr|node)\(\)|getProfileData|setRandomSeed|ProfileData"
-                           r"|programFromNode|executableSections|HostFunctionInfo")
+                           r"|programFromNode|executableSections|HostFunctionInfo|fromId|\bid\(\)|kMaxTiles")
     found = [f"{h}: {line.strip()}" for h in headers()
              for line in (PREFIX / "include" / h).read_text().splitlines() if internals.search(line)]
     assert not found
