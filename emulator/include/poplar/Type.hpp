@@ -28,7 +28,6 @@ public:
 private:
   friend struct detail::Internals;
   explicit Type(unsigned id) : id_(id) {}
-  static Type fromId(unsigned id);
   unsigned id_;
 };
 

@@ -40,7 +40,7 @@ struct Internals {
   static const std::shared_ptr<const TensorImpl> &tensorImpl(const Tensor &t) { return t.impl_; }
   static Tensor tensor(std::shared_ptr<const TensorImpl> impl) { return Tensor(std::move(impl)); }
   static unsigned typeId(const Type &type) { return type.id_; }
-  static Type type(unsigned id) { return Type::fromId(id); }
+  static Type type(unsigned id) { return Type(id); }
 };
 
 // The emulator keeps state per tile, so a target has at most this many tiles
@@ -50,7 +50,7 @@ constexpr unsigned long long kMaxTiles = 1ull << 20;
 // The index of a type in the emulator's type table, and the type of an index (an
 // unknown index gives the invalid type).
 inline unsigned typeId(const Type &type) { return Internals::typeId(type); }
-inline Type typeFromId(unsigned id) { return Internals::type(id); }
+Type typeFromId(unsigned id);
 
 // The graph's shared state (what Graph::state() was).
 inline GraphState &graphState(const Graph &graph) { return *Internals::graphState(graph); }

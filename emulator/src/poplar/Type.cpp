@@ -158,8 +158,11 @@ void storeElement(const Type &t, void *p, long double v) {
 
 } // namespace detail
 
+namespace detail {
+Type typeFromId(unsigned id) { return Internals::type(id < NUM_IDS ? id : INVALID_ID); }
+} // namespace detail
+
 Type::Type() : id_(detail::INVALID_ID) {}
-Type Type::fromId(unsigned id) { return Type(id < detail::NUM_IDS ? id : detail::INVALID_ID); }
 StringRef Type::toString() const { return detail::typeInfo(*this).name; }
 bool Type::isFloatingPoint() const {
   const auto kind = detail::typeInfo(*this).kind;
