@@ -1,5 +1,6 @@
 // poplar::Engine with numpy host buffers. The Python object keeps every buffer
 // it was given alive for as long as the engine may touch it.
+#include <poplar/EmulatorExtensions.hpp>
 #include <poplar/Engine.hpp>
 #include <poplar/exceptions.hpp>
 
@@ -238,7 +239,7 @@ void bindEngine(py::module_ &m) {
            "Compiles a graph with one program or a list of programs (run by index)")
       .def(py::init([](const poplar::Executable &exe, const OptionFlags &options, py::object progress) {
              auto e = std::make_unique<PyEngine>();
-             e->engine = std::make_unique<Engine>(exe, options, progressFunction(progress));
+             e->engine = std::make_unique<Engine>(poplar::detail::makeEngine(exe, options, progressFunction(progress)));
              for (const auto &s : poplar::detail::executableStreams(exe)) e->streams[s.handle()] = s;
              for (auto &f : poplar::detail::executableHostFunctions(exe)) e->hostFunctions[f.handle] = f;
              e->printFile = py::none();
@@ -305,8 +306,8 @@ void bindEngine(py::module_ &m) {
            },
            py::arg("handle"), py::arg("replicaIndex"), py::arg("callback"),
            "callback(inputs, outputs): numpy arrays (flat, one per argument); write the results into outputs")
-      .def("setRandomSeed", [](PyEngine &e, std::uint64_t seed) { e.get().setRandomSeed(seed); }, py::arg("seed"))
-      .def("getRandomSeed", [](PyEngine &e) { return e.get().getRandomSeed(); })
+      .def("setRandomSeed", [](PyEngine &e, std::uint64_t seed) { poplar::detail::setRandomSeed(e.get(), seed); }, py::arg("seed"))
+      .def("getRandomSeed", [](PyEngine &e) { return poplar::detail::getRandomSeed(e.get()); })
       .def("listStreams", [](PyEngine &e) { return e.get().listStreams(); })
       .def("setPrintTensorStream", [](PyEngine &e, py::object file) { e.printFile = file; }, py::arg("file"),
            "A Python file object for PrintTensor output (default: sys.stdout at each run)")
@@ -321,7 +322,7 @@ void bindEngine(py::module_ &m) {
            "Writes the profile summary to a Python file object (e.g. sys.stdout); cycles are estimated")
       .def("resetExecutionProfile", [](PyEngine &e) { e.get().resetExecutionProfile(); })
 #if POPDSL_HAS_PROFILE_DATA
-      .def("getProfileData", [](PyEngine &e) { return profileDict(e.get().getProfileData()); },
+      .def("getProfileData", [](PyEngine &e) { return profileDict(poplar::detail::getProfileData(e.get())); },
            "Emulator only: the recorded profile as a dict (cycles estimated)")
       .def("writeProfileReport", [](PyEngine &e, const std::string &directory) {
              return poplar::writeProfileReport(e.get(), directory);

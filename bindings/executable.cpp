@@ -1,5 +1,6 @@
 // compileGraph and Executable (serialized to and from Python bytes), and the
 // hardware-seed functions of RandomSeed.hpp.
+#include <poplar/EmulatorExtensions.hpp>
 #include <poplar/Executable.hpp>
 #include <poplar/RandomSeed.hpp>
 

@@ -1,4 +1,5 @@
 // poplar::program: control programs as Python values.
+#include <poplar/EmulatorExtensions.hpp>
 #include <poplar/Program.hpp>
 
 #include <pybind11/operators.h>
@@ -29,7 +30,7 @@ void bindProgram(py::module_ &m) {
       .def("isEmpty", &Program::isEmpty)
       .def(py::self == py::self)
       .def(py::self != py::self)
-      .def("__hash__", [](const Program &p) { return std::hash<const void *>()(&p.node()); });
+      .def("__hash__", [](const Program &p) { return std::hash<const void *>()(poplar::detail::programIdentity(p)); });
 
   py::class_<Sequence, Program>(m, "Sequence")
       .def(py::init<const std::vector<Program> &, const DebugContext &>(),

@@ -6,25 +6,8 @@ Poplar's C++ names. The names exported here are the Pythonic layer on top.
 import sys as _sys
 import types as _types
 
-
-def _load_blas() -> None:
-    # The emulator's matmuls call OpenBLAS from scipy-openblas32. An installed
-    # _core finds it through its RPATH; loading it globally first also serves
-    # layouts where that relative path does not exist (a build tree, a copied
-    # extension).
-    import ctypes
-    import os
-
-    import scipy_openblas32
-
-    library = scipy_openblas32.get_library(fullname=True)
-    ctypes.CDLL(os.path.join(scipy_openblas32.get_lib_dir(), library), mode=ctypes.RTLD_GLOBAL)
-
-
-_load_blas()
-
-from popdsl import _core  # noqa: E402
-from popdsl._core import poplar, poplin, popnn, popops, poprand, poputil, program  # noqa: E402
+from popdsl import _core
+from popdsl._core import poplar, poplin, popnn, popops, poprand, poputil, program
 
 
 def _register_submodules(module: _types.ModuleType, name: str) -> None:

@@ -1,10 +1,11 @@
-"""Command line: `python -m popdsl profile script.py [--out DIR] [-- script args]`
-and `python -m popdsl info`."""
+"""Command line: `python -m popdsl profile script.py [--out DIR] [-- script args]`,
+`python -m popdsl info` and `python -m popdsl sdk --prefix|--enable`."""
 import argparse
 import json
 import os
 import platform
 import runpy
+import shlex
 import sys
 
 
@@ -65,6 +66,30 @@ def info() -> int:
     return 0
 
 
+def sdk_prefix() -> str:
+    """The SDK-shaped prefix the emulator is installed as: include/, lib/ (libpoplar.so,
+    libpopops.so, ...) and lib/cmake/ (the poplar and poplibs CMake packages)."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "sdk")
+
+
+def sdk(show_prefix: bool) -> int:
+    prefix = sdk_prefix()
+    if not os.path.isfile(os.path.join(prefix, "lib", "libpoplar.so")):
+        print(f"popdsl sdk: there is no emulator prefix at {prefix} (popdsl was built against a Poplar SDK, "
+              "or the developer build was not installed: cmake --install build/dev --prefix .)", file=sys.stderr)
+        return 1
+    if show_prefix:
+        print(prefix)
+        return 0
+    # As the SDK's enable.sh: prepend to what is set, and mark the shell as enabled.
+    for variable, directory in (("CPATH", "include"), ("LIBRARY_PATH", "lib"), ("LD_LIBRARY_PATH", "lib"),
+                                ("CMAKE_PREFIX_PATH", "")):
+        path = shlex.quote(os.path.join(prefix, directory) if directory else prefix)
+        print(f"export {variable}={path}${{{variable}:+:${variable}}}")
+    print(f"export POPLAR_SDK_ENABLED={shlex.quote(prefix)}")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m popdsl", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -73,9 +98,18 @@ def main(argv=None) -> int:
     p.add_argument("--out", default=None, help="report directory (default: profile-<script name>)")
     p.add_argument("script_args", nargs="*", help="arguments for the script (after --)")
     commands.add_parser("info", help="print the backend, the targets and the versions")
+    p = commands.add_parser("sdk", help="the SDK-shaped prefix for C++ programs and CMake projects")
+    shown = p.add_mutually_exclusive_group(required=True)
+    shown.add_argument("--prefix", action="store_true", help="print the prefix")
+    shown.add_argument("--enable", action="store_true",
+                       help='print export lines like the SDK\'s enable.sh: eval "$(python -m popdsl sdk --enable)"')
     args, unknown = parser.parse_known_args(argv)
     if args.command == "info":
         return info()
+    if args.command == "sdk":
+        if unknown:
+            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+        return sdk(args.prefix)
     out = args.out or "profile-" + os.path.splitext(os.path.basename(args.script))[0]
     return profile(args.script, out, args.script_args + unknown)
 

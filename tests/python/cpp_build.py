@@ -1,16 +1,19 @@
-"""Builds small C++ programs against the emulator's headers (and, to run them, the
-in-tree emulator library) for the tests of C++-only API; skips without a compiler."""
-import glob
-import os
+"""Builds small C++ programs for the tests of C++-only API: against the SDK-shaped
+prefix of the popdsl under test (its headers and libraries), or against the
+emulator's sources for internals; skips without a compiler."""
 import pathlib
 import shutil
 import subprocess
 
 import pytest
 
+import popdsl
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-INCLUDE = ROOT / "emulator" / "include"
+PREFIX = pathlib.Path(popdsl.__file__).resolve().parent / "sdk"
+INCLUDE = PREFIX / "include"
 INTERNAL = ROOT / "emulator" / "src"
+LINK_LINE = ["-lpoplar", "-lpopops", "-lpoputil", "-lpoplin", "-lpopnn", "-lpoprand"]
 
 
 def compiler():
@@ -29,18 +32,12 @@ def check_syntax(tmp_path, source, std="c++17", include=INCLUDE):
 
 def build_program(tmp_path, source, std="c++17", include=INCLUDE, link_emulator=True, strict=False):
     """Compiles `source` (with -Wall -Wextra -Werror -pedantic when strict) and, when asked,
-    links it with the newest in-tree emulator library; returns the executable's path."""
+    links it with the prefix's libraries as SDK programs link; returns the executable's path."""
     (tmp_path / "prog.cpp").write_text(source)
     exe = tmp_path / "prog"
     warnings = ["-Wall", "-Wextra", "-Werror", "-pedantic"] if strict else []
     command = [compiler(), f"-std={std}", *warnings, f"-I{include}", str(tmp_path / "prog.cpp"), "-o", str(exe)]
     if link_emulator:
-        libraries = sorted(glob.glob(str(ROOT / "build" / "*" / "emulator" / "libpopdsl_emulator.a")),
-                           key=os.path.getmtime)
-        if not libraries:
-            pytest.skip("needs an in-tree build of the emulator library (build/*/emulator)")
-        import scipy_openblas32 as blas
-        command += [libraries[-1], f"-L{blas.get_lib_dir()}", f"-l:{blas.get_library(fullname=True)}",
-                    f"-Wl,-rpath,{blas.get_lib_dir()}", "-lpthread"]
+        command += [f"-L{PREFIX / 'lib'}", f"-Wl,-rpath,{PREFIX / 'lib'}", *LINK_LINE]
     subprocess.run(command, check=True)
     return exe

@@ -26,11 +26,11 @@ public:
   static Device createSimulatorDevice(const Target &target, const OptionFlags &opts = {});
   Device createVirtualDevice(unsigned tilesPerIPU) const;
 
-  // Emulator: the device state shared by its engines (attachment).
+  // The device state shared by its engines (attachment); defined by the emulator.
   struct State;
-  explicit Device(std::shared_ptr<State> state);
 
 private:
+  explicit Device(std::shared_ptr<State> state);
   std::shared_ptr<State> state_;
 };
 

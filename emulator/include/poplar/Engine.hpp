@@ -12,24 +12,23 @@
 #include <poplar/Executable.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/OptionFlags.hpp>
-#include <poplar/ProfileData.hpp>
 #include <poplar/Program.hpp>
 #include <poplar/HostFunctionCallback.hpp>
 #include <poplar/StreamCallback.hpp>
 #include <poplar/StringRef.hpp>
+#include <poplar/exceptions.hpp>
 
 namespace poplar {
 
 namespace detail {
 struct EngineState;
-}
+struct Internals;
+} // namespace detail
 
 // Compiles a graph and its programs, then loads on a device and runs them.
 class Engine {
 public:
-  // Emulator: progressCallBack reports the lowering of the programs (the SDK has no such argument).
-  explicit Engine(const Executable &exe, const OptionFlags &opt = {},
-                  ProgressFunc progressCallBack = ProgressFunc());
+  explicit Engine(const Executable &exe, const OptionFlags &opt = {});
   Engine(const Graph &graph, ArrayRef<program::Program> progs, const OptionFlags &opt = {},
          ProgressFunc progressCallBack = ProgressFunc(), const DebugContext &debugContext = {});
   Engine(const Graph &graph, const program::Program &prog, const OptionFlags &opt = {},
@@ -57,11 +56,6 @@ public:
   std::vector<std::string> listStreams() const;
   void connectHostFunction(StringRef handle, unsigned replicaIndex, HostCallbackHandle f);
 
-  // Emulator: the seed the hardware random seeds (getHwSeeds) are derived from;
-  // engine option "prng.seed" sets the first one.
-  void setRandomSeed(std::uint64_t seed);
-  std::uint64_t getRandomSeed() const;
-
   void setPrintTensorStream(std::ostream &os);
   const OptionFlags &getEngineOptions() const;
 
@@ -70,13 +64,10 @@ public:
   void printProfileSummary(std::ostream &out, const OptionFlags &opt = {}) const;
   // Zeroes the execution counts and host times (memory and estimates stay).
   void resetExecutionProfile();
-  // Emulator only: the recorded profile as data.
-  ProfileData getProfileData() const;
-
-  // Emulator: the compiled plan and its runtime state (profiles read it).
-  detail::EngineState &state() const { return *state_; }
 
 private:
+  friend struct detail::Internals;
+  explicit Engine(std::unique_ptr<detail::EngineState> state);
   std::unique_ptr<detail::EngineState> state_;
 };
 

@@ -16,7 +16,8 @@ namespace poplar {
 
 namespace detail {
 struct ExecutableState;
-}
+struct Internals;
+} // namespace detail
 
 using ProgressFunc = std::function<void(int, int)>;
 
@@ -32,7 +33,6 @@ using ProgressFunc = std::function<void(int, int)>;
 class Executable {
 public:
   Executable();
-  explicit Executable(std::shared_ptr<const detail::ExecutableState> state);
   Executable(Executable &&) noexcept;
   Executable &operator=(Executable &&) noexcept;
   ~Executable();
@@ -41,11 +41,9 @@ public:
   static Executable deserialize(std::istream &in, bool checkPackageHash = true);
   static Executable deserialize(std::unique_ptr<std::istream> in, bool checkPackageHash = true);
 
-  // Emulator: the compiled content.
-  const detail::ExecutableState &state() const;
-  const std::shared_ptr<const detail::ExecutableState> &statePtr() const { return state_; }
-
 private:
+  friend struct detail::Internals;
+  explicit Executable(std::shared_ptr<const detail::ExecutableState> state);
   std::shared_ptr<const detail::ExecutableState> state_;
 };
 
@@ -55,19 +53,5 @@ Executable compileGraph(const Graph &graph, ArrayRef<program::Program> progs,
 Executable compileGraph(Graph &&graph, ArrayRef<program::Program> progs, const OptionFlags &opt = {},
                         ProgressFunc progressCallBack = ProgressFunc(),
                         const DebugContext &debugContext = {});
-
-namespace detail {
-// The serialized parts of an executable, in a canonical form: equal graphs, programs,
-// options and targets give equal bytes. Names: "target", "graph", "programs", "options".
-std::vector<std::pair<std::string, std::string>> executableSections(const Executable &exe);
-// The data streams of the executable's graph.
-std::vector<DataStream> executableStreams(const Executable &exe);
-// The host functions of the executable's graph: handle, input and output arguments.
-struct HostFunctionInfo {
-  std::string handle;
-  std::vector<HostFunctionArgument> ins, outs;
-};
-std::vector<HostFunctionInfo> executableHostFunctions(const Executable &exe);
-} // namespace detail
 
 } // namespace poplar

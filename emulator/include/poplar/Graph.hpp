@@ -1,5 +1,7 @@
 #pragma once
+#include <cassert>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <iosfwd> // std::stringstream, for addCodelets
 #include <string>
@@ -20,6 +22,7 @@
 #include <poplar/TensorCloneMethod.hpp>
 #include <poplar/Type.hpp>
 #include <poplar/VariableMappingMethod.hpp>
+#include <poplar/exceptions.hpp>
 
 namespace poplar {
 
@@ -28,7 +31,8 @@ class Program;
 }
 namespace detail {
 struct GraphState;
-}
+struct Internals;
+} // namespace detail
 
 // The element type and count of one host function argument.
 using HostFunctionArgument = std::tuple<Type, std::size_t>;
@@ -77,7 +81,7 @@ public:
     return addConstantFromHost(type, shape, values, equivalentHostType<T>(),
                                numElementsOf(shape), debugContext);
   }
-  template <class T, class = std::enable_if_t<std::is_arithmetic<T>::value>>
+  template <class T, class = typename std::enable_if<std::is_arithmetic<T>::value>::type>
   Tensor addConstant(const Type &type, ArrayRef<std::size_t> shape, T value,
                      const DebugContext &debugContext = {}) {
     return addConstantFromHost(type, shape, &value, equivalentHostType<T>(), 1, debugContext);
@@ -111,7 +115,7 @@ public:
     checkHostValueCount(t.shape(), values.size(), {});
     setInitialValueFromHost(t, values.data(), equivalentHostType<T>(), values.size());
   }
-  template <class T, class = std::enable_if_t<std::is_arithmetic<T>::value>>
+  template <class T, class = typename std::enable_if<std::is_arithmetic<T>::value>::type>
   void setInitialValue(const Tensor &t, T value) {
     setInitialValueFromHost(t, &value, equivalentHostType<T>(), 1);
   }
@@ -190,14 +194,11 @@ public:
   Tensor getVariable(VariableRef v) const;
   std::size_t numVariables() const;
 
-  // Emulator: the graph's shared state, for the emulator's Engine and libraries.
-  detail::GraphState &state() const { return *state_; }
-  const std::shared_ptr<detail::GraphState> &statePtr() const { return state_; }
-
   // Host element types accepted by addConstant / setInitialValue.
   enum class HostType { Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64 };
 
 private:
+  friend struct detail::Internals;
   template <class T> static constexpr HostType equivalentHostType() {
     if (std::is_same<T, bool>::value) return HostType::Bool;
     if (std::is_floating_point<T>::value) return sizeof(T) == 4 ? HostType::F32 : HostType::F64;

@@ -2,6 +2,7 @@
 #include <functional>
 #include <memory>
 #include <type_traits>
+#include <utility>
 
 #include <poplar/ArrayRef.hpp>
 
@@ -27,10 +28,13 @@ private:
 
 class HostCallbackHandle {
 public:
-  HostCallbackHandle(std::unique_ptr<HostCallback> cb) : cb_(std::move(cb)) {}
-  template <class F, class = std::enable_if_t<
-                         std::is_invocable<F, ArrayRef<const void *>, ArrayRef<void *>>::value>>
-  HostCallbackHandle(F &&f) : cb_(std::make_unique<LambdaHostCallback>(std::forward<F>(f))) {}
+  template <class Callback,
+            class = typename std::enable_if<std::is_base_of<HostCallback, Callback>::value>::type>
+  HostCallbackHandle(std::unique_ptr<Callback> cb) : cb_(std::move(cb)) {}
+  // A function called with the input and output buffers.
+  template <class F, class = decltype(std::declval<F &>()(std::declval<ArrayRef<const void *>>(),
+                                                          std::declval<ArrayRef<void *>>()))>
+  HostCallbackHandle(F &&f) : cb_(new LambdaHostCallback(std::forward<F>(f))) {}
   std::unique_ptr<HostCallback> release() { return std::move(cb_); }
 
 private:

@@ -19,14 +19,8 @@ namespace poplar {
 
 namespace detail {
 struct ProgramNode;
-}
-namespace program {
-class Program;
-}
-namespace detail {
-// A program around an existing node (the emulator's executable deserializer).
-program::Program programFromNode(std::shared_ptr<ProgramNode> node);
-}
+struct Internals;
+} // namespace detail
 
 namespace program {
 
@@ -37,14 +31,11 @@ public:
   Program();
   bool isEmpty() const;
 
-  // Emulator: the program tree node, for the Engine.
-  const detail::ProgramNode &node() const { return *node_; }
-
   friend bool operator==(const Program &a, const Program &b) { return a.node_ == b.node_; }
   friend bool operator!=(const Program &a, const Program &b) { return !(a == b); }
 
 protected:
-  friend Program detail::programFromNode(std::shared_ptr<detail::ProgramNode> node);
+  friend struct detail::Internals;
   explicit Program(std::shared_ptr<detail::ProgramNode> node);
   detail::ProgramNode &mutableNode();
 

@@ -10,12 +10,6 @@
 namespace poplar {
 
 // The figures of one IPU system: tiles, memory, workers, bandwidths, clock.
-namespace detail {
-// The emulator keeps state per tile, so a target has at most this many tiles
-// (numIPUs x tilesPerIPU; the largest IPU-POD has 256 x 1472).
-constexpr unsigned long long kMaxTiles = 1ull << 20;
-} // namespace detail
-
 class Target {
 public:
   Target() = default;

@@ -12,6 +12,7 @@ namespace poplar {
 namespace detail {
 struct TensorImpl;
 struct VarTable;
+struct Internals;
 } // namespace detail
 
 enum class UpsampleMethod { REPEAT };
@@ -40,7 +41,6 @@ struct VariableInterval {
 class Tensor {
 public:
   Tensor();
-  explicit Tensor(std::shared_ptr<const detail::TensorImpl> impl);
 
   bool valid() const;
   Type elementType() const;
@@ -88,14 +88,12 @@ public:
   std::string getDebugStr() const;
   void dump() const;
 
-  // Emulator: the view's implementation, for the emulator's own libraries.
-  const detail::TensorImpl &impl() const;
-  const std::shared_ptr<const detail::TensorImpl> &implPtr() const { return impl_; }
-
   friend bool operator==(const Tensor &a, const Tensor &b);
   friend bool operator!=(const Tensor &a, const Tensor &b) { return !(a == b); }
 
 private:
+  friend struct detail::Internals;
+  explicit Tensor(std::shared_ptr<const detail::TensorImpl> impl);
   std::shared_ptr<const detail::TensorImpl> impl_;
 };
 

@@ -7,6 +7,10 @@
 
 namespace poplar {
 
+namespace detail {
+struct Internals;
+} // namespace detail
+
 // An element type of device tensors. Each constant below is a distinct type.
 class Type {
 public:
@@ -16,16 +20,13 @@ public:
   bool requiresMetadata() const { return false; }
   std::size_t hash() const { return id_; }
 
-  // Emulator extensions used by the emulator itself (not part of the SDK API).
-  unsigned id() const { return id_; }
-  static Type fromId(unsigned id);
-
   friend bool operator==(const Type &a, const Type &b) { return a.id_ == b.id_; }
   friend bool operator!=(const Type &a, const Type &b) { return a.id_ != b.id_; }
   friend bool operator<(const Type &a, const Type &b) { return a.id_ < b.id_; }
   friend std::ostream &operator<<(std::ostream &os, const Type &t) { return os << t.toString(); }
 
 private:
+  friend struct detail::Internals;
   explicit Type(unsigned id) : id_(id) {}
   unsigned id_;
 };

@@ -89,14 +89,20 @@ inline void mapWithOutput(poplar::Graph &graph, expr::TernaryOpType op, const po
   mapWithOutput(graph, expr::TernaryOp(op, expr::_1, expr::_2, expr::_3), {a, b, c}, out, prog, dc, options);
 }
 
+namespace detail {
+// Whether a scalar of type constType (floating-point: true_type) may meet elementType.
+template <typename constType> bool scalarTypeMatches(poplar::Type elementType, std::true_type) {
+  return elementType == poplar::FLOAT || elementType == poplar::HALF;
+}
+template <typename constType> bool scalarTypeMatches(poplar::Type elementType, std::false_type) {
+  return elementType == poplar::equivalent_device_type<constType>().value;
+}
+} // namespace detail
+
 // A scalar operand must have the tensor's type (a floating-point scalar may meet HALF).
 template <typename constType> inline void checkTypes(poplar::Type elementType, constType) {
-  if (std::is_floating_point<constType>::value &&
-      (elementType == poplar::FLOAT || elementType == poplar::HALF))
-    return;
-  if constexpr (!std::is_floating_point<constType>::value && std::is_arithmetic<constType>::value)
-    if (elementType == poplar::equivalent_device_type<constType>().value) return;
-  throw std::runtime_error("Type mismatch between Binary op Tensor and constant");
+  if (!detail::scalarTypeMatches<constType>(elementType, std::is_floating_point<constType>()))
+    throw std::runtime_error("Type mismatch between Binary op Tensor and constant");
 }
 
 namespace detail {
@@ -172,13 +178,13 @@ POPOPS_UNARY(tanh, TANH)
                              const poplar::OptionFlags &options = {}) {                           \
     return map(graph, expr::BinaryOpType::OP, A, B, prog, dc, options);                           \
   }                                                                                               \
-  template <typename constType, typename = std::enable_if_t<std::is_arithmetic<constType>::value>> \
+  template <typename constType, typename = typename std::enable_if<std::is_arithmetic<constType>::value>::type> \
   inline poplar::Tensor NAME(poplar::Graph &graph, const poplar::Tensor &A, const constType B,    \
                              poplar::program::Sequence &prog, const poplar::DebugContext &dc = {},\
                              const poplar::OptionFlags &options = {}) {                           \
     return NAME(graph, A, detail::scalarConstant(graph, A.elementType(), B, dc), prog, dc, options);\
   }                                                                                               \
-  template <typename constType, typename = std::enable_if_t<std::is_arithmetic<constType>::value>> \
+  template <typename constType, typename = typename std::enable_if<std::is_arithmetic<constType>::value>::type> \
   inline poplar::Tensor NAME(poplar::Graph &graph, const constType A, const poplar::Tensor &B,    \
                              poplar::program::Sequence &prog, const poplar::DebugContext &dc = {},\
                              const poplar::OptionFlags &options = {}) {                           \
@@ -189,7 +195,7 @@ POPOPS_UNARY(tanh, TANH)
                             const poplar::OptionFlags &options = {}) {                            \
     mapInPlace(graph, expr::BinaryOpType::OP, A, B, prog, dc, options);                           \
   }                                                                                               \
-  template <typename constType, typename = std::enable_if_t<std::is_arithmetic<constType>::value>> \
+  template <typename constType, typename = typename std::enable_if<std::is_arithmetic<constType>::value>::type> \
   inline void NAME##InPlace(poplar::Graph &graph, const poplar::Tensor &A, const constType B,      \
                             poplar::program::Sequence &prog, const poplar::DebugContext &dc = {}, \
                             const poplar::OptionFlags &options = {}) {                            \

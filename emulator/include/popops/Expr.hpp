@@ -11,7 +11,8 @@
 #include <poplar/Type.hpp>
 #include <popops/ExprOp.hpp>
 
-namespace popops::expr {
+namespace popops {
+namespace expr {
 
 class Expr {
 public:
@@ -45,7 +46,7 @@ private:
 
 class Const : public Expr {
 public:
-  template <class T, class = std::enable_if_t<std::is_arithmetic<T>::value>>
+  template <class T, class = typename std::enable_if<std::is_arithmetic<T>::value>::type>
   Const(T x) : Const(static_cast<long double>(x), typeOf<T>()) {}
   Const(long double value, poplar::Type type) : value_(value), type_(type) {}
 
@@ -54,7 +55,7 @@ public:
   long double getValue() const { return value_; }
   std::string printValue() const;
 
-  std::unique_ptr<Expr> clone() const override { return std::make_unique<Const>(*this); }
+  std::unique_ptr<Expr> clone() const override { return std::unique_ptr<Expr>(new Const(*this)); }
   std::string name(const std::vector<poplar::Tensor> &) const override;
   bool deepEquals(const Expr &other) const override;
   void print(std::ostream &os, unsigned indent = 0, bool prettyPrint = true) const override;
@@ -86,7 +87,7 @@ public:
   const Expr &getLHS() const { return *a_; }
   poplar::Type getRHSType() const { return type_; }
 
-  std::unique_ptr<Expr> clone() const override { return std::make_unique<Cast>(*this); }
+  std::unique_ptr<Expr> clone() const override { return std::unique_ptr<Expr>(new Cast(*this)); }
   std::string name(const std::vector<poplar::Tensor> &inputs) const override;
   bool deepEquals(const Expr &other) const override;
   void print(std::ostream &os, unsigned indent = 0, bool prettyPrint = true) const override;
@@ -101,7 +102,7 @@ public:
   explicit PlaceHolder(unsigned index) : index_(index) {}
   unsigned getIndex() const { return index_; }
 
-  std::unique_ptr<Expr> clone() const override { return std::make_unique<PlaceHolder>(*this); }
+  std::unique_ptr<Expr> clone() const override { return std::unique_ptr<Expr>(new PlaceHolder(*this)); }
   std::string name(const std::vector<poplar::Tensor> &inputs) const override;
   bool deepEquals(const Expr &other) const override;
   void print(std::ostream &os, unsigned indent = 0, bool prettyPrint = true) const override;
@@ -120,7 +121,7 @@ public:
   UnaryOpType getOpType() const { return type_; }
   const Expr &getArg() const { return *a_; }
 
-  std::unique_ptr<Expr> clone() const override { return std::make_unique<UnaryOp>(*this); }
+  std::unique_ptr<Expr> clone() const override { return std::unique_ptr<Expr>(new UnaryOp(*this)); }
   std::string name(const std::vector<poplar::Tensor> &inputs) const override;
   bool deepEquals(const Expr &other) const override;
   void print(std::ostream &os, unsigned indent = 0, bool prettyPrint = true) const override;
@@ -140,7 +141,7 @@ public:
   const Expr &getLHS() const { return *a_; }
   const Expr &getRHS() const { return *b_; }
 
-  std::unique_ptr<Expr> clone() const override { return std::make_unique<BinaryOp>(*this); }
+  std::unique_ptr<Expr> clone() const override { return std::unique_ptr<Expr>(new BinaryOp(*this)); }
   std::string name(const std::vector<poplar::Tensor> &inputs) const override;
   bool deepEquals(const Expr &other) const override;
   void print(std::ostream &os, unsigned indent = 0, bool prettyPrint = true) const override;
@@ -161,7 +162,7 @@ public:
   const Expr &getArg1() const { return *b_; }
   const Expr &getArg2() const { return *c_; }
 
-  std::unique_ptr<Expr> clone() const override { return std::make_unique<TernaryOp>(*this); }
+  std::unique_ptr<Expr> clone() const override { return std::unique_ptr<Expr>(new TernaryOp(*this)); }
   std::string name(const std::vector<poplar::Tensor> &inputs) const override;
   bool deepEquals(const Expr &other) const override;
   void print(std::ostream &os, unsigned indent = 0, bool prettyPrint = true) const override;
@@ -256,7 +257,7 @@ public:
 };
 
 template <class T>
-using IfScalar = std::enable_if_t<std::is_arithmetic<T>::value && !std::is_base_of<Expr, T>::value>;
+using IfScalar = typename std::enable_if<std::is_arithmetic<T>::value && !std::is_base_of<Expr, T>::value>::type;
 
 #define POPOPS_EXPR_OPERATOR(SYMBOL, NAME)                                                   \
   inline NAME operator SYMBOL(const Expr &a, const Expr &b) { return NAME(a, b); }         \
@@ -291,4 +292,5 @@ inline Neg operator-(const Expr &a) { return Neg(a); }
 inline Not operator!(const Expr &a) { return Not(a); }
 inline BitwiseNot operator~(const Expr &a) { return BitwiseNot(a); }
 
-} // namespace popops::expr
+} // namespace expr
+} // namespace popops

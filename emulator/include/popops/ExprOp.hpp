@@ -1,7 +1,8 @@
 #pragma once
 #include <ostream>
 
-namespace popops::expr {
+namespace popops {
+namespace expr {
 
 enum class TernaryOpType { CLAMP, SELECT };
 
@@ -29,4 +30,5 @@ inline std::ostream &operator<<(std::ostream &os, BinaryOpType op) { return os <
 inline std::ostream &operator<<(std::ostream &os, TernaryOpType op) { return os << toString(op); }
 } // namespace ostream_ext
 
-} // namespace popops::expr
+} // namespace expr
+} // namespace popops

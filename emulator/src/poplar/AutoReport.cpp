@@ -92,13 +92,13 @@ std::vector<std::string> writeProfileReport(const Engine &engine, const std::str
   engine.printProfileSummary(summary);
   const std::filesystem::path dir(directory);
   writeFile(dir / "profile_summary.txt", summary.str());
-  writeFile(dir / "profile.json", profileJson(engine.getProfileData(), summary.str()));
-  engine.state().reportWritten = true;
+  writeFile(dir / "profile.json", profileJson(detail::getProfileData(engine), summary.str()));
+  detail::engineState(engine).reportWritten = true;
   return {(dir / "profile_summary.txt").string(), (dir / "profile.json").string()};
 }
 
 void detail::writeAutoReportIfRequested(const Engine &engine) noexcept {
-  const EngineState &s = engine.state();
+  const EngineState &s = detail::engineState(engine);
   if (s.reportWritten || !reportRequested(s.options)) return;
   const auto it = s.options.find("autoReport.directory");
   try {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <poplar/Internals.hpp>
 #include <poplar/Type.hpp>
 #include <poplar/exceptions.hpp>
 
@@ -25,7 +26,7 @@ public:
     std::memcpy(&bits, &v, 8);
     return u64(bits);
   }
-  ByteWriter &type(const Type &t) { return u64(t.id()); }
+  ByteWriter &type(const Type &t) { return u64(typeId(t)); }
   ByteWriter &raw(const std::uint8_t *p, std::size_t n) {
     u64(n);
     bytes_.insert(bytes_.end(), p, p + n);
@@ -70,7 +71,7 @@ public:
     std::memcpy(&v, &bits, 8);
     return v;
   }
-  Type type() { return Type::fromId(static_cast<unsigned>(u64())); }
+  Type type() { return typeFromId(static_cast<unsigned>(u64())); }
   std::vector<std::uint8_t> raw() {
     const std::size_t n = count(1);
     std::vector<std::uint8_t> v(p_, p_ + n);

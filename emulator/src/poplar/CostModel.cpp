@@ -80,7 +80,7 @@ CostModel::Layout CostModel::layout(const Tensor &t) const {
     for (const auto &m : vars_.vars[var].mapping) flat.push_back({m.first, m.second.first, m.second.second});
     return flat;
   };
-  forEachTileSegment(t.impl(), mappingOf, [&](unsigned tile, std::size_t n, std::size_t distinct) {
+  forEachTileSegment(detail::tensorImpl(t), mappingOf, [&](unsigned tile, std::size_t n, std::size_t distinct) {
     if (tile != kNoTile) l.stored[tile] += distinct;
     l.distinct += distinct;
     if (!l.segments.empty() && l.segments.back().first == tile) l.segments.back().second += n;
@@ -108,8 +108,8 @@ void CostModel::addKernel(const Kernel &k, PerTile &cycles, PerTile &received) c
     addVertex(k, *placement, cycles, received);
     return;
   }
-  const bool matmul = k.vertexType == "poplin::MatMul";
-  const bool reduce = k.vertexType.rfind("popops::Reduce", 0) == 0;
+  const bool matmul = k.costShape == CostShape::MatMul;
+  const bool reduce = k.costShape == CostShape::Reduction;
   std::vector<const Tensor *> operands;
   for (const Tensor &t : k.reads) operands.push_back(&t);
   for (const Tensor &t : k.writes) operands.push_back(&t);

@@ -43,9 +43,9 @@ std::uint64_t seedOption(const OptionFlags &o) {
 // Programs and host writes may only write tensors whose every element has one home.
 void checkWritableTensor(const Tensor &t, const std::string &what) {
   if (t.containsConstant())
-    throw graph_program_compilation_error(what + " " + t.impl().describe() + " is a constant");
+    throw graph_program_compilation_error(what + " " + detail::tensorImpl(t).describe() + " is a constant");
   if (t.containsAliases())
-    throw graph_program_compilation_error(what + " " + t.impl().describe() +
+    throw graph_program_compilation_error(what + " " + detail::tensorImpl(t).describe() +
                                           " contains aliased elements (e.g. a broadcast) and cannot be written");
 }
 
@@ -263,7 +263,7 @@ private:
   }
 
   void emit(const program::Program &p) {
-    const ProgramNode &n = p.node();
+    const ProgramNode &n = detail::programNode(p);
     using K = ProgramNode::Kind;
     switch (n.kind) {
     case K::Sequence:
@@ -387,7 +387,7 @@ private:
       return;
     case K::PrintTensor: {
       auto step = std::make_unique<PrintTensorStep>();
-      step->title = n.text.empty() ? n.tensors[0].impl().describe() : n.text;
+      step->title = n.text.empty() ? detail::tensorImpl(n.tensors[0]).describe() : n.text;
       step->shape = n.tensors[0].shape();
       step->src = s_.access(n.tensors[0]);
       step->format = n.format;
@@ -470,7 +470,7 @@ private:
       const Tensor &t = n.tensors[i];
       if (t.elementType() != std::get<0>(arg) || t.numElements() != std::get<1>(arg))
         throw graph_program_compilation_error(
-            what + ": " + (isInput ? "input " : "output ") + t.impl().describe() + " does not match the declared " +
+            what + ": " + (isInput ? "input " : "output ") + detail::tensorImpl(t).describe() + " does not match the declared " +
             std::to_string(std::get<1>(arg)) + " x " + std::get<0>(arg).toString().str());
       if (!isInput) checkWritable(t, n, "output");
       (isInput ? step->inputs : step->outputs).push_back(s_.access(t));
@@ -534,7 +534,7 @@ void checkMappingAndMemory(EngineState &s) {
 void EngineState::FreeDeleter::operator()(std::uint8_t *p) const { std::free(p); }
 
 Access EngineState::access(const Tensor &t) {
-  const TensorImpl &impl = t.impl();
+  const TensorImpl &impl = detail::tensorImpl(t);
   if (impl.vars != graph->vars)
     throw graph_program_compilation_error("Tensor " + impl.describe() + " belongs to a different graph");
   Access a;
@@ -668,10 +668,13 @@ void EngineState::execute(std::uint32_t pc) {
 
 using detail::EngineState;
 
-Engine::Engine(const Executable &exe, const OptionFlags &opt, ProgressFunc progress)
-    : state_(std::make_unique<EngineState>()) {
-  EngineState &s = *state_;
-  const detail::ExecutableState &compiled = exe.state();
+namespace detail {
+namespace {
+// The plan of `exe`'s programs and the engine's memory and handles.
+std::unique_ptr<EngineState> buildEngine(const Executable &exe, const OptionFlags &opt, ProgressFunc progress) {
+  auto state = std::make_unique<EngineState>();
+  EngineState &s = *state;
+  const detail::ExecutableState &compiled = detail::executableState(exe);
   s.graph = compiled.graph;
   s.options = compiled.options;
   for (const auto &kv : detail::validatedOptions(opt)) s.options.set(kv.first, kv.second);
@@ -708,11 +711,33 @@ Engine::Engine(const Executable &exe, const OptionFlags &opt, ProgressFunc progr
   detail::checkMappingAndMemory(s);
   if (s.hasCounters) s.estimateCycles(); // counters read the estimated clock as steps run
   if (progress) progress(total, total);
+  return state;
 }
+} // namespace
+
+Engine Internals::engine(std::unique_ptr<EngineState> state) { return Engine(std::move(state)); }
+
+Engine makeEngine(const Executable &exe, const OptionFlags &opt, ProgressFunc progress) {
+  return Internals::engine(buildEngine(exe, opt, std::move(progress)));
+}
+
+void setRandomSeed(Engine &engine, std::uint64_t seed) {
+  EngineState &s = engineState(engine);
+  s.randomSeed = seed;
+  if (s.loaded) s.seedHardware();
+}
+
+std::uint64_t getRandomSeed(const Engine &engine) { return engineState(engine).randomSeed; }
+
+} // namespace detail
+
+Engine::Engine(std::unique_ptr<EngineState> state) : state_(std::move(state)) {}
+
+Engine::Engine(const Executable &exe, const OptionFlags &opt) : state_(detail::buildEngine(exe, opt, {})) {}
 
 Engine::Engine(const Graph &graph, ArrayRef<program::Program> progs, const OptionFlags &opt,
                ProgressFunc progress, const DebugContext &dc)
-    : Engine(compileGraph(graph, progs, opt, {}, dc), {}, std::move(progress)) {}
+    : state_(detail::buildEngine(compileGraph(graph, progs, opt, {}, dc), {}, std::move(progress))) {}
 
 Engine::Engine(const Graph &graph, const program::Program &prog, const OptionFlags &opt,
                ProgressFunc progress, const DebugContext &dc)
@@ -748,13 +773,6 @@ void Engine::deploy() {
   state_->clock = 0;
   state_->loaded = true;
 }
-
-void Engine::setRandomSeed(std::uint64_t seed) {
-  state_->randomSeed = seed;
-  if (state_->loaded) state_->seedHardware();
-}
-
-std::uint64_t Engine::getRandomSeed() const { return state_->randomSeed; }
 
 void Engine::load(const Device &device) {
   prepare(device);

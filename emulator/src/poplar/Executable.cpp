@@ -28,7 +28,7 @@ namespace detail {
 namespace {
 
 const char kMagic[] = "POPDSL-EXECUTABLE";
-constexpr std::uint64_t kFormatVersion = 2; // 2: codelet sources
+constexpr std::uint64_t kFormatVersion = 3; // 2: kernel cost shapes; 3: codelet sources
 const char *const kSectionNames[] = {"target", "graph", "programs", "options"};
 
 std::uint64_t fnv1a(const std::string &bytes) {
@@ -45,7 +45,7 @@ std::string asString(const ByteWriter &w) {
 
 void writeTensor(ByteWriter &w, const Tensor &t) {
   if (!t.valid()) throw poplar_error("Executable::serialize: a program or kernel refers to an invalid tensor");
-  const TensorImpl &impl = t.impl();
+  const TensorImpl &impl = detail::tensorImpl(t);
   w.type(impl.type).sizes(impl.shape).u64(impl.blocks.size());
   for (const Block &b : impl.blocks) {
     w.u64(b.var).i64(b.offset).sizes(b.dims).u64(b.strides.size());
@@ -64,7 +64,7 @@ void writeArguments(ByteWriter &w, const std::vector<HostFunctionArgument> &args
 }
 
 void writeProgram(ByteWriter &w, const program::Program &p) {
-  const ProgramNode &n = p.node();
+  const ProgramNode &n = detail::programNode(p);
   w.u64(static_cast<unsigned>(n.kind)).str(n.name).u64(n.children.size());
   for (const auto &c : n.children) writeProgram(w, c);
   writeTensors(w, n.tensors);
@@ -103,7 +103,7 @@ std::string graphSection(const GraphState &g) {
   for (const ComputeSetInfo &cs : g.computeSets) {
     w.str(cs.name).u64(cs.kernels.size());
     for (const Kernel &k : cs.kernels) {
-      w.str(k.kind).str(k.vertexType).u64(k.cyclesPerVector);
+      w.str(k.kind).str(k.vertexType).u64(k.cyclesPerVector).u64(static_cast<std::uint64_t>(k.costShape));
       writeTensors(w, k.reads);
       writeTensors(w, k.writes);
       w.raw(k.params);
@@ -152,7 +152,7 @@ public:
       elements += b.numElements();
     }
     if (elements != impl->numElements()) r_.corrupt();
-    return Tensor(std::move(impl));
+    return makeTensor(std::move(impl));
   }
 
   std::vector<Tensor> tensors() {
@@ -255,9 +255,12 @@ public:
       for (std::size_t i = 0, n = r_.count(8); i < n; ++i) {
         const std::string kind = r_.str(), vertexType = r_.str();
         const auto cyclesPerVector = static_cast<unsigned>(r_.u64());
+        const std::uint64_t costShape = r_.u64();
+        if (costShape >= kNumCostShapes) r_.corrupt();
         std::vector<Tensor> reads = tensors(), writes = tensors();
         cs.kernels.push_back(makeKernel(kind, std::move(reads), std::move(writes), r_.raw(), vertexType));
         cs.kernels.back().cyclesPerVector = cyclesPerVector;
+        cs.kernels.back().costShape = static_cast<CostShape>(costShape);
       }
     }
     for (auto *handles : {&g_.hostWrites, &g_.hostReads})
@@ -330,7 +333,7 @@ private:
 } // namespace
 
 std::vector<std::pair<std::string, std::string>> executableSections(const Executable &exe) {
-  const ExecutableState &s = exe.state();
+  const ExecutableState &s = detail::executableState(exe);
   std::ostringstream target;
   s.graph->target.serialize(target);
   ByteWriter programs;
@@ -345,12 +348,18 @@ std::vector<std::pair<std::string, std::string>> executableSections(const Execut
 
 std::vector<DataStream> executableStreams(const Executable &exe) {
   std::vector<DataStream> streams;
-  for (const auto &kv : exe.state().graph->streams) streams.push_back(kv.second);
+  for (const auto &kv : detail::executableState(exe).graph->streams) streams.push_back(kv.second);
   return streams;
 }
 
 std::vector<HostFunctionInfo> executableHostFunctions(const Executable &exe) {
-  return exe.state().graph->hostFunctions;
+  return detail::executableState(exe).graph->hostFunctions;
+}
+
+const ExecutableState &executableState(const Executable &exe) {
+  const auto &state = Internals::executableState(exe);
+  if (!state) throw poplar_error("This Executable is empty: make one with compileGraph or Executable::deserialize");
+  return *state;
 }
 
 } // namespace detail
@@ -364,11 +373,6 @@ Executable::Executable(std::shared_ptr<const ExecutableState> state) : state_(st
 Executable::Executable(Executable &&) noexcept = default;
 Executable &Executable::operator=(Executable &&) noexcept = default;
 Executable::~Executable() = default;
-
-const ExecutableState &Executable::state() const {
-  if (!state_) throw poplar_error("This Executable is empty: make one with compileGraph or Executable::deserialize");
-  return *state_;
-}
 
 void Executable::serialize(std::ostream &out) const {
   ByteWriter w;
@@ -443,12 +447,12 @@ Executable compileGraph(const Graph &graph, ArrayRef<program::Program> progs, co
                         ProgressFunc progress, const DebugContext &) {
   if (progress) progress(0, 1);
   auto state = std::make_shared<ExecutableState>();
-  detail::materializeVertices(graph.state());
-  state->graph = graph.statePtr();
+  detail::materializeVertices(detail::graphState(graph));
+  state->graph = detail::graphStatePtr(graph);
   state->programs = progs.vec();
   state->options = detail::validatedOptions(opt);
   if (progress) progress(1, 1);
-  return Executable(std::move(state));
+  return detail::makeExecutable(std::move(state));
 }
 
 Executable compileGraph(Graph &&graph, ArrayRef<program::Program> progs, const OptionFlags &opt,

@@ -42,7 +42,7 @@ using detail::TensorImpl;
 namespace {
 
 const TensorImpl &ownedImpl(const GraphState &g, const Tensor &t, const char *op) {
-  const TensorImpl &impl = t.impl();
+  const TensorImpl &impl = detail::tensorImpl(t);
   if (impl.vars != g.vars)
     throw poplar_error(std::string("Graph::") + op + ": tensor " + impl.describe() +
                        " belongs to a different graph");
@@ -117,7 +117,7 @@ Tensor Graph::addVariable(const Type &type, ArrayRef<std::size_t> shape,
                           VariableMappingMethod mappingMethod, const DebugContext &debugContext) {
   const std::vector<std::size_t> dims(shape.begin(), shape.end());
   const unsigned id = state_->addVariable(type, dims, debugContext.getPathName(), false);
-  Tensor t(detail::makeVariableView(state_->vars, id, type, dims));
+  Tensor t = detail::makeTensor(detail::makeVariableView(state_->vars, id, type, dims));
   if (mappingMethod == VariableMappingMethod::LINEAR) {
     // Spread evenly over all tiles in whole vectors of the type.
     const std::size_t n = t.numElements();
@@ -161,7 +161,7 @@ Tensor Graph::addConstantFromHost(const Type &type, ArrayRef<std::size_t> shape,
     for (std::size_t i = 0; i < var.numElements; ++i)
       std::memcpy(var.data.data() + i * one.size(), one.data(), one.size());
   }
-  return Tensor(detail::makeVariableView(state_->vars, id, type, dims));
+  return detail::makeTensor(detail::makeVariableView(state_->vars, id, type, dims));
 }
 
 Tensor Graph::addConstantHalf(const Type &type, ArrayRef<std::size_t> shape, const uint16_t *data,
@@ -313,7 +313,7 @@ TileToTensorMapping Graph::getTileMapping(const Tensor &t, bool requireComplete)
   bool complete = true;
   TileToTensorMapping out = getTileMapping(t, &complete);
   if (requireComplete && !complete)
-    throw invalid_tile_mapping("Graph::getTileMapping: tensor " + t.impl().describe() +
+    throw invalid_tile_mapping("Graph::getTileMapping: tensor " + detail::tensorImpl(t).describe() +
                                " is not completely mapped to tiles");
   return out;
 }
@@ -383,7 +383,7 @@ Tensor Graph::getVariable(VariableRef v) const {
   if (v.graph != state_->vars.get() || v.id >= state_->vars->vars.size())
     throw poplar_error("Graph::getVariable: the variable does not belong to this graph");
   const auto &var = state_->vars->vars[v.id];
-  return Tensor(detail::makeVariableView(state_->vars, v.id, var.type, var.shape));
+  return detail::makeTensor(detail::makeVariableView(state_->vars, v.id, var.type, var.shape));
 }
 
 std::size_t Graph::numVariables() const { return state_->vars->vars.size(); }

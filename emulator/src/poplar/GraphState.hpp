@@ -10,6 +10,8 @@
 #include <poplar/Graph.hpp>
 #include <poplar/Program.hpp>
 #include <poplar/Target.hpp>
+#include <poplar/EmulatorExtensions.hpp>
+#include <poplar/Internals.hpp>
 #include <poplar/Tensor.hpp>
 
 #include "Codelets.hpp"

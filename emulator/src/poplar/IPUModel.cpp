@@ -1,4 +1,5 @@
 #include <poplar/IPUModel.hpp>
+#include <poplar/Internals.hpp>
 #include <poplar/exceptions.hpp>
 
 #include <string>

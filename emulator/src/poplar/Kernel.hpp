@@ -27,6 +27,15 @@ namespace poplar::detail {
 using KernelCompile = std::function<std::function<void()>(const std::vector<Access> &operands)>;
 using KernelFactory = KernelCompile (*)(ByteReader &params);
 
+// How the cost model (CostModel.hpp) counts a kernel's work; the library that makes
+// the kernel says which, so Poplar's cost model needs no knowledge of poplibs.
+enum class CostShape : std::uint8_t {
+  ElementWise, // the output elements on each tile
+  Reduction,   // the input elements on each tile
+  MatMul,      // the FLOPs of [groups, m, k] x [groups, k, n] outputs on each tile, on the AMP
+};
+constexpr unsigned kNumCostShapes = 3;
+
 struct Kernel {
   std::string kind;       // the registry key, e.g. "popops::Reduce"
   std::string vertexType; // the name shown to people (defaults to kind)
@@ -35,6 +44,7 @@ struct Kernel {
   std::vector<std::uint8_t> params;
   // Estimated cycles per vector of elements (CostModel.hpp): the op's cost.
   unsigned cyclesPerVector = 1;
+  CostShape costShape = CostShape::ElementWise;
   KernelCompile compile;
 };
 

@@ -214,8 +214,9 @@ std::uint64_t ProfileData::totalCycles() const {
   return total;
 }
 
-ProfileData Engine::getProfileData() const {
-  detail::EngineState &s = *state_;
+namespace detail {
+ProfileData getProfileData(const Engine &engine) {
+  EngineState &s = engineState(engine);
   s.estimateCycles();
   ProfileData p;
   p.target = s.graph->target;
@@ -241,6 +242,7 @@ ProfileData Engine::getProfileData() const {
   p.hostTimed = s.timeSteps;
   return p;
 }
+} // namespace detail
 
 void Engine::printProfileSummary(std::ostream &out, const OptionFlags &opt) const {
   bool showSteps = false;
@@ -251,7 +253,7 @@ void Engine::printProfileSummary(std::ostream &out, const OptionFlags &opt) cons
       throw invalid_option("printProfileSummary: unrecognised option '" + kv.first + "'");
     if (kv.first == "showExecutionSteps") showSteps = kv.second == "true";
   }
-  const ProfileData p = getProfileData();
+  const ProfileData p = detail::getProfileData(*this);
   printTarget(out, p);
   printGraph(out, p);
   printMemory(out, p);

@@ -37,7 +37,7 @@ const char *kindName(ProgramNode::Kind kind) {
 }
 
 void adoptDepth(ProgramNode &n, const program::Program &child) {
-  const unsigned depth = child.node().depth;
+  const unsigned depth = detail::programNode(child).depth;
   if (depth >= kMaxProgramDepth)
     throw control_program_error(std::string(kindName(n.kind)) + (n.name.empty() ? "" : " '" + n.name + "'") +
                                 ": programs cannot nest more than " + std::to_string(kMaxProgramDepth) +
@@ -45,9 +45,7 @@ void adoptDepth(ProgramNode &n, const program::Program &child) {
   n.depth = std::max(n.depth, depth + 1);
 }
 
-program::Program programFromNode(std::shared_ptr<ProgramNode> node) {
-  return program::Program(std::move(node));
-}
+const void *programIdentity(const program::Program &program) { return &programNode(program); }
 
 } // namespace detail
 
@@ -67,7 +65,7 @@ std::shared_ptr<ProgramNode> makeNode(Kind kind, const DebugContext &dc) {
 
 // Predicates and switch controls hold one integral or boolean element.
 void checkControl(const Tensor &t, const char *program, const char *role) {
-  const auto &impl = t.impl();
+  const auto &impl = detail::tensorImpl(t);
   if (impl.numElements() != 1)
     throw control_program_error(std::string(program) + ": the " + role + " must have exactly one element, but " +
                                 impl.describe() + " has " + std::to_string(impl.numElements()));
@@ -195,7 +193,7 @@ Switch Switch::switchWithUnreachableDefault(const Tensor &control, const DebugCo
 
 Copy::Copy(const Tensor &src, const Tensor &dst, bool, const DebugContext &dc)
     : Program(makeNode(Kind::Copy, dc)) {
-  const auto &s = src.impl(), &d = dst.impl();
+  const auto &s = detail::tensorImpl(src), &d = detail::tensorImpl(dst);
   if (s.type != d.type)
     throw poplar_error("Copy: source " + s.describe() + " and destination " + d.describe() +
                        " have different element types");
@@ -212,7 +210,7 @@ Copy::Copy(const Tensor &src, const Tensor &dst, bool, const DebugContext &dc)
 namespace {
 void checkStreamTensor(const DataStream &stream, const Tensor &t, DataStreamType expected) {
   if (!stream.valid()) throw stream_connection_error("Copy: the stream is not valid");
-  const auto &impl = t.impl();
+  const auto &impl = detail::tensorImpl(t);
   if (stream.type() != expected)
     throw stream_connection_error("Copy: stream '" + stream.handle() + "' is " +
                                   (stream.type() == DataStreamType::HostToDeviceFIFO
@@ -249,7 +247,7 @@ Copy::Copy(const Tensor &src, const DataStream &stream, bool, const DebugContext
 
 WriteUndef::WriteUndef(const Tensor &t, const DebugContext &dc)
     : Program(makeNode(Kind::WriteUndef, dc)) {
-  t.impl();
+  detail::tensorImpl(t);
   mutableNode().tensors = {t};
 }
 
@@ -272,7 +270,7 @@ PrintTensor::PrintTensor(const Tensor &t, const PrintTensorFmt &fmt, const Debug
 PrintTensor::PrintTensor(StringRef title, const Tensor &t, const PrintTensorFmt &fmt,
                          const DebugContext &dc)
     : Program(makeNode(Kind::PrintTensor, dc)) {
-  t.impl();
+  detail::tensorImpl(t);
   auto &n = mutableNode();
   n.text = title.str();
   n.tensors = {t};

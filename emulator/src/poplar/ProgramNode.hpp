@@ -6,6 +6,7 @@
 
 #include <poplar/DataStream.hpp>
 #include <poplar/PrintTensor.hpp>
+#include <poplar/Internals.hpp>
 #include <poplar/Program.hpp>
 #include <poplar/Tensor.hpp>
 

@@ -14,15 +14,15 @@ namespace poplar {
 namespace {
 
 Tensor hwSeedsVariable(Graph &graph) {
-  detail::GraphState &g = graph.state();
+  detail::GraphState &g = detail::graphState(graph);
   const std::vector<std::size_t> shape = {g.target.getNumTiles(), g.target.getNumWorkerContexts(), 4};
   if (g.hwSeedsVar < 0) {
     const Tensor seeds = graph.addVariable(UNSIGNED_INT, shape, "hwSeeds");
     for (unsigned tile = 0; tile < shape[0]; ++tile) graph.setTileMapping(seeds[tile], tile);
-    g.hwSeedsVar = static_cast<int>(seeds.impl().blocks[0].var);
+    g.hwSeedsVar = static_cast<int>(detail::tensorImpl(seeds).blocks[0].var);
     return seeds;
   }
-  return Tensor(detail::makeVariableView(g.vars, static_cast<unsigned>(g.hwSeedsVar), UNSIGNED_INT, shape));
+  return detail::makeTensor(detail::makeVariableView(g.vars, static_cast<unsigned>(g.hwSeedsVar), UNSIGNED_INT, shape));
 }
 
 // SplitMix64: a well-mixed stream of 64-bit values from any start.
@@ -45,7 +45,7 @@ Tensor getHwSeeds(Graph &graph, program::Sequence &prog, const DebugContext &deb
 void setHwSeeds(Graph &graph, const Tensor &hwSeeds, program::Sequence &prog, const DebugContext &debugContext) {
   const Tensor seeds = hwSeedsVariable(graph);
   if (hwSeeds.shape() != seeds.shape() || hwSeeds.elementType() != UNSIGNED_INT)
-    throw poplar_error("setHwSeeds: the seeds " + hwSeeds.impl().describe() + " must be unsigned int " +
+    throw poplar_error("setHwSeeds: the seeds " + detail::tensorImpl(hwSeeds).describe() + " must be unsigned int " +
                        detail::shapeString(seeds.shape()) + " (tiles, worker contexts, 4)");
   prog.add(program::Copy(hwSeeds, seeds, false, debugContext));
 }

@@ -385,23 +385,26 @@ void checkDim(const TensorImpl &t, unsigned dim, const char *op) {
 
 } // namespace
 
+namespace detail {
+const TensorImpl &tensorImpl(const Tensor &t) { return checkedImpl(Internals::tensorImpl(t)); }
+} // namespace detail
+
 Tensor::Tensor() = default;
 Tensor::Tensor(std::shared_ptr<const TensorImpl> impl) : impl_(std::move(impl)) {}
 
-const TensorImpl &Tensor::impl() const { return checkedImpl(impl_); }
 bool Tensor::valid() const { return impl_ != nullptr; }
-Type Tensor::elementType() const { return impl().type; }
+Type Tensor::elementType() const { return detail::tensorImpl(*this).type; }
 std::size_t Tensor::dim(unsigned i) const {
-  checkDim(impl(), i, "dim");
-  return impl().shape[i];
+  checkDim(detail::tensorImpl(*this), i, "dim");
+  return detail::tensorImpl(*this).shape[i];
 }
-unsigned Tensor::rank() const { return static_cast<unsigned>(impl().shape.size()); }
-std::vector<std::size_t> Tensor::shape() const { return impl().shape; }
-std::size_t Tensor::numElements() const { return impl().numElements(); }
-std::string Tensor::shapeToString() const { return detail::shapeString(impl().shape); }
+unsigned Tensor::rank() const { return static_cast<unsigned>(detail::tensorImpl(*this).shape.size()); }
+std::vector<std::size_t> Tensor::shape() const { return detail::tensorImpl(*this).shape; }
+std::size_t Tensor::numElements() const { return detail::tensorImpl(*this).numElements(); }
+std::string Tensor::shapeToString() const { return detail::shapeString(detail::tensorImpl(*this).shape); }
 
 Tensor Tensor::slice(std::size_t begin, std::size_t end, unsigned dimension) const {
-  const TensorImpl &t = impl();
+  const TensorImpl &t = detail::tensorImpl(*this);
   checkDim(t, dimension, "slice");
   if (begin > end || end > t.shape[dimension])
     throw index_error("Tensor::slice: range [" + std::to_string(begin) + ", " + std::to_string(end) +
@@ -418,7 +421,7 @@ Tensor Tensor::slice(const Interval &region, unsigned dimension) const {
 }
 
 Tensor Tensor::slice(ArrayRef<std::size_t> begin, ArrayRef<std::size_t> end) const {
-  const TensorImpl &t = impl();
+  const TensorImpl &t = detail::tensorImpl(*this);
   if (begin.size() != t.shape.size() || end.size() != t.shape.size())
     throw poplar_error("Tensor::slice: begin and end must each have one entry per dimension (" +
                        std::to_string(t.shape.size()) + ") of tensor " + t.describe() + "; got " +
@@ -451,7 +454,7 @@ std::vector<Tensor> Tensor::slices(const ArrayRef<unsigned> &indices, unsigned d
 }
 
 Tensor Tensor::operator[](std::size_t i) const {
-  const TensorImpl &t = impl();
+  const TensorImpl &t = detail::tensorImpl(*this);
   if (t.shape.empty())
     throw poplar_error("Tensor::operator[]: cannot index the scalar tensor " + t.describe());
   if (i >= t.shape[0])
@@ -466,7 +469,7 @@ Tensor Tensor::index(ArrayRef<std::size_t> indices) const {
 }
 
 Tensor Tensor::reshape(ArrayRef<std::size_t> newShape) const {
-  const TensorImpl &t = impl();
+  const TensorImpl &t = detail::tensorImpl(*this);
   Dims shape(newShape.begin(), newShape.end());
   if (detail::checkedNumElements(shape, t.type, [&] { return "Tensor::reshape of " + t.describe(); }) != t.numElements())
     throw poplar_error("Tensor::reshape: cannot reshape tensor " + t.describe() + " (" +
@@ -484,7 +487,7 @@ Tensor Tensor::reshape(ArrayRef<std::size_t> newShape) const {
 Tensor Tensor::flatten() const { return reshape({numElements()}); }
 
 Tensor Tensor::flatten(unsigned dimBegin, unsigned dimEnd) const {
-  const TensorImpl &t = impl();
+  const TensorImpl &t = detail::tensorImpl(*this);
   if (dimBegin >= dimEnd || dimEnd > t.shape.size())
     throw poplar_error("Tensor::flatten: invalid dimension range [" + std::to_string(dimBegin) +
                        ", " + std::to_string(dimEnd) + ") for tensor " + t.describe());
@@ -493,7 +496,7 @@ Tensor Tensor::flatten(unsigned dimBegin, unsigned dimEnd) const {
 
 Tensor Tensor::reshapePartial(unsigned beginIndex, unsigned endIndex,
                               ArrayRef<std::size_t> newDims) const {
-  const TensorImpl &t = impl();
+  const TensorImpl &t = detail::tensorImpl(*this);
   if (beginIndex > endIndex || endIndex > t.shape.size())
     throw poplar_error("Tensor::reshapePartial: invalid dimension range [" +
                        std::to_string(beginIndex) + ", " + std::to_string(endIndex) +
@@ -511,7 +514,7 @@ Tensor Tensor::reshapePartial(unsigned beginIndex, unsigned endIndex,
 }
 
 Tensor Tensor::dimShuffle(ArrayRef<unsigned> permutation) const {
-  const TensorImpl &t = impl();
+  const TensorImpl &t = detail::tensorImpl(*this);
   std::vector<unsigned> perm(permutation.begin(), permutation.end());
   std::vector<unsigned> sorted = perm;
   std::sort(sorted.begin(), sorted.end());
@@ -534,7 +537,7 @@ Tensor Tensor::dimShuffle(ArrayRef<unsigned> permutation) const {
 }
 
 Tensor Tensor::dimShufflePartial(ArrayRef<unsigned> source, ArrayRef<unsigned> destination) const {
-  const TensorImpl &t = impl();
+  const TensorImpl &t = detail::tensorImpl(*this);
   const unsigned rank = static_cast<unsigned>(t.shape.size());
   if (source.size() != destination.size())
     throw poplar_error("Tensor::dimShufflePartial: source and destination have different lengths");
@@ -561,12 +564,12 @@ Tensor Tensor::dimRoll(unsigned dimIdx, unsigned newIdx) const {
 
 Tensor Tensor::transpose() const {
   if (rank() != 2)
-    throw poplar_error("Tensor::transpose: tensor " + impl().describe() + " is not 2-dimensional");
+    throw poplar_error("Tensor::transpose: tensor " + detail::tensorImpl(*this).describe() + " is not 2-dimensional");
   return dimShuffle({1, 0});
 }
 
 Tensor Tensor::expand(ArrayRef<std::size_t> indices) const {
-  const TensorImpl &t = impl();
+  const TensorImpl &t = detail::tensorImpl(*this);
   for (std::size_t i = 0; i < indices.size(); ++i)
     if (indices[i] > t.shape.size() || (i && indices[i] < indices[i - 1]))
       throw poplar_error("Tensor::expand: indices must be in increasing order and at most the rank (" +
@@ -582,7 +585,7 @@ Tensor Tensor::expand(ArrayRef<std::size_t> indices) const {
 }
 
 Tensor Tensor::squeeze(ArrayRef<std::size_t> indices) const {
-  const TensorImpl &t = impl();
+  const TensorImpl &t = detail::tensorImpl(*this);
   std::vector<std::size_t> idx(indices.begin(), indices.end());
   std::sort(idx.begin(), idx.end());
   for (std::size_t i = 0; i < idx.size(); ++i)
@@ -610,7 +613,7 @@ void checkGrownShape(const TensorImpl &t, unsigned dim, unsigned factor, const c
 } // namespace
 
 Tensor Tensor::broadcast(unsigned N, unsigned dimension) const {
-  const TensorImpl &t = impl();
+  const TensorImpl &t = detail::tensorImpl(*this);
   checkDim(t, dimension, "broadcast");
   checkGrownShape(t, dimension, N, "broadcast");
   return Tensor(detail::applyView(t, [&](Dims &shape, Block &b) {
@@ -621,7 +624,7 @@ Tensor Tensor::broadcast(unsigned N, unsigned dimension) const {
 }
 
 Tensor Tensor::upsample(unsigned scale, unsigned dimension, UpsampleMethod) const {
-  const TensorImpl &t = impl();
+  const TensorImpl &t = detail::tensorImpl(*this);
   checkDim(t, dimension, "upsample");
   checkGrownShape(t, dimension, scale, "upsample");
   return Tensor(detail::applyView(t, [&](Dims &shape, Block &b) {
@@ -632,7 +635,7 @@ Tensor Tensor::upsample(unsigned scale, unsigned dimension, UpsampleMethod) cons
 }
 
 Tensor Tensor::subSample(unsigned stride, unsigned dimension) const {
-  const TensorImpl &t = impl();
+  const TensorImpl &t = detail::tensorImpl(*this);
   checkDim(t, dimension, "subSample");
   if (stride == 0) throw poplar_error("Tensor::subSample: stride must be at least 1");
   return Tensor(detail::applyView(t, [&](Dims &shape, Block &b) {
@@ -643,7 +646,7 @@ Tensor Tensor::subSample(unsigned stride, unsigned dimension) const {
 }
 
 Tensor Tensor::reverse(unsigned dimension) const {
-  const TensorImpl &t = impl();
+  const TensorImpl &t = detail::tensorImpl(*this);
   checkDim(t, dimension, "reverse");
   return Tensor(detail::applyView(t, [&](Dims &, Block &b) {
     if (b.dims[dimension] > 0)
@@ -653,7 +656,7 @@ Tensor Tensor::reverse(unsigned dimension) const {
 }
 
 Tensor Tensor::reinterpret(const Type &type) const {
-  const TensorImpl &t = impl();
+  const TensorImpl &t = detail::tensorImpl(*this);
   if (detail::typeSize(type) != detail::typeSize(t.type))
     throw type_error("Tensor::reinterpret: cannot reinterpret tensor " + t.describe() + " as " +
                      type.toString().str() + ": element sizes differ (" +
@@ -667,17 +670,17 @@ Tensor Tensor::reinterpret(const Type &type) const {
 bool Tensor::isContiguous() const {
   std::size_t n = 0;
   bool contiguous = true;
-  impl().forEachRun([&](const detail::Run &r) {
+  detail::tensorImpl(*this).forEachRun([&](const detail::Run &r) {
     ++n;
     contiguous = contiguous && (r.stride == 1 || r.count == 1);
   });
   return contiguous && n <= 1;
 }
 
-bool Tensor::containsAliases() const { return detail::containsAliases(impl()); }
+bool Tensor::containsAliases() const { return detail::containsAliases(detail::tensorImpl(*this)); }
 
 bool Tensor::containsConstant() const {
-  const TensorImpl &t = impl();
+  const TensorImpl &t = detail::tensorImpl(*this);
   for (const Block &b : t.blocks)
     if (b.numElements() && t.vars->vars[b.var].isConstant) return true;
   return false;
@@ -686,9 +689,9 @@ bool Tensor::containsConstant() const {
 bool Tensor::isParallelWriteable() const { return !containsConstant() && !containsAliases(); }
 
 bool Tensor::intersectsWith(const Tensor &other) const {
-  if (impl().vars != other.impl().vars) return false;
-  return detail::intervalsMeet(detail::spanUnion(impl()), detail::spanUnion(other.impl())) &&
-         detail::intervalsMeet(detail::elementIntervals(impl()), detail::elementIntervals(other.impl()));
+  if (detail::tensorImpl(*this).vars != detail::tensorImpl(other).vars) return false;
+  return detail::intervalsMeet(detail::spanUnion(detail::tensorImpl(*this)), detail::spanUnion(detail::tensorImpl(other))) &&
+         detail::intervalsMeet(detail::elementIntervals(detail::tensorImpl(*this)), detail::elementIntervals(detail::tensorImpl(other)));
 }
 
 namespace {
@@ -718,7 +721,7 @@ template <class Emit> void forEachContiguousRegion(const TensorImpl &t, Emit emi
 
 std::vector<Interval> Tensor::getContiguousRegions() const {
   std::vector<Interval> out;
-  forEachContiguousRegion(impl(), [&](unsigned, std::size_t b, std::size_t e, std::int64_t) {
+  forEachContiguousRegion(detail::tensorImpl(*this), [&](unsigned, std::size_t b, std::size_t e, std::int64_t) {
     out.emplace_back(b, e);
   });
   return out;
@@ -726,7 +729,7 @@ std::vector<Interval> Tensor::getContiguousRegions() const {
 
 std::vector<VariableInterval> Tensor::getVarRegions() const {
   std::vector<VariableInterval> out;
-  const TensorImpl &t = impl();
+  const TensorImpl &t = detail::tensorImpl(*this);
   forEachContiguousRegion(t, [&](unsigned var, std::size_t b, std::size_t e, std::int64_t vb) {
     const auto start = static_cast<std::size_t>(vb);
     out.push_back(VariableInterval{VariableRef{var, t.vars.get()}, Interval(start, start + (e - b))});
@@ -734,13 +737,13 @@ std::vector<VariableInterval> Tensor::getVarRegions() const {
   return out;
 }
 
-std::string Tensor::getVarStr() const { return impl().describe(); }
+std::string Tensor::getVarStr() const { return detail::tensorImpl(*this).describe(); }
 
 std::string Tensor::getDebugStr() const {
   std::ostringstream os;
-  os << impl().describe() << " regions:";
+  os << detail::tensorImpl(*this).describe() << " regions:";
   for (const auto &r : getVarRegions())
-    os << ' ' << impl().vars->vars[r.var.id].name << r.interval;
+    os << ' ' << detail::tensorImpl(*this).vars->vars[r.var.id].name << r.interval;
   return os.str();
 }
 
@@ -748,7 +751,7 @@ void Tensor::dump() const { std::cerr << getDebugStr() << '\n'; }
 
 bool operator==(const Tensor &a, const Tensor &b) {
   if (!a.valid() || !b.valid()) return a.valid() == b.valid();
-  const TensorImpl &x = a.impl(), &y = b.impl();
+  const TensorImpl &x = detail::tensorImpl(a), &y = detail::tensorImpl(b);
   if (x.type != y.type || x.shape != y.shape || x.vars != y.vars) return false;
   const auto rx = x.runs(), ry = y.runs();
   std::size_t i = 0, j = 0, ki = 0, kj = 0;
@@ -767,10 +770,10 @@ bool operator==(const Tensor &a, const Tensor &b) {
 
 Tensor concat(ArrayRef<Tensor> ts, unsigned dimension) {
   if (ts.empty()) throw poplar_error("concat: no tensors to concatenate");
-  const TensorImpl &first = ts[0].impl();
+  const TensorImpl &first = detail::tensorImpl(ts[0]);
   checkDim(first, dimension, "concat");
   for (const Tensor &t : ts) {
-    const TensorImpl &x = t.impl();
+    const TensorImpl &x = detail::tensorImpl(t);
     const std::string mismatch = "concat: tensor " + x.describe() + " and tensor " + first.describe();
     if (x.vars != first.vars) throw poplar_error(mismatch + " belong to different graphs");
     if (x.type != first.type) throw poplar_error(mismatch + " have different element types");
@@ -789,7 +792,7 @@ Tensor concat(ArrayRef<Tensor> ts, unsigned dimension) {
   out->blocks.clear();
   out->shape[0] = 0;
   for (const Tensor &t : ts) {
-    const TensorImpl &x = t.impl();
+    const TensorImpl &x = detail::tensorImpl(t);
     out->shape[0] += x.shape[0];
     detail::checkedNumElements(out->shape, out->type, [&] { return "concat of " + x.describe(); });
     for (const Block &b : x.blocks) {
@@ -811,7 +814,7 @@ Tensor concat(ArrayRef<Tensor> ts, unsigned dimension) {
     }
   }
   detail::normalize(*out);
-  return Tensor(out);
+  return detail::makeTensor(out);
 }
 
 Tensor append(const Tensor &first, const Tensor &second, unsigned dimension) {

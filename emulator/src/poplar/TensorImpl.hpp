@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <poplar/Internals.hpp>
 #include <poplar/Tensor.hpp>
 
 #include "Variable.hpp"

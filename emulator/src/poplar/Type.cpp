@@ -1,3 +1,4 @@
+#include <poplar/Internals.hpp>
 #include <poplar/Type.hpp>
 #include <poplar/exceptions.hpp>
 
@@ -35,7 +36,7 @@ const TypeInfo kTypes[NUM_IDS] = {
 };
 } // namespace
 
-const TypeInfo &typeInfo(const Type &t) { return kTypes[t.id() < NUM_IDS ? t.id() : 0]; }
+const TypeInfo &typeInfo(const Type &t) { return kTypes[typeId(t) < NUM_IDS ? typeId(t) : 0]; }
 
 std::uint16_t floatToHalf(float f) {
   std::uint32_t x;
@@ -98,7 +99,7 @@ template <class T> void store(void *p, long double v) {
 } // namespace
 
 long double loadElement(const Type &t, const void *p) {
-  switch (t.id()) {
+  switch (typeId(t)) {
   case BOOL_ID: return *static_cast<const std::uint8_t *>(p) != 0;
   case CHAR_ID: case SCHAR_ID: return load<std::int8_t>(p);
   case UCHAR_ID: case QUARTER_METADATA_ID: return load<std::uint8_t>(p);
@@ -134,7 +135,7 @@ template <class T> void storeInt(void *p, long double v) {
 } // namespace
 
 void storeElement(const Type &t, void *p, long double v) {
-  switch (t.id()) {
+  switch (typeId(t)) {
   case BOOL_ID: *static_cast<std::uint8_t *>(p) = v != 0; return;
   case CHAR_ID: case SCHAR_ID: storeInt<std::int8_t>(p, v); return;
   case UCHAR_ID: case QUARTER_METADATA_ID: storeInt<std::uint8_t>(p, v); return;
@@ -157,8 +158,11 @@ void storeElement(const Type &t, void *p, long double v) {
 
 } // namespace detail
 
+namespace detail {
+Type typeFromId(unsigned id) { return Internals::type(id < NUM_IDS ? id : INVALID_ID); }
+} // namespace detail
+
 Type::Type() : id_(detail::INVALID_ID) {}
-Type Type::fromId(unsigned id) { return Type(id < detail::NUM_IDS ? id : detail::INVALID_ID); }
 StringRef Type::toString() const { return detail::typeInfo(*this).name; }
 bool Type::isFloatingPoint() const {
   const auto kind = detail::typeInfo(*this).kind;
@@ -166,26 +170,26 @@ bool Type::isFloatingPoint() const {
          kind == detail::TypeKind::Quarter;
 }
 
-const Type BOOL = Type::fromId(detail::BOOL_ID);
-const Type CHAR = Type::fromId(detail::CHAR_ID);
-const Type UNSIGNED_CHAR = Type::fromId(detail::UCHAR_ID);
-const Type SIGNED_CHAR = Type::fromId(detail::SCHAR_ID);
-const Type SHORT = Type::fromId(detail::SHORT_ID);
+const Type BOOL = detail::typeFromId(detail::BOOL_ID);
+const Type CHAR = detail::typeFromId(detail::CHAR_ID);
+const Type UNSIGNED_CHAR = detail::typeFromId(detail::UCHAR_ID);
+const Type SIGNED_CHAR = detail::typeFromId(detail::SCHAR_ID);
+const Type SHORT = detail::typeFromId(detail::SHORT_ID);
 const Type SIGNED_SHORT = SHORT;
-const Type UNSIGNED_SHORT = Type::fromId(detail::USHORT_ID);
-const Type INT = Type::fromId(detail::INT_ID);
+const Type UNSIGNED_SHORT = detail::typeFromId(detail::USHORT_ID);
+const Type INT = detail::typeFromId(detail::INT_ID);
 const Type SIGNED_INT = INT;
 const Type SIGNED = INT;
-const Type UNSIGNED_INT = Type::fromId(detail::UINT_ID);
+const Type UNSIGNED_INT = detail::typeFromId(detail::UINT_ID);
 const Type UNSIGNED = UNSIGNED_INT;
-const Type LONG = Type::fromId(detail::LONG_ID);
-const Type UNSIGNED_LONG = Type::fromId(detail::ULONG_ID);
-const Type LONGLONG = Type::fromId(detail::LONGLONG_ID);
-const Type UNSIGNED_LONGLONG = Type::fromId(detail::ULONGLONG_ID);
-const Type QUARTER = Type::fromId(detail::QUARTER_ID);
-const Type QUARTER_METADATA = Type::fromId(detail::QUARTER_METADATA_ID);
-const Type HALF = Type::fromId(detail::HALF_ID);
-const Type FLOAT = Type::fromId(detail::FLOAT_ID);
-const Type DOUBLE = Type::fromId(detail::DOUBLE_ID);
+const Type LONG = detail::typeFromId(detail::LONG_ID);
+const Type UNSIGNED_LONG = detail::typeFromId(detail::ULONG_ID);
+const Type LONGLONG = detail::typeFromId(detail::LONGLONG_ID);
+const Type UNSIGNED_LONGLONG = detail::typeFromId(detail::ULONGLONG_ID);
+const Type QUARTER = detail::typeFromId(detail::QUARTER_ID);
+const Type QUARTER_METADATA = detail::typeFromId(detail::QUARTER_METADATA_ID);
+const Type HALF = detail::typeFromId(detail::HALF_ID);
+const Type FLOAT = detail::typeFromId(detail::FLOAT_ID);
+const Type DOUBLE = detail::typeFromId(detail::DOUBLE_ID);
 
 } // namespace poplar

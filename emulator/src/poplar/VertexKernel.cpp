@@ -214,7 +214,7 @@ struct WrittenRange {
 };
 
 void addWrittenRanges(const Tensor &t, unsigned vertex, std::vector<WrittenRange> &out) {
-  t.impl().forEachRun([&](const Run &r) {
+  tensorImpl(t).forEachRun([&](const Run &r) {
     if (r.stride == 1 || r.count == 1) {
       out.push_back({r.var, r.start, r.start + static_cast<std::int64_t>(r.count), vertex});
     } else if (r.stride == -1) {

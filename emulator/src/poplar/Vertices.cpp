@@ -100,13 +100,13 @@ void checkEdgeTensor(GraphState &g, const ResolvedField &r, const Tensor &t) {
     throw graph_connection_error(r.where + " is " + kindName(r.field.kind) +
                                  ", not an edge: set plain fields with Graph::setInitialValue");
   if (!t.valid()) throw graph_connection_error(r.where + ": the tensor is invalid");
-  if (t.impl().vars != g.vars) throw graph_connection_error(r.where + ": tensor " + t.impl().describe() + " belongs to a different graph");
+  if (detail::tensorImpl(t).vars != g.vars) throw graph_connection_error(r.where + ": tensor " + detail::tensorImpl(t).describe() + " belongs to a different graph");
   if (t.elementType() != r.field.elementType)
     throw type_error(r.where + " has element type " + r.field.elementType.toString().str() + " but tensor " +
-                     t.impl().describe() + " was connected");
+                     detail::tensorImpl(t).describe() + " was connected");
   if (r.field.kind != FieldKind::Input && t.containsConstant())
     throw graph_connection_error(r.where + " is " + kindName(r.field.kind) + " and cannot be connected to constant " +
-                                 t.impl().describe());
+                                 detail::tensorImpl(t).describe());
 }
 
 std::size_t checkedIndex(const ResolvedField &r, const FieldRef &ref) {
@@ -220,14 +220,14 @@ void Graph::connect(FieldRef field, const Tensor &tensor) {
   if (r.field.rank == 2) { // a 2-D tensor: one row per list element
     if (tensor.rank() != 2)
       throw graph_connection_error(r.where + " is a list of vectors: connect a list of tensors or a 2-D tensor, not " +
-                                   tensor.impl().describe());
+                                   detail::tensorImpl(tensor).describe());
     std::vector<Tensor> rows;
     for (std::size_t i = 0; i < tensor.dim(0); ++i) rows.push_back(tensor[i]);
     connect(field, ArrayRef<Tensor>(rows));
     return;
   }
   if (r.field.rank == 0 && tensor.numElements() != 1)
-    throw graph_connection_error(r.where + " holds one element but tensor " + tensor.impl().describe() + " has " +
+    throw graph_connection_error(r.where + " holds one element but tensor " + detail::tensorImpl(tensor).describe() + " has " +
                                  std::to_string(tensor.numElements()));
   r.state.edges.assign(1, tensor);
   r.state.value.clear();

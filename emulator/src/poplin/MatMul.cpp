@@ -169,6 +169,7 @@ void addProduct(Graph &graph, Sequence &prog, const Tensor &A, const Tensor &B, 
   params.u64(problem.groups).u64(problem.m).u64(problem.k).u64(problem.n).boolean(problem.accumulate)
       .type(problem.partialsType).f64(problem.alpha).boolean(scale.tensor.has_value());
   auto kernel = poplar::detail::makeKernel("poplin::MatMul", std::move(reads), {c}, params.take());
+  kernel.costShape = poplar::detail::CostShape::MatMul;
   poplar::detail::executeKernel(graph, prog, std::move(kernel), debugContext);
 }
 

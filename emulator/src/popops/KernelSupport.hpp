@@ -71,7 +71,7 @@ inline std::uint8_t *elementAddress(const Access &a, std::size_t index) {
 }
 
 // "'name' [shape] type", for error messages.
-inline std::string describe(const poplar::Tensor &t) { return t.impl().describe(); }
+inline std::string describe(const poplar::Tensor &t) { return poplar::detail::tensorImpl(t).describe(); }
 
 // "[1,2,3]", for shapes and lists of dimensions in error messages.
 inline std::string bracketed(const std::vector<std::size_t> &values) {

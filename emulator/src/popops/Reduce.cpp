@@ -341,8 +341,10 @@ poplar::detail::Kernel reduceKernel(poplar::Graph &graph, const Tensor &in, cons
   poplar::detail::ByteWriter bytes;
   bytes.u64(static_cast<unsigned>(params.op)).boolean(params.update)
       .boolean(reduceOptions.inVertexType == "half").u64(layout.outer).u64(layout.reduced).u64(layout.inner);
-  return poplar::detail::makeKernel("popops::Reduce", std::move(reads), {out}, bytes.take(),
-                                    "popops::Reduce" + opName(params.op));
+  auto kernel = poplar::detail::makeKernel("popops::Reduce", std::move(reads), {out}, bytes.take(),
+                                           "popops::Reduce" + opName(params.op));
+  kernel.costShape = poplar::detail::CostShape::Reduction;
+  return kernel;
 }
 
 Tensor createReduceOutput(poplar::Graph &graph, const Tensor &in, const Type &outType,

@@ -1,0 +1,228 @@
+"""The SDK-shaped prefix (`python -m popdsl sdk`): its headers compile alone as the SDK's
+do, C++ programs build with the SDK's plain link line after
+`eval "$(python -m popdsl sdk --enable)"` and print what numpy computes, a CMake project
+finds the poplar and poplibs packages, and the libraries link exactly what they use.
+
+Every compiler and CMake run starts at once in a module fixture (they take seconds
+each); the tests then check their results."""
+import concurrent.futures
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import popdsl
+from popdsl import __main__ as cli
+
+PREFIX = Path(popdsl.__file__).resolve().parent / "sdk"
+PROGRAMS = Path(__file__).resolve().parent.parent / "cpp"
+LIBRARIES = ("poplar", "poputil", "popops", "poplin", "popnn", "poprand")
+STRICT = "-std=c++14 -Wall -Wextra -Werror -pedantic"
+LINK_LINE = "-lpoplar -lpopops -lpoputil -lpoplin"
+
+pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+
+
+def cli_env():
+    # `python -m popdsl` in a subprocess imports the popdsl under test, and only what
+    # --enable exports tells compilers and the loader where the prefix is.
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("CPATH", "LIBRARY_PATH", "LD_LIBRARY_PATH", "CMAKE_PREFIX_PATH", "POPLAR_SDK_ENABLED")}
+    env["PYTHONPATH"] = str(Path(popdsl.__file__).resolve().parent.parent)
+    return env
+
+
+def run_in_enabled_shell(command, cwd, env, enable_script=None):
+    """Runs `command` after `eval "$(python -m popdsl sdk --enable)"`, or after sourcing
+    `enable_script` (that command's output, saved once for many commands)."""
+    enable = f". {enable_script}" if enable_script else f'eval "$({shlex.quote(sys.executable)} -m popdsl sdk --enable)"'
+    return subprocess.run(["bash", "-c", f"{enable} && {command}"], cwd=cwd, env=env, capture_output=True, text=True)
+
+
+# What SDK users get from poplar/Graph.hpp and poplar/Engine.hpp without including it;
+# Engine.hpp also gives program::Sequence.
+TRANSITIVE_USE = ("int main() { std::vector<std::string> names(1); assert(names.size() == 1); "
+                  "try { throw poplar::poplar_error(\"x\"); } catch (const poplar::poplar_error &) {} "
+                  "return std::numeric_limits<int>::max() > 0 ? 0 : 1; }\\n")
+ENGINE_USE = "void run(poplar::Engine &engine, const poplar::program::Sequence &) { engine.run(0); }\\n"
+
+
+def headers():
+    return sorted(str(p.relative_to(PREFIX / "include")) for p in (PREFIX / "include").rglob("*.hpp"))
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory):
+    """name -> CompletedProcess of every build (and run) below, run in parallel."""
+    work = tmp_path_factory.mktemp("sdk_builds")
+    env = cli_env()
+    enable_script = work / "enable.sh"
+    enable_script.write_text(subprocess.run([sys.executable, "-m", "popdsl", "sdk", "--enable"], env=env,
+                                            capture_output=True, text=True, check=True).stdout)
+    jobs = {}
+    for header in headers():
+        # Alone with -std=c++11; all together with the strict C++14 flags (the C++14-only
+        # warnings do not depend on which header comes first).
+        jobs[f"header {header}"] = (f"echo '#include <{header}>' | g++ -std=c++11 -Wall -Wextra -Werror "
+                                    f"-pedantic -fsyntax-only -x c++ -")
+    all_headers = "".join(f"#include <{h}>\\n" for h in headers())
+    jobs["all headers strict"] = f"printf '{all_headers}' | g++ {STRICT} -fsyntax-only -x c++ -"
+    for header, use in (("poplar/Graph.hpp", TRANSITIVE_USE), ("poplar/Engine.hpp", ENGINE_USE + TRANSITIVE_USE)):
+        jobs[f"transitive {header}"] = f"printf '#include <{header}>\\n{use}' | g++ {STRICT} -fsyntax-only -x c++ -"
+    for program in ("variables", "matmul_profile", "stream_callbacks"):
+        for flags, tag in (("-std=c++11", "c++11"), (STRICT, "strict")):
+            exe = work / f"{program}-{tag}"
+            jobs[f"{program} {tag}"] = f"g++ {flags} {PROGRAMS / program}.cpp -o {exe} {LINK_LINE} && {exe}"
+    jobs["missing api"] = f"g++ -std=c++11 {PROGRAMS}/missing_api.cpp -o {work}/missing_api {LINK_LINE}"
+    if shutil.which("cmake") and (shutil.which("make") or shutil.which("ninja")):
+        generator = "Unix Makefiles" if shutil.which("make") else "Ninja"
+        build = work / "cmake"
+        jobs["cmake"] = (f"cmake -S {PROGRAMS} -B {build} -G '{generator}' -DCMAKE_BUILD_TYPE=Release >/dev/null"
+                         f" && cmake --build {build} >/dev/null && {build}/variables && {build}/matmul_profile")
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        futures = {name: pool.submit(run_in_enabled_shell, command, work, env, enable_script)
+                   for name, command in jobs.items()}
+        return {name: f.result() for name, f in futures.items()}
+
+
+def succeeded(result):
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def numbers_after(label, text):
+    line = next(l for l in text.splitlines() if l.startswith(label))
+    return np.array([float(x) for x in re.findall(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?", line[len(label):])])
+
+
+def test_the_prefix_holds_the_sdk_layout():
+    assert (PREFIX / "include" / "poplar" / "Engine.hpp").is_file()
+    for library in LIBRARIES:
+        assert (PREFIX / "lib" / f"lib{library}.so").is_file()
+    assert (PREFIX / "lib" / "cmake" / "poplar" / "poplar-config.cmake").is_file()
+    assert (PREFIX / "lib" / "cmake" / "poplibs" / "poplibs-config.cmake").is_file()
+
+
+def test_every_header_compiles_alone_as_cxx11(builds):
+    failed = {name: r.stderr for name, r in builds.items() if name.startswith("header ") and r.returncode}
+    assert not failed
+    assert len(headers()) >= 40
+
+
+def test_all_headers_compile_with_cxx14_warnings_as_errors(builds):
+    succeeded(builds["all headers strict"])
+
+
+def test_no_public_header_hands_out_the_emulators_internals():
+    internals = re.compile(r"\b(state|statePtr|impl|implPtr|node)\(\)|getProfileData|setRandomSeed|ProfileData"
+                           r"|programFromNode|executableSections|HostFunctionInfo|fromId|\bid\(\)|kMaxTiles")
+    found = [f"{h}: {line.strip()}" for h in headers()
+             for line in (PREFIX / "include" / h).read_text().splitlines() if internals.search(line)]
+    assert not found
+
+
+@pytest.mark.parametrize("header", ["poplar/Graph.hpp", "poplar/Engine.hpp"])
+def test_graph_and_engine_headers_give_what_sdk_users_rely_on(builds, header):
+    succeeded(builds[f"transitive {header}"])
+
+
+# The values variables.cpp writes: its constant rows and the host's offsets.
+ROW = np.array([1.5, -2.0, 4.25])
+RAMP_OFFSETS = np.array([0.5, 0.25, -1.0])
+
+
+@pytest.mark.parametrize("tag", ["c++11", "strict"])
+def test_a_variables_program_builds_and_prints_what_numpy_computes(builds, tag):
+    out = succeeded(builds[f"variables {tag}"])
+    expected = np.concatenate([ROW, ROW + RAMP_OFFSETS])
+    np.testing.assert_allclose(numbers_after("host:", out), expected)
+    # PrintTensor writes to stderr unless Engine::setPrintTensorStream says otherwise.
+    printed = builds[f"variables {tag}"].stderr
+    assert printed.startswith("grid: [")
+    np.testing.assert_allclose([float(x) for x in re.findall(r"-?\d+\.\d+", printed)], expected)
+
+
+def matmul_expected():
+    a = (0.5 * (np.arange(4 * 8) % 7) - 1.0).reshape(4, 8)
+    b = (0.25 * (np.arange(8 * 3) % 5) - 0.5).reshape(8, 3)
+    return (a @ b).ravel()
+
+
+@pytest.mark.parametrize("tag", ["c++11", "strict"])
+def test_a_matmul_program_prints_its_product_and_profile(builds, tag):
+    out = succeeded(builds[f"matmul_profile {tag}"])
+    np.testing.assert_allclose(numbers_after("c:", out), matmul_expected(), rtol=1e-6, atol=1e-6)
+    summary = out[out.index("\n") + 1:]
+    for section in ("Target", "Memory Usage", "Execution"):
+        assert section in summary
+    assert "estimated" in summary.lower()
+
+
+@pytest.mark.parametrize("tag", ["c++11", "strict"])
+def test_stream_callback_classes_with_their_own_constructors_feed_and_drain_streams(builds, tag):
+    out = succeeded(builds[f"stream_callbacks {tag}"])
+    fed = 0.5 * np.arange(1, 4)
+    np.testing.assert_allclose(numbers_after("received:", out), fed * fed)
+
+
+def test_a_program_using_an_api_the_emulator_lacks_fails_to_compile_naming_it(builds):
+    result = builds["missing api"]
+    assert result.returncode != 0
+    assert "'histogram' is not a member of 'popops'" in result.stderr.replace("‘", "'").replace("’", "'")
+
+
+def test_a_cmake_project_finds_poplar_and_poplibs(builds):
+    if "cmake" not in builds:
+        pytest.skip("needs cmake and make or ninja")
+    out = succeeded(builds["cmake"])
+    np.testing.assert_allclose(numbers_after("host:", out), np.concatenate([ROW, ROW + RAMP_OFFSETS]))
+    np.testing.assert_allclose(numbers_after("c:", out), matmul_expected(), rtol=1e-6, atol=1e-6)
+
+
+def test_sdk_prefix_prints_the_prefix():
+    out = subprocess.run([sys.executable, "-m", "popdsl", "sdk", "--prefix"], env=cli_env(),
+                         capture_output=True, text=True, check=True).stdout
+    assert out == f"{PREFIX}\n"
+
+
+@pytest.mark.parametrize("before, after", [(None, ""), ("/opt/a:/opt/b", ":/opt/a:/opt/b")])
+def test_sdk_enable_prepends_to_the_search_paths(before, after):
+    env = cli_env()
+    if before is not None:
+        env.update(CPATH=before, LIBRARY_PATH=before, LD_LIBRARY_PATH=before, CMAKE_PREFIX_PATH=before)
+    result = run_in_enabled_shell(
+        'echo "$CPATH|$LIBRARY_PATH|$LD_LIBRARY_PATH|$CMAKE_PREFIX_PATH|$POPLAR_SDK_ENABLED"', None, env)
+    assert succeeded(result).strip().split("|") == [
+        f"{PREFIX}/include{after}", f"{PREFIX}/lib{after}", f"{PREFIX}/lib{after}", f"{PREFIX}{after}", str(PREFIX)]
+
+
+def test_sdk_without_a_prefix_says_so(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(cli, "sdk_prefix", lambda: str(tmp_path))
+    assert cli.main(["sdk", "--enable"]) == 1
+    assert capsys.readouterr().err.startswith(f"popdsl sdk: there is no emulator prefix at {tmp_path}")
+
+
+def test_each_library_links_exactly_what_it_uses():
+    needs = {}
+    for library in LIBRARIES:
+        path = PREFIX / "lib" / f"lib{library}.so"
+        dynamic = subprocess.run(["readelf", "-d", str(path)], capture_output=True, text=True, check=True).stdout
+        needs[library] = sorted(re.findall(r"\(NEEDED\).*\[lib(pop\w+)\.so\]", dynamic))
+        # ldd -u: direct dependencies no symbol comes from; -r: symbols nothing defines.
+        unused = subprocess.run(["ldd", "-u", "-r", str(path)], capture_output=True, text=True).stdout
+        assert "undefined symbol" not in unused
+        assert not re.search(r"lib(pop\w+|scipy_openblas)", unused), unused
+    assert needs == {"poplar": [], "poputil": ["poplar"], "popops": ["poplar", "poputil"],
+                     "poplin": ["poplar", "poputil"], "popnn": ["poplar", "popops", "poputil"], "poprand": ["poplar"]}
+
+
+def test_the_extension_uses_the_prefix_libraries_once():
+    maps = Path("/proc/self/maps").read_text()
+    loaded = {line.split()[-1] for line in maps.splitlines() if "libpoplar.so" in line}
+    assert loaded == {str(PREFIX / "lib" / "libpoplar.so")}
