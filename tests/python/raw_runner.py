@@ -21,11 +21,25 @@ class Runner:
         self.graph.setInitialValue(t, np.asarray(values, ptype.numpy_dtype))
         return t
 
-    def run(self, *tensors):
-        """Runs `prog` once and returns the final values of `tensors` as numpy arrays."""
+    def run(self, *tensors, options=None):
+        """Runs `prog` once (with engine `options`) and returns the final values of `tensors`
+        as numpy arrays."""
+        self._read_back(tensors)
+        return self._values(poplar.Engine(self.graph, self.prog, options or {}), tensors)
+
+    def run_compiled_and_reloaded(self, *tensors):
+        """Runs `prog` from its compiled executable and from that executable serialized
+        and read back; returns both lists of values (they should be equal)."""
+        self._read_back(tensors)
+        executable = poplar.compileGraph(self.graph, [self.prog])
+        reloaded = poplar.Executable.deserialize(executable.serialize())
+        return [self._values(poplar.Engine(e), tensors) for e in (executable, reloaded)]
+
+    def _read_back(self, tensors):
         for i, t in enumerate(tensors):
             self.graph.createHostRead(f"out{i}", t)
-        engine = poplar.Engine(self.graph, self.prog)
+
+    def _values(self, engine, tensors):
         engine.load(self.device)
         engine.run(0)
         outs = []

@@ -149,17 +149,7 @@ def test_serialized_executables_compute_the_same_losses():
     r.prog.add(popnn.calcLoss(r.graph, outputs, expected, loss, deltas, correct, L.CROSS_ENTROPY_LOSS))
     values, indices = popnn.topK(r.graph, outputs, 2, True, r.prog)
     results = [loss, deltas, correct, values, indices, popnn.argMin(r.graph, outputs, r.prog)]
-    for i, t in enumerate(results):
-        r.graph.createHostRead(f"out{i}", t)
-
-    def run(executable):
-        engine = poplar.Engine(executable)
-        engine.load(r.device)
-        engine.run(0)
-        return [engine.readTensor(f"out{i}", np.empty(t.shape(), t.elementType().numpy_dtype))
-                for i, t in enumerate(results)]
-    executable = poplar.compileGraph(r.graph, [r.prog])
-    original = run(executable)
-    for a, b in zip(original, run(poplar.Executable.deserialize(executable.serialize()))):
+    original, reloaded = r.run_compiled_and_reloaded(*results)
+    for a, b in zip(original, reloaded):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(original[5], p.argmin(1))

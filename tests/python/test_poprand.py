@@ -19,23 +19,9 @@ def sample(build, seed_value=(1234, 5678), engine_seed=None, reference_shape=(N,
     reference = r.tensor(np.zeros(reference_shape), poplar.FLOAT, "ref")
     seed = None if seed_value is None else r.tensor(np.array(seed_value), poplar.UNSIGNED_INT, "seed")
     out = build(r, seed, reference)
-    outs = run(r, engine_seed, *(out if isinstance(out, tuple) else (out,)))
-    return [o.astype(np.float64) for o in outs] if isinstance(out, tuple) else outs[0].astype(np.float64)
-
-
-def run(r, engine_seed, *tensors):
-    for i, t in enumerate(tensors):
-        r.graph.createHostRead(f"out{i}", t)
     options = {} if engine_seed is None else {"prng.seed": str(engine_seed)}
-    engine = poplar.Engine(r.graph, r.prog, options)
-    engine.load(r.device)
-    engine.run(0)
-    outs = []
-    for i, t in enumerate(tensors):
-        out = np.zeros(t.shape(), t.elementType().numpy_dtype)
-        engine.readTensor(f"out{i}", out)
-        outs.append(out)
-    return outs
+    outs = r.run(*(out if isinstance(out, tuple) else (out,)), options=options)
+    return [o.astype(np.float64) for o in outs] if isinstance(out, tuple) else outs[0].astype(np.float64)
 
 
 def assert_mean(x, mean, std):
@@ -236,15 +222,6 @@ def test_serialized_executables_draw_the_same_values():
              poprand.uniform(r.graph, None, 0, ref, poplar.INT, -5, 5, r.prog),
              poprand.shapedDropout(r.graph, seed, 1, ref.reshape([8, 8]), ref.reshape([8, 8])[0].reshape([1, 8]),
                                    0.5, 2.0, r.prog)]
-    for i, t in enumerate(draws):
-        r.graph.createHostRead(f"out{i}", t)
-
-    def run(executable):
-        engine = poplar.Engine(executable)
-        engine.load(r.device)
-        engine.run(0)
-        return [engine.readTensor(f"out{i}", np.empty(t.shape(), t.elementType().numpy_dtype))
-                for i, t in enumerate(draws)]
-    executable = poplar.compileGraph(r.graph, [r.prog])
-    for a, b in zip(run(executable), run(poplar.Executable.deserialize(executable.serialize()))):
+    compiled, reloaded = r.run_compiled_and_reloaded(*draws)
+    for a, b in zip(compiled, reloaded):
         np.testing.assert_array_equal(a, b)
