@@ -30,8 +30,9 @@ pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
 
 
 def cli_env():
-    # `python -m popdsl` in a subprocess imports the popdsl under test, and only what
-    # --enable exports tells compilers and the loader where the prefix is.
+    # `python -m popdsl` in a subprocess imports the popdsl under test (run it outside the
+    # repository root, whose popdsl/ would come first), and only what --enable exports
+    # tells compilers and the loader where the prefix is.
     env = {k: v for k, v in os.environ.items()
            if k not in ("CPATH", "LIBRARY_PATH", "LD_LIBRARY_PATH", "CMAKE_PREFIX_PATH", "POPLAR_SDK_ENABLED")}
     env["PYTHONPATH"] = str(Path(popdsl.__file__).resolve().parent.parent)
@@ -63,7 +64,7 @@ def builds(tmp_path_factory):
     work = tmp_path_factory.mktemp("sdk_builds")
     env = cli_env()
     enable_script = work / "enable.sh"
-    enable_script.write_text(subprocess.run([sys.executable, "-m", "popdsl", "sdk", "--enable"], env=env,
+    enable_script.write_text(subprocess.run([sys.executable, "-m", "popdsl", "sdk", "--enable"], env=env, cwd=work,
                                             capture_output=True, text=True, check=True).stdout)
     jobs = {}
     for header in headers():
@@ -190,19 +191,19 @@ def test_a_cmake_project_finds_poplar_and_poplibs(builds):
     np.testing.assert_allclose(numbers_after("c:", out), matmul_expected(), rtol=1e-6, atol=1e-6)
 
 
-def test_sdk_prefix_prints_the_prefix():
-    out = subprocess.run([sys.executable, "-m", "popdsl", "sdk", "--prefix"], env=cli_env(),
+def test_sdk_prefix_prints_the_prefix(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "popdsl", "sdk", "--prefix"], env=cli_env(), cwd=tmp_path,
                          capture_output=True, text=True, check=True).stdout
     assert out == f"{PREFIX}\n"
 
 
 @pytest.mark.parametrize("before, after", [(None, ""), ("/opt/a:/opt/b", ":/opt/a:/opt/b")])
-def test_sdk_enable_prepends_to_the_search_paths(before, after):
+def test_sdk_enable_prepends_to_the_search_paths(before, after, tmp_path):
     env = cli_env()
     if before is not None:
         env.update(CPATH=before, LIBRARY_PATH=before, LD_LIBRARY_PATH=before, CMAKE_PREFIX_PATH=before)
     result = run_in_enabled_shell(
-        'echo "$CPATH|$LIBRARY_PATH|$LD_LIBRARY_PATH|$CMAKE_PREFIX_PATH|$POPLAR_SDK_ENABLED"', None, env)
+        'echo "$CPATH|$LIBRARY_PATH|$LD_LIBRARY_PATH|$CMAKE_PREFIX_PATH|$POPLAR_SDK_ENABLED"', tmp_path, env)
     assert succeeded(result).strip().split("|") == [
         f"{PREFIX}/include{after}", f"{PREFIX}/lib{after}", f"{PREFIX}/lib{after}", f"{PREFIX}{after}", str(PREFIX)]
 
