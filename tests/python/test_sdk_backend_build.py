@@ -144,6 +144,25 @@ for what, call in [("getProfileData", lambda: engine.getProfileData()),
     except NotImplementedError as e:
         print(what, "NotImplementedError:", e)
 # Programs stay hashable, consistently with ==.
+# Sessions: the executable cache is skipped with a warning; a saved session loads only with device=.
+import logging, os, tempfile
+records = []
+logging.getLogger("popdsl").addHandler(type("H", (logging.Handler,), {"emit": lambda h, r: records.append(r)})())
+pg = pd.Graph(pd.ipu_model(tiles=4)); x = pg.variable(pd.float32, (4,), name="x")
+with pd.Sequence("main") as main:
+    pd.zero(x)
+with tempfile.TemporaryDirectory() as cache:
+    session = pd.Session(pg, main, cache_dir=cache)
+    print("cache", os.listdir(cache) == [] and any("needs the emulator backend" in r.getMessage() for r in records))
+    path = os.path.join(cache, "s.popdsl")
+    session.save(path)
+    try:
+        pd.Session.load(path)
+    except pd.SessionError as e:
+        print("load", e)
+    with pd.Session.load(path, device=pd.ipu_model(tiles=4)) as loaded:
+        loaded.run("main")
+        print("loaded", loaded.read("x").tolist())
 a = program.Sequence(); b = a; c = program.Sequence()
 print("hash", hash(a) == hash(b), a == b, a != c, len({a: 1, b: 2, c: 3}))
 """
@@ -157,3 +176,6 @@ print("hash", hash(a) == hash(b), a == b, a != c, len({a: 1, b: 2, c: 3}))
     assert "Engine.getProfileData" in lines["getProfileData"]
     assert "Session.seed" in lines["setRandomSeed"]
     assert lines["hash"] == "True True True 2"
+    assert lines["cache"] == "True"
+    assert "needs device= on the sdk backend" in lines["load"]
+    assert lines["loaded"] == "[0.0, 0.0, 0.0, 0.0]"
