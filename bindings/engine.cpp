@@ -1,6 +1,5 @@
 // poplar::Engine with numpy host buffers. The Python object keeps every buffer
 // it was given alive for as long as the engine may touch it.
-#include <poplar/EmulatorExtensions.hpp>
 #include <poplar/Engine.hpp>
 #include <poplar/exceptions.hpp>
 
@@ -16,14 +15,8 @@
 #include <string>
 #include <utility>
 
+#include "backend.hpp"
 #include "bindings.hpp"
-
-// The emulator also gives its profile as data (the SDK reports through libpva).
-#if __has_include(<poplar/ProfileData.hpp>)
-#define POPDSL_HAS_PROFILE_DATA 1
-#else
-#define POPDSL_HAS_PROFILE_DATA 0
-#endif
 
 namespace popdsl_bindings {
 
@@ -37,7 +30,8 @@ struct PyEngine {
   std::unique_ptr<Engine> engine;
   std::map<std::string, py::object> streamBuffers;
   std::map<std::string, poplar::DataStream> streams;
-  std::map<std::string, poplar::detail::HostFunctionInfo> hostFunctions;
+  std::map<std::string, backend::HostFunctionInfo> hostFunctions;
+  bool interfaceKnown = true; // false: made from an executable the backend cannot look into
   py::object printFile; // None: sys.stdout at each run
 
   Engine &get() { return *engine; }
@@ -54,23 +48,31 @@ py::array contiguousBuffer(py::handle obj, bool writeable, const char *what) {
   return arr;
 }
 
+// What a stream callback's buffer is: its element type and count and its direction.
+struct StreamBuffer {
+  poplar::Type type;
+  std::size_t numElements;
+  bool toDevice;
+};
+
 // Calls fn(buffer) for a stream: for host-to-device a fresh array the callback
 // fills; for device-to-host a copy of the data the device sent.
+
 class PyStreamCallback : public poplar::StreamCallback {
 public:
-  PyStreamCallback(py::function fn, poplar::DataStream stream) : fn_(std::move(fn)), stream_(std::move(stream)) {}
+  PyStreamCallback(py::function fn, StreamBuffer stream) : fn_(std::move(fn)), stream_(stream) {}
   ~PyStreamCallback() override {
     py::gil_scoped_acquire gil;
     fn_ = py::function();
   }
   void fetch(void *p) override {
     py::gil_scoped_acquire gil;
-    const auto n = static_cast<py::ssize_t>(stream_.numElements());
+    const auto n = static_cast<py::ssize_t>(stream_.numElements);
     // An explicit shape: with a braced {n} the (handle, bool) object constructor
     // wins overload resolution and `arr` would be the dtype itself.
-    py::array arr(numpyDtype(stream_.elementType()), std::vector<py::ssize_t>{n});
+    py::array arr(numpyDtype(stream_.type), std::vector<py::ssize_t>{n});
     const auto bytes = static_cast<std::size_t>(arr.nbytes());
-    const bool toDevice = stream_.type() == poplar::DataStreamType::HostToDeviceFIFO;
+    const bool toDevice = stream_.toDevice;
     if (!toDevice) std::memcpy(arr.mutable_data(), p, bytes);
     py::object result = fn_(arr);
     if (toDevice) {
@@ -81,14 +83,14 @@ public:
 
 private:
   py::function fn_;
-  poplar::DataStream stream_;
+  StreamBuffer stream_;
 };
 
 // Calls fn(inputs, outputs) with fresh numpy arrays: copies of the inputs, and
 // zeroed outputs whose contents go back to the engine when fn returns.
 class PyHostCallback : public poplar::HostCallback {
 public:
-  PyHostCallback(py::function fn, poplar::detail::HostFunctionInfo info) : fn_(std::move(fn)), info_(std::move(info)) {}
+  PyHostCallback(py::function fn, backend::HostFunctionInfo info) : fn_(std::move(fn)), info_(std::move(info)) {}
   ~PyHostCallback() override {
     py::gil_scoped_acquire gil;
     fn_ = py::function();
@@ -117,7 +119,7 @@ private:
     return a;
   }
   py::function fn_;
-  poplar::detail::HostFunctionInfo info_;
+  backend::HostFunctionInfo info_;
 };
 
 // PrintTensor output for a Python file object. The engine writes each print as
@@ -180,35 +182,6 @@ template <class Fn> void runPrinting(PyEngine &e, Fn fn) {
   buffer.rethrowIfFailed();
 }
 
-#if POPDSL_HAS_PROFILE_DATA
-py::dict profileDict(const poplar::ProfileData &p) {
-  py::list steps;
-  for (const auto &s : p.steps) {
-    py::dict d;
-    d["kind"] = s.kind;
-    d["name"] = s.name;
-    d["executions"] = s.executions;
-    d["host_seconds"] = s.hostSeconds;
-    d["sync_cycles"] = s.syncCycles;
-    d["exchange_cycles"] = s.exchangeCycles;
-    d["compute_cycles"] = s.computeCycles;
-    d["exchange_bytes"] = s.exchangeBytes;
-    steps.append(d);
-  }
-  py::dict d;
-  d["target"] = p.target;
-  d["num_variables"] = p.numVariables;
-  d["num_constants"] = p.numConstants;
-  d["num_compute_sets"] = p.numComputeSets;
-  d["num_programs"] = p.numPrograms;
-  d["variable_bytes_per_tile"] = p.variableBytesPerTile;
-  d["constant_bytes_per_tile"] = p.constantBytesPerTile;
-  d["steps"] = steps;
-  d["runs"] = p.runs;
-  d["host_timed"] = p.hostTimed;
-  return d;
-}
-#endif
 
 } // namespace
 
@@ -239,9 +212,11 @@ void bindEngine(py::module_ &m) {
            "Compiles a graph with one program or a list of programs (run by index)")
       .def(py::init([](const poplar::Executable &exe, const OptionFlags &options, py::object progress) {
              auto e = std::make_unique<PyEngine>();
-             e->engine = std::make_unique<Engine>(poplar::detail::makeEngine(exe, options, progressFunction(progress)));
-             for (const auto &s : poplar::detail::executableStreams(exe)) e->streams[s.handle()] = s;
-             for (auto &f : poplar::detail::executableHostFunctions(exe)) e->hostFunctions[f.handle] = f;
+             e->engine = std::make_unique<Engine>(backend::makeEngine(exe, options, progressFunction(progress)));
+             backend::ExecutableInterface interface = backend::executableInterface(exe);
+             e->interfaceKnown = interface.available;
+             for (const auto &s : interface.streams) e->streams[s.handle()] = s;
+             for (auto &f : interface.hostFunctions) e->hostFunctions[f.handle] = f;
              e->printFile = py::none();
              return e;
            }),
@@ -286,28 +261,54 @@ void bindEngine(py::module_ &m) {
            py::arg("handle"), py::arg("buffer"),
            "Connects a numpy array as a circular buffer: each copy uses the next elements, wrapping")
       .def("connectStreamToCallback",
-           [](PyEngine &e, const std::string &handle, py::function fn) {
+           [](PyEngine &e, const std::string &handle, py::function fn, py::object stream) {
+             StreamBuffer buffer;
              auto it = e.streams.find(handle);
-             if (it == e.streams.end())
+             if (it != e.streams.end()) {
+               buffer = {it->second.elementType(), it->second.numElements(),
+                         it->second.type() == poplar::DataStreamType::HostToDeviceFIFO};
+             } else if (!stream.is_none()) {
+               auto described = stream.cast<std::tuple<poplar::Type, std::size_t, bool>>();
+               buffer = {std::get<0>(described), std::get<1>(described), std::get<2>(described)};
+             } else if (!e.interfaceKnown) {
+               throw backend::NeedsEmulatorBackend("Engine.connectStreamToCallback without stream=(type, numElements, "
+                                                   "toDevice) on an engine made from an Executable");
+             } else {
                throw poplar::stream_connection_error("Engine::connectStreamToCallback: no stream with handle '" + handle + "'");
-             e.get().connectStreamToCallback(handle, std::unique_ptr<poplar::StreamCallback>(new PyStreamCallback(fn, it->second)));
+             }
+             e.get().connectStreamToCallback(handle, std::unique_ptr<poplar::StreamCallback>(new PyStreamCallback(fn, buffer)));
              e.streamBuffers.erase(handle);
            },
-           py::arg("handle"), py::arg("callback"),
-           "callback(array): host-to-device fills the array (or returns the data); device-to-host receives a copy")
+           py::arg("handle"), py::arg("callback"), py::arg("stream") = py::none(),
+           "callback(array): host-to-device fills the array (or returns the data); device-to-host receives a copy. "
+           "stream=(poplar.Type, numElements, toDevice) describes the buffer where the engine cannot (an engine "
+           "made from an Executable on the sdk backend)")
       .def("connectHostFunction",
-           [](PyEngine &e, const std::string &handle, unsigned replicaIndex, py::function fn) {
+           [](PyEngine &e, const std::string &handle, unsigned replicaIndex, py::function fn, py::object arguments) {
+             backend::HostFunctionInfo info;
              auto it = e.hostFunctions.find(handle);
-             if (it == e.hostFunctions.end())
+             if (it != e.hostFunctions.end()) {
+               info = it->second;
+             } else if (!arguments.is_none()) {
+               auto described = arguments.cast<std::pair<std::vector<poplar::HostFunctionArgument>,
+                                                         std::vector<poplar::HostFunctionArgument>>>();
+               info = {handle, described.first, described.second};
+             } else if (!e.interfaceKnown) {
+               throw backend::NeedsEmulatorBackend("Engine.connectHostFunction without arguments=(ins, outs) on an "
+                                                   "engine made from an Executable");
+             } else {
                throw poplar::stream_connection_error("Engine::connectHostFunction: no host function with handle '" +
                                                      handle + "'");
+             }
              e.get().connectHostFunction(handle, replicaIndex,
-                                         std::unique_ptr<poplar::HostCallback>(new PyHostCallback(fn, it->second)));
+                                         std::unique_ptr<poplar::HostCallback>(new PyHostCallback(fn, info)));
            },
-           py::arg("handle"), py::arg("replicaIndex"), py::arg("callback"),
-           "callback(inputs, outputs): numpy arrays (flat, one per argument); write the results into outputs")
-      .def("setRandomSeed", [](PyEngine &e, std::uint64_t seed) { poplar::detail::setRandomSeed(e.get(), seed); }, py::arg("seed"))
-      .def("getRandomSeed", [](PyEngine &e) { return poplar::detail::getRandomSeed(e.get()); })
+           py::arg("handle"), py::arg("replicaIndex"), py::arg("callback"), py::arg("arguments") = py::none(),
+           "callback(inputs, outputs): numpy arrays (flat, one per argument); write the results into outputs. "
+           "arguments=(ins, outs), lists of (poplar.Type, numElements), describes them where the engine cannot "
+           "(an engine made from an Executable on the sdk backend)")
+      .def("setRandomSeed", [](PyEngine &e, std::uint64_t seed) { backend::setRandomSeed(e.get(), seed); }, py::arg("seed"))
+      .def("getRandomSeed", [](PyEngine &e) { return backend::getRandomSeed(e.get()); })
       .def("listStreams", [](PyEngine &e) { return e.get().listStreams(); })
       .def("setPrintTensorStream", [](PyEngine &e, py::object file) { e.printFile = file; }, py::arg("file"),
            "A Python file object for PrintTensor output (default: sys.stdout at each run)")
@@ -321,15 +322,13 @@ void bindEngine(py::module_ &m) {
            py::arg("out"), py::arg("opt") = OptionFlags(),
            "Writes the profile summary to a Python file object (e.g. sys.stdout); cycles are estimated")
       .def("resetExecutionProfile", [](PyEngine &e) { e.get().resetExecutionProfile(); })
-#if POPDSL_HAS_PROFILE_DATA
-      .def("getProfileData", [](PyEngine &e) { return profileDict(poplar::detail::getProfileData(e.get())); },
+      .def("getProfileData", [](PyEngine &e) { return backend::profileData(e.get()); },
            "Emulator only: the recorded profile as a dict (cycles estimated)")
       .def("writeProfileReport", [](PyEngine &e, const std::string &directory) {
-             return poplar::writeProfileReport(e.get(), directory);
+             return backend::writeProfileReport(e.get(), directory);
            }, py::arg("directory"),
            "Emulator only: writes profile_summary.txt and profile.json now (not again when the engine is "
            "destroyed); returns the paths")
-#endif
       ;
 }
 

@@ -1,6 +1,5 @@
 // compileGraph and Executable (serialized to and from Python bytes), and the
 // hardware-seed functions of RandomSeed.hpp.
-#include <poplar/EmulatorExtensions.hpp>
 #include <poplar/Executable.hpp>
 #include <poplar/RandomSeed.hpp>
 
@@ -9,6 +8,7 @@
 
 #include <sstream>
 
+#include "backend.hpp"
 #include "bindings.hpp"
 
 namespace popdsl_bindings {
@@ -48,7 +48,7 @@ void bindExecutable(py::module_ &m) {
   m.def("_executableSections",
         [](const Executable &exe) {
           py::dict sections;
-          for (const auto &s : poplar::detail::executableSections(exe)) sections[py::str(s.first)] = py::bytes(s.second);
+          for (const auto &s : backend::executableSections(exe)) sections[py::str(s.first)] = py::bytes(s.second);
           return sections;
         },
         "Emulator: the canonical serialized sections (target, graph, programs, options), for cache keys");

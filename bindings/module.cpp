@@ -1,4 +1,5 @@
 // popdsl._core: the Poplar API bound 1:1, in submodules named after its namespaces.
+#include "backend.hpp"
 #include "bindings.hpp"
 
 using namespace popdsl_bindings;
@@ -6,6 +7,13 @@ using namespace popdsl_bindings;
 PYBIND11_MODULE(_core, m) {
   m.doc() = "Raw bindings of the Poplar/poplibs C++ API (embedded emulator or SDK)";
   m.attr("backend") = POPDSL_BACKEND;
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const backend::NeedsEmulatorBackend &e) {
+      PyErr_SetString(PyExc_NotImplementedError, e.what());
+    }
+  });
   auto poplar = m.def_submodule("poplar", "namespace poplar");
   auto program = m.def_submodule("program", "namespace poplar::program");
   auto poputil = m.def_submodule("poputil", "namespace poputil");

@@ -84,12 +84,28 @@ std::pair<Tensor, Tensor> tensorPair(Graph &g, py::handle a, py::handle b, const
 }
 
 void bindExpressions(py::module_ &e) {
+  // Named one by one: poplibs' public API has no toString for these enums.
   auto unary = checkedEnum<UnaryOpType>(e, "UnaryOpType");
-  for (int i = 0; i <= static_cast<int>(UnaryOpType::TRUNC); ++i)
-    unary.value(toString(static_cast<UnaryOpType>(i)), static_cast<UnaryOpType>(i));
+#define POPDSL_UNARY(name) unary.value(#name, UnaryOpType::name);
+  POPDSL_UNARY(ABSOLUTE) POPDSL_UNARY(ASIN) POPDSL_UNARY(BITWISE_NOT) POPDSL_UNARY(CBRT) POPDSL_UNARY(CEIL)
+  POPDSL_UNARY(COS) POPDSL_UNARY(COUNT_LEADING_ZEROS) POPDSL_UNARY(ERF) POPDSL_UNARY(EXPONENT)
+  POPDSL_UNARY(EXPONENT_MINUS_ONE) POPDSL_UNARY(EXPONENT2) POPDSL_UNARY(FLOOR) POPDSL_UNARY(GELU_ERF)
+  POPDSL_UNARY(INVERSE) POPDSL_UNARY(IS_FINITE) POPDSL_UNARY(IS_INF) POPDSL_UNARY(IS_NAN) POPDSL_UNARY(LOGARITHM)
+  POPDSL_UNARY(LOGARITHM_ONE_PLUS) POPDSL_UNARY(LOGICAL_NOT) POPDSL_UNARY(NEGATE) POPDSL_UNARY(NEARBY_INT)
+  POPDSL_UNARY(POPCOUNT) POPDSL_UNARY(RELU) POPDSL_UNARY(SIGNUM) POPDSL_UNARY(SIN) POPDSL_UNARY(TAN)
+  POPDSL_UNARY(TANH) POPDSL_UNARY(ROUND) POPDSL_UNARY(SQRT) POPDSL_UNARY(SQUARE) POPDSL_UNARY(SIGMOID)
+  POPDSL_UNARY(RSQRT) POPDSL_UNARY(TRUNC)
+#undef POPDSL_UNARY
   auto binaryOps = checkedEnum<BinaryOpType>(e, "BinaryOpType");
-  for (int i = 0; i <= static_cast<int>(BinaryOpType::VARIANCE_TO_INV_STD_DEV); ++i)
-    binaryOps.value(toString(static_cast<BinaryOpType>(i)), static_cast<BinaryOpType>(i));
+#define POPDSL_BINARY(name) binaryOps.value(#name, BinaryOpType::name);
+  POPDSL_BINARY(ADD) POPDSL_BINARY(ATAN2) POPDSL_BINARY(BITWISE_AND) POPDSL_BINARY(BITWISE_OR)
+  POPDSL_BINARY(BITWISE_XOR) POPDSL_BINARY(BITWISE_XNOR) POPDSL_BINARY(DIVIDE) POPDSL_BINARY(EQUAL)
+  POPDSL_BINARY(GREATER_THAN_EQUAL) POPDSL_BINARY(GREATER_THAN) POPDSL_BINARY(INV_STD_DEV_TO_VARIANCE)
+  POPDSL_BINARY(LESS_THAN_EQUAL) POPDSL_BINARY(LOGICAL_AND) POPDSL_BINARY(LOGICAL_OR) POPDSL_BINARY(LESS_THAN)
+  POPDSL_BINARY(MAXIMUM) POPDSL_BINARY(MINIMUM) POPDSL_BINARY(MULTIPLY) POPDSL_BINARY(NOT_EQUAL)
+  POPDSL_BINARY(POWER) POPDSL_BINARY(REMAINDER) POPDSL_BINARY(SHIFT_LEFT) POPDSL_BINARY(SHIFT_RIGHT)
+  POPDSL_BINARY(SHIFT_RIGHT_SIGN_EXTEND) POPDSL_BINARY(SUBTRACT) POPDSL_BINARY(VARIANCE_TO_INV_STD_DEV)
+#undef POPDSL_BINARY
   checkedEnum<TernaryOpType>(e, "TernaryOpType")
       .value("CLAMP", TernaryOpType::CLAMP)
       .value("SELECT", TernaryOpType::SELECT);
@@ -134,7 +150,11 @@ void bindExpressions(py::module_ &e) {
              ExprPtr c = toExpr(value);
              if (!c->isA<Const>()) throw py::type_error("Const needs a number");
              if (type.is_none()) return *c->getAs<Const>();
-             return Const(c->getAs<Const>()->getValue(), type.cast<poplar::Type>());
+             // From the Python number itself (poplibs' Const does not give its value back).
+             const poplar::Type t = type.cast<poplar::Type>();
+             if (py::isinstance<py::float_>(value)) return Const(value.cast<double>(), t);
+             if (py::isinstance<py::bool_>(value)) return Const(value.cast<bool>() ? 1 : 0, t);
+             return std::visit([&](auto v) { return Const(v, t); }, integerValue(value));
            }),
            py::arg("value"), py::arg("type") = py::none(),
            "A constant; without a type it takes the type of the operand it meets")

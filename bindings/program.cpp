@@ -1,9 +1,9 @@
 // poplar::program: control programs as Python values.
-#include <poplar/EmulatorExtensions.hpp>
 #include <poplar/Program.hpp>
 
 #include <pybind11/operators.h>
 
+#include "backend.hpp"
 #include "bindings.hpp"
 
 namespace popdsl_bindings {
@@ -30,7 +30,7 @@ void bindProgram(py::module_ &m) {
       .def("isEmpty", &Program::isEmpty)
       .def(py::self == py::self)
       .def(py::self != py::self)
-      .def("__hash__", [](const Program &p) { return std::hash<const void *>()(poplar::detail::programIdentity(p)); });
+      .def("__hash__", [](const Program &p) { return backend::programHash(p); });
 
   py::class_<Sequence, Program>(m, "Sequence")
       .def(py::init<const std::vector<Program> &, const DebugContext &>(),

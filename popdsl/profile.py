@@ -10,6 +10,8 @@ import json
 import os
 import re
 
+from popdsl import _core
+
 _LOCATION = re.compile(r"[\w.-]+\.py:\d+")
 
 
@@ -106,6 +108,8 @@ class Profile:
 
     @classmethod
     def from_engine(cls, engine) -> "Profile":
+        """The engine's recorded profile. Needs the emulator backend: on the sdk backend
+        this raises NotImplementedError (the SDK reports through libpva and autoReport.*)."""
         import io
 
         data = engine.getProfileData()
@@ -224,7 +228,11 @@ def auto_report(engine):
     ask for them: into autoReport.directory (default "."), the first engine of a process
     directly, later ones into sub-directories session2, session3, ...; returns the paths.
     The engine writes profile_summary.txt and profile.json (and so does not write them
-    again when destroyed, as C++ programs' engines do); this adds the plots."""
+    again when destroyed, as C++ programs' engines do); this adds the plots.
+    On the sdk backend the SDK's engine writes its own report files (profile.pop) from
+    the same options, so this writes nothing and returns []."""
+    if _core.backend == "sdk":
+        return []
     options = dict(engine.getEngineOptions())
     if not any(options.get(k) == _TRUE for k in _REPORT_SWITCHES):
         return []

@@ -1,5 +1,7 @@
 """Random seeds: Poplar's hardware seeds (RandomSeed.hpp); each session's `seed` decides
-them (see pd.Session). poplibs' random functions are bound raw as popdsl.poprand."""
+them (see pd.Session). poplibs' random functions are bound raw as popdsl.poprand.
+get_hw_seeds/set_hw_seeds are the SDK's API and work on both backends; a session's
+`seed` (the engine's seed) needs the emulator backend (NotImplementedError on the sdk one)."""
 from popdsl._core import poplar
 from popdsl._core import program as _program
 from popdsl.control import emit

@@ -36,9 +36,10 @@ import time
 import numpy as np
 
 from popdsl._core import poplar
+from popdsl._core import backend as _core_backend
 from popdsl.callbacks import HostCallback
 from popdsl.control import Block
-from popdsl.dtypes import numpy_dtype
+from popdsl.dtypes import as_type, numpy_dtype
 from popdsl.graph import Graph
 from popdsl.instrument import Counter
 from popdsl.profile import Profile, auto_report
@@ -127,7 +128,10 @@ class Session:
         self.engine = poplar.Engine(executable, {}, _progress(f"building the engine for {self.name!r}"))
         log.info("engine for %r ready in %.3f s", self.name, time.perf_counter() - start)
         for handle, callback in self._callbacks.items():
-            self.engine.connectHostFunction(handle, 0, callback)
+            # The arguments' types and sizes too: the sdk backend cannot read them from the executable.
+            arguments = tuple([(as_type(dtype), int(np.prod(shape))) for shape, dtype in specs]
+                              for specs in (callback.inputs, callback.outputs))
+            self.engine.connectHostFunction(handle, 0, callback, arguments)
         if seed is not None:
             self.seed = seed
         self._host_data = {}  # handle -> host copy of a weight written through this session
@@ -170,7 +174,11 @@ class Session:
             raise SessionError(f"Session.load({path!r}): the saved session calls host callbacks "
                                f"{sorted(saved)}; give a function for each as callbacks={{name: fn}} "
                                f"(missing: {missing}, unknown: {unknown})")
-        target = poplar.Target.deserialize(poplar._executableSections(executable)["target"])
+        if device is None and _core_backend == "sdk":
+            raise SessionError(f"Session.load({path!r}) needs device= on the sdk backend: the saved target is read "
+                               "from the executable only by the emulator backend")
+        target = (device.getTarget() if device is not None
+                  else poplar.Target.deserialize(poplar._executableSections(executable)["target"]))
         self = cls.__new__(cls)
         self.graph = None
         self._by_id = {}
@@ -241,7 +249,8 @@ class Session:
     # --- seeds --------------------------------------------------------------------------
     @property
     def seed(self) -> int:
-        """The engine's random seed; the hardware seeds (pd.random.get_hw_seeds) derive from it."""
+        """The engine's random seed; the hardware seeds (pd.random.get_hw_seeds) derive from it.
+        Needs the emulator backend (NotImplementedError on the sdk backend)."""
         return self.engine.getRandomSeed()
 
     @seed.setter
@@ -341,10 +350,12 @@ class Session:
             raise SessionError(f"feeds given for unknown streams: {unknown}")
         outputs = {h: [] for h, s in self._streams.items() if not s.to_device}
         for handle, stream in self._streams.items():
+            # The buffer's description too: the sdk backend cannot read it from the executable.
+            described = (as_type(stream.dtype), int(np.prod(stream.shape)), stream.to_device)
             if stream.to_device:
-                self.engine.connectStreamToCallback(handle, _feeder(stream, feeds.get(handle)))
+                self.engine.connectStreamToCallback(handle, _feeder(stream, feeds.get(handle)), described)
             else:
-                self.engine.connectStreamToCallback(handle, _collector(stream, outputs[handle]))
+                self.engine.connectStreamToCallback(handle, _collector(stream, outputs[handle]), described)
         start = time.perf_counter()
         with _RunProgress(f"running {name!r} in session {self.name!r}", self._run_seconds.get(name)):
             self.engine.run(self.program_names.index(name))
@@ -364,6 +375,11 @@ def _compile_or_load(raw_graph, programs, options, cache_dir, program_names):
     executable = poplar.compileGraph(raw_graph, programs, options)
     if not cache_dir:
         log.info("compiled %s in %.3f s (no executable cache)", program_names, time.perf_counter() - start)
+        return executable
+    if _core_backend == "sdk":
+        # The cache keys on the emulator's canonical executable sections; the SDK has none.
+        log.warning("compiled %s without the executable cache: it needs the emulator backend "
+                    "(popdsl.backend() is 'sdk'); cache_dir %r is not used", program_names, cache_dir)
         return executable
     os.makedirs(cache_dir, exist_ok=True)
     sections = poplar._executableSections(executable)

@@ -1,7 +1,19 @@
 """Fixtures shared by the raw-binding tests: a small IPU model and a graph on it."""
 import pytest
 
+import popdsl
 from popdsl import poplar
+
+
+def pytest_collection_modifyitems(config, items):
+    """On the sdk backend, tests marked needs_emulator skip with the marker's reason."""
+    if popdsl.backend() != "sdk":
+        return
+    for item in items:
+        marker = item.get_closest_marker("needs_emulator")
+        if marker is not None:
+            reason = marker.args[0] if marker.args else "uses an emulator-only feature"
+            item.add_marker(pytest.mark.skip(reason=f"needs the emulator backend: {reason}"))
 
 
 @pytest.fixture

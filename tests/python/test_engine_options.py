@@ -139,6 +139,7 @@ def test_engine_without_report_options_writes_nothing(device, graph, tmp_path, m
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.needs_emulator("popdsl's own report files (the SDK writes its profile.pop itself)")
 def test_session_report_is_written_once(tmp_path):
     dev = pd.ipu_model(tiles=4)
     g = pd.Graph(dev)

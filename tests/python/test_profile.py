@@ -33,6 +33,7 @@ def only_step(profile, prefix, kind=None):
     return found[0]
 
 
+@pytest.mark.needs_emulator("profile data (Engine.getProfileData, Session.profile)")
 def test_execution_counts_of_nested_control_flow(device):
     g = pd.Graph(device)
     k, then, other, w = (g.variable(pd.int32, (1,), name=n) for n in ("k", "then", "other", "w"))
@@ -92,6 +93,7 @@ def run_profile(device, build, options=None):
         return s.profile
 
 
+@pytest.mark.needs_emulator("profile data (Engine.getProfileData, Session.profile)")
 @pytest.mark.parametrize("dtype, per_vector", [(pd.float32, 2), (pd.float16, 4)])
 def test_compute_cycles_follow_elements_per_tile(device, dtype, per_vector):
     def inc(n, mapping):
@@ -108,6 +110,7 @@ def test_compute_cycles_follow_elements_per_tile(device, dtype, per_vector):
     assert one_tile.sync_cycles == SYNC and one_tile.exchange_cycles == 0
 
 
+@pytest.mark.needs_emulator("profile data (Engine.getProfileData, Session.profile)")
 def test_transcendental_ops_cost_more_per_vector(device):
     def build(g):
         x = g.variable(pd.float32, (600,), name="x", mapping=0)
@@ -120,6 +123,7 @@ def test_transcendental_ops_cost_more_per_vector(device):
     assert only_step(profile, "exp/").compute_cycles == elementwise_cycles(600, 2, TRANSCENDENTAL)
 
 
+@pytest.mark.needs_emulator("profile data (Engine.getProfileData, Session.profile)")
 def test_copy_between_tiles_is_exchange(device):
     def build(g):
         a = g.variable(pd.float32, (1000,), name="a", mapping=0)
@@ -133,6 +137,7 @@ def test_copy_between_tiles_is_exchange(device):
     assert (local.exchange_bytes, local.exchange_cycles, local.compute_cycles) == (0, 0, 4000 // 8)
 
 
+@pytest.mark.needs_emulator("profile data (Engine.getProfileData, Session.profile)")
 def test_matmul_cycles_are_flops_per_tile_over_amp_rate(device):
     m, k, n = 8, 64, 16
     found = {}
@@ -148,6 +153,7 @@ def test_matmul_cycles_are_flops_per_tile_over_amp_rate(device):
     assert only_step(profile, "mm", "Execute").compute_cycles == VERTEX + math.ceil(2 * k * busiest / FLOAT_AMP_FLOPS)
 
 
+@pytest.mark.needs_emulator("profile data (Engine.getProfileData, Session.profile)")
 def test_memory_per_tile_is_what_the_mapping_implies(device):
     g = pd.Graph(device)
     g.variable(pd.float32, (10,), name="a", mapping=1)
@@ -174,6 +180,7 @@ def small_profile(device):
     return run_profile(device, build, options={"debug.instrument": "true"})
 
 
+@pytest.mark.needs_emulator("profile data (Engine.getProfileData, Session.profile)")
 def test_summary_has_poplars_sections_and_labels_cycles_estimated(small_profile):
     text = small_profile.summary()
     for section in ("Target:", "Graph:", "Memory Usage:", "Execution:", "By Tile (Excluding Gaps):",
@@ -186,12 +193,14 @@ def test_summary_has_poplars_sections_and_labels_cycles_estimated(small_profile)
     assert "not measured" not in text  # debug.instrument times the steps on the host
 
 
+@pytest.mark.needs_emulator("profile data (Engine.getProfileData, Session.profile)")
 def test_host_time_only_with_instrumentation(small_profile, device):
     assert small_profile.host_timed and all(s.host_seconds > 0 for s in small_profile.steps if s.executions)
     plain = run_profile(device, lambda g: pd.zero(g.variable(pd.float32, (4,))))
     assert not plain.host_timed and all(s.host_seconds == 0 for s in plain.steps)
 
 
+@pytest.mark.needs_emulator("profile data (Engine.getProfileData, Session.profile)")
 def test_json_round_trip_and_breakdowns(small_profile):
     again = pd.Profile.from_json(small_profile.to_json())
     assert again == small_profile
@@ -201,6 +210,7 @@ def test_json_round_trip_and_breakdowns(small_profile):
     assert any("pd.exp(x)" in line.label for line in lines)
 
 
+@pytest.mark.needs_emulator("profile data (Engine.getProfileData, Session.profile)")
 def test_plots_write_pngs(small_profile, tmp_path):
     pytest.importorskip("matplotlib")
     import matplotlib.image
@@ -211,6 +221,7 @@ def test_plots_write_pngs(small_profile, tmp_path):
         assert width > 600 and height > 300
 
 
+@pytest.mark.needs_emulator("profile data (Engine.getProfileData, Session.profile)")
 def test_auto_report_from_environment(device, tmp_path, monkeypatch):
     monkeypatch.setattr(popdsl.profile, "report_directories", [])
     monkeypatch.setenv("POPLAR_ENGINE_OPTIONS", f'{{"autoReport.all": "true", "autoReport.directory": "{tmp_path}"}}')
@@ -226,6 +237,7 @@ def test_auto_report_from_environment(device, tmp_path, monkeypatch):
     assert "Memory Usage:" in (tmp_path / "profile_summary.txt").read_text()
 
 
+@pytest.mark.needs_emulator("profile data (Engine.getProfileData, Session.profile)")
 def test_no_report_files_without_auto_report(device, tmp_path, monkeypatch):
     monkeypatch.delenv("POPLAR_ENGINE_OPTIONS", raising=False)
     monkeypatch.chdir(tmp_path)
@@ -233,6 +245,7 @@ def test_no_report_files_without_auto_report(device, tmp_path, monkeypatch):
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.needs_emulator("profile data (Engine.getProfileData, Session.profile)")
 def test_cycle_count_is_the_estimated_cycles_of_its_block(device):
     g = pd.Graph(device)
     x = g.variable(pd.float32, (100,), name="x")
@@ -256,6 +269,7 @@ def test_cycle_count_is_the_estimated_cycles_of_its_block(device):
     assert pd.cycle_count.value(None, [5, 2]) == 5 + (2 << 32)
 
 
+@pytest.mark.needs_emulator("profile data (Engine.getProfileData, Session.profile)")
 def test_raw_cycle_count_and_bad_tile(graph, device):
     x = graph.addVariable(poplar.FLOAT, [8], "x")
     graph.setTileMapping(x, 0)
@@ -287,6 +301,7 @@ print("script ran")
 """
 
 
+@pytest.mark.needs_emulator("profile data (Engine.getProfileData, Session.profile)")
 def test_cli_profile_and_info(tmp_path):
     script = tmp_path / "tiny.py"
     script.write_text(SCRIPT)

@@ -354,6 +354,7 @@ def test_dynamic_indexing_inside_a_repeat(graph, session_factory):
             table.at[i].set(column)
 
 
+@pytest.mark.needs_emulator("the DESIGN.md example reads Session.profile")
 def test_design_md_example_runs_as_written(ipu_device):
     """DESIGN.md's example, with checks of what it prints."""
     dev = ipu_device

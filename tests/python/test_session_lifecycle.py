@@ -80,6 +80,7 @@ def cache_messages(caplog):
     return [r.getMessage() for r in caplog.records if r.name == "popdsl"]
 
 
+@pytest.mark.needs_emulator("the executable cache (canonical executable sections)")
 def test_cache_miss_then_hit_then_recompile_with_reason(device, tmp_path, caplog):
     caplog.set_level(logging.INFO, logger="popdsl")
     g, main, out = build_model(device)
@@ -105,6 +106,7 @@ def test_cache_miss_then_hit_then_recompile_with_reason(device, tmp_path, caplog
     assert any("recompiling ['main']: graph changed" in m for m in cache_messages(caplog))
 
 
+@pytest.mark.needs_emulator("the executable cache (canonical executable sections)")
 def test_changed_options_recompile_and_the_environment_names_the_cache(device, tmp_path, caplog, monkeypatch):
     caplog.set_level(logging.INFO, logger="popdsl")
     monkeypatch.setenv("POPDSL_CACHE_DIR", str(tmp_path))
@@ -117,6 +119,7 @@ def test_changed_options_recompile_and_the_environment_names_the_cache(device, t
     assert len(list(tmp_path.glob("*.popexe"))) == 2
 
 
+@pytest.mark.needs_emulator("the executable cache (canonical executable sections)")
 def test_a_corrupt_cached_executable_is_recompiled(device, tmp_path, caplog):
     caplog.set_level(logging.INFO, logger="popdsl")
     g, main, _ = build_model(device)
@@ -180,6 +183,7 @@ def test_cycle_counters_survive_save_and_load(device, tmp_path):
     assert [count.value(lo_hi[0]), stamp.value(lo_hi[1])] == [cycles, stamped]
 
 
+@pytest.mark.needs_emulator("Session.load without device= (the saved target is read from the executable)")
 def test_loaded_session_streams_by_handle(device, tmp_path):
     g = pd.Graph(device)
     inp = g.host_to_device(pd.float32, (3,), name="in")
@@ -328,6 +332,7 @@ def test_host_callback_exceptions_propagate_and_the_session_still_works(device):
         assert s.read(out).shape == (2, 3)
 
 
+@pytest.mark.needs_emulator("Session.load without device= (the saved target is read from the executable)")
 def test_loaded_session_needs_its_callbacks(device, tmp_path):
     g, main, _ = callback_graph(device, lambda a, n: a, name="identity")
     pd.Session(g, main, device=device).save(tmp_path / "cb")
@@ -349,6 +354,7 @@ def seeds_graph(device):
     return g, main, seeds
 
 
+@pytest.mark.needs_emulator("the engine's random seed (Session.seed)")
 def test_seed_decides_the_hardware_seeds(device):
     g, main, seeds = seeds_graph(device)
     runs = {}
@@ -368,6 +374,7 @@ def test_seed_decides_the_hardware_seeds(device):
     assert abs(words.mean() / 2 ** 32 - 0.5) < 0.1
 
 
+@pytest.mark.needs_emulator("the engine's random seed (Session.seed)")
 def test_seed_setter_reseeds_and_set_hw_seeds_writes(device):
     g = pd.Graph(device)
     with pd.Sequence("main") as main:
@@ -386,6 +393,7 @@ def test_seed_setter_reseeds_and_set_hw_seeds_writes(device):
             s.seed = -1
 
 
+@pytest.mark.needs_emulator("progress of building an engine from an Executable")
 def test_engine_building_progress_is_logged_without_a_terminal(device, caplog):
     caplog.set_level(logging.DEBUG, logger="popdsl")
     g, main, _ = build_model(device)

@@ -306,6 +306,7 @@ def test_a_forked_child_runs_parallel_compute_sets():
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
+@pytest.mark.needs_emulator("profile data (Engine.getProfileData)")
 def test_profile_shows_the_compute_set_with_estimates_and_exchange():
     vs = Vertices()
     x = vs.variable(np.ones(4, np.float32), name="x", tile=0)
@@ -325,6 +326,7 @@ def test_profile_shows_the_compute_set_with_estimates_and_exchange():
     assert steps[0]["exchange_cycles"] == 2 * 4 * 4 // 4  # ipu2 exchanges 4 bytes per cycle
 
 
+@pytest.mark.needs_emulator("profile data (Engine.getProfileData)")
 def test_outputs_on_other_tiles_count_as_exchange():
     vs = Vertices()
     x = vs.variable(np.ones(6, np.float32), name="x", tile=0)

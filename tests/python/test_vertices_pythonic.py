@@ -27,6 +27,7 @@ def graph():
     return g
 
 
+@pytest.mark.needs_emulator("profile data (Session.profile)")
 def test_compute_set_block_runs_in_order_with_keyword_fields(graph):
     x = graph.variable(pd.float32, (4, 3), name="x")
     sums = graph.variable(pd.float32, (4,), name="sums", mapping=0)
@@ -46,6 +47,7 @@ def test_compute_set_block_runs_in_order_with_keyword_fields(graph):
         assert "row sums" in s.profile.summary()
 
 
+@pytest.mark.needs_emulator("profile data (Session.profile)")
 def test_debug_name_is_the_source_line_and_lists_and_plain_fields_work(graph):
     rows = [graph.variable(pd.float32, (3,), name=f"r{i}", mapping=1) for i in range(2)]
     out = graph.variable(pd.float32, (3,), name="out", mapping=1)

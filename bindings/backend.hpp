@@ -1,0 +1,72 @@
+#pragma once
+// The seam between the bindings and the Poplar implementation they are built against.
+// Everything bindings/ needs that the SDK's public API does not give is declared here,
+// and nowhere else: backend_emulator.cpp implements it with the emulator's extensions
+// (emulator/internal/poplar), backend_sdk.cpp with the SDK's documented API only, or
+// by throwing NeedsEmulatorBackend (Python: NotImplementedError) naming the feature.
+// CMake compiles exactly one of the two (POPDSL_BACKEND).
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <poplar/DataStream.hpp>
+#include <poplar/Engine.hpp>
+#include <poplar/Executable.hpp>
+#include <poplar/Graph.hpp>
+#include <poplar/OptionFlags.hpp>
+#include <poplar/Program.hpp>
+
+#include <pybind11/pybind11.h>
+
+namespace popdsl_bindings {
+namespace backend {
+
+// A feature this backend cannot give; Python sees NotImplementedError with the message.
+class NeedsEmulatorBackend : public std::runtime_error {
+public:
+  explicit NeedsEmulatorBackend(const std::string &feature)
+      : std::runtime_error(feature + " needs popdsl's emulator backend: the Poplar SDK's public API has no "
+                                     "equivalent (this popdsl was built with POPDSL_BACKEND=sdk)") {}
+};
+
+// An engine for `exe`. The emulator reports the engine's lowering to `progress`; the SDK's
+// Engine(const Executable &, const OptionFlags &) takes no progress function, so there
+// `progress` is not called (compileGraph reports the SDK's compilation progress).
+poplar::Engine makeEngine(const poplar::Executable &exe, const poplar::OptionFlags &options,
+                          poplar::ProgressFunc progress);
+
+// The data streams and host functions of the executable's graph, to type the numpy
+// buffers of stream callbacks and host functions. `available` is false where the
+// backend cannot look inside an executable (the SDK).
+struct HostFunctionInfo {
+  std::string handle;
+  std::vector<poplar::HostFunctionArgument> ins, outs;
+};
+struct ExecutableInterface {
+  bool available = false;
+  std::vector<poplar::DataStream> streams;
+  std::vector<HostFunctionInfo> hostFunctions;
+};
+ExecutableInterface executableInterface(const poplar::Executable &exe);
+
+// The serialized parts of an executable in canonical form ("target", "graph",
+// "programs", "options"): equal inputs give equal bytes (popdsl's executable cache).
+std::vector<std::pair<std::string, std::string>> executableSections(const poplar::Executable &exe);
+
+// The seed the engine's hardware random seeds derive from.
+void setRandomSeed(poplar::Engine &engine, std::uint64_t seed);
+std::uint64_t getRandomSeed(const poplar::Engine &engine);
+
+// The engine's recorded profile as a dict (cycles estimated), and the report files
+// written now into `directory` (their paths).
+pybind11::dict profileData(const poplar::Engine &engine);
+std::vector<std::string> writeProfileReport(poplar::Engine &engine, const std::string &directory);
+
+// A hash consistent with Program's operator== (copies of one program are equal).
+std::size_t programHash(const poplar::program::Program &program);
+
+} // namespace backend
+} // namespace popdsl_bindings

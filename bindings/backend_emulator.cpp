@@ -1,0 +1,71 @@
+// The seam (backend.hpp) on popdsl's emulator: its extensions beyond the SDK's API.
+#include <poplar/EmulatorExtensions.hpp>
+#include <poplar/ProfileData.hpp>
+
+#include <pybind11/stl.h>
+
+#include "backend.hpp"
+
+namespace popdsl_bindings {
+namespace backend {
+
+poplar::Engine makeEngine(const poplar::Executable &exe, const poplar::OptionFlags &options,
+                          poplar::ProgressFunc progress) {
+  return poplar::detail::makeEngine(exe, options, std::move(progress));
+}
+
+ExecutableInterface executableInterface(const poplar::Executable &exe) {
+  ExecutableInterface result;
+  result.available = true;
+  result.streams = poplar::detail::executableStreams(exe);
+  for (auto &f : poplar::detail::executableHostFunctions(exe))
+    result.hostFunctions.push_back({std::move(f.handle), std::move(f.ins), std::move(f.outs)});
+  return result;
+}
+
+std::vector<std::pair<std::string, std::string>> executableSections(const poplar::Executable &exe) {
+  return poplar::detail::executableSections(exe);
+}
+
+void setRandomSeed(poplar::Engine &engine, std::uint64_t seed) { poplar::detail::setRandomSeed(engine, seed); }
+std::uint64_t getRandomSeed(const poplar::Engine &engine) { return poplar::detail::getRandomSeed(engine); }
+
+pybind11::dict profileData(const poplar::Engine &engine) {
+  const poplar::ProfileData p = poplar::detail::getProfileData(engine);
+  pybind11::list steps;
+  for (const auto &s : p.steps) {
+    pybind11::dict d;
+    d["kind"] = s.kind;
+    d["name"] = s.name;
+    d["executions"] = s.executions;
+    d["host_seconds"] = s.hostSeconds;
+    d["sync_cycles"] = s.syncCycles;
+    d["exchange_cycles"] = s.exchangeCycles;
+    d["compute_cycles"] = s.computeCycles;
+    d["exchange_bytes"] = s.exchangeBytes;
+    steps.append(d);
+  }
+  pybind11::dict d;
+  d["target"] = p.target;
+  d["num_variables"] = p.numVariables;
+  d["num_constants"] = p.numConstants;
+  d["num_compute_sets"] = p.numComputeSets;
+  d["num_programs"] = p.numPrograms;
+  d["variable_bytes_per_tile"] = p.variableBytesPerTile;
+  d["constant_bytes_per_tile"] = p.constantBytesPerTile;
+  d["steps"] = steps;
+  d["runs"] = p.runs;
+  d["host_timed"] = p.hostTimed;
+  return d;
+}
+
+std::vector<std::string> writeProfileReport(poplar::Engine &engine, const std::string &directory) {
+  return poplar::writeProfileReport(engine, directory);
+}
+
+std::size_t programHash(const poplar::program::Program &program) {
+  return std::hash<const void *>()(poplar::detail::programIdentity(program));
+}
+
+} // namespace backend
+} // namespace popdsl_bindings

@@ -1,0 +1,45 @@
+// The seam (backend.hpp) on the Poplar SDK: its documented public API only. What the
+// SDK does not offer throws NeedsEmulatorBackend (Python: NotImplementedError).
+#include "backend.hpp"
+
+namespace popdsl_bindings {
+namespace backend {
+
+poplar::Engine makeEngine(const poplar::Executable &exe, const poplar::OptionFlags &options,
+                          poplar::ProgressFunc) {
+  // The SDK's Engine(const Executable &, const OptionFlags &) takes no progress function.
+  return poplar::Engine(exe, options);
+}
+
+ExecutableInterface executableInterface(const poplar::Executable &) {
+  return {}; // the SDK's Executable does not list its streams or host functions
+}
+
+std::vector<std::pair<std::string, std::string>> executableSections(const poplar::Executable &) {
+  throw NeedsEmulatorBackend("the executable cache (canonical executable sections, poplar._executableSections)");
+}
+
+void setRandomSeed(poplar::Engine &, std::uint64_t) {
+  throw NeedsEmulatorBackend("setting the engine's random seed (Engine.setRandomSeed, Session.seed)");
+}
+std::uint64_t getRandomSeed(const poplar::Engine &) {
+  throw NeedsEmulatorBackend("reading the engine's random seed (Engine.getRandomSeed, Session.seed)");
+}
+
+pybind11::dict profileData(const poplar::Engine &) {
+  throw NeedsEmulatorBackend("profile data as a dict (Engine.getProfileData, Session.profile; the SDK reports "
+                             "through libpva and the autoReport.* engine options)");
+}
+std::vector<std::string> writeProfileReport(poplar::Engine &, const std::string &) {
+  throw NeedsEmulatorBackend("writing the profile report on demand (Engine.writeProfileReport; the SDK writes "
+                             "it through the autoReport.* engine options)");
+}
+
+std::size_t programHash(const poplar::program::Program &) {
+  // The SDK has Program's operator== but no hash or identity: one bucket for all
+  // programs keeps hashing consistent with ==, at the cost of linear dict lookups.
+  return 0;
+}
+
+} // namespace backend
+} // namespace popdsl_bindings

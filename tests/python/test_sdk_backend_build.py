@@ -1,0 +1,181 @@
+"""The bindings built as for a real Poplar SDK (POPDSL_BACKEND=sdk) against the SDK-shaped
+prefix of the popdsl under test, with only the prefix's include directory (no emulator
+internals), then a part of the test suite run on that build in a subprocess.
+
+Slow (a build of bindings/ at -O0, a few minutes on two cores): `pytest -m "not slow"`
+deselects it; plain `pytest` (CI) runs it."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import popdsl
+
+REPO = Path(__file__).resolve().parents[2]
+
+# Raw-API and Pythonic tests run on the sdk build; those needing emulator-only features
+# are marked needs_emulator and skip there.
+SUITE = [
+    "test_programs.py", "test_tensor_views.py", "test_popops_map.py", "test_popops_data.py",
+    "test_popops_with_output.py", "test_poplin.py", "test_popnn.py", "test_popnn_loss.py",
+    "test_engine_errors.py", "test_vertices.py", "test_poputil.py", "test_poprand.py",
+    "test_executable.py", "test_profile.py", "test_session_lifecycle.py", "test_pythonic.py",
+    "test_vertices_pythonic.py", "test_vertex_templates.py", "test_engine_options.py", "test_targets.py",
+    "test_popops_grouped_slice.py", "test_poputil_tile_mapping.py", "test_poputil_regions.py", "test_lstm.py",
+    "test_attention.py", "test_attention_masks.py",
+]
+
+pytestmark = pytest.mark.slow
+
+
+def _tool(name):
+    path = shutil.which(name)
+    if path is None:
+        pytest.skip(f"{name} is not installed")
+    return path
+
+
+@pytest.fixture(scope="module")
+def sdk_build(tmp_path_factory):
+    """(the package directory holding popdsl with the sdk-mode _core, the build's compile commands,
+    build seconds)."""
+    if popdsl.backend() != "emulator":
+        pytest.skip("builds against the emulator's prefix; this popdsl is itself an sdk build")
+    prefix = Path(popdsl.__file__).parent / "sdk"
+    assert (prefix / "lib" / "cmake" / "poplar").is_dir(), f"no SDK-shaped prefix at {prefix}"
+    import pybind11
+
+    build = tmp_path_factory.mktemp("sdk_build")
+    configure = [
+        _tool("cmake"), "-S", str(REPO), "-B", str(build), "-DPOPDSL_BACKEND=sdk",
+        f"-DCMAKE_PREFIX_PATH={prefix}", f"-Dpybind11_DIR={pybind11.get_cmake_dir()}",
+        f"-DPython_EXECUTABLE={sys.executable}",
+        # -O0: this build proves the bindings compile, link and behave; it is not timed.
+        "-DCMAKE_BUILD_TYPE=Debug", "-DCMAKE_CXX_FLAGS_DEBUG=-O0", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
+    ]
+    if shutil.which("ninja"):
+        configure += ["-G", "Ninja"]
+    if shutil.which("ccache"):
+        configure.append("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
+    start = time.perf_counter()
+    subprocess.run(configure, check=True, capture_output=True, text=True)
+    result = subprocess.run([_tool("cmake"), "--build", str(build), "--parallel", str(os.cpu_count() or 2)],
+                            capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    assert result.returncode == 0, f"the sdk-mode build failed:\n{result.stdout[-6000:]}\n{result.stderr[-3000:]}"
+
+    package = tmp_path_factory.mktemp("sdk_package")
+    shutil.copytree(Path(popdsl.__file__).parent, package / "popdsl",
+                    ignore=shutil.ignore_patterns("_core*.so", "sdk", "__pycache__"))
+    # The prefix itself, where the installed package has it (tests compile C++ against it).
+    (package / "popdsl" / "sdk").symlink_to(prefix, target_is_directory=True)
+    (core,) = build.glob("_core*.so")
+    shutil.copy2(core, package / "popdsl" / core.name)
+    commands = json.loads((build / "compile_commands.json").read_text())
+    return package, prefix, commands, seconds
+
+
+def test_sdk_mode_includes_only_the_prefix_and_compiles_the_sdk_backend(sdk_build):
+    package, prefix, commands, seconds = sdk_build
+    sources = {Path(c["file"]).name for c in commands}
+    assert "backend_sdk.cpp" in sources and "backend_emulator.cpp" not in sources
+    include_dirs = set()
+    for c in commands:
+        include_dirs |= set(re.findall(r"(?:-I|-isystem )\s*(\S+)", c["command"]))
+    repo_dirs = [d for d in include_dirs if Path(d).resolve().is_relative_to(REPO)
+                 and not Path(d).resolve().is_relative_to(prefix.resolve())]
+    assert str((prefix / "include").resolve()) in {str(Path(d).resolve()) for d in include_dirs}
+    assert repo_dirs == [], f"sdk mode must not see the emulator's sources or internals: {repo_dirs}"
+    print(f"sdk-mode build of bindings/: {seconds:.1f} s")
+
+
+def test_the_suite_passes_on_the_sdk_build(sdk_build):
+    package, prefix, commands, seconds = sdk_build
+    env = dict(os.environ, PYTHONPATH=str(package), PYTHONDONTWRITEBYTECODE="1")
+    check = subprocess.run([sys.executable, "-c", "import popdsl; print(popdsl.backend(), popdsl.__file__)"],
+                           env=env, cwd=package, capture_output=True, text=True, check=True)
+    assert check.stdout.split()[0] == "sdk" and check.stdout.split()[1].startswith(str(package))
+
+    tests = [str(REPO / "tests" / "python" / name) for name in SUITE]
+    start = time.perf_counter()
+    # From the package directory: the repository root must not be on sys.path (its popdsl
+    # is the emulator build).
+    result = subprocess.run([sys.executable, "-m", "pytest", "-rs", "-p", "no:cacheprovider",
+                             "--rootdir", str(REPO), *tests],
+                            env=env, cwd=package, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    assert result.returncode == 0, result.stdout[-8000:] + result.stderr[-2000:]
+    passed = int(re.search(r"(\d+) passed", result.stdout).group(1))
+    skipped = re.search(r"(\d+) skipped", result.stdout)
+    assert passed > 900, result.stdout[-3000:]
+    # Every skip is an emulator-only feature, named.
+    skip_lines = [l for l in result.stdout.splitlines() if l.startswith("SKIPPED")]
+    assert all("needs the emulator backend" in l for l in skip_lines), "\n".join(skip_lines)
+    assert any("profile data" in l for l in skip_lines)
+    print(f"sdk build: {passed} passed, {skipped.group(1) if skipped else 0} skipped in {seconds:.1f} s")
+
+
+def test_emulator_only_features_raise_not_implemented_on_the_sdk_build(sdk_build):
+    package, prefix, commands, seconds = sdk_build
+    script = r"""
+import numpy as np
+import popdsl as pd
+from popdsl import poplar, program, poputil
+dev = poplar.IPUModel("ipu2"); dev.tilesPerIPU = 4; dev = dev.createDevice()
+g = poplar.Graph(dev.getTarget())
+t = g.addVariable(poplar.FLOAT, [4], "t"); poputil.mapTensorLinearly(g, t)
+seq = program.Sequence()
+exe = poplar.compileGraph(g, [seq])
+engine = poplar.Engine(exe)
+for what, call in [("getProfileData", lambda: engine.getProfileData()),
+                   ("setRandomSeed", lambda: engine.setRandomSeed(1)),
+                   ("getRandomSeed", lambda: engine.getRandomSeed()),
+                   ("_executableSections", lambda: poplar._executableSections(exe)),
+                   ("writeProfileReport", lambda: engine.writeProfileReport("."))]:
+    try:
+        call()
+        print(what, "no error")
+    except NotImplementedError as e:
+        print(what, "NotImplementedError:", e)
+# Programs stay hashable, consistently with ==.
+# Sessions: the executable cache is skipped with a warning; a saved session loads only with device=.
+import logging, os, tempfile
+records = []
+logging.getLogger("popdsl").addHandler(type("H", (logging.Handler,), {"emit": lambda h, r: records.append(r)})())
+pg = pd.Graph(pd.ipu_model(tiles=4)); x = pg.variable(pd.float32, (4,), name="x")
+with pd.Sequence("main") as main:
+    pd.zero(x)
+with tempfile.TemporaryDirectory() as cache:
+    session = pd.Session(pg, main, cache_dir=cache)
+    print("cache", os.listdir(cache) == [] and any("needs the emulator backend" in r.getMessage() for r in records))
+    path = os.path.join(cache, "s.popdsl")
+    session.save(path)
+    try:
+        pd.Session.load(path)
+    except pd.SessionError as e:
+        print("load", e)
+    with pd.Session.load(path, device=pd.ipu_model(tiles=4)) as loaded:
+        loaded.run("main")
+        print("loaded", loaded.read("x").tolist())
+a = program.Sequence(); b = a; c = program.Sequence()
+print("hash", hash(a) == hash(b), a == b, a != c, len({a: 1, b: 2, c: 3}))
+"""
+    env = dict(os.environ, PYTHONPATH=str(package))
+    result = subprocess.run([sys.executable, "-c", script], env=env, cwd=package, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    lines = dict(line.split(" ", 1) for line in result.stdout.splitlines())
+    for what in ("getProfileData", "setRandomSeed", "getRandomSeed", "_executableSections", "writeProfileReport"):
+        assert lines[what].startswith("NotImplementedError:"), (what, lines[what])
+        assert "needs popdsl's emulator backend" in lines[what]
+    assert "Engine.getProfileData" in lines["getProfileData"]
+    assert "Session.seed" in lines["setRandomSeed"]
+    assert lines["hash"] == "True True True 2"
+    assert lines["cache"] == "True"
+    assert "needs device= on the sdk backend" in lines["load"]
+    assert lines["loaded"] == "[0.0, 0.0, 0.0, 0.0]"
