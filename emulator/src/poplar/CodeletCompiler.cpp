@@ -36,7 +36,7 @@ const char *const kCodeletHeaders[] = {"poplar/Vertex.hpp",  "poplar/VertexRegis
                                        "ipu_vector_math", "ipu_memory_intrinsics"};
 
 // Part of the cache key: change it when the generated registration code changes.
-const char kRegistrationVersion[] = "popdsl-vertex-registration-1";
+const char kRegistrationVersion[] = "popdsl-vertex-registration-2";
 
 bool isFile(const std::string &path) {
   struct stat st;
@@ -226,6 +226,8 @@ std::shared_ptr<CodeletLibrary> readLibrary(void *handle, const std::string &key
       field.elementSize = fi.elementSize;
       field.minAlign = fi.minAlign ? fi.minAlign : 1;
       field.offset = fi.offset;
+      field.layout[0] = fi.layout[0];
+      field.layout[1] = fi.layout[1];
       cls->fields.push_back(field);
     }
     library->vertices[cls->name] = cls;
