@@ -196,22 +196,45 @@ void bindVertices(py::module_ &m) {
   auto graph = py::reinterpret_borrow<py::class_<Graph>>(m.attr("Graph"));
   graph
       .def("addCodelets",
-           [](Graph &g, py::object src, const std::string &compileFlags) {
+           [](Graph &g, py::object src, CodeletFileType type, const std::string &compileFlags,
+              const std::string &targetName) {
              if (isSourceText(src)) {
                std::stringstream text(src.cast<std::string>());
-               return g.addCodelets(text, compileFlags);
+               return g.addCodelets(text, compileFlags, type == CodeletFileType::Auto ? CodeletFileType::CppSource : type,
+                                    targetName);
+             }
+             if (py::isinstance<py::list>(src) || py::isinstance<py::tuple>(src)) {
+               if (type != CodeletFileType::Auto)
+                 throw py::type_error("addCodelets: a list of paths takes no CodeletFileType (each file's extension decides)");
+               std::vector<std::string> paths;
+               for (py::handle p : src) paths.push_back(py::str(py::module_::import("os").attr("fspath")(p)));
+               return g.addCodelets(ArrayRef<std::string>(paths), compileFlags, targetName);
+             }
+             const std::string path = py::str(py::module_::import("os").attr("fspath")(src));
+             return g.addCodelets(StringRef(path), type, compileFlags, targetName);
+           },
+           py::arg("src"), py::arg("type") = CodeletFileType::Auto, py::arg("compileFlags") = "",
+           py::arg("targetName") = "",
+           "Compiles codelets: a file path (str or os.PathLike), a list of paths, or C++ source text "
+           "(a str containing a line break or a '{'); the arguments in the order of the SDK's "
+           "addCodelets(src, type, compileFlags, targetName)")
+      .def("addCodelets",
+           [](Graph &g, py::object src, const std::string &compileFlags, const std::string &targetName) {
+             if (isSourceText(src)) {
+               std::stringstream text(src.cast<std::string>());
+               return g.addCodelets(text, compileFlags, CodeletFileType::CppSource, targetName);
              }
              if (py::isinstance<py::list>(src) || py::isinstance<py::tuple>(src)) {
                std::vector<std::string> paths;
                for (py::handle p : src) paths.push_back(py::str(py::module_::import("os").attr("fspath")(p)));
-               return g.addCodelets(ArrayRef<std::string>(paths), compileFlags);
+               return g.addCodelets(ArrayRef<std::string>(paths), compileFlags, targetName);
              }
              const std::string path = py::str(py::module_::import("os").attr("fspath")(src));
-             return g.addCodelets(StringRef(path), CodeletFileType::Auto, compileFlags);
+             return g.addCodelets(StringRef(path), CodeletFileType::Auto, compileFlags, targetName);
            },
-           py::arg("src"), py::arg("compileFlags") = "",
-           "Compiles codelets: a file path (str or os.PathLike), a list of paths, or C++ source text "
-           "(a str containing a line break or a '{')")
+           py::arg("src"), py::arg("compileFlags"), py::arg("targetName") = "",
+           "addCodelets(srcs, compileFlags, targetName) and addCodelets(stream, compileFlags, ...): the "
+           "SDK's list and stream forms, which take the flags second")
       .def("hasCodelet", &Graph::hasCodelet, py::arg("vertexType"))
       .def("addVertex",
            [](py::object self, ComputeSet cs, const std::string &type, py::object connections) {

@@ -321,3 +321,51 @@ def test_set_initial_value_half_of_a_field_takes_the_bits():
     engine.load(device)
     engine.run(0)
     assert engine.readTensor("out", np.empty(1, np.float32))[0] == 6.5
+
+
+# ------------------------------------------------------------------ addCodelets argument order
+
+ADD_K = """#include <poplar/Vertex.hpp>
+class AddK : public poplar::Vertex {
+public:
+  poplar::InOut<float> x;
+  bool compute() { *x += K; return true; }
+};
+"""
+
+
+def run_add_k(graph, device):
+    x = graph.addVariable(poplar.FLOAT, [1], "x")
+    graph.setTileMapping(x, 0)
+    graph.setInitialValue(x, np.array([1.0], np.float32))
+    cs = graph.addComputeSet("k")
+    v = graph.addVertex(cs, "AddK", {"x": x[0]})
+    graph.setTileMapping(v, 0)
+    graph.createHostRead("x", x)
+    engine = poplar.Engine(graph, program.Execute(cs))
+    engine.load(device)
+    engine.run(0)
+    return engine.readTensor("x", np.empty(1, np.float32))[0]
+
+
+@pytest.mark.parametrize("call,expected", [
+    # The SDK's addCodelets(src, type, compileFlags, targetName) ...
+    (lambda g, path: g.addCodelets(path, poplar.CodeletFileType.CppSource, "-DK=2", "ipu2"), 3.0),
+    (lambda g, path: g.addCodelets(str(path), compileFlags="-DK=4"), 5.0),
+    # ... and its list and stream forms, which take the flags second.
+    (lambda g, path: g.addCodelets([path], "-DK=8"), 9.0),
+    (lambda g, path: g.addCodelets(ADD_K, "-DK=16"), 17.0),
+    (lambda g, path: g.addCodelets(ADD_K, poplar.CodeletFileType.CppSource, "-DK=32"), 33.0),
+])
+def test_add_codelets_takes_the_sdks_argument_orders(tmp_path, call, expected):
+    path = tmp_path / "add_k.cpp"
+    path.write_text(ADD_K)
+    device, graph = make_graph()
+    assert call(graph, path) is True
+    assert run_add_k(graph, device) == expected
+
+
+def test_a_list_of_codelet_files_takes_no_file_type(tmp_path):
+    _, graph = make_graph()
+    with pytest.raises(TypeError, match="a list of paths takes no CodeletFileType"):
+        graph.addCodelets([tmp_path / "x.cpp"], poplar.CodeletFileType.CppSource)

@@ -1,7 +1,7 @@
 // Graph::addCodelets' back end: scan, generate registration code, compile with
 // the host compiler (argument vector, private temporary directory), cache by
 // SHA-256, dlopen, and read the vertex descriptions the library exports.
-#include <poplar/VertexRegistration.hpp>
+#include <popdsl_codelet/VertexRegistration.hpp>
 #include <poplar/exceptions.hpp>
 
 #include <dlfcn.h>
@@ -30,10 +30,12 @@ namespace poplar::detail {
 
 namespace {
 
-// The headers a codelet can include from the emulator; their contents are part of the cache key.
-const char *const kCodeletHeaders[] = {"poplar/Vertex.hpp",  "poplar/VertexRegistration.hpp",
-                                       "poplar/HalfFloat.hpp", "ipudef.h", "print.h", "ipu_builtins.h",
-                                       "ipu_vector_math", "ipu_memory_intrinsics"};
+// The headers a codelet can include from the emulator's include directory, and the
+// codelet ABI header the generated registration code includes; their contents are
+// part of the cache key.
+const char *const kCodeletHeaders[] = {"poplar/Vertex.hpp", "poplar/HalfFloat.hpp", "ipudef.h", "print.h",
+                                       "ipu_builtins.h", "ipu_vector_math", "ipu_memory_intrinsics"};
+const char kCodeletAbiHeader[] = "popdsl_codelet/VertexRegistration.hpp";
 
 // Part of the cache key: change it when the generated registration code changes.
 const char kRegistrationVersion[] = "popdsl-vertex-registration-2";
@@ -82,6 +84,25 @@ std::string codeletIncludeDir() {
   for (const std::string &dir : tried) where += "\n  " + dir;
   throw graph_program_compilation_error("Cannot compile codelets: poplar/Vertex.hpp is not in any of:" + where +
                                         "\nSet POPDSL_INCLUDE_DIR to the emulator's include directory.");
+}
+
+// Where the codelet ABI header is: <prefix>/lib/popdsl/codelet beside the library
+// holding this code, else the source tree's emulator/codelet. It is not in the
+// public include directory, which holds only SDK headers.
+std::string codeletAbiDir() {
+  std::vector<std::string> tried;
+  Dl_info info;
+  if (::dladdr(reinterpret_cast<void *>(&codeletAbiDir), &info) && info.dli_fname)
+    tried.push_back(directoryOf(info.dli_fname) + "/popdsl/codelet");
+#ifdef POPDSL_SOURCE_CODELET_DIR
+  tried.push_back(POPDSL_SOURCE_CODELET_DIR);
+#endif
+  for (const std::string &dir : tried)
+    if (isFile(dir + "/" + kCodeletAbiHeader)) return dir;
+  std::string where;
+  for (const std::string &dir : tried) where += "\n  " + dir;
+  throw graph_program_compilation_error(std::string("Cannot compile codelets: ") + kCodeletAbiHeader +
+                                        " is not in any of:" + where);
 }
 
 std::vector<std::string> splitWords(const std::string &s) {
@@ -275,11 +296,11 @@ std::string vertexNameFromPrettyFunction(const std::string &pretty) {
 }
 
 std::shared_ptr<const CodeletLibrary> loadCodeletLibrary(const CodeletSource &source) {
-  const std::string includeDir = codeletIncludeDir();
+  const std::string includeDir = codeletIncludeDir(), abiDir = codeletAbiDir();
   const std::string text = "#line 1 " + quoted(source.name) + "\n" + source.text + "\n";
   const std::vector<std::string> compiler = compilerCommand();
   std::vector<std::string> args = {"-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden", "-D__POPC__=1",
-                                   "-U__IPU__", "-I" + includeDir};
+                                   "-U__IPU__", "-I" + includeDir, "-I" + abiDir};
   if (!source.quoteDir.empty()) args.insert(args.end(), {"-iquote", source.quoteDir});
   for (const std::string &flag : splitWords(source.flags))
     if (!isPopcOnly(flag)) args.push_back(flag);
@@ -288,6 +309,7 @@ std::shared_ptr<const CodeletLibrary> loadCodeletLibrary(const CodeletSource &so
   for (const std::string &word : compiler) keyText += '\0' + word;
   for (const std::string &arg : args) keyText += '\0' + arg;
   for (const char *header : kCodeletHeaders) keyText += '\0' + readFile(includeDir + "/" + header);
+  keyText += '\0' + readFile(abiDir + "/" + kCodeletAbiHeader);
   const std::string key = sha256Hex(keyText);
 
   std::lock_guard<std::mutex> lock(gLibrariesMutex);

@@ -1,6 +1,8 @@
 #pragma once
 // popdsl emulator: how a compiled codelet library describes its vertex classes
-// to the emulator. Graph::addCodelets compiles each codelet source together with
+// to the emulator (the codelet ABI). Not an SDK header: it lives outside the
+// public include directory, in <prefix>/lib/popdsl/codelet (emulator/codelet in the
+// source tree), which only the codelet compiler's command line names. Graph::addCodelets compiles each codelet source together with
 // generated code that includes this header and exports
 //   extern "C" const popdsl_vertex_info *popdsl_codelet_vertices(unsigned *count);
 // Field kinds, ranks and element types are computed by C++ from each member's
