@@ -369,3 +369,25 @@ def test_a_list_of_codelet_files_takes_no_file_type(tmp_path):
     _, graph = make_graph()
     with pytest.raises(TypeError, match="a list of paths takes no CodeletFileType"):
         graph.addCodelets([tmp_path / "x.cpp"], poplar.CodeletFileType.CppSource)
+
+
+# ------------------------------------------------------------------ included files and the cache
+
+def test_a_header_next_to_the_codelet_is_part_of_the_cache_key(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("POPDSL_CACHE_DIR", str(cache))
+    codelet = tmp_path / "add_k.cpp"
+    codelet.write_text('#include "k.hpp"\n' + ADD_K)
+    header = tmp_path / "k.hpp"
+    results = []
+    for k in (2, 5, 2):
+        header.write_text(f"#define K {k}\n")
+        device, graph = make_graph()
+        graph.addCodelets(codelet)
+        results.append(run_add_k(graph, device))
+    assert results == [3.0, 6.0, 3.0]
+    # One library per header content (the third run found the first's), and one manifest
+    # listing the header for the source.
+    assert len(list((cache / "codelets").glob("*.so"))) == 2
+    [manifest] = (cache / "codelets").glob("*.deps")
+    assert manifest.read_text() == f"{header}\n"
