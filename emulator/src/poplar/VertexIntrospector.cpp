@@ -66,7 +66,9 @@ std::shared_ptr<const FieldDataState> snapshot(const GraphState &g, unsigned id,
     s->whyNoValues = "is a list of edges: only plain fields and edges connected to constants have initial values";
   } else if (f.edges.empty() || !f.edges[0].valid()) {
     s->whyNoValues = "is not connected";
-  } else if (!(s->hasValues = constantBytes(g, f.edges[0], s->values))) {
+  } else if (constantBytes(g, f.edges[0], s->values)) {
+    s->hasValues = true;
+  } else {
     s->whyNoValues = "is connected to a tensor that is not a constant";
   }
   return s;
