@@ -1,6 +1,9 @@
 // Codelets and custom vertices: Graph.addCodelets/addVertex/connect/... and
 // VertexRef/FieldRef, with the C++ names.
 #include <poplar/Graph.hpp>
+#include <poplar/Internals.hpp>
+#include <poplar/PerfEstimateFunc.hpp>
+#include <poplar/VertexIntrospector.hpp>
 #include <poplar/exceptions.hpp>
 
 #include <pybind11/stl.h>
@@ -73,6 +76,62 @@ bool isSourceText(py::handle src) {
   return py::isinstance<py::str>(src) && src.cast<std::string>().find_first_of("\n{") != std::string::npos;
 }
 
+// A Python estimator: fn(VertexIntrospector, Target) returning a cycle count, a
+// VertexPerfEstimate or (cycles, flops). It runs (and is released) with the GIL held.
+poplar::PerfEstimateFunc pythonEstimator(py::function fn) {
+  std::shared_ptr<py::function> holder(new py::function(std::move(fn)), [](py::function *f) {
+    py::gil_scoped_acquire gil;
+    delete f;
+  });
+  return [holder](const poplar::VertexIntrospector &vertex, const poplar::Target &target) {
+    py::gil_scoped_acquire gil;
+    py::object result = (*holder)(vertex, target);
+    if (py::isinstance<poplar::VertexPerfEstimate>(result)) return result.cast<poplar::VertexPerfEstimate>();
+    if (py::isinstance<py::tuple>(result)) {
+      const auto pair = result.cast<std::pair<std::uint64_t, std::uint64_t>>();
+      return poplar::VertexPerfEstimate(pair.first, pair.second);
+    }
+    return poplar::VertexPerfEstimate(result.cast<std::uint64_t>());
+  };
+}
+
+// A FieldData's initial values as Python numbers of its element type's kind.
+py::object initialValues(const poplar::FieldData &field, const poplar::Target &target, bool one) {
+  const poplar::Type type = poplar::detail::fieldDataElementType(field);
+  const auto convert = [&](auto sample) -> py::object {
+    using T = decltype(sample);
+    if (one) return py::cast(field.getInitialValue<T>(target));
+    return py::cast(field.getInitialValues<T>(target));
+  };
+  if (type == poplar::BOOL) return convert(bool());
+  if (type.isFloatingPoint()) return convert(double());
+  if (type == poplar::UNSIGNED_CHAR || type == poplar::UNSIGNED_SHORT || type == poplar::UNSIGNED_INT ||
+      type == poplar::UNSIGNED_LONGLONG)
+    return convert(static_cast<unsigned long long>(0));
+  return convert(static_cast<long long>(0));
+}
+
+// Graph.getMaxVertexFieldValueAs(vertexType, field, dtype): the template argument as a numpy dtype.
+py::object maxVertexFieldValueAs(const Graph &g, const std::string &vertexType, const std::string &field, py::handle dtype) {
+  const py::dtype dt = py::dtype::from_args(py::reinterpret_borrow<py::object>(dtype));
+  const char kind = dt.kind();
+  const auto size = dt.itemsize();
+  const auto as = [&](auto sample) { return py::cast(g.getMaxVertexFieldValueAs<decltype(sample)>(vertexType, field)); };
+  if (kind == 'b') return as(bool());
+  if (kind == 'f' && size == 4) return as(float());
+  if (kind == 'f' && size == 8) return as(double());
+  if (kind == 'i' && size == 1) return as(std::int8_t());
+  if (kind == 'i' && size == 2) return as(std::int16_t());
+  if (kind == 'i' && size == 4) return as(std::int32_t());
+  if (kind == 'i' && size == 8) return as(std::int64_t());
+  if (kind == 'u' && size == 1) return as(std::uint8_t());
+  if (kind == 'u' && size == 2) return as(std::uint16_t());
+  if (kind == 'u' && size == 4) return as(std::uint32_t());
+  if (kind == 'u' && size == 8) return as(std::uint64_t());
+  throw py::type_error("getMaxVertexFieldValueAs: dtype " + std::string(py::str(dt)) +
+                       " is not a bool, integer, float32 or float64 type");
+}
+
 } // namespace
 
 void bindVertices(py::module_ &m) {
@@ -109,25 +168,73 @@ void bindVertices(py::module_ &m) {
       .def_readonly("vertex", &FieldRef::vertex)
       .def_readonly("fieldId", &FieldRef::fieldId);
 
+  py::class_<VertexPerfEstimate>(m, "VertexPerfEstimate")
+      .def(py::init<std::uint64_t, std::uint64_t>(), py::arg("cycles") = 0, py::arg("flops") = 0)
+      .def_readwrite("cycles", &VertexPerfEstimate::cycles)
+      .def_readwrite("flops", &VertexPerfEstimate::flops)
+      .def("__eq__", [](const VertexPerfEstimate &a, const VertexPerfEstimate &b) {
+        return a.cycles == b.cycles && a.flops == b.flops;
+      })
+      .def("__repr__", [](const VertexPerfEstimate &e) {
+        return "VertexPerfEstimate(cycles=" + std::to_string(e.cycles) + ", flops=" + std::to_string(e.flops) + ")";
+      });
+  py::class_<FieldData::SizeT>(m, "FieldDataSize").def("size", &FieldData::SizeT::size);
+  py::class_<FieldData>(m, "FieldData")
+      .def("rank", &FieldData::rank)
+      .def("size", &FieldData::size)
+      .def("getSizeAtIndex", &FieldData::getSizeAtIndex, py::arg("i"))
+      .def("__getitem__", &FieldData::operator[], py::arg("i"))
+      .def("name", &FieldData::name)
+      .def("getInitialValue", [](const FieldData &f, const Target &t) { return initialValues(f, t, true); },
+           py::arg("target"))
+      .def("getInitialValues", [](const FieldData &f, const Target &t) { return initialValues(f, t, false); },
+           py::arg("target"));
+  py::class_<VertexIntrospector>(m, "VertexIntrospector")
+      .def("getFieldInfo", &VertexIntrospector::getFieldInfo, py::arg("name"))
+      .def("getComputeSet", &VertexIntrospector::getComputeSet);
+
   auto graph = py::reinterpret_borrow<py::class_<Graph>>(m.attr("Graph"));
   graph
       .def("addCodelets",
-           [](Graph &g, py::object src, const std::string &compileFlags) {
+           [](Graph &g, py::object src, CodeletFileType type, const std::string &compileFlags,
+              const std::string &targetName) {
              if (isSourceText(src)) {
                std::stringstream text(src.cast<std::string>());
-               return g.addCodelets(text, compileFlags);
+               return g.addCodelets(text, compileFlags, type == CodeletFileType::Auto ? CodeletFileType::CppSource : type,
+                                    targetName);
+             }
+             if (py::isinstance<py::list>(src) || py::isinstance<py::tuple>(src)) {
+               if (type != CodeletFileType::Auto)
+                 throw py::type_error("addCodelets: a list of paths takes no CodeletFileType (each file's extension decides)");
+               std::vector<std::string> paths;
+               for (py::handle p : src) paths.push_back(py::str(py::module_::import("os").attr("fspath")(p)));
+               return g.addCodelets(ArrayRef<std::string>(paths), compileFlags, targetName);
+             }
+             const std::string path = py::str(py::module_::import("os").attr("fspath")(src));
+             return g.addCodelets(StringRef(path), type, compileFlags, targetName);
+           },
+           py::arg("src"), py::arg("type") = CodeletFileType::Auto, py::arg("compileFlags") = "",
+           py::arg("targetName") = "",
+           "Compiles codelets: a file path (str or os.PathLike), a list of paths, or C++ source text "
+           "(a str containing a line break or a '{'); the arguments in the order of the SDK's "
+           "addCodelets(src, type, compileFlags, targetName)")
+      .def("addCodelets",
+           [](Graph &g, py::object src, const std::string &compileFlags, const std::string &targetName) {
+             if (isSourceText(src)) {
+               std::stringstream text(src.cast<std::string>());
+               return g.addCodelets(text, compileFlags, CodeletFileType::CppSource, targetName);
              }
              if (py::isinstance<py::list>(src) || py::isinstance<py::tuple>(src)) {
                std::vector<std::string> paths;
                for (py::handle p : src) paths.push_back(py::str(py::module_::import("os").attr("fspath")(p)));
-               return g.addCodelets(ArrayRef<std::string>(paths), compileFlags);
+               return g.addCodelets(ArrayRef<std::string>(paths), compileFlags, targetName);
              }
              const std::string path = py::str(py::module_::import("os").attr("fspath")(src));
-             return g.addCodelets(StringRef(path), CodeletFileType::Auto, compileFlags);
+             return g.addCodelets(StringRef(path), CodeletFileType::Auto, compileFlags, targetName);
            },
-           py::arg("src"), py::arg("compileFlags") = "",
-           "Compiles codelets: a file path (str or os.PathLike), a list of paths, or C++ source text "
-           "(a str containing a line break or a '{')")
+           py::arg("src"), py::arg("compileFlags"), py::arg("targetName") = "",
+           "addCodelets(srcs, compileFlags, targetName) and addCodelets(stream, compileFlags, ...): the "
+           "SDK's list and stream forms, which take the flags second")
       .def("hasCodelet", &Graph::hasCodelet, py::arg("vertexType"))
       .def("addVertex",
            [](py::object self, ComputeSet cs, const std::string &type, py::object connections) {
@@ -146,7 +253,30 @@ void bindVertices(py::module_ &m) {
       .def("setTileMapping", py::overload_cast<VertexRef, unsigned>(&Graph::setTileMapping), py::arg("v"),
            py::arg("tileNum"))
       .def("getTileMapping", py::overload_cast<VertexRef>(&Graph::getTileMapping, py::const_), py::arg("v"))
-      .def("setPerfEstimate", &Graph::setPerfEstimate, py::arg("v"), py::arg("cycles"), py::arg("flops") = 0)
+      .def("setPerfEstimate", py::overload_cast<const VertexRef &, const VertexPerfEstimate &>(&Graph::setPerfEstimate),
+           py::arg("v"), py::arg("estimate"))
+      .def("setPerfEstimate",
+           py::overload_cast<const VertexRef &, std::uint64_t, std::uint64_t>(&Graph::setPerfEstimate), py::arg("v"),
+           py::arg("cycles"), py::arg("flops") = 0)
+      .def("getPerfEstimate", &Graph::getPerfEstimate, py::arg("v"))
+      .def("registerPerfEstimator",
+           [](Graph &g, const std::string &vertexType, py::function fn) {
+             g.registerPerfEstimator(vertexType, pythonEstimator(std::move(fn)));
+           },
+           py::arg("vertexTypeName"), py::arg("f"),
+           "f(vertex: VertexIntrospector, target: Target) returns cycles, a VertexPerfEstimate or (cycles, flops)")
+      .def("getMaxFieldDim", &Graph::getMaxFieldDim, py::arg("vertexName"), py::arg("fieldName"), py::arg("dimIndex"))
+      .def("getMaxVertexFieldValue", &Graph::getMaxVertexFieldValue, py::arg("vertexName"), py::arg("fieldName"))
+      .def("getMaxVertexFieldValueAs", &maxVertexFieldValueAs, py::arg("vertexName"), py::arg("fieldName"),
+           py::arg("dtype"), "getMaxVertexFieldValueAs<T>, with T given as a numpy dtype")
+      .def("setInitialValueHalf",
+           [](Graph &g, const FieldRef &field, py::handle bits) {
+             py::array_t<std::uint16_t, py::array::c_style | py::array::forcecast> a(py::array::ensure(bits));
+             if (!a || a.ndim() > 1) throw py::type_error("setInitialValueHalf: expected a uint16 or a 1-D sequence of them");
+             if (a.ndim() == 0) g.setInitialValueHalf(field, *a.data());
+             else g.setInitialValueHalf(field, ArrayRef<std::uint16_t>(a.data(), static_cast<std::size_t>(a.size())));
+           },
+           py::arg("field"), py::arg("values"))
       .def("setInitialValue", &setFieldInitialValue, py::arg("field"), py::arg("values"))
       .def("getNumVertices", &Graph::getNumVertices)
       .def("getComputeSets", &Graph::getComputeSets);

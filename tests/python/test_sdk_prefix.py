@@ -85,6 +85,9 @@ def builds(tmp_path_factory):
         exe = work / f"row_ops-{tag}"
         jobs[f"row_ops {tag}"] = (f"g++ {flags} {PROGRAMS}/row_ops.cpp -o {exe} {LINK_LINE} && cd {PROGRAMS} && "
                                   f"{exe} && {exe} 3 4 ipu1; {exe} 1 1 hw; echo hardware-exit=$?")
+    for flags, tag in (("-std=c++11", "c++11"), (STRICT, "strict")):
+        exe = work / f"vertex_api-{tag}"
+        jobs[f"vertex_api {tag}"] = f"g++ {flags} {PROGRAMS}/vertex_api.cpp -o {exe} -lpoplar && {exe}"
     jobs["missing api"] = f"g++ -std=c++11 {PROGRAMS}/missing_api.cpp -o {work}/missing_api {LINK_LINE}"
     if shutil.which("cmake") and (shutil.which("make") or shutil.which("ninja")):
         generator = "Unix Makefiles" if shutil.which("make") else "Ninja"
@@ -127,10 +130,14 @@ def test_all_headers_compile_with_cxx14_warnings_as_errors(builds):
 
 def test_no_public_header_hands_out_the_emulators_internals():
     internals = re.compile(r"\b(state|statePtr|impl|implPtr|node)\(\)|getProfileData|setRandomSeed|ProfileData"
-                           r"|programFromNode|executableSections|HostFunctionInfo|fromId|\bid\(\)|kMaxTiles")
+                           r"|programFromNode|executableSections|HostFunctionInfo|fromId|\bid\(\)|kMaxTiles"
+                           # the codelet ABI (popdsl_codelet/VertexRegistration.hpp) lives under lib/
+                           r"|popdsl_(vertex|field)_info|popdsl_codelet_vertices|VertexRegistration")
     found = [f"{h}: {line.strip()}" for h in headers()
              for line in (PREFIX / "include" / h).read_text().splitlines() if internals.search(line)]
     assert not found
+    # The codelet compiler still finds the ABI header, outside the public include directory.
+    assert (PREFIX / "lib" / "popdsl" / "codelet" / "popdsl_codelet" / "VertexRegistration.hpp").is_file()
 
 
 @pytest.mark.parametrize("header", ["poplar/Graph.hpp", "poplar/Engine.hpp"])
@@ -232,6 +239,19 @@ def test_the_extension_uses_the_prefix_libraries_once():
     maps = Path("/proc/self/maps").read_text()
     loaded = {line.split()[-1] for line in maps.splitlines() if "libpoplar.so" in line}
     assert loaded == {str(PREFIX / "lib" / "libpoplar.so")}
+
+
+@pytest.mark.parametrize("tag", ["c++11", "strict"])
+def test_perf_estimators_and_field_limits_from_cxx(builds, tag):
+    out = succeeded(builds[f"vertex_api {tag}"])
+    # Scale: 6 inputs x factor 3 + 6 workers (a lambda returning a plain count); Rows:
+    # 100 x 2 + 4 elements, flops 10 x its constant bias 0.5 + compute set id 0.
+    assert "estimates: 24 0 204 5\n" in out
+    # DeltaN list count, SHORT_SPAN, SPAN, then unsigned short's range three ways.
+    assert "limits: 4294967295 2047 4294967295 65535.0 65535 65535\n" in out
+    assert ("error: Graph::getMaxVertexFieldValueAs: the largest value of field 'factor' of vertex type 'Scale' "
+            "(unsigned short: 65535) is not exactly representable as an 8-bit integer\n") in out
+    assert "y: 3 6 9 12 15 18\ntotal: 21.5\n" in out
 
 
 @pytest.mark.parametrize("tag", ["c++11", "strict"])

@@ -17,6 +17,7 @@
 #include <poplar/GraphElements.hpp>
 #include <poplar/Interval.hpp>
 #include <poplar/OptionFlags.hpp>
+#include <poplar/PerfEstimateFunc.hpp>
 #include <poplar/Target.hpp>
 #include <poplar/Tensor.hpp>
 #include <poplar/TensorCloneMethod.hpp>
@@ -173,6 +174,25 @@ public:
   void setTileMapping(VertexRef v, unsigned tileNum);
   unsigned getTileMapping(VertexRef v) const;
   void setPerfEstimate(const VertexRef &v, std::uint64_t cycles, std::uint64_t flops = 0);
+  void setPerfEstimate(const VertexRef &v, const VertexPerfEstimate &estimate);
+  // The vertex's own estimate, else its type's registered estimator's; throws
+  // missing_perf_estimate when it has neither.
+  VertexPerfEstimate getPerfEstimate(const VertexRef &v) const;
+  // The estimate of every vertex of type `vertexTypeName` without one of its own,
+  // evaluated when the graph is compiled.
+  void registerPerfEstimator(StringRef vertexTypeName, PerfEstimateFunc f);
+  // The most elements dimension `dimIndex` of a vector field can hold (its layout's
+  // count, else the memory its pointer reaches); see README "Field limits".
+  std::size_t getMaxFieldDim(StringRef vertexName, StringRef fieldName, unsigned dimIndex) const;
+  // The largest value a plain field (or each element of a plain Vector field) can hold.
+  double getMaxVertexFieldValue(StringRef vertexName, StringRef fieldName) const;
+  // The same as T; throws poplar_error when T cannot represent it exactly.
+  template <class T> T getMaxVertexFieldValueAs(StringRef vertexName, StringRef fieldName) const {
+    static_assert(std::is_arithmetic<T>::value, "getMaxVertexFieldValueAs<T>: T must be an arithmetic type");
+    T value;
+    maxVertexFieldValueAs(vertexName, fieldName, equivalentHostType<T>(), &value);
+    return value;
+  }
   // The initial value of a plain (non-edge) field: one value, or one per element of a Vector field.
   template <class T>
   typename std::enable_if<std::is_arithmetic<T>::value>::type setInitialValue(const FieldRef &field, T value) {
@@ -217,6 +237,7 @@ private:
   void setInitialValueFromHost(const Tensor &t, const void *values, HostType hostType,
                                std::size_t count);
   void connectConstantFromHost(FieldRef field, const void *value, HostType hostType);
+  void maxVertexFieldValueAs(StringRef vertexName, StringRef fieldName, HostType hostType, void *out) const;
   void setFieldInitialValueFromHost(const FieldRef &field, const void *values, HostType hostType,
                                     std::size_t count, bool isList);
 

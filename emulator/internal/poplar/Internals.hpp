@@ -11,6 +11,7 @@
 #include <poplar/Program.hpp>
 #include <poplar/Tensor.hpp>
 #include <poplar/Type.hpp>
+#include <poplar/VertexIntrospector.hpp>
 
 namespace poplar {
 namespace detail {
@@ -20,6 +21,8 @@ struct EngineState;
 struct ExecutableState;
 struct ProgramNode;
 struct TensorImpl;
+struct FieldDataState;
+struct VertexIntrospectorState;
 
 struct Internals {
   static const std::shared_ptr<GraphState> &graphState(const Graph &graph) { return graph.state_; }
@@ -40,6 +43,12 @@ struct Internals {
   static const std::shared_ptr<const TensorImpl> &tensorImpl(const Tensor &t) { return t.impl_; }
   static Tensor tensor(std::shared_ptr<const TensorImpl> impl) { return Tensor(std::move(impl)); }
   static unsigned typeId(const Type &type) { return type.id_; }
+  static FieldData fieldData(std::shared_ptr<const FieldDataState> state) { return FieldData(std::move(state)); }
+  static const FieldDataState &fieldDataState(const FieldData &f) { return *f.state_; }
+  static VertexIntrospector vertexIntrospector(std::shared_ptr<const VertexIntrospectorState> state, ComputeSet cs) {
+    return VertexIntrospector(std::move(state), cs);
+  }
+  static const VertexIntrospectorState &vertexIntrospectorState(const VertexIntrospector &v) { return *v.vertex_; }
   static Type type(unsigned id) { return Type(id); }
 };
 
@@ -51,6 +60,9 @@ constexpr unsigned long long kMaxTiles = 1ull << 20;
 // unknown index gives the invalid type).
 inline unsigned typeId(const Type &type) { return Internals::typeId(type); }
 Type typeFromId(unsigned id);
+
+// The element type of a vertex field (for the bindings' getInitialValue).
+Type fieldDataElementType(const FieldData &field);
 
 // The graph's shared state (what Graph::state() was).
 inline GraphState &graphState(const Graph &graph) { return *Internals::graphState(graph); }

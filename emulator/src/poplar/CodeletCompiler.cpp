@@ -1,7 +1,7 @@
 // Graph::addCodelets' back end: scan, generate registration code, compile with
 // the host compiler (argument vector, private temporary directory), cache by
 // SHA-256, dlopen, and read the vertex descriptions the library exports.
-#include <poplar/VertexRegistration.hpp>
+#include <popdsl_codelet/VertexRegistration.hpp>
 #include <poplar/exceptions.hpp>
 
 #include <dlfcn.h>
@@ -17,6 +17,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <regex>
 #include <sstream>
 
@@ -30,13 +31,15 @@ namespace poplar::detail {
 
 namespace {
 
-// The headers a codelet can include from the emulator; their contents are part of the cache key.
-const char *const kCodeletHeaders[] = {"poplar/Vertex.hpp",  "poplar/VertexRegistration.hpp",
-                                       "poplar/HalfFloat.hpp", "ipudef.h", "print.h", "ipu_builtins.h",
-                                       "ipu_vector_math", "ipu_memory_intrinsics"};
+// The headers a codelet can include from the emulator's include directory, and the
+// codelet ABI header the generated registration code includes; their contents are
+// part of the cache key.
+const char *const kCodeletHeaders[] = {"poplar/Vertex.hpp", "poplar/HalfFloat.hpp", "ipudef.h", "print.h",
+                                       "ipu_builtins.h", "ipu_vector_math", "ipu_memory_intrinsics"};
+const char kCodeletAbiHeader[] = "popdsl_codelet/VertexRegistration.hpp";
 
 // Part of the cache key: change it when the generated registration code changes.
-const char kRegistrationVersion[] = "popdsl-vertex-registration-1";
+const char kRegistrationVersion[] = "popdsl-vertex-registration-2";
 
 bool isFile(const std::string &path) {
   struct stat st;
@@ -82,6 +85,25 @@ std::string codeletIncludeDir() {
   for (const std::string &dir : tried) where += "\n  " + dir;
   throw graph_program_compilation_error("Cannot compile codelets: poplar/Vertex.hpp is not in any of:" + where +
                                         "\nSet POPDSL_INCLUDE_DIR to the emulator's include directory.");
+}
+
+// Where the codelet ABI header is: <prefix>/lib/popdsl/codelet beside the library
+// holding this code, else the source tree's emulator/codelet. It is not in the
+// public include directory, which holds only SDK headers.
+std::string codeletAbiDir() {
+  std::vector<std::string> tried;
+  Dl_info info;
+  if (::dladdr(reinterpret_cast<void *>(&codeletAbiDir), &info) && info.dli_fname)
+    tried.push_back(directoryOf(info.dli_fname) + "/popdsl/codelet");
+#ifdef POPDSL_SOURCE_CODELET_DIR
+  tried.push_back(POPDSL_SOURCE_CODELET_DIR);
+#endif
+  for (const std::string &dir : tried)
+    if (isFile(dir + "/" + kCodeletAbiHeader)) return dir;
+  std::string where;
+  for (const std::string &dir : tried) where += "\n  " + dir;
+  throw graph_program_compilation_error(std::string("Cannot compile codelets: ") + kCodeletAbiHeader +
+                                        " is not in any of:" + where);
 }
 
 std::vector<std::string> splitWords(const std::string &s) {
@@ -140,7 +162,7 @@ public:
     path_ = pattern;
   }
   ~TempDir() {
-    for (const char *f : {"codelet.cpp", "codelet.ii", "codelet.so", "compiler.log", "version.log"}) ::unlink((path_ + "/" + f).c_str());
+    for (const char *f : {"codelet.cpp", "codelet.ii", "codelet.d", "codelet.so", "compiler.log", "version.log"}) ::unlink((path_ + "/" + f).c_str());
     ::rmdir(path_.c_str());
   }
   const std::string &path() const { return path_; }
@@ -226,6 +248,8 @@ std::shared_ptr<CodeletLibrary> readLibrary(void *handle, const std::string &key
       field.elementSize = fi.elementSize;
       field.minAlign = fi.minAlign ? fi.minAlign : 1;
       field.offset = fi.offset;
+      field.layout[0] = fi.layout[0];
+      field.layout[1] = fi.layout[1];
       cls->fields.push_back(field);
     }
     library->vertices[cls->name] = cls;
@@ -235,6 +259,63 @@ std::shared_ptr<CodeletLibrary> readLibrary(void *handle, const std::string &key
 
 std::mutex gLibrariesMutex;
 std::map<std::string, std::shared_ptr<const CodeletLibrary>> gLibraries; // by key
+// Per key of a source (without its includes): the files it included when last compiled.
+std::map<std::string, std::vector<std::string>> gDependencies;
+
+// The files a `-MMD` dependency file lists after its target, unescaped.
+std::vector<std::string> parseDependencyFile(const std::string &text) {
+  std::vector<std::string> files;
+  std::string current;
+  const auto colon = text.find(": ");
+  for (std::size_t i = colon == std::string::npos ? text.size() : colon + 2; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\\' && i + 1 < text.size() && (text[i + 1] == '\n' || text[i + 1] == '\r')) continue;
+    if (c == '\\' && i + 1 < text.size() && (text[i + 1] == ' ' || text[i + 1] == '#')) {
+      current += text[++i];
+    } else if (c == '$' && i + 1 < text.size() && text[i + 1] == '$') {
+      current += text[++i];
+    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      if (!current.empty()) files.push_back(current);
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  if (!current.empty()) files.push_back(current);
+  return files;
+}
+
+// The key of the compiled library: the source's key and the contents of the files it
+// includes (besides the emulator's headers); nullopt when one of them is gone.
+std::optional<std::string> keyWithDependencies(const std::string &sourceKey, const std::vector<std::string> &files) {
+  if (files.empty()) return sourceKey;
+  std::string text = sourceKey;
+  for (const std::string &file : files) {
+    if (!isFile(file)) return std::nullopt;
+    text += '\0' + file + '\0' + readFile(file);
+  }
+  return sha256Hex(text);
+}
+
+// What gDependencies or the cache's manifest (<cache>/<sourceKey>.deps, one path a line) knows.
+std::optional<std::vector<std::string>> knownDependencies(const std::string &sourceKey, const std::string &cache) {
+  if (const auto it = gDependencies.find(sourceKey); it != gDependencies.end()) return it->second;
+  if (cache.empty() || !isFile(cache + "/" + sourceKey + ".deps")) return std::nullopt;
+  std::vector<std::string> files;
+  std::istringstream in(readFile(cache + "/" + sourceKey + ".deps"));
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) files.push_back(line);
+  return files;
+}
+
+// Writes `text` to `path` through a temporary file, so concurrent processes see a whole file or none.
+bool publish(const std::string &cache, const std::string &path, const std::string &text) {
+  const std::string temp = cache + "/." + std::to_string(::getpid()) + ".tmp";
+  writeFile(temp, text);
+  if (::rename(temp.c_str(), path.c_str()) == 0) return true;
+  ::unlink(temp.c_str());
+  return false;
+}
 
 } // namespace
 
@@ -273,11 +354,11 @@ std::string vertexNameFromPrettyFunction(const std::string &pretty) {
 }
 
 std::shared_ptr<const CodeletLibrary> loadCodeletLibrary(const CodeletSource &source) {
-  const std::string includeDir = codeletIncludeDir();
+  const std::string includeDir = codeletIncludeDir(), abiDir = codeletAbiDir();
   const std::string text = "#line 1 " + quoted(source.name) + "\n" + source.text + "\n";
   const std::vector<std::string> compiler = compilerCommand();
   std::vector<std::string> args = {"-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden", "-D__POPC__=1",
-                                   "-U__IPU__", "-I" + includeDir};
+                                   "-U__IPU__", "-I" + includeDir, "-I" + abiDir};
   if (!source.quoteDir.empty()) args.insert(args.end(), {"-iquote", source.quoteDir});
   for (const std::string &flag : splitWords(source.flags))
     if (!isPopcOnly(flag)) args.push_back(flag);
@@ -286,48 +367,67 @@ std::shared_ptr<const CodeletLibrary> loadCodeletLibrary(const CodeletSource &so
   for (const std::string &word : compiler) keyText += '\0' + word;
   for (const std::string &arg : args) keyText += '\0' + arg;
   for (const char *header : kCodeletHeaders) keyText += '\0' + readFile(includeDir + "/" + header);
-  const std::string key = sha256Hex(keyText);
+  keyText += '\0' + readFile(abiDir + "/" + kCodeletAbiHeader);
+  const std::string sourceKey = sha256Hex(keyText);
 
   std::lock_guard<std::mutex> lock(gLibrariesMutex);
+  const std::string cache = cacheDir();
+  // A library is cached under its source's key and the contents of the files the
+  // source included last time (a manifest beside it lists them): a changed header
+  // gives another key, so the codelets compile again.
+  if (const auto files = knownDependencies(sourceKey, cache)) {
+    if (const auto key = keyWithDependencies(sourceKey, *files)) {
+      if (const auto it = gLibraries.find(*key); it != gLibraries.end()) return it->second;
+      const std::string cached = cache.empty() ? "" : cache + "/" + *key + ".so";
+      if (void *handle = cached.empty() || !isFile(cached) ? nullptr : ::dlopen(cached.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+        std::shared_ptr<const CodeletLibrary> library = readLibrary(handle, *key, source.name);
+        gDependencies[sourceKey] = *files;
+        return gLibraries[*key] = library;
+      }
+    }
+  }
+
+  TempDir dir;
+  const std::string unit = dir.path() + "/codelet.cpp", library = dir.path() + "/codelet.so";
+  const auto run = [&](std::vector<std::string> extra, const char *what) {
+    std::vector<std::string> argv = compiler;
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const ProcessResult r = runProcess(argv, dir.path() + "/compiler.log");
+    if (r.status != 0)
+      throw graph_program_compilation_error(std::string(what) + " codelets '" + source.name + "' failed:\n" + r.output);
+  };
+  // The vertex classes are found in the preprocessed source, so conditional code
+  // (#ifdef __IPU__, #if 0) and macros are seen as the compiler sees them; the
+  // preprocessor also lists the files the source includes.
+  writeFile(unit, text);
+  run({"-E", "-MMD", "-MF", dir.path() + "/codelet.d", "-o", dir.path() + "/codelet.ii", unit}, "Preprocessing");
+  std::vector<std::string> files;
+  for (const std::string &file : parseDependencyFile(readFile(dir.path() + "/codelet.d")))
+    if (file != unit && file.rfind(includeDir + "/", 0) != 0 && file.rfind(abiDir + "/", 0) != 0)
+      files.push_back(file);
+  const std::string key = keyWithDependencies(sourceKey, files).value_or(sourceKey);
+  gDependencies[sourceKey] = files;
   if (const auto it = gLibraries.find(key); it != gLibraries.end()) return it->second;
 
-  const std::string cache = cacheDir();
-  const std::string cached = cache.empty() ? "" : cache + "/" + key + ".so";
-  void *handle = cached.empty() || !isFile(cached) ? nullptr : ::dlopen(cached.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    TempDir dir;
-    const std::string unit = dir.path() + "/codelet.cpp", library = dir.path() + "/codelet.so";
-    const auto run = [&](std::vector<std::string> extra, const char *what) {
-      std::vector<std::string> argv = compiler;
-      argv.insert(argv.end(), args.begin(), args.end());
-      argv.insert(argv.end(), extra.begin(), extra.end());
-      const ProcessResult r = runProcess(argv, dir.path() + "/compiler.log");
-      if (r.status != 0)
-        throw graph_program_compilation_error(std::string(what) + " codelets '" + source.name + "' failed:\n" + r.output);
-    };
-    // The vertex classes are found in the preprocessed source, so conditional code
-    // (#ifdef __IPU__, #if 0) and macros are seen as the compiler sees them.
-    writeFile(unit, text);
-    run({"-E", "-o", dir.path() + "/codelet.ii", unit}, "Preprocessing");
-    const std::vector<ScannedVertex> vertices = scanCodeletVertices(readFile(dir.path() + "/codelet.ii"));
-    writeFile(unit, text + "#line 1 " + quoted("<popdsl vertex registration for " + source.name + ">") + "\n" +
-                        vertexRegistrationCode(vertices));
-    run({"-shared", "-o", library, unit}, "Compiling");
-    std::string loadFrom = library;
-    if (!cached.empty()) { // publish atomically: concurrent processes see a whole file or none
-      const std::string temp = cache + "/." + key + "." + std::to_string(::getpid()) + ".tmp";
-      writeFile(temp, readFile(library));
-      if (::rename(temp.c_str(), cached.c_str()) == 0) loadFrom = cached;
-      else ::unlink(temp.c_str());
-    }
-    handle = ::dlopen(loadFrom.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle)
-      throw graph_program_compilation_error("Codelets '" + source.name + "': cannot load the compiled library: " +
-                                            ::dlerror());
+  const std::vector<ScannedVertex> vertices = scanCodeletVertices(readFile(dir.path() + "/codelet.ii"));
+  writeFile(unit, text + "#line 1 " + quoted("<popdsl vertex registration for " + source.name + ">") + "\n" +
+                      vertexRegistrationCode(vertices));
+  run({"-shared", "-o", library, unit}, "Compiling");
+  std::string loadFrom = library;
+  if (!cache.empty()) {
+    const std::string cached = cache + "/" + key + ".so";
+    if (publish(cache, cached, readFile(library))) loadFrom = cached;
+    std::string manifest;
+    for (const std::string &file : files) manifest += file + "\n";
+    publish(cache, cache + "/" + sourceKey + ".deps", manifest);
   }
-  std::shared_ptr<const CodeletLibrary> library = readLibrary(handle, key, source.name);
-  gLibraries[key] = library;
-  return library;
+  void *handle = ::dlopen(loadFrom.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    throw graph_program_compilation_error("Codelets '" + source.name + "': cannot load the compiled library: " +
+                                          ::dlerror());
+  std::shared_ptr<const CodeletLibrary> loaded = readLibrary(handle, key, source.name);
+  return gLibraries[key] = loaded;
 }
 
 std::shared_ptr<const VertexClass> findLoadedVertexClass(const std::string &libraryKey, const std::string &name) {

@@ -365,7 +365,7 @@ std::vector<ScannedVertex> scanCodeletVertices(const std::string &source) {
 }
 
 std::string vertexRegistrationCode(const std::vector<ScannedVertex> &vertices) {
-  std::string code = "\n#include <poplar/VertexRegistration.hpp>\n";
+  std::string code = "\n#include <popdsl_codelet/VertexRegistration.hpp>\n";
   std::string table;
   for (std::size_t v = 0; v < vertices.size(); ++v) {
     const ScannedVertex &vertex = vertices[v];

@@ -1,6 +1,6 @@
 #pragma once
 // Finds the vertex classes of a codelet source without compiling it, and writes
-// the registration code compiled with it (poplar/VertexRegistration.hpp). The
+// the registration code compiled with it (popdsl_codelet/VertexRegistration.hpp). The
 // scan strips comments, strings and preprocessor lines, then tracks namespaces
 // and class bodies: a class is a vertex when it derives from Vertex,
 // MultiVertex, SupervisorVertex(If) or another vertex class; its fields are its

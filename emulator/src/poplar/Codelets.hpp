@@ -23,6 +23,9 @@ struct VertexField {
   unsigned elementSize;
   unsigned minAlign;
   std::size_t offset;
+  // Per dimension: a VectorLayout, or kListLayout + a VectorListLayout (VertexRegistration.hpp).
+  unsigned layout[2] = {0, 0};
+  static constexpr unsigned kListLayout = 0x100;
   bool isEdge() const { return kind == FieldKind::Input || kind == FieldKind::Output || kind == FieldKind::InOut; }
 };
 

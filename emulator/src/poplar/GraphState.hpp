@@ -41,6 +41,7 @@ struct GraphState {
   std::vector<std::string> codeletKeys; // parallel to codelets
   std::map<std::string, std::shared_ptr<const VertexClass>> vertexClasses;
   std::vector<VertexInfo> vertices;
+  std::map<std::string, PerfEstimateFunc> perfEstimators; // by vertex type
   // Registers the vertex classes of `source` (compiled or cached); false if already added.
   bool addCodelets(const CodeletSource &source);
 

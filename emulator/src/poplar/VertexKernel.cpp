@@ -317,9 +317,6 @@ void materializeVertices(GraphState &g) {
       throw invalid_tile_mapping(where + " has no tile: call Graph::setTileMapping(vertex, tile)");
     std::vector<Tensor> reads, writes;
     std::vector<std::pair<bool, std::size_t>> edgeSlots; // (is a write, index) per edge, in field order
-    ByteWriter w;
-    w.str(cls.libraryKey).str(cls.name).u64(id).u64(static_cast<std::uint64_t>(v.tile)).boolean(v.hasPerfEstimate)
-        .u64(v.cycles).u64(v.flops).u64(cls.fields.size());
     std::vector<std::vector<std::pair<bool, std::size_t>>> fieldEdges(cls.fields.size());
     for (std::size_t i = 0; i < cls.fields.size(); ++i) {
       const VertexField &field = cls.fields[i];
@@ -342,6 +339,14 @@ void materializeVertices(GraphState &g) {
         if (isWrite) addWrittenRanges(t, id, written[v.computeSet]);
       }
     }
+    // A registered estimator sees the vertex once its connections are checked.
+    VertexPerfEstimate estimate(v.cycles, v.flops);
+    std::optional<VertexPerfEstimate> registered;
+    if (!v.hasPerfEstimate && (registered = registeredPerfEstimate(g, id))) estimate = *registered;
+    ByteWriter w;
+    w.str(cls.libraryKey).str(cls.name).u64(id).u64(static_cast<std::uint64_t>(v.tile))
+        .boolean(v.hasPerfEstimate || registered.has_value()).u64(estimate.cycles).u64(estimate.flops)
+        .u64(cls.fields.size());
     for (std::size_t i = 0; i < cls.fields.size(); ++i) {
       const VertexFieldState &f = v.fields[i];
       const Binding binding = f.hasValue ? Binding::Value : fieldEdges[i].empty() ? Binding::None : Binding::Edges;

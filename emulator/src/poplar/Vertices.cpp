@@ -3,7 +3,12 @@
 #include <poplar/Graph.hpp>
 #include <poplar/exceptions.hpp>
 
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "GraphState.hpp"
@@ -117,6 +122,80 @@ std::size_t checkedIndex(const ResolvedField &r, const FieldRef &ref) {
   if (ref.index >= r.state.edges.size())
     throw index_error(r.where + ": the list has " + std::to_string(r.state.edges.size()) + " elements", ref.index);
   return ref.index;
+}
+
+const VertexClass &vertexClassNamed(const GraphState &g, StringRef vertexType, const char *what) {
+  const auto it = g.vertexClasses.find(vertexType.str());
+  if (it == g.vertexClasses.end())
+    throw unknown_vertex_type(std::string("Graph::") + what + ": unknown vertex type '" + vertexType.str() +
+                              "': no codelets added to this graph define it");
+  return *it->second;
+}
+
+const VertexField &fieldNamed(const VertexClass &cls, StringRef field) {
+  const int index = cls.fieldIndex(field.str());
+  if (index < 0)
+    throw unknown_field("Vertex type '" + cls.name + "' has no field '" + field.str() + "' (its fields: " +
+                        fieldList(cls) + ")");
+  return cls.fields[static_cast<std::size_t>(index)];
+}
+
+// The elements a vector dimension of `layout` can count (see README "Field limits"):
+// SPAN stores a 32-bit count, SHORT_SPAN an 11-bit one; the pointer-only layouts
+// reach what their pointer can address (SCALED_PTRnn: 2^18, 2^19, 2^20 bytes; ONE_PTR
+// and COMPACT_PTR: the whole tile), at most the tile's memory. VectorList layouts
+// count their sub-vectors like SPAN; DeltaN sub-vectors are bounded by the tile's
+// memory, the runtime-only pointer list layouts like the vector pointer layouts.
+// poplar::VectorLayout and VectorListLayout (poplar/Vertex.hpp, a codelet header), by value.
+enum class VectorLayout : unsigned { NOT_A_VECTOR, SPAN, SHORT_SPAN, ONE_PTR, SCALED_PTR32, SCALED_PTR64, SCALED_PTR128, COMPACT_PTR };
+enum class VectorListLayout : unsigned { NOT_A_VECTOR, ONE_PTR, SCALED_PTR32, SCALED_PTR64, SCALED_PTR128, DELTAN, DELTANELEMENTS, COMPACT_DELTAN };
+
+std::uint64_t maxDimElements(unsigned layout, unsigned dim, std::uint64_t elementSize, std::uint64_t tileBytes) {
+  const auto reach = [&](std::uint64_t bytes, std::uint64_t size) { return std::min(bytes, tileBytes) / size; };
+  if (layout >= VertexField::kListLayout) {
+    const auto list = static_cast<VectorListLayout>(layout - VertexField::kListLayout);
+    const bool deltaN = list == VectorListLayout::DELTAN || list == VectorListLayout::DELTANELEMENTS ||
+                        list == VectorListLayout::COMPACT_DELTAN;
+    if (dim == 0 && deltaN) return 0xffffffffull;
+    const std::uint64_t size = dim == 0 ? 4 : elementSize; // dim 0: one 32-bit descriptor per sub-vector
+    switch (list) {
+    case VectorListLayout::SCALED_PTR32: return reach(1ull << 18, size);
+    case VectorListLayout::SCALED_PTR64: return reach(1ull << 19, size);
+    case VectorListLayout::SCALED_PTR128: return reach(1ull << 20, size);
+    default: return reach(tileBytes, size);
+    }
+  }
+  switch (static_cast<VectorLayout>(layout)) {
+  case VectorLayout::SPAN: return 0xffffffffull;
+  case VectorLayout::SHORT_SPAN: return (1ull << 11) - 1;
+  case VectorLayout::SCALED_PTR32: return reach(1ull << 18, elementSize);
+  case VectorLayout::SCALED_PTR64: return reach(1ull << 19, elementSize);
+  case VectorLayout::SCALED_PTR128: return reach(1ull << 20, elementSize);
+  default: return reach(tileBytes, elementSize); // ONE_PTR, COMPACT_PTR
+  }
+}
+
+// The largest value an element of `type` holds, exactly (long double has a 64-bit mantissa).
+long double maxElementValue(const Type &type) {
+  const detail::TypeInfo &info = detail::typeInfo(type);
+  switch (info.kind) {
+  case detail::TypeKind::Bool: return 1;
+  case detail::TypeKind::Signed: return std::ldexp(1.0L, 8 * static_cast<int>(info.size) - 1) - 1;
+  case detail::TypeKind::Unsigned: return std::ldexp(1.0L, 8 * static_cast<int>(info.size)) - 1;
+  case detail::TypeKind::Half: return 65504;
+  case detail::TypeKind::Float: return info.size == 4 ? FLT_MAX : DBL_MAX;
+  default: throw type_error("Type " + type.toString().str() + " has no largest value");
+  }
+}
+
+const VertexField &plainField(const GraphState &g, StringRef vertexType, StringRef fieldName, const char *what) {
+  const VertexClass &cls = vertexClassNamed(g, vertexType, what);
+  const VertexField &field = fieldNamed(cls, fieldName);
+  if (field.kind != FieldKind::State)
+    throw poplar_error(std::string("Graph::") + what + ": field '" + field.name + "' of vertex type '" + cls.name +
+                       "' is " + kindName(field.kind) +
+                       ", not a plain field: its values are its tensor's (see getMaxFieldDim for its size)");
+  return field;
 }
 
 std::string fileExtension(const std::string &path) {
@@ -310,6 +389,78 @@ void Graph::setPerfEstimate(const VertexRef &v, std::uint64_t cycles, std::uint6
   info.hasPerfEstimate = true;
   info.cycles = cycles;
   info.flops = flops;
+}
+
+void Graph::setPerfEstimate(const VertexRef &v, const VertexPerfEstimate &estimate) {
+  setPerfEstimate(v, estimate.cycles, estimate.flops);
+}
+
+VertexPerfEstimate Graph::getPerfEstimate(const VertexRef &v) const {
+  const VertexInfo &info = vertexOf(*state_, v, "getPerfEstimate");
+  if (info.hasPerfEstimate) return VertexPerfEstimate(info.cycles, info.flops);
+  if (auto estimate = detail::registeredPerfEstimate(*state_, v.getId())) return *estimate;
+  throw missing_perf_estimate(describeVertex(info, v.getId()) +
+                              " has no perf estimate: set one with Graph::setPerfEstimate or register an estimator "
+                              "for its type with Graph::registerPerfEstimator (the emulator's profile otherwise "
+                              "counts 50 cycles plus one per edge element)");
+}
+
+void Graph::registerPerfEstimator(StringRef vertexTypeName, PerfEstimateFunc f) {
+  if (!f) throw poplar_error("Graph::registerPerfEstimator: the estimator for '" + vertexTypeName.str() + "' is empty");
+  state_->perfEstimators[vertexTypeName.str()] = std::move(f);
+}
+
+std::size_t Graph::getMaxFieldDim(StringRef vertexName, StringRef fieldName, unsigned dimIndex) const {
+  const VertexClass &cls = vertexClassNamed(*state_, vertexName, "getMaxFieldDim");
+  const VertexField &field = fieldNamed(cls, fieldName);
+  if (field.kind == FieldKind::Other || dimIndex >= field.rank)
+    throw poplar_error("Graph::getMaxFieldDim: field '" + field.name + "' of vertex type '" + cls.name + "' has " +
+                       std::to_string(field.kind == FieldKind::Other ? 0 : field.rank) + " dimensions; dimension " +
+                       std::to_string(dimIndex) + " does not exist");
+  // The outer dimension of a list of edges holds one 32-bit pointer per edge.
+  const unsigned elementSize = field.rank == 2 && dimIndex == 0 ? 4 : field.elementSize;
+  return static_cast<std::size_t>(
+      maxDimElements(field.layout[dimIndex], dimIndex, elementSize, getTarget().getBytesPerTile()));
+}
+
+double Graph::getMaxVertexFieldValue(StringRef vertexName, StringRef fieldName) const {
+  return static_cast<double>(maxElementValue(plainField(*state_, vertexName, fieldName, "getMaxVertexFieldValue").elementType));
+}
+
+void Graph::maxVertexFieldValueAs(StringRef vertexName, StringRef fieldName, HostType hostType, void *out) const {
+  const VertexField &field = plainField(*state_, vertexName, fieldName, "getMaxVertexFieldValueAs");
+  const long double max = maxElementValue(field.elementType);
+  const auto fits = [&](auto sample) {
+    using T = decltype(sample);
+    const bool exact = std::is_floating_point_v<T> ? static_cast<long double>(static_cast<T>(max)) == max
+                                                   : max <= static_cast<long double>(std::numeric_limits<T>::max());
+    if (!exact) return false;
+    const T value = static_cast<T>(max);
+    std::memcpy(out, &value, sizeof value);
+    return true;
+  };
+  bool ok = false;
+  const char *name = "";
+  switch (hostType) {
+  case HostType::Bool: ok = fits(bool()), name = "bool"; break;
+  case HostType::I8: ok = fits(std::int8_t()), name = "an 8-bit integer"; break;
+  case HostType::U8: ok = fits(std::uint8_t()), name = "an 8-bit unsigned integer"; break;
+  case HostType::I16: ok = fits(std::int16_t()), name = "a 16-bit integer"; break;
+  case HostType::U16: ok = fits(std::uint16_t()), name = "a 16-bit unsigned integer"; break;
+  case HostType::I32: ok = fits(std::int32_t()), name = "a 32-bit integer"; break;
+  case HostType::U32: ok = fits(std::uint32_t()), name = "a 32-bit unsigned integer"; break;
+  case HostType::I64: ok = fits(std::int64_t()), name = "a 64-bit integer"; break;
+  case HostType::U64: ok = fits(std::uint64_t()), name = "a 64-bit unsigned integer"; break;
+  case HostType::F32: ok = fits(float()), name = "float"; break;
+  case HostType::F64: ok = fits(double()), name = "double"; break;
+  }
+  if (!ok) {
+    char value[64];
+    std::snprintf(value, sizeof value, max < 0x1p64L ? "%.0Lf" : "%.9Lg", max);
+    throw poplar_error("Graph::getMaxVertexFieldValueAs: the largest value of field '" + field.name + "' of vertex type '" +
+                       vertexName.str() + "' (" + field.elementType.toString().str() + ": " + value +
+                       ") is not exactly representable as " + name);
+  }
 }
 
 void Graph::setFieldInitialValueFromHost(const FieldRef &field, const void *values, HostType hostType,

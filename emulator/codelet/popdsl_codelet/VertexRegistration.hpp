@@ -1,6 +1,8 @@
 #pragma once
 // popdsl emulator: how a compiled codelet library describes its vertex classes
-// to the emulator. Graph::addCodelets compiles each codelet source together with
+// to the emulator (the codelet ABI). Not an SDK header: it lives outside the
+// public include directory, in <prefix>/lib/popdsl/codelet (emulator/codelet in the
+// source tree), which only the codelet compiler's command line names. Graph::addCodelets compiles each codelet source together with
 // generated code that includes this header and exports
 //   extern "C" const popdsl_vertex_info *popdsl_codelet_vertices(unsigned *count);
 // Field kinds, ranks and element types are computed by C++ from each member's
@@ -30,7 +32,11 @@ struct popdsl_field_info {
   unsigned elementSize;
   unsigned minAlign;      // bytes the data must be aligned to
   std::size_t offset;     // of the member in the vertex
+  // Per dimension: its poplar::VectorLayout, or POPDSL_LIST_LAYOUT + its
+  // poplar::VectorListLayout for both dimensions of a VectorList (0: not a vector).
+  unsigned layout[2];
 };
+#define POPDSL_LIST_LAYOUT 0x100u
 
 // run: 0 when compute succeeded, 1 when it returned false, 2 when it threw
 // (the exception's what() is copied into message).
@@ -83,8 +89,11 @@ template <class F> struct FieldTraits {
   static const unsigned rank = 0;
   typedef F Element;
   static const unsigned minAlign = alignof(F);
+  static const unsigned layout0 = 0, layout1 = 0;
 };
 template <class T, VectorLayout L, unsigned A, bool I> struct FieldTraits<Vector<T, L, A, I> > {
+  static const unsigned layout0 = static_cast<unsigned>(L);
+  static const unsigned layout1 = FieldTraits<T>::kind == POPDSL_FIELD_STATE ? 0 : FieldTraits<T>::layout0;
   static const unsigned kind = FieldTraits<T>::kind == POPDSL_FIELD_STATE ? POPDSL_FIELD_STATE
                                : FieldTraits<T>::kind == POPDSL_FIELD_OTHER ? POPDSL_FIELD_OTHER
                                : FieldTraits<T>::rank == 1 ? FieldTraits<T>::kind
@@ -99,9 +108,11 @@ template <class P, unsigned Kind> struct EdgeTraits {
   static const unsigned rank = 0;
   typedef P Element;
   static const unsigned minAlign = alignof(P);
+  static const unsigned layout0 = 0, layout1 = 0;
 };
 template <class T, VectorLayout L, unsigned A, bool I, unsigned Kind>
 struct EdgeTraits<Vector<T, L, A, I>, Kind> {
+  static const unsigned layout0 = static_cast<unsigned>(L), layout1 = 0;
   static const unsigned kind = Kind;
   static const unsigned rank = 1;
   typedef T Element;
@@ -109,6 +120,7 @@ struct EdgeTraits<Vector<T, L, A, I>, Kind> {
 };
 template <class T, VectorListLayout L, unsigned A, bool I, unsigned Kind>
 struct EdgeTraits<VectorList<T, L, A, I>, Kind> {
+  static const unsigned layout0 = POPDSL_LIST_LAYOUT + static_cast<unsigned>(L), layout1 = layout0;
   static const unsigned kind = Kind;
   static const unsigned rank = 2;
   typedef T Element;
@@ -138,6 +150,8 @@ template <class V, class F, class C> popdsl_field_info field(const char *name, F
   info.elementSize = static_cast<unsigned>(sizeof(Element));
   info.minAlign = Traits::minAlign;
   info.offset = offsetOf<V>(member);
+  info.layout[0] = Traits::layout0;
+  info.layout[1] = Traits::layout1;
   return info;
 }
 
