@@ -18,6 +18,7 @@
 #include <poplar/Graph.hpp>
 #include <poplar/OptionFlags.hpp>
 #include <poplar/Program.hpp>
+#include <poplar/VertexIntrospector.hpp>
 
 #include <pybind11/pybind11.h>
 
@@ -67,6 +68,10 @@ std::vector<std::string> writeProfileReport(poplar::Engine &engine, const std::s
 
 // A hash consistent with Program's operator== (copies of one program are equal).
 std::size_t programHash(const poplar::program::Program &program);
+
+// The element type of a vertex field a perf estimator inspects, to convert its initial
+// values to Python numbers (the SDK's FieldData converts only to a type the caller names).
+poplar::Type fieldElementType(const poplar::FieldData &field);
 
 } // namespace backend
 } // namespace popdsl_bindings

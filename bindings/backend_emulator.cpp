@@ -1,5 +1,6 @@
 // The seam (backend.hpp) on popdsl's emulator: its extensions beyond the SDK's API.
 #include <poplar/EmulatorExtensions.hpp>
+#include <poplar/Internals.hpp>
 #include <poplar/ProfileData.hpp>
 
 #include <pybind11/stl.h>
@@ -66,6 +67,8 @@ std::vector<std::string> writeProfileReport(poplar::Engine &engine, const std::s
 std::size_t programHash(const poplar::program::Program &program) {
   return std::hash<const void *>()(poplar::detail::programIdentity(program));
 }
+
+poplar::Type fieldElementType(const poplar::FieldData &field) { return poplar::detail::fieldDataElementType(field); }
 
 } // namespace backend
 } // namespace popdsl_bindings

@@ -41,5 +41,9 @@ std::size_t programHash(const poplar::program::Program &) {
   return 0;
 }
 
+poplar::Type fieldElementType(const poplar::FieldData &) {
+  throw NeedsEmulatorBackend("a vertex field's initial values in a Python perf estimator (FieldData.getInitialValue)");
+}
+
 } // namespace backend
 } // namespace popdsl_bindings

@@ -1,7 +1,6 @@
 // Codelets and custom vertices: Graph.addCodelets/addVertex/connect/... and
 // VertexRef/FieldRef, with the C++ names.
 #include <poplar/Graph.hpp>
-#include <poplar/Internals.hpp>
 #include <poplar/PerfEstimateFunc.hpp>
 #include <poplar/VertexIntrospector.hpp>
 #include <poplar/exceptions.hpp>
@@ -10,6 +9,7 @@
 
 #include <sstream>
 
+#include "backend.hpp"
 #include "bindings.hpp"
 
 namespace popdsl_bindings {
@@ -97,7 +97,7 @@ poplar::PerfEstimateFunc pythonEstimator(py::function fn) {
 
 // A FieldData's initial values as Python numbers of its element type's kind.
 py::object initialValues(const poplar::FieldData &field, const poplar::Target &target, bool one) {
-  const poplar::Type type = poplar::detail::fieldDataElementType(field);
+  const poplar::Type type = backend::fieldElementType(field);
   const auto convert = [&](auto sample) -> py::object {
     using T = decltype(sample);
     if (one) return py::cast(field.getInitialValue<T>(target));
