@@ -1,4 +1,6 @@
 """Fixtures shared by the raw-binding tests: a small IPU model and a graph on it."""
+import os
+
 import pytest
 
 import popdsl
@@ -26,3 +28,17 @@ def device():
 @pytest.fixture
 def graph(device):
     return poplar.Graph(device.getTarget())
+
+
+@pytest.fixture(scope="module")
+def codelet_cache(tmp_path_factory):
+    """A private codelet cache (POPDSL_CACHE_DIR) for one test module: its first
+    addCodelets of a source compiles into it, later ones load from it."""
+    cache = tmp_path_factory.mktemp("popdsl-cache")
+    saved = os.environ.get("POPDSL_CACHE_DIR")
+    os.environ["POPDSL_CACHE_DIR"] = str(cache)
+    yield cache
+    if saved is None:
+        del os.environ["POPDSL_CACHE_DIR"]
+    else:
+        os.environ["POPDSL_CACHE_DIR"] = saved

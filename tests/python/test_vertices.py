@@ -21,17 +21,8 @@ from vertex_codelets import SOURCE
 POPDSL_PARENT = pathlib.Path(popdsl.__file__).resolve().parents[1]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def codelet_cache(tmp_path_factory):
-    """A private codelet cache for this module; the first addCodelets compiles into it."""
-    cache = tmp_path_factory.mktemp("popdsl-cache")
-    saved = os.environ.get("POPDSL_CACHE_DIR")
-    os.environ["POPDSL_CACHE_DIR"] = str(cache)
-    yield cache
-    if saved is None:
-        del os.environ["POPDSL_CACHE_DIR"]
-    else:
-        os.environ["POPDSL_CACHE_DIR"] = saved
+# Each module compiles into a private codelet cache (conftest.py).
+pytestmark = pytest.mark.usefixtures("codelet_cache")
 
 
 class Vertices:

@@ -2,7 +2,6 @@
 estimators that read the vertex through VertexIntrospector/FieldData), field limits
 from each field's layout (getMaxFieldDim, getMaxVertexFieldValue(As)) and
 setInitialValueHalf of a vertex field."""
-import os
 
 import numpy as np
 import pytest
@@ -62,16 +61,8 @@ public:
 """
 
 
-@pytest.fixture(scope="module", autouse=True)
-def codelet_cache(tmp_path_factory):
-    cache = tmp_path_factory.mktemp("popdsl-cache")
-    saved = os.environ.get("POPDSL_CACHE_DIR")
-    os.environ["POPDSL_CACHE_DIR"] = str(cache)
-    yield cache
-    if saved is None:
-        del os.environ["POPDSL_CACHE_DIR"]
-    else:
-        os.environ["POPDSL_CACHE_DIR"] = saved
+# Each module compiles into a private codelet cache (conftest.py).
+pytestmark = pytest.mark.usefixtures("codelet_cache")
 
 
 def make_graph(tiles=4):

@@ -1,5 +1,4 @@
 """Custom vertices on the Pythonic layer: g.add_codelets and pd.compute_set blocks."""
-import os
 
 import numpy as np
 import pytest
@@ -9,15 +8,8 @@ import popdsl as pd
 from vertex_codelets import SOURCE
 
 
-@pytest.fixture(scope="module", autouse=True)
-def codelet_cache(tmp_path_factory):
-    saved = os.environ.get("POPDSL_CACHE_DIR")
-    os.environ["POPDSL_CACHE_DIR"] = str(tmp_path_factory.mktemp("popdsl-cache"))
-    yield
-    if saved is None:
-        del os.environ["POPDSL_CACHE_DIR"]
-    else:
-        os.environ["POPDSL_CACHE_DIR"] = saved
+# Each module compiles into a private codelet cache (conftest.py).
+pytestmark = pytest.mark.usefixtures("codelet_cache")
 
 
 @pytest.fixture
