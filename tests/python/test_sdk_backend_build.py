@@ -88,8 +88,11 @@ def test_sdk_mode_includes_only_the_prefix_and_compiles_the_sdk_backend(sdk_buil
     include_dirs = set()
     for c in commands:
         include_dirs |= set(re.findall(r"(?:-I|-isystem )\s*(\S+)", c["command"]))
+    # The prefix and the Python environment (pybind11's headers; CI's venv lives in the
+    # checkout) may sit inside the repository; nothing else of it may be on the path.
+    allowed = (prefix.resolve(), Path(sys.prefix).resolve())
     repo_dirs = [d for d in include_dirs if Path(d).resolve().is_relative_to(REPO)
-                 and not Path(d).resolve().is_relative_to(prefix.resolve())]
+                 and not any(Path(d).resolve().is_relative_to(a) for a in allowed)]
     assert str((prefix / "include").resolve()) in {str(Path(d).resolve()) for d in include_dirs}
     assert repo_dirs == [], f"sdk mode must not see the emulator's sources or internals: {repo_dirs}"
     print(f"sdk-mode build of bindings/: {seconds:.1f} s")
