@@ -2,6 +2,7 @@
 model (README "Profiling"), memory per tile from the mapping, reports, counters, CLI."""
 import math
 import os
+import pathlib
 import subprocess
 import sys
 
@@ -306,12 +307,15 @@ def test_cli_profile_and_info(tmp_path):
     script = tmp_path / "tiny.py"
     script.write_text(SCRIPT)
     out = tmp_path / "report"
+    # The popdsl under test (installed, or built into the checkout), run outside the
+    # repository root, whose popdsl/ would come first.
+    env = dict(os.environ, PYTHONPATH=str(pathlib.Path(pd.__file__).resolve().parents[1]))
     result = subprocess.run([sys.executable, "-m", "popdsl", "profile", str(script), "--out", str(out)],
-                            capture_output=True, text=True, timeout=120, cwd=tmp_path)
+                            capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
     assert result.returncode == 0, result.stderr
     assert "script ran" in result.stdout and "Memory Usage:" in result.stdout
     assert {"profile_summary.txt", "profile.json"} <= set(os.listdir(out))
     info = subprocess.run([sys.executable, "-m", "popdsl", "info"], capture_output=True, text=True, timeout=60,
-                          cwd=tmp_path)  # not the repository root, whose popdsl/ has no built _core
+                          cwd=tmp_path, env=env)
     assert info.returncode == 0, info.stderr
     assert "backend: emulator" in info.stdout and "ipu21" in info.stdout and "1,216" in info.stdout

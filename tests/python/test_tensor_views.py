@@ -749,6 +749,7 @@ def test_concat_of_two_tensors_defaults_to_dimension_0(device):
 def test_slices_by_indices_and_interval_checks(device):
     v = IdGraph(device).add_variable([2, 3]).tensor
     assert [s.shape() for s in v.slices([0, 2], 1)] == [[2, 1], [2, 1]]
+    assert v.slice(poplar.Interval(1, 3), 1) == v.slice(1, 3, 1)
     with pytest.raises(ValueError, match=r"Interval\(3, 1\): begin must not exceed end"):
         poplar.Interval(3, 1)
 
