@@ -54,6 +54,11 @@ TRANSITIVE_USE = ("int main() { std::vector<std::string> names(1); assert(names.
 ENGINE_USE = "void run(poplar::Engine &engine, const poplar::program::Sequence &) { engine.run(0); }\\n"
 
 
+# flash_attention.cpp's second run: groups, length, depth, query chunks, key chunks
+# (query chunks of 4 rows against key chunks of 6: blocks cut the diagonal unevenly).
+FLASH_SHAPE = (1, 12, 3, 3, 2)
+
+
 def headers():
     return sorted(str(p.relative_to(PREFIX / "include")) for p in (PREFIX / "include").rglob("*.hpp"))
 
@@ -85,6 +90,10 @@ def builds(tmp_path_factory):
         exe = work / f"row_ops-{tag}"
         jobs[f"row_ops {tag}"] = (f"g++ {flags} {PROGRAMS}/row_ops.cpp -o {exe} {LINK_LINE} && cd {PROGRAMS} && "
                                   f"{exe} && {exe} 3 4 ipu1; {exe} 1 1 hw; echo hardware-exit=$?")
+    for flags, tag in (("-std=c++11", "c++11"), (STRICT, "strict")):
+        exe = work / f"flash_attention-{tag}"
+        jobs[f"flash_attention {tag}"] = (f"g++ {flags} {PROGRAMS}/flash_attention.cpp -o {exe} {LINK_LINE} && "
+                                          f"{exe} && {exe} " + " ".join(map(str, FLASH_SHAPE)))
     for flags, tag in (("-std=c++11", "c++11"), (STRICT, "strict")):
         exe = work / f"vertex_api-{tag}"
         jobs[f"vertex_api {tag}"] = f"g++ {flags} {PROGRAMS}/vertex_api.cpp -o {exe} -lpoplar && {exe}"
@@ -239,6 +248,27 @@ def test_the_extension_uses_the_prefix_libraries_once():
     maps = Path("/proc/self/maps").read_text()
     loaded = {line.split()[-1] for line in maps.splitlines() if "libpoplar.so" in line}
     assert loaded == {str(PREFIX / "lib" / "libpoplar.so")}
+
+
+def causal_attention_reference(groups, length, depth):
+    """float64 softmax(Q K^T + M) V with M = -10000 above the diagonal, and each row's
+    log-sum-exp, for qkv[i] = sin(0.37 i) as flash_attention.cpp fills it."""
+    q, k, v = np.sin(0.37 * np.arange(3 * groups * length * depth)).reshape(3, groups, length, depth)
+    scores = q @ k.transpose(0, 2, 1) + np.triu(np.full((length, length), -10000.0), 1)
+    top = scores.max(axis=-1, keepdims=True)
+    weights = np.exp(scores - top)
+    total = weights.sum(axis=-1, keepdims=True)
+    return ((weights / total) @ v).ravel(), (top + np.log(total)).ravel()
+
+
+@pytest.mark.parametrize("tag", ["c++11", "strict"])
+def test_causal_flash_attention_in_cxx_matches_numpy(builds, tag):
+    lines = succeeded(builds[f"flash_attention {tag}"]).splitlines()
+    # Two runs of two lines each: the default shape (2 groups, 8 rows, depth 4), then FLASH_SHAPE's.
+    for run, shape in ((lines[0:2], (2, 8, 4)), (lines[2:4], FLASH_SHAPE[:3])):
+        expected_out, expected_lse = causal_attention_reference(*shape)
+        np.testing.assert_allclose(numbers_after("out:", "\n".join(run)), expected_out, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(numbers_after("lse:", "\n".join(run)), expected_lse, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("tag", ["c++11", "strict"])
