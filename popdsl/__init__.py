@@ -3,10 +3,35 @@
 `popdsl.poplar`, `popdsl.program`, `popdsl.popops`, ... are the raw bindings with
 Poplar's C++ names. The names exported here are the Pythonic layer on top.
 """
+import importlib.machinery as _machinery
+import os as _os
 import sys as _sys
 import types as _types
 
-from popdsl import _core
+
+def _installed_package_dir(source_dir: str):
+    """Another popdsl package on sys.path that has the compiled extension, if any."""
+    elsewhere = [p for p in _sys.path if _os.path.realpath(_os.path.join(p or ".", "popdsl")) != source_dir]
+    spec = _machinery.PathFinder.find_spec("popdsl", elsewhere)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    package_dir = list(spec.submodule_search_locations)[0]
+    found = any(f.startswith("_core.") for f in _os.listdir(package_dir))
+    return package_dir if found else None
+
+
+if _machinery.PathFinder.find_spec("_core", __path__) is None:
+    # A source checkout without the built extension came first on sys.path (`python -m
+    # popdsl` from the repository root after `pip install .`): take every submodule from
+    # the installed package instead.
+    _installed = _installed_package_dir(_os.path.realpath(__path__[0]))
+    if _installed is None:
+        raise ImportError(f"popdsl's compiled extension (popdsl._core) is not in {__path__[0]} and no installed "
+                          "popdsl has one: install with `pip install .`, or build it as README's Developing "
+                          "section says")
+    __path__[:] = [_installed]
+
+from popdsl import _core  # noqa: E402
 from popdsl._core import poplar, poplin, popnn, popops, poprand, poputil, program
 
 

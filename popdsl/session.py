@@ -24,13 +24,8 @@ Lifecycle, as popxl's sessions have it:
 - ``seed=`` / ``session.seed`` set the engine's random seed, from which the hardware
   seeds (``pd.random.get_hw_seeds``) are derived.
 """
-import hashlib
-import json
 import logging
 import os
-import struct
-import sys
-import threading
 import time
 
 import numpy as np
@@ -40,20 +35,17 @@ from popdsl._core import backend as _core_backend
 from popdsl.callbacks import HostCallback
 from popdsl.control import Block
 from popdsl.dtypes import as_type, numpy_dtype
+from popdsl.executable_cache import compile_or_load
 from popdsl.graph import Graph
 from popdsl.instrument import Counter
 from popdsl.profile import Profile, auto_report
+from popdsl import progress
+from popdsl.progress import RunProgress, engine_progress
+from popdsl import saved_session
 from popdsl.tensor import Tensor
 
 log = logging.getLogger("popdsl")
 
-_SAVED_MAGIC = b"POPDSL-SESSION\n"
-_SAVED_VERSION = 1
-_CACHE_SUFFIX = ".popexe"
-_SECTION_ORDER = ("target", "graph", "programs", "options")
-_LONG_RUN_SECONDS = 2.0  # runs longer than this report progress while they run
-_PROGRESS_INTERVAL_SECONDS = {True: 1.0, False: 10.0}  # terminal bar, log lines
-_PROGRESS_POLL_SECONDS = 0.25  # how often the watcher looks at the runs going on
 # id(device) -> the session holding it (several sessions may share one device).
 _holders: dict = {}
 
@@ -109,7 +101,7 @@ class Session:
                    for t, name in zip(graph.variables, _unique_names(t.name for t in graph.variables))]
         streams = [_StreamInfo(s.handle, s.shape, numpy_dtype(s.dtype), s.to_device) for s in graph.streams]
         self._stream_objects = {s.handle: s for s in graph.streams}
-        executable = _compile_or_load(graph.raw, [p.build() for p in programs.values()], options or {},
+        executable = compile_or_load(graph.raw, [p.build() for p in programs.values()], options or {},
                                       cache_dir if cache_dir is not None else os.environ.get("POPDSL_CACHE_DIR"),
                                       list(programs))
         self._setup(executable, list(programs), tensors, streams, graph.host_callbacks,
@@ -125,7 +117,7 @@ class Session:
         self._streams = {s.handle: s for s in streams}
         self._callbacks = dict(callbacks)
         start = time.perf_counter()
-        self.engine = poplar.Engine(executable, {}, _progress(f"building the engine for {self.name!r}"))
+        self.engine = poplar.Engine(executable, {}, engine_progress(f"building the engine for {self.name!r}"))
         log.info("engine for %r ready in %.3f s", self.name, time.perf_counter() - start)
         for handle, callback in self._callbacks.items():
             # The arguments' types and sizes too: the sdk backend cannot read them from the executable.
@@ -140,32 +132,28 @@ class Session:
     # --- saving and loading -----------------------------------------------------------------
     def save(self, path):
         """Writes the executable and the names of its tensors, streams and host callbacks to `path`."""
-        manifest = {
-            "version": _SAVED_VERSION, "programs": self.program_names, "name": self.name,
+        saved_session.write(os.path.expanduser(os.fspath(path)), {
+            "programs": self.program_names, "name": self.name,
             "tensors": [t.to_json() for t in self._tensors.values()],
             "streams": [s.to_json() for s in self._streams.values()],
             "host_callbacks": [c.to_json() for c in self._callbacks.values()],
-        }
-        header = json.dumps(manifest).encode()
-        with open(path, "wb") as f:
-            f.write(_SAVED_MAGIC + struct.pack("<Q", len(header)) + header + self.executable.serialize())
+        }, self.executable.serialize())
 
     @classmethod
     def load(cls, path, device=None, callbacks=None, seed=None) -> "Session":
         """A runnable session from a file written by save(). `device` must have the saved
         target (default: a simulator device for it); `callbacks` maps each saved host
-        callback's handle to its Python function. Tensors are then read and written by name."""
-        with open(path, "rb") as f:
-            data = f.read()
-        if not data.startswith(_SAVED_MAGIC):
-            raise SessionError(f"{path} is not a saved popdsl session")
-        (length,) = struct.unpack_from("<Q", data, len(_SAVED_MAGIC))
-        start = len(_SAVED_MAGIC) + 8
-        manifest = json.loads(data[start:start + length])
-        if manifest.get("version") != _SAVED_VERSION:
-            raise SessionError(f"{path} was saved in format {manifest.get('version')}; this popdsl reads "
-                               f"format {_SAVED_VERSION}")
-        executable = poplar.Executable.deserialize(data[start + length:])
+        callback's handle to its Python function. Tensors are then read and written by name.
+        A damaged or foreign file raises SessionError naming it and what is wrong."""
+        path = os.path.expanduser(os.fspath(path))
+        try:
+            manifest, serialized = saved_session.read(path)
+        except saved_session.SavedSessionError as e:
+            raise SessionError(f"Session.load({path!r}): the file {e}") from None
+        try:
+            executable = poplar.Executable.deserialize(serialized)
+        except poplar.poplar_error as e:
+            raise SessionError(f"Session.load({path!r}): the file's executable cannot be read: {e}") from None
         callbacks = dict(callbacks or {})
         saved = {c["name"]: c for c in manifest["host_callbacks"]}
         missing = [h for h in saved if h not in callbacks]
@@ -357,141 +345,13 @@ class Session:
             else:
                 self.engine.connectStreamToCallback(handle, _collector(stream, outputs[handle]), described)
         start = time.perf_counter()
-        with _RunProgress(f"running {name!r} in session {self.name!r}", self._run_seconds.get(name)):
+        with RunProgress(f"running {name!r} in session {self.name!r}", self._run_seconds.get(name)):
             self.engine.run(self.program_names.index(name))
         seconds = self._run_seconds[name] = time.perf_counter() - start
-        log.log(logging.INFO if seconds >= _LONG_RUN_SECONDS else logging.DEBUG,
+        log.log(logging.INFO if seconds >= progress.LONG_RUN_SECONDS else logging.DEBUG,
                 "run of %r in session %r took %.3f s", name, self.name, seconds)
         return {self._stream_objects.get(h, h): (np.stack(v) if len(v) > 1 else v[0])
                 for h, v in outputs.items() if v}
-
-
-# --- compiling and the executable cache -------------------------------------------------------
-
-def _compile_or_load(raw_graph, programs, options, cache_dir, program_names):
-    """The executable for the graph: from `cache_dir` when an identical one was stored, else compiled
-    (and stored). Logs why it compiled."""
-    start = time.perf_counter()
-    executable = poplar.compileGraph(raw_graph, programs, options)
-    if not cache_dir:
-        log.info("compiled %s in %.3f s (no executable cache)", program_names, time.perf_counter() - start)
-        return executable
-    if _core_backend == "sdk":
-        # The cache keys on the emulator's canonical executable sections; the SDK has none.
-        log.warning("compiled %s without the executable cache: it needs the emulator backend "
-                    "(popdsl.backend() is 'sdk'); cache_dir %r is not used", program_names, cache_dir)
-        return executable
-    os.makedirs(cache_dir, exist_ok=True)
-    sections = poplar._executableSections(executable)
-    digests = {k: hashlib.sha256(sections[k]).hexdigest() for k in _SECTION_ORDER}
-    key = hashlib.sha256("".join(digests[k] for k in _SECTION_ORDER).encode()).hexdigest()[:40]
-    path = os.path.join(cache_dir, key + _CACHE_SUFFIX)
-    if os.path.exists(path):
-        try:
-            with open(path, "rb") as f:
-                cached = poplar.Executable.deserialize(f.read())
-            log.info("loaded the cached executable %s for %s", path, program_names)
-            return cached
-        except poplar.poplar_error as e:
-            log.warning("recompiling %s: the cached executable %s cannot be read (%s)", program_names, path, e)
-    else:
-        log.info("recompiling %s: %s", program_names, _why_recompiled(cache_dir, digests, program_names))
-    data = executable.serialize()
-    temporary = f"{path}.{os.getpid()}.tmp"
-    with open(temporary, "wb") as f:
-        f.write(data)
-    os.replace(temporary, path)  # readers never see a half-written executable
-    with open(os.path.join(cache_dir, key + ".json"), "w") as f:
-        json.dump({"programs": program_names, "digests": digests, "time": time.time()}, f)
-    return executable
-
-
-def _why_recompiled(cache_dir, digests, program_names) -> str:
-    """Compares with the newest cached executable of the same programs (or any, if none)."""
-    entries = []
-    for file in os.listdir(cache_dir):
-        if file.endswith(".json"):
-            try:
-                with open(os.path.join(cache_dir, file)) as f:
-                    entries.append(json.load(f))
-            except (OSError, ValueError):
-                continue
-    if not entries:
-        return "no cached executable"
-    same_programs = [e for e in entries if e.get("programs") == program_names]
-    newest = max(same_programs or entries, key=lambda e: e.get("time", 0))
-    changed = [k for k in _SECTION_ORDER if newest.get("digests", {}).get(k) != digests[k]]
-    return ", ".join(f"{k} changed" for k in changed) or "no cached executable"
-
-
-def _progress(what):
-    """A Poplar progress function: a bar on stderr when it is a terminal, else log lines."""
-    def report(done, total):
-        if sys.stderr.isatty():
-            filled = int(30 * done / max(total, 1))
-            sys.stderr.write(f"\r{what}: [{'#' * filled}{' ' * (30 - filled)}] {done}/{total}")
-            if done >= total:
-                sys.stderr.write("\n")
-            sys.stderr.flush()
-        else:
-            log.debug("%s: %d/%d", what, done, total)
-    return report
-
-
-class _RunProgress:
-    """While a run lasts longer than _LONG_RUN_SECONDS, reports how long it has run (and,
-    after a first run of the program, a bar against that run's time): on stderr when it
-    is a terminal, else in log lines. The engine releases the GIL while it runs, so one
-    watcher thread, shared by all runs and started once, can report; a run only
-    registers itself, which keeps short runs cheap."""
-
-    _active = {}  # id -> the runs going on now
-    _lock = threading.Lock()  # a run does not end while the watcher reports it
-    _watcher = None
-
-    def __init__(self, what: str, expected_seconds):
-        self.what, self.expected = what, expected_seconds
-        self.terminal = sys.stderr.isatty()
-        self.next_report = _LONG_RUN_SECONDS  # seconds into the run
-        self.reported = False
-
-    def __enter__(self):
-        self.start = time.perf_counter()
-        _RunProgress._active[id(self)] = self
-        if _RunProgress._watcher is None:
-            _RunProgress._watcher = threading.Thread(target=_RunProgress._watch, daemon=True)
-            _RunProgress._watcher.start()
-        return self
-
-    def __exit__(self, *exc):
-        with _RunProgress._lock:
-            del _RunProgress._active[id(self)]
-        if self.reported and self.terminal:
-            sys.stderr.write("\n")
-        return False
-
-    @staticmethod
-    def _watch():
-        while True:
-            time.sleep(_PROGRESS_POLL_SECONDS)
-            with _RunProgress._lock:
-                for run in list(_RunProgress._active.values()):
-                    elapsed = time.perf_counter() - run.start
-                    if elapsed >= run.next_report:
-                        run._report(elapsed)
-                        run.next_report = elapsed + _PROGRESS_INTERVAL_SECONDS[run.terminal]
-
-    def _report(self, elapsed):
-        self.reported = True
-        if not self.terminal:
-            log.info("%s: still running after %.1f s", self.what, elapsed)
-            return
-        bar = ""
-        if self.expected:
-            filled = min(30, int(30 * elapsed / self.expected))
-            bar = f" [{'#' * filled}{' ' * (30 - filled)}] of the last run's {self.expected:.1f} s"
-        sys.stderr.write(f"\r{self.what}: {elapsed:.0f} s{bar}")
-        sys.stderr.flush()
 
 
 # --- host handles, streams and callbacks ------------------------------------------------------

@@ -1,6 +1,11 @@
 """Session lifecycle: the executable cache, save/load, weights, attach/detach, host
 callbacks and seeds. Numbers are checked against float64 numpy references."""
+import concurrent.futures
+import json
 import logging
+import os
+import struct
+import sys
 
 import numpy as np
 import pytest
@@ -133,6 +138,35 @@ def test_a_corrupt_cached_executable_is_recompiled(device, tmp_path, caplog):
     assert any("cannot be read" in m and "corrupt" in m for m in cache_messages(caplog))
 
 
+def test_a_cached_executable_of_another_graph_is_recompiled(device, tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="popdsl")
+    g, main, out = build_model(device)
+    pd.Session(g, main, device=device, cache_dir=tmp_path / "a")
+    other, other_main, _ = build_model(device, offset=2.0)
+    pd.Session(other, other_main, device=device, cache_dir=tmp_path / "b")
+    # An entry copied in under the first graph's name, as a shared cache could hold it.
+    (entry,) = (tmp_path / "a").glob("*.popexe")
+    (other_entry,) = (tmp_path / "b").glob("*.popexe")
+    entry.write_bytes(other_entry.read_bytes())
+    caplog.clear()
+    with pd.Session(g, main, device=device, cache_dir=tmp_path / "a") as s:
+        s.run()
+        check_results(s, out)
+    assert any("is not for this graph" in m for m in cache_messages(caplog)), cache_messages(caplog)
+    assert entry.read_bytes() != other_entry.read_bytes()  # the entry was written again
+
+
+def test_concurrent_writers_leave_a_whole_cache_entry(device, tmp_path):
+    g, main, _ = build_model(device)
+    executable = poplar.compileGraph(g.raw, [main.build()], {})
+    from popdsl.executable_cache import compile_or_load
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda _: compile_or_load(g.raw, [main.build()], {}, str(tmp_path), ["main"]), range(16)))
+    (entry,) = tmp_path.glob("*.popexe")
+    assert entry.read_bytes() == executable.serialize()
+    assert sorted(p.suffix for p in tmp_path.iterdir()) == [".json", ".popexe"]  # no temporary files left
+
+
 # --- save and load -------------------------------------------------------------------------
 
 
@@ -206,12 +240,73 @@ def test_load_errors_name_the_problem(device, tmp_path):
     pd.Session(g, main, device=device).save(tmp_path / "m")
     data = (tmp_path / "m").read_bytes()
     (tmp_path / "m").write_bytes(data[:-100] + bytes(100))
-    with pytest.raises(poplar.poplar_error, match="checksum does not match"):
+    with pytest.raises(pd.SessionError, match="the file's executable cannot be read: .*checksum does not match"):
         pd.Session.load(tmp_path / "m")
     (tmp_path / "m").write_bytes(data)
     loaded = pd.Session.load(tmp_path / "m", device=device)
     with loaded, pytest.raises(pd.SessionError, match=r"no tensor named 'nope'; this session has \[.*'x'"):
         loaded.read("nope")
+
+
+def saved_with_manifest(path, edit):
+    """Rewrites the saved session at `path` with `edit(manifest)` applied to its manifest."""
+    data = path.read_bytes()
+    start = len(b"POPDSL-SESSION\n") + 8
+    (length,) = struct.unpack_from("<Q", data, start - 8)
+    manifest = json.loads(data[start:start + length])
+    edit(manifest)
+    header = json.dumps(manifest).encode()
+    path.write_bytes(data[:start - 8] + struct.pack("<Q", len(header)) + header + data[start + length:])
+
+
+def set_first(kind, field, value):
+    def edit(manifest):
+        manifest[kind][0][field] = value
+    return edit
+
+
+@pytest.mark.parametrize("damage, problem", [
+    (lambda data: data[:15], "is truncated: 15 bytes, not even the manifest's length"),
+    (lambda data: data[:15] + struct.pack("<Q", 10 ** 9) + data[23:], "is truncated: its manifest needs 1000000000 bytes"),
+    (lambda data: data[:23] + b"\xff" * 8 + data[31:], "has a damaged manifest .*utf-8"),
+    (lambda data: data[:23] + b"[" + data[24:], "has a damaged manifest"),
+], ids=["truncated", "length-past-the-end", "not-utf8", "not-json"])
+def test_a_damaged_session_file_raises_a_session_error_naming_it(device, tmp_path, damage, problem):
+    g, main, _ = build_model(device)
+    pd.Session(g, main, device=device).save(tmp_path / "m")
+    (tmp_path / "m").write_bytes(damage((tmp_path / "m").read_bytes()))
+    with pytest.raises(pd.SessionError, match=rf"Session.load\('{tmp_path}/m'\): the file {problem}"):
+        pd.Session.load(tmp_path / "m", device=device)
+
+
+@pytest.mark.parametrize("edit, problem", [
+    (set_first("tensors", "dtype", "|O"), r"tensors\[0\] has an invalid 'dtype': '\|O'"),
+    (set_first("tensors", "dtype", "<f8"), r"tensors\[0\] has an invalid 'dtype': '<f8'"),
+    (set_first("tensors", "shape", [2.7, 3]), r"tensors\[0\] has an invalid 'shape'"),
+    (set_first("tensors", "shape", [-1]), r"tensors\[0\] has an invalid 'shape'"),
+    (set_first("tensors", "constant", "no"), r"tensors\[0\] has an invalid 'constant'"),
+    (lambda m: m["tensors"][0].pop("handle"), r"tensors\[0\] does not have the fields"),
+    (lambda m: m.update(programs="main"), "'programs' is not a list of program names"),
+    (lambda m: m.update(streams={}), "'streams' is not a list"),
+    (lambda m: m.update(version=7), "was saved in format 7"),
+], ids=["object-dtype", "float64", "fractional-shape", "negative-shape", "flag", "missing-field",
+        "programs", "streams", "version"])
+def test_a_session_manifest_is_checked_field_by_field(device, tmp_path, edit, problem):
+    g, main, _ = build_model(device)
+    pd.Session(g, main, device=device).save(tmp_path / "m")
+    saved_with_manifest(tmp_path / "m", edit)
+    with pytest.raises(pd.SessionError, match=problem):
+        pd.Session.load(tmp_path / "m", device=device)
+
+
+def test_session_paths_and_the_cache_directory_expand_the_home_directory(device, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    g, main, x = build_model(device)
+    s = pd.Session(g, main, device=device, cache_dir="~/cache")
+    assert any(name.endswith(".popexe") for name in os.listdir(tmp_path / "cache"))
+    s.save("~/saved")
+    assert (tmp_path / "saved").is_file()
+    assert pd.Session.load("~/saved", device=device).program_names == s.program_names
 
 
 # --- weights, attach and detach ------------------------------------------------------------
@@ -404,10 +499,10 @@ def test_engine_building_progress_is_logged_without_a_terminal(device, caplog):
 
 
 def test_a_long_run_reports_progress_while_it_runs(device, caplog, monkeypatch):
-    from popdsl import session as session_module
-    monkeypatch.setattr(session_module, "_LONG_RUN_SECONDS", 0.01)
-    monkeypatch.setattr(session_module, "_PROGRESS_INTERVAL_SECONDS", {True: 0.01, False: 0.01})
-    monkeypatch.setattr(session_module, "_PROGRESS_POLL_SECONDS", 0.005)
+    from popdsl import progress
+    monkeypatch.setattr(progress, "LONG_RUN_SECONDS", 0.01)
+    monkeypatch.setattr(progress, "PROGRESS_INTERVAL_SECONDS", {True: 0.01, False: 0.01})
+    monkeypatch.setattr(progress, "PROGRESS_POLL_SECONDS", 0.005)
     caplog.set_level(logging.INFO, logger="popdsl")
     g = pd.Graph(device)
     x = g.variable(pd.float32, (256, 256), name="x", init=0.5)
@@ -421,9 +516,9 @@ def test_a_long_run_reports_progress_while_it_runs(device, caplog, monkeypatch):
 
 
 def test_on_a_terminal_run_progress_is_a_bar_against_the_last_run(monkeypatch, capsys):
-    from popdsl import session as session_module
-    monkeypatch.setattr(session_module.sys.stderr, "isatty", lambda: True)
-    progress = session_module._RunProgress("running 'main'", expected_seconds=4.0)
+    from popdsl.progress import RunProgress
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    progress = RunProgress("running 'main'", expected_seconds=4.0)
     progress._report(1.0)
     assert capsys.readouterr().err == "\rrunning 'main': 1 s [" + "#" * 7 + " " * 23 + "] of the last run's 4.0 s"
 
