@@ -57,6 +57,9 @@ ExecutableInterface executableInterface(const poplar::Executable &exe);
 // "programs", "options"): equal inputs give equal bytes (popdsl's executable cache).
 std::vector<std::pair<std::string, std::string>> executableSections(const poplar::Executable &exe);
 
+// Whether Engine::stop may be called from a signal handler (Ctrl-C stops a run).
+bool engineStopIsAsyncSignalSafe();
+
 // The seed the engine's hardware random seeds derive from.
 void setRandomSeed(poplar::Engine &engine, std::uint64_t seed);
 std::uint64_t getRandomSeed(const poplar::Engine &engine);

@@ -28,6 +28,9 @@ std::vector<std::pair<std::string, std::string>> executableSections(const poplar
   return poplar::detail::executableSections(exe);
 }
 
+// The emulator's Engine::stop stores to a lock-free atomic flag.
+bool engineStopIsAsyncSignalSafe() { return true; }
+
 void setRandomSeed(poplar::Engine &engine, std::uint64_t seed) { poplar::detail::setRandomSeed(engine, seed); }
 std::uint64_t getRandomSeed(const poplar::Engine &engine) { return poplar::detail::getRandomSeed(engine); }
 

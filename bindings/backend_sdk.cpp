@@ -19,6 +19,9 @@ std::vector<std::pair<std::string, std::string>> executableSections(const poplar
   throw NeedsEmulatorBackend("the executable cache (canonical executable sections, poplar._executableSections)");
 }
 
+// The SDK does not document Engine::stop as safe in a signal handler: Ctrl-C waits for the run.
+bool engineStopIsAsyncSignalSafe() { return false; }
+
 void setRandomSeed(poplar::Engine &, std::uint64_t) {
   throw NeedsEmulatorBackend("setting the engine's random seed (Engine.setRandomSeed, Session.seed)");
 }

@@ -17,6 +17,7 @@
 
 #include "backend.hpp"
 #include "bindings.hpp"
+#include "sigint_stops_engine.hpp"
 
 namespace popdsl_bindings {
 
@@ -165,6 +166,7 @@ private:
 // Runs fn with the GIL released and PrintTensor output going to the engine's
 // Python file (sys.stdout, looked up now, by default). The stream only lives for
 // this call, so the engine is pointed back at std::cerr before it goes away.
+// Ctrl-C stops the run and raises KeyboardInterrupt when it has stopped.
 template <class Fn> void runPrinting(PyEngine &e, Fn fn) {
   py::object file = e.printFile.is_none() ? py::module_::import("sys").attr("stdout") : e.printFile;
   PyFileBuf buffer(file);
@@ -174,18 +176,21 @@ template <class Fn> void runPrinting(PyEngine &e, Fn fn) {
     Engine &engine;
     ~RestoreDefault() { engine.setPrintTensorStream(std::cerr); }
   } restore{e.get()};
+  SigintStopsEngine interruptible(e.get());
   {
     py::gil_scoped_release release;
     fn();
   }
   os.flush();
   buffer.rethrowIfFailed();
+  interruptible.passOnInterrupt();
 }
 
 
 } // namespace
 
 void bindEngine(py::module_ &m) {
+  recordMainThread(); // modules are imported on Python's main thread
   using poplar::Graph;
   using poplar::OptionFlags;
   using poplar::program::Program;
@@ -225,6 +230,8 @@ void bindEngine(py::module_ &m) {
       .def("load", [](PyEngine &e, const poplar::Device &d) { e.get().load(d); }, py::arg("device"))
       .def("prepare", [](PyEngine &e, const poplar::Device &d) { e.get().prepare(d); }, py::arg("device"))
       .def("deploy", [](PyEngine &e) { e.get().deploy(); })
+      .def("stop", [](PyEngine &e) { e.get().stop(); },
+           "Ends a run going on in another thread at its next step or loop iteration")
       .def("run",
            [](PyEngine &e, unsigned prog, const std::string &name) {
              runPrinting(e, [&] { e.get().run(prog, name); });

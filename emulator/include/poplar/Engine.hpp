@@ -42,6 +42,9 @@ public:
   void load(const Device &device);
   void run(unsigned prog = 0, const std::string &debugName = "");
   void loadAndRun(const Device &device, unsigned prog = 0);
+  // Ends a run going on in another thread (or from a signal handler: it only sets a
+  // flag) at its next step or loop iteration; that run() then returns. A step already
+  // executing finishes first. Without a run going on, nothing happens.
   void stop();
 
   void writeTensor(StringRef handle, const void *buf, const void *bufEnd);

@@ -619,6 +619,8 @@ void StreamState::transfer(std::uint8_t *device, std::size_t bytes, bool toDevic
 void EngineState::execute(std::uint32_t pc) {
   std::vector<std::uint32_t> callStack;
   for (;;) {
+    // Every loop passes a step or a jump, so a stop is seen within one iteration.
+    if (stopRequested.load(std::memory_order_relaxed)) return;
     const Instr &in = code[pc];
     switch (in.op) {
     case Op::Run: {
@@ -795,7 +797,9 @@ void Engine::run(unsigned prog, const std::string &) {
     ~Running() { flag = false; }
   } running(s.running);
   ++s.runs;
+  s.stopRequested = false; // a stop() before this run does not end it
   s.execute(s.entries[prog]);
+  s.stopRequested = false;
 }
 
 void Engine::loadAndRun(const Device &device, unsigned prog) {
@@ -803,7 +807,7 @@ void Engine::loadAndRun(const Device &device, unsigned prog) {
   run(prog);
 }
 
-void Engine::stop() {}
+void Engine::stop() { state_->stopRequested.store(true, std::memory_order_relaxed); }
 
 namespace {
 detail::Access &hostHandle(std::map<std::string, detail::Access> &handles, StringRef handle,
