@@ -1,4 +1,5 @@
 """pd.Graph: variables, constants and streams on a device's target."""
+import operator
 import weakref
 
 import numpy as np
@@ -11,6 +12,21 @@ from popdsl.control import Function, emit
 from popdsl.tensor import Tensor
 
 LINEAR = "linear"
+
+
+def as_shape(shape, what: str) -> list:
+    """A shape (a tuple, a list or one dimension) as a list of ints; fractional, negative,
+    boolean or non-numeric dimensions raise a BuildError naming `what`."""
+    dims = list(shape) if isinstance(shape, (tuple, list)) else [shape]
+    for d in dims:
+        try:
+            valid = not isinstance(d, (bool, np.bool_)) and operator.index(d) >= 0
+        except TypeError:
+            valid = False
+        if not valid:
+            raise BuildError(f"{what}: shape {tuple(dims)} has the dimension {d!r}; dimensions are "
+                             "non-negative integers")
+    return [operator.index(d) for d in dims]
 
 
 class Graph:
@@ -59,7 +75,7 @@ class Graph:
     def variable(self, dtype, shape, name=None, mapping=LINEAR, init=None) -> Tensor:
         """A variable, mapped linearly over the tiles unless mapping= says otherwise
         (None: unmapped; a tile number; or per-tile lists of (begin, end) intervals)."""
-        shape = [int(d) for d in (shape if isinstance(shape, (tuple, list)) else [shape])]
+        shape = as_shape(shape, f"variable {name!r}" if name else "variable")
         t = Tensor(self.raw.addVariable(as_type(dtype), shape, debug_name(name)), self)
         self._map(t, mapping)
         if init is not None:
@@ -70,7 +86,7 @@ class Graph:
     def sliceable(self, dtype, shape, axes=(0,), name=None) -> Tensor:
         """A variable laid out for t.at[i] along `axes`: each tile holds whole columns
         across those axes, so every slice is spread over the tiles (popops createSliceableTensor)."""
-        shape = [int(d) for d in shape]
+        shape = as_shape(shape, f"sliceable variable {name!r}" if name else "sliceable variable")
         axes = [int(a) + len(shape) if a < 0 else int(a) for a in axes]
         try:
             raw = popops.createSliceableTensor(self.raw, as_type(dtype), shape, axes, [1] * len(axes), 0,
@@ -100,8 +116,8 @@ class Graph:
         return self._stream(DeviceToHost, dtype, shape, name)
 
     def _stream(self, kind, dtype, shape, name):
-        shape = tuple(int(d) for d in (shape if isinstance(shape, (tuple, list)) else [shape]))
         handle = name or f"stream{len(self.streams)}"
+        shape = tuple(as_shape(shape, f"stream '{handle}'"))
         if any(s.handle == handle for s in self.streams):
             raise BuildError(f"a stream named '{handle}' already exists")
         stream = kind(self, handle, as_type(dtype), shape)

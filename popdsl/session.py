@@ -277,11 +277,11 @@ class Session:
         info = self._info(t)
         if info.constant:
             raise SessionError(f"tensor {info.name!r} is a constant and cannot be written")
-        array = np.asarray(values)
+        array = _device_values(values, info.dtype, f"writing tensor {info.name!r}")
         if array.shape != info.shape and array.size != 1:
             raise SessionError(f"cannot write an array of shape {array.shape} to tensor {info.name!r} "
                                f"of shape {info.shape}")
-        array = np.ascontiguousarray(np.broadcast_to(array.astype(info.dtype), info.shape))
+        array = np.ascontiguousarray(np.broadcast_to(array, info.shape))
         self.engine.writeTensor("w" + info.handle, array)
         self._host_data[info.handle] = array.copy()
 
@@ -337,11 +337,13 @@ class Session:
         if unknown:
             raise SessionError(f"feeds given for unknown streams: {unknown}")
         outputs = {h: [] for h, s in self._streams.items() if not s.to_device}
+        inputs = {}
         for handle, stream in self._streams.items():
             # The buffer's description too: the sdk backend cannot read it from the executable.
             described = (as_type(stream.dtype), int(np.prod(stream.shape)), stream.to_device)
             if stream.to_device:
-                self.engine.connectStreamToCallback(handle, _feeder(stream, feeds.get(handle)), described)
+                inputs[handle] = _Feed(stream, feeds.get(handle))
+                self.engine.connectStreamToCallback(handle, inputs[handle], described)
             else:
                 self.engine.connectStreamToCallback(handle, _collector(stream, outputs[handle]), described)
         start = time.perf_counter()
@@ -350,6 +352,8 @@ class Session:
         seconds = self._run_seconds[name] = time.perf_counter() - start
         log.log(logging.INFO if seconds >= progress.LONG_RUN_SECONDS else logging.DEBUG,
                 "run of %r in session %r took %.3f s", name, self.name, seconds)
+        for feed in inputs.values():
+            feed.check_all_read(name)
         return {self._stream_objects.get(h, h): (np.stack(v) if len(v) > 1 else v[0])
                 for h, v in outputs.items() if v}
 
@@ -379,29 +383,54 @@ def _host_handles(graph: Graph) -> dict:
     return handles
 
 
-def _feeder(stream: _StreamInfo, feed):
-    """Supplies successive rows of `feed` (or the whole array once) on each stream read."""
-    if feed is None:
-        def missing(buffer):
-            raise SessionError(f"the program read stream '{stream.handle}' but run() got no feed for it")
-        return missing
-    array = np.asarray(feed, stream.dtype)
-    row_size = int(np.prod(stream.shape))  # not -1: numpy cannot infer it for zero rows
-    if array.shape == stream.shape:
-        rows = array.reshape(1, row_size)
-    elif array.shape[1:] == stream.shape:
-        rows = array.reshape(array.shape[0], row_size)
-    else:
-        raise SessionError(f"the feed for stream '{stream.handle}' has shape {array.shape}; expected "
-                           f"{stream.shape} or (reads, *{stream.shape})")
-    position = iter(range(len(rows)))
+def _device_values(values, dtype: np.dtype, what: str) -> np.ndarray:
+    """`values` as an array of the device dtype. Integer and boolean tensors take only the
+    values they hold exactly: 1.5, NaN, -1 for uint32 or 2**40 for int32 raise instead of
+    being truncated or wrapped."""
+    array = np.asarray(values)
+    if array.dtype.kind not in "biuf":
+        raise SessionError(f"{what}: {array.dtype} values cannot be converted to {dtype}")
+    with np.errstate(invalid="ignore"):  # NaN and infinities into integers: refused below
+        converted = array.astype(dtype)
+    if dtype.kind in "biu" and not np.array_equal(converted, array):
+        inexact = array.flat[np.flatnonzero(converted != array)[0]].item()
+        raise SessionError(f"{what}: {inexact!r} is not exactly representable as {dtype}")
+    return converted
 
-    def supply(buffer):
-        i = next(position, None)
-        if i is None:
-            raise SessionError(f"stream '{stream.handle}' was read more than the {len(rows)} time(s) its feed provides")
-        buffer[:] = rows[i]
-    return supply
+
+class _Feed:
+    """Supplies successive rows of a feed (or the whole array once) on each stream read;
+    a run must read every row it was given."""
+
+    def __init__(self, stream: _StreamInfo, feed):
+        self.stream = stream
+        if feed is None:
+            self.rows = None
+            return
+        array = _device_values(feed, stream.dtype, f"the feed for stream '{stream.handle}'")
+        row_size = int(np.prod(stream.shape))  # not -1: numpy cannot infer it for zero rows
+        if array.shape == stream.shape:
+            self.rows = array.reshape(1, row_size)
+        elif array.shape[1:] == stream.shape:
+            self.rows = array.reshape(array.shape[0], row_size)
+        else:
+            raise SessionError(f"the feed for stream '{stream.handle}' has shape {array.shape}; expected "
+                               f"{stream.shape} or (reads, *{stream.shape})")
+        self.read = 0
+
+    def __call__(self, buffer):
+        if self.rows is None:
+            raise SessionError(f"the program read stream '{self.stream.handle}' but run() got no feed for it")
+        if self.read == len(self.rows):
+            raise SessionError(f"stream '{self.stream.handle}' was read more than the {len(self.rows)} time(s) "
+                               "its feed provides")
+        buffer[:] = self.rows[self.read]
+        self.read += 1
+
+    def check_all_read(self, program):
+        if self.rows is not None and self.read < len(self.rows):
+            raise SessionError(f"the feed for stream '{self.stream.handle}' has {len(self.rows)} rows but program "
+                               f"{program!r} read {self.read}: give one row per read")
 
 
 def _collector(stream: _StreamInfo, sink: list):

@@ -1,4 +1,6 @@
 """The Pythonic layer: graphs, tensors, operators, control flow, sessions, errors."""
+import re
+
 import numpy as np
 import pytest
 
@@ -182,6 +184,43 @@ def test_stream_feed_errors(graph, session_factory):
             session.run(feeds={inputs: np.zeros((0, 3))})  # no rows at all
         with pytest.raises(pd.SessionError, match=r"has shape \(2, 2\)"):
             session.run(feeds={inputs: np.zeros((2, 2))})
+        with pytest.raises(pd.SessionError, match="'in' has 3 rows but program 'main' read 2: give one row per read"):
+            session.run(feeds={inputs: np.zeros((3, 3))})
+        session.run(feeds={inputs: np.zeros((2, 3))})  # exactly one row per read
+
+
+@pytest.mark.parametrize("values, dtype, problem", [
+    ([1.0, 2.5, 3.0], pd.int32, "2.5 is not exactly representable as int32"),
+    ([1.0, float("nan"), 3.0], pd.int32, "nan is not exactly representable as int32"),
+    ([1, -1, 3], pd.uint32, "-1 is not exactly representable as uint32"),
+    ([1, 2 ** 40, 3], pd.int32, "1099511627776 is not exactly representable as int32"),
+    ([0, 2, 1], pd.bool_, "2 is not exactly representable as bool"),
+    (["a", "b", "c"], pd.int32, "<U1 values cannot be converted to int32"),
+    (np.array([1, 2, 3], dtype=object), pd.float32, "object values cannot be converted to float32"),
+], ids=["fraction", "nan", "negative-unsigned", "too-large", "bool", "strings", "objects"])
+def test_integer_feeds_and_writes_take_only_exact_values(graph, session_factory, values, dtype, problem):
+    inputs = graph.host_to_device(dtype, (3,), name="in")
+    x = graph.variable(dtype, (3,), name="x")
+    with pd.Sequence() as main:
+        pd.copy(inputs.read(), x)
+    with session_factory(graph, main) as session:
+        with pytest.raises(pd.SessionError, match=f"the feed for stream 'in': {re.escape(problem)}"):
+            session.run(feeds={inputs: values})
+        with pytest.raises(pd.SessionError, match=f"writing tensor 'x': {re.escape(problem)}"):
+            session.write(x, values)
+        session.run(feeds={inputs: np.array([1.0, 0.0, 1.0])})  # integral floats are exact
+        assert session.read(x).tolist() == [1, 0, 1]
+
+
+@pytest.mark.parametrize("shape", [(2.7, 3), (True, 2), (-1,), ("3",), (None,)])
+def test_shapes_take_only_non_negative_integers(graph, shape):
+    for make in (lambda: graph.variable(pd.float32, shape, name="v"),
+                 lambda: graph.host_to_device(pd.float32, shape, name="s"),
+                 lambda: graph.sliceable(pd.float32, shape, name="v")):
+        with pytest.raises(pd.BuildError, match=rf"test_pythonic.py:\d+: .*: shape .* has the dimension "
+                                               rf"{re.escape(repr(shape[0]))}; dimensions are non-negative integers"):
+            make()
+    assert graph.variable(pd.float32, (np.int64(2), 3), name="ok").shape == (2, 3)
 
 
 def test_session_errors(graph, session_factory, ipu_device):
