@@ -24,8 +24,10 @@ Lifecycle, as popxl's sessions have it:
 - ``seed=`` / ``session.seed`` set the engine's random seed, from which the hardware
   seeds (``pd.random.get_hw_seeds``) are derived.
 """
+import functools
 import logging
 import os
+import threading
 import time
 
 import numpy as np
@@ -48,6 +50,17 @@ log = logging.getLogger("popdsl")
 
 # id(device) -> the session holding it (several sessions may share one device).
 _holders: dict = {}
+
+
+def _one_at_a_time(method):
+    """Runs the method holding the session's lock: a detach() or read() from another thread
+    waits for a run to end instead of copying weights while it writes them (host callbacks,
+    on the running thread, may still read and write)."""
+    @functools.wraps(method)
+    def exclusive(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return exclusive
 
 
 class SessionError(RuntimeError):
@@ -128,6 +141,7 @@ class Session:
             self.seed = seed
         self._host_data = {}  # handle -> host copy of a weight written through this session
         self._depth = 0
+        self._lock = threading.RLock()
 
     # --- saving and loading -----------------------------------------------------------------
     def save(self, path):
@@ -179,6 +193,7 @@ class Session:
         return self
 
     # --- lifecycle ------------------------------------------------------------------------
+    @_one_at_a_time
     def attach(self):
         """Attaches the device, loads the engine and copies the weights to it (`with` does this)."""
         holder = _holders.get(id(self.device))
@@ -198,6 +213,7 @@ class Session:
                 self.device.detach()
                 raise
 
+    @_one_at_a_time
     def detach(self):
         """Copies the weights to the host and releases the device (leaving `with` does this)."""
         if _holders.get(id(self.device)) is self:
@@ -270,6 +286,7 @@ class Session:
         raise SessionError(f"{len(matches)} tensors are named {name!r}; use the full name, one of "
                            f"{sorted(t.name for t in matches)}")
 
+    @_one_at_a_time
     def write(self, t, values):
         """Writes `values` (broadcast to t's shape) to tensor `t` (a pd.Tensor or a name).
         The values are also kept as t's host copy: t becomes a weight."""
@@ -285,6 +302,7 @@ class Session:
         self.engine.writeTensor("w" + info.handle, array)
         self._host_data[info.handle] = array.copy()
 
+    @_one_at_a_time
     def read(self, t) -> np.ndarray:
         """The device values of tensor `t` (a pd.Tensor or a name); for a pd.cycle_count /
         pd.cycle_stamp counter, its cycles as an int."""
@@ -304,6 +322,7 @@ class Session:
         return [t for t in self._tensors.values()
                 if not t.constant and (t.initialised or t.handle in self._host_data)]
 
+    @_one_at_a_time
     def weights_from_host(self):
         """Copies the host copies of the weights (values given to write()) to the device.
         Weights given only by init= are on the device from the engine load already."""
@@ -311,6 +330,7 @@ class Session:
         for handle, array in self._host_data.items():
             self.engine.writeTensor("w" + handle, array)
 
+    @_one_at_a_time
     def weights_to_host(self) -> dict:
         """Copies every weight (init= or written) from the device into its host copy;
         returns the copies by tensor name."""
@@ -324,6 +344,7 @@ class Session:
         return {t.name: self._host_data[t.handle] for t in self._weights() if t.handle in self._host_data}
 
     # --- running ------------------------------------------------------------------------
+    @_one_at_a_time
     def run(self, name=None, feeds=None) -> dict:
         self._check_attached("run")
         if name is None:

@@ -5,6 +5,8 @@ import json
 import logging
 import os
 import struct
+import threading
+import time
 import sys
 
 import numpy as np
@@ -533,3 +535,28 @@ def test_a_failed_load_leaves_the_device_free(device, tmp_path):
     assert not loaded.attached
     assert other_device.attach()
     other_device.detach()
+
+
+def test_detach_from_another_thread_waits_for_the_run(device):
+    g = pd.Graph(device)
+    count = g.variable(pd.uint32, (1,), name="count", init=0)
+    steps = 1_000_000  # long enough that the detach below comes while it runs
+    with pd.Sequence() as main:
+        with pd.Repeat(steps):
+            count += 1
+    s = pd.Session(g, main, device=device)
+    s.attach()
+    detached = {}
+
+    def detach_soon():
+        time.sleep(0.05)
+        detached["weights"] = s.weights_to_host()
+        s.detach()
+
+    helper = threading.Thread(target=detach_soon)
+    helper.start()
+    s.run()
+    helper.join()
+    # Weights copied after the run, never from part way through it.
+    assert detached["weights"]["count"].tolist() == [steps]
+    assert not s.attached
