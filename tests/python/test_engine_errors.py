@@ -114,7 +114,8 @@ def test_unknown_key_in_the_environment_is_rejected(graph, monkeypatch):
 
 def test_malformed_environment_json_is_a_parse_error(graph, monkeypatch):
     monkeypatch.setenv("POPLAR_ENGINE_OPTIONS", '{"debug.trace": ')
-    with pytest.raises(poplar.parse_error, match="Invalid JSON options"):
+    with pytest.raises(poplar.parse_error, match="the environment variable POPLAR_ENGINE_OPTIONS is not valid "
+                                                 "option JSON: Invalid JSON options"):
         poplar.Engine(graph, program.Sequence())
 
 

@@ -164,7 +164,11 @@ void readJSON(std::istream &in, OptionFlags &flags) {
 bool readJSONFromEnv(StringRef envVar, OptionFlags &flags) {
   const char *value = std::getenv(envVar.str().c_str());
   if (!value) return false;
-  readJSON(value, flags);
+  try {
+    readJSON(value, flags);
+  } catch (const parse_error &e) {
+    throw parse_error("the environment variable " + envVar.str() + " is not valid option JSON: " + e.what());
+  }
   return true;
 }
 
