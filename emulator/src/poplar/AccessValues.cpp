@@ -1,6 +1,9 @@
 #include "AccessValues.hpp"
 
 #include <cstring>
+#include <string>
+
+#include <poplar/exceptions.hpp>
 
 #include "TypeInfo.hpp"
 
@@ -27,6 +30,9 @@ void readValues(const Access &access, std::vector<double> &values) {
 }
 
 void writeValues(const Access &access, const std::vector<double> &values) {
+  if (values.size() != access.numElements)
+    throw poplar_error("a kernel computed " + std::to_string(values.size()) + " values for an output of " +
+                       std::to_string(access.numElements) + " elements (a damaged executable?)");
   std::vector<std::uint8_t> raw(access.numElements * access.elemSize);
   if (access.type == FLOAT) {
     std::vector<float> f(access.numElements);

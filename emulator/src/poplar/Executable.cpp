@@ -28,11 +28,12 @@ namespace detail {
 namespace {
 
 const char kMagic[] = "POPDSL-EXECUTABLE";
-constexpr std::uint64_t kFormatVersion = 3; // 2: kernel cost shapes; 3: codelet sources
+// 2: kernel cost shapes; 3: codelet sources; 4: the standard FNV-1a offset basis
+constexpr std::uint64_t kFormatVersion = 4;
 const char *const kSectionNames[] = {"target", "graph", "programs", "options"};
 
 std::uint64_t fnv1a(const std::string &bytes) {
-  std::uint64_t h = 1469598103934665603ull;
+  std::uint64_t h = 14695981039346656037ull;
   for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
   return h;
 }

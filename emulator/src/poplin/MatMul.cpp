@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -12,6 +13,7 @@
 #include "MatMulOptions.hpp"
 #include "PlanningCacheImpl.hpp"
 #include "poplar/Kernel.hpp"
+#include "poplar/KernelOperands.hpp"
 
 namespace poplin {
 
@@ -138,8 +140,22 @@ poplar::detail::KernelCompile matMulCompile(poplar::detail::ByteReader &params) 
   problem.alpha = static_cast<float>(params.f64());
   const bool scaleIsTensor = params.boolean();
   return [problem, scaleIsTensor](const std::vector<poplar::detail::Access> &operands) {
+    // A, B (, k) (, C read when accumulating), C; the sizes BLAS gets must be those of
+    // the operands, in int range.
+    const poplar::detail::KernelOperands checked("poplin::MatMul", operands,
+                                                 3 + (scaleIsTensor ? 1 : 0) + (problem.accumulate ? 1 : 0));
+    const std::size_t c = operands.size() - 1;
+    for (std::size_t dim : {problem.m, problem.k, problem.n})
+      checked.require(dim <= static_cast<std::size_t>(std::numeric_limits<int>::max()), "a dimension exceeds int");
+    checked.typeIn(0, {poplar::FLOAT, poplar::HALF}).sameType(0, 1).typeIn(c, {poplar::FLOAT, poplar::HALF})
+        .elements(0, checked.product({problem.groups, problem.m, problem.k}))
+        .elements(1, checked.product({problem.groups, problem.k, problem.n}))
+        .elements(c, checked.product({problem.groups, problem.m, problem.n}));
     std::optional<poplar::detail::Access> alphaTensor;
-    if (scaleIsTensor) alphaTensor = operands[2];
+    if (scaleIsTensor) {
+      checked.elements(2, 1).typeIn(2, {poplar::FLOAT, poplar::HALF});
+      alphaTensor = operands[2];
+    }
     return detail::compileGemm(problem, operands[0], operands[1], operands.back(), alphaTensor);
   };
 }

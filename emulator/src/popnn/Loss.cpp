@@ -12,6 +12,7 @@
 #include "poplar/AccessValues.hpp"
 #include "poplar/CostModel.hpp"
 #include "poplar/Kernel.hpp"
+#include "poplar/KernelOperands.hpp"
 #include "popops/KernelSupport.hpp"
 
 namespace popnn {
@@ -65,6 +66,11 @@ KernelCompile lossCompile(ByteReader &params) {
   const bool scaled = params.boolean();
   const double eps = params.f64();
   return [=](const std::vector<Access> &ops) -> std::function<void()> {
+    const poplar::detail::KernelOperands checked("popnn::Loss", ops, scaled ? 6 : 4);
+    const std::size_t firstWrite = scaled ? 4 : 2, rows = ops[1].numElements;
+    checked.elements(0, checked.product({rows, classes})).elements(firstWrite, rows)
+        .elements(firstWrite + 1, ops[0].numElements);
+    if (scaled) checked.elements(2, 1).elements(3, 1);
     return [=] {
       std::vector<double> p, labels, loss, deltas, scale(1, 1.0), outputScale(1, 1.0);
       poplar::detail::readValues(ops[0], p);
@@ -91,7 +97,6 @@ KernelCompile lossCompile(ByteReader &params) {
           }
         }
       }
-      const std::size_t firstWrite = scaled ? 4 : 2;
       poplar::detail::writeValues(ops[firstWrite], loss);
       poplar::detail::writeValues(ops[firstWrite + 1], deltas);
     };
@@ -112,6 +117,9 @@ std::size_t bestIndex(const double *row, std::size_t n, bool largest) {
 KernelCompile accuracyCompile(ByteReader &params) {
   const std::size_t classes = params.u64();
   return [=](const std::vector<Access> &ops) -> std::function<void()> {
+    poplar::detail::KernelOperands("popnn::CalcAccuracy", ops, 3)
+        .elements(0, ops[1].numElements * classes).elements(2, 1)
+        .require(classes > 0 && ops[0].numElements / classes == ops[1].numElements, "rows do not match labels");
     return [=] {
       std::vector<double> p, labels;
       poplar::detail::readValues(ops[0], p);
@@ -132,6 +140,8 @@ KernelCompile argBestCompile(ByteReader &params) {
   const bool largest = params.boolean();
   const bool withValues = params.boolean();
   return [=](const std::vector<Access> &ops) -> std::function<void()> {
+    poplar::detail::KernelOperands("popnn::ArgBest", ops, withValues ? 3 : 2)
+        .require(classes ? ops[0].numElements % classes == 0 : ops[0].numElements == 0, "rows do not divide the input");
     return [=] {
       std::vector<double> x, indices, values;
       poplar::detail::readValues(ops[0], x);
@@ -154,6 +164,9 @@ KernelCompile topKCompile(ByteReader &params) {
   const std::size_t k = params.u64();
   const bool sorted = params.boolean();
   return [=](const std::vector<Access> &ops) -> std::function<void()> {
+    poplar::detail::KernelOperands("popnn::TopK", ops, 3)
+        .require(k <= classes && (classes ? ops[0].numElements % classes == 0 : ops[0].numElements == 0),
+                 "k or the rows do not fit the input");
     return [=] {
       std::vector<double> x, values, indices;
       poplar::detail::readValues(ops[0], x);

@@ -9,8 +9,9 @@
 #include <memory>
 
 #include "poplar/CostModel.hpp"
-#include "popops/MapKernel.hpp"
+#include "poplar/KernelOperands.hpp"
 #include "poplar/TypeInfo.hpp"
+#include "popops/MapKernel.hpp"
 
 namespace popnn {
 
@@ -134,12 +135,20 @@ void store(const poplar::detail::Access &a, const std::vector<float> &values, st
 
 std::size_t innermost(const Tensor &t) { return t.rank() ? t.dim(t.rank() - 1) : 1; }
 
+// Every operand of a softmax kernel holds the same whole rows of `row` FLOAT or HALF elements.
+void checkRows(const poplar::detail::KernelOperands &ops, std::size_t row) {
+  for (std::size_t i = 0; i < ops.size(); ++i)
+    ops.elements(i, ops[0].numElements).typeIn(i, {poplar::FLOAT, poplar::HALF})
+        .require(row ? ops[0].numElements % row == 0 : ops[0].numElements == 0, "rows do not divide the operands");
+}
+
 // Softmax over rows of the innermost dimension; stable forms subtract the row max.
 poplar::detail::KernelCompile softmaxCompile(poplar::detail::ByteReader &params) {
   const std::size_t row = params.u64();
   const bool stable = params.boolean();
   const float scale = static_cast<float>(params.f64());
   return [row, stable, scale](const std::vector<poplar::detail::Access> &ops) -> std::function<void()> {
+    checkRows(poplar::detail::KernelOperands("popnn::Softmax", ops, 2), row);
     struct State { std::vector<float> x; std::vector<std::uint8_t> raw; };
     auto s = std::make_shared<State>();
     return [ops, s, row, stable, scale] {
@@ -176,6 +185,7 @@ poplar::detail::KernelCompile softmaxGradientCompile(poplar::detail::ByteReader 
   const std::size_t row = params.u64();
   const float scale = static_cast<float>(params.f64());
   return [row, scale](const std::vector<poplar::detail::Access> &ops) -> std::function<void()> {
+    checkRows(poplar::detail::KernelOperands("popnn::SoftmaxGradient", ops, 3), row);
     struct State { std::vector<float> o, g; std::vector<std::uint8_t> raw; };
     auto s = std::make_shared<State>();
     return [ops, s, row, scale] {

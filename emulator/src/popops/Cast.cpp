@@ -4,6 +4,7 @@
 #include "Elements.hpp"
 #include "KernelSupport.hpp"
 #include "poplar/Kernel.hpp"
+#include "poplar/KernelOperands.hpp"
 
 namespace popops {
 
@@ -37,6 +38,7 @@ template <class From, class To> std::function<void()> castRunner(DenseOperand sr
 
 poplar::detail::KernelCompile castCompile(poplar::detail::ByteReader &) {
   return [](const std::vector<poplar::detail::Access> &operands) {
+    poplar::detail::KernelOperands("popops::Cast", operands, 2).elements(1, operands[0].numElements);
     const Access &from = operands[0], &to = operands[1];
     if (from.type == to.type)
       return std::function<void()>([from, to] { poplar::detail::copyElements(from, to); });

@@ -11,6 +11,7 @@
 #include "KernelSupport.hpp"
 #include "SlicePlanInternal.hpp"
 #include "poplar/Kernel.hpp"
+#include "poplar/KernelOperands.hpp"
 
 namespace popops {
 
@@ -284,8 +285,21 @@ poplar::detail::KernelCompile dynamicSliceCompile(poplar::detail::ByteReader &pa
   const SliceOptions options = readSliceOptions(params);
   const std::size_t offsetStride = params.u64();
   return [=](const std::vector<poplar::detail::Access> &operands) {
-    const Access &baseAccess = toSlice ? operands[0] : operands[2];
-    const Access &sliceAccess = toSlice ? operands[2] : operands[0];
+    const poplar::detail::KernelOperands checked("popops::DynamicSlice", operands, 3);
+    const std::size_t base = toSlice ? 0 : 2, slice = toSlice ? 2 : 0;
+    for (std::size_t i = 0; i < geometry.dimSizes.size(); ++i)
+      checked.require(geometry.dimSizes[i] > 0 && geometry.sliceSizes[i] <= geometry.dimSizes[i],
+                      "slice sizes exceed the sliced dimensions");
+    std::vector<std::size_t> baseSizes = geometry.dimSizes, sliceSizes = geometry.sliceSizes;
+    baseSizes.push_back(geometry.rowLength);
+    sliceSizes.push_back(geometry.rowLength);
+    checked.elements(base, checked.product(baseSizes)).elements(slice, checked.product(sliceSizes))
+        .sameType(base, slice).typeIn(1, {poplar::UNSIGNED_INT, poplar::INT})
+        .require(geometry.dimSizes.empty() ||
+                     checked.product({geometry.dimSizes.size() - 1, offsetStride}) < operands[1].numElements,
+                 "the offsets reach past the offset tensor");
+    const Access &baseAccess = operands[base];
+    const Access &sliceAccess = operands[slice];
     const OffsetReader offsets(operands[1], geometry.dimSizes.size(), offsetStride);
     RowView baseRows(baseAccess, geometry.rowLength), sliceRows(sliceAccess, geometry.rowLength);
     std::vector<std::uint32_t> starts(geometry.dimSizes.size());
@@ -432,8 +446,17 @@ poplar::detail::KernelCompile multiCompile(poplar::detail::ByteReader &params) {
   const std::size_t rowLength = params.u64();
   const SliceOptions options = readSliceOptions(params);
   return [=](const std::vector<poplar::detail::Access> &operands) {
-    const Access &baseAccess = op.toSlice ? operands[0] : operands.back();
-    const Access &sliceAccess = op.toSlice ? operands.back() : operands[0];
+    // multiSlice: base, indices, slices; updates: slices, indices (, scale), base.
+    const poplar::detail::KernelOperands checked("popops::MultiSlice", operands, 3, op.combines ? 4 : 3);
+    const std::size_t base = op.toSlice ? 0 : operands.size() - 1, slice = op.toSlice ? operands.size() - 1 : 0;
+    checked.require(dimSize > 0 && size <= dimSize, "the slice size exceeds the sliced dimension")
+        .elements(base, checked.product({dimSize, rowLength}))
+        .elements(slice, checked.product({numIndices, size, rowLength})).sameType(base, slice)
+        .typeIn(1, {poplar::UNSIGNED_INT, poplar::INT})
+        .require(operands[1].numElements >= numIndices, "there are fewer indices than the parameters give");
+    if (operands.size() == 4) checked.elements(2, 1);
+    const Access &baseAccess = operands[base];
+    const Access &sliceAccess = operands[slice];
     const OffsetReader indices(operands[1], numIndices, 1);
     RowView baseRows(baseAccess, rowLength), sliceRows(sliceAccess, rowLength);
     // Calls each(baseRow, sliceRow) for the rows the indices slice or update,

@@ -120,6 +120,9 @@ poplar::detail::KernelCompile mapCompile(poplar::detail::ByteReader &params) {
   const TypedExpr typed = readTypedExpr(params);
   return [typed](const std::vector<poplar::detail::Access> &operands) {
     std::vector<poplar::detail::Access> inputs(operands.begin(), operands.end() - 1);
+    std::vector<poplar::Type> inputTypes;
+    for (const auto &input : inputs) inputTypes.push_back(input.type);
+    checkTypedExpr(typed, inputTypes, operands.back().type);
     return compileExpression(typed, std::move(inputs), operands.back());
   };
 }

@@ -1,5 +1,6 @@
 #include "ExprTypes.hpp"
 
+#include <cmath>
 #include <optional>
 #include <sstream>
 
@@ -245,7 +246,14 @@ void writeTypedExpr(poplar::detail::ByteWriter &out, const TypedExpr &e) {
   for (const TypedExpr &a : e.args) writeTypedExpr(out, a);
 }
 
-TypedExpr readTypedExpr(poplar::detail::ByteReader &in) {
+namespace {
+
+// Deeper trees than any program builds; the limit keeps reading and compiling a
+// crafted tree off the end of the stack.
+constexpr unsigned kMaxReadDepth = 1000;
+
+TypedExpr readTypedExpr(poplar::detail::ByteReader &in, unsigned depth) {
+  if (depth > kMaxReadDepth) in.corrupt();
   TypedExpr e;
   const std::uint64_t kind = in.u64();
   if (kind > static_cast<unsigned>(TypedExpr::Kind::Ternary)) in.corrupt();
@@ -256,8 +264,67 @@ TypedExpr readTypedExpr(poplar::detail::ByteReader &in) {
   e.value += static_cast<long double>(in.f64());
   e.op = static_cast<int>(in.i64());
   e.args.resize(in.count(8));
-  for (TypedExpr &a : e.args) a = readTypedExpr(in);
+  for (TypedExpr &a : e.args) a = readTypedExpr(in, depth + 1);
   return e;
+}
+
+[[noreturn]] void corruptExpression(const std::string &problem) {
+  throw poplar::poplar_error("popops::map kernel: the expression read from the executable is corrupt: " + problem);
+}
+
+bool holdsConstant(const poplar::Type &type, long double value) {
+  using poplar::detail::TypeKind;
+  const poplar::detail::TypeInfo &info = poplar::detail::typeInfo(type);
+  if (info.kind != TypeKind::Bool && info.kind != TypeKind::Signed && info.kind != TypeKind::Unsigned)
+    return true; // floating-point types take any value (infinities and NaN too)
+  if (!(value == value)) return false;
+  const long double range = info.kind == TypeKind::Bool ? 2.0L : std::ldexp(1.0L, 8 * static_cast<int>(info.size));
+  const long double low = info.kind == TypeKind::Signed ? -range / 2 : 0;
+  return value >= low && value < low + range;
+}
+
+} // namespace
+
+TypedExpr readTypedExpr(poplar::detail::ByteReader &in) { return readTypedExpr(in, 0); }
+
+void checkTypedExpr(const TypedExpr &e, const std::vector<poplar::Type> &inputTypes, const poplar::Type &outputType) {
+  if (e.type != outputType)
+    corruptExpression("its result is " + e.type.toString().str() + " but the output is " + outputType.toString().str());
+  using K = TypedExpr::Kind;
+  static const std::size_t arity[] = {0, 0, 1, 1, 2, 3}; // by Kind
+  static const int opCount[] = {0, 0, 0, static_cast<int>(UnaryOpType::TRUNC) + 1,
+                                static_cast<int>(BinaryOpType::VARIANCE_TO_INV_STD_DEV) + 1,
+                                static_cast<int>(TernaryOpType::SELECT) + 1};
+  const auto kind = static_cast<std::size_t>(e.kind);
+  if (e.args.size() != arity[kind])
+    corruptExpression("a node of kind " + std::to_string(kind) + " has " + std::to_string(e.args.size()) +
+                      " operands");
+  if (opCount[kind] && (e.op < 0 || e.op >= opCount[kind]))
+    corruptExpression("operation " + std::to_string(e.op) + " does not exist");
+  switch (e.kind) {
+  case K::Input:
+    if (e.input >= inputTypes.size())
+      corruptExpression("placeholder _" + std::to_string(std::size_t(e.input) + 1) + " but the map has " +
+                        std::to_string(inputTypes.size()) + " operand(s)");
+    if (inputTypes[e.input] != e.type)
+      corruptExpression("placeholder _" + std::to_string(std::size_t(e.input) + 1) + " is " + e.type.toString().str() +
+                        " but its operand is " + inputTypes[e.input].toString().str());
+    return;
+  case K::Const:
+    if (!holdsConstant(e.type, e.value)) corruptExpression("a constant does not fit its type " + e.type.toString().str());
+    return;
+  case K::Cast: checkTypedExpr(e.args[0], inputTypes, e.args[0].type); return;
+  case K::Unary: checkTypedExpr(e.args[0], inputTypes, e.args[0].type); return;
+  case K::Binary:
+  case K::Ternary:
+    break;
+  }
+  // Binary operations and CLAMP take operands of one type; SELECT's third is its BOOL condition.
+  const bool select = e.kind == K::Ternary && e.op == static_cast<int>(TernaryOpType::SELECT);
+  for (std::size_t i = 0; i < e.args.size(); ++i) {
+    const poplar::Type expected = select && i == 2 ? poplar::BOOL : e.args[0].type;
+    checkTypedExpr(e.args[i], inputTypes, expected);
+  }
 }
 
 } // namespace popops::detail

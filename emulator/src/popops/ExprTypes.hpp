@@ -29,6 +29,12 @@ TypedExpr resolveTypes(const expr::Expr &e, const std::vector<poplar::Type> &inp
 void writeTypedExpr(poplar::detail::ByteWriter &out, const TypedExpr &e);
 TypedExpr readTypedExpr(poplar::detail::ByteReader &in);
 
+// Checks a tree read from an executable against the operands it will run on: each
+// node's argument count, operation and constant, placeholders within `inputTypes` and of
+// their types, operands of one type where the kernels assume it, and a root of
+// `outputType`. Throws poplar_error naming what is wrong.
+void checkTypedExpr(const TypedExpr &e, const std::vector<poplar::Type> &inputTypes, const poplar::Type &outputType);
+
 // The highest placeholder index used (0 when there is none).
 unsigned maxPlaceholder(const expr::Expr &e);
 

@@ -8,6 +8,7 @@
 #include "Elements.hpp"
 #include "KernelSupport.hpp"
 #include "poplar/Kernel.hpp"
+#include "poplar/KernelOperands.hpp"
 
 namespace popops {
 
@@ -68,6 +69,8 @@ std::vector<std::uint8_t> fillPattern(const Tensor &t, FillValueType value) {
 poplar::detail::KernelCompile fillCompile(poplar::detail::ByteReader &params) {
   const std::vector<std::uint8_t> pattern = params.raw();
   return [pattern](const std::vector<poplar::detail::Access> &operands) {
+    poplar::detail::KernelOperands("popops::Fill", operands, 1)
+        .require(pattern.size() == operands[0].elemSize, "the fill value is not one element of the target");
     const Access target = operands[0];
     return std::function<void()>([target, pattern] { fillAccess(target, pattern); });
   };

@@ -9,6 +9,7 @@
 #include "Elements.hpp"
 #include "KernelSupport.hpp"
 #include "poplar/Kernel.hpp"
+#include "poplar/KernelOperands.hpp"
 
 namespace popops {
 
@@ -294,6 +295,11 @@ poplar::detail::KernelCompile reduceCompile(poplar::detail::ByteReader &params) 
   layout.reduced = params.u64();
   layout.inner = params.u64();
   return [=](const std::vector<poplar::detail::Access> &operands) {
+    // in (, scale), out: in is [outer, reduced, inner], out [outer, inner].
+    const poplar::detail::KernelOperands checked("popops::Reduce", operands, 2, 3);
+    checked.elements(0, checked.product({layout.outer, layout.reduced, layout.inner}))
+        .elements(operands.size() - 1, checked.product({layout.outer, layout.inner}));
+    if (operands.size() == 3) checked.elements(1, 1);
     const Access &inAccess = operands.front(), &outAccess = operands.back();
     const Finish f{op == Operation::LOG_ADD, update,
                    operands.size() == 3 ? operands[1].data() : nullptr,

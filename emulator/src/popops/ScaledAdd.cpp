@@ -6,6 +6,7 @@
 #include "Elements.hpp"
 #include "KernelSupport.hpp"
 #include "poplar/Kernel.hpp"
+#include "poplar/KernelOperands.hpp"
 
 namespace popops {
 
@@ -92,6 +93,10 @@ poplar::detail::KernelCompile scaledAddCompile(poplar::detail::ByteReader &param
   const bool alphaIsTensor = params.boolean(), betaIsTensor = params.boolean();
   const double tolerance = params.f64();
   return [=](const std::vector<poplar::detail::Access> &operands) {
+    const std::size_t scales = (alphaIsTensor ? 1 : 0) + (betaIsTensor ? 1 : 0);
+    const poplar::detail::KernelOperands checked("popops::ScaledAdd", operands, 2 + scales);
+    checked.elements(0, operands.back().numElements);
+    for (std::size_t i = 1; i <= scales; ++i) checked.elements(i, 1);
     const Access &aAccess = operands.back(), &bAccess = operands[0];
     std::size_t next = 1;
     auto slot = [&](bool isTensor, double constant) {

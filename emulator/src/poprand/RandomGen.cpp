@@ -19,6 +19,7 @@
 #include "poplar/AccessValues.hpp"
 #include "poplar/CostModel.hpp"
 #include "poplar/Kernel.hpp"
+#include "poplar/KernelOperands.hpp"
 #include "popops/KernelSupport.hpp"
 
 namespace poprand {
@@ -138,7 +139,9 @@ void fillWords(const Stream &s, std::uint32_t streamAttempt, std::vector<double>
 // writes: the output, then the hardware seeds when they were read.
 poplar::detail::KernelCompile randomCompile(ByteReader &r) {
   Params p;
-  p.distribution = static_cast<Distribution>(r.u64());
+  const std::uint64_t distribution = r.u64();
+  if (distribution > static_cast<unsigned>(Distribution::Dropout)) r.corrupt();
+  p.distribution = static_cast<Distribution>(distribution);
   p.a = r.f64();
   p.b = r.f64();
   p.c = r.f64();
@@ -148,6 +151,13 @@ poplar::detail::KernelCompile randomCompile(ByteReader &r) {
   const std::uint32_t seedModifier = static_cast<std::uint32_t>(r.u64());
   const bool dropout = p.distribution == Distribution::Dropout;
   return [=](const std::vector<Access> &ops) -> std::function<void()> {
+    const poplar::detail::KernelOperands checked("poprand::Random", ops, 2 + (dropout ? 1 : 0) + (seeded ? 0 : 1));
+    const std::size_t out = dropout ? 2 : 1;
+    checked.type(0, poplar::UNSIGNED_INT).elements(out, checked.product(p.outShape))
+        .require(p.maskShape.size() <= p.outShape.size(), "the mask has more dimensions than the output");
+    if (seeded) checked.elements(0, 2);
+    else checked.elements(out + 1, ops[0].numElements);
+    if (dropout) checked.elements(1, ops[out].numElements);
     return [=] {
       std::vector<double> state, input, out;
       poplar::detail::readValues(ops[0], state);
@@ -175,6 +185,7 @@ const poplar::detail::KernelKind randomKind("poprand::Random", randomCompile);
 poplar::detail::KernelCompile setSeedCompile(ByteReader &r) {
   const std::uint32_t seedModifier = static_cast<std::uint32_t>(r.u64());
   return [=](const std::vector<Access> &ops) -> std::function<void()> {
+    poplar::detail::KernelOperands("poprand::SetSeed", ops, 2).type(0, poplar::UNSIGNED_INT).elements(0, 2);
     return [=] {
       std::vector<double> master, words(ops[1].numElements);
       poplar::detail::readValues(ops[0], master);

@@ -1,0 +1,138 @@
+"""Loading damaged executables never crashes: a few hundred mutations of one executable
+(bytes flipped, inserted or dropped, truncations, length and count fields set to other
+values; each with its checksum recomputed, so the checks behind it are reached) are each
+deserialized, made into an engine, loaded and run in a forked child. Each child must end
+normally (a clean Python exception is fine) within its time limit: no signal, no hang."""
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import popdsl as pd
+
+MUTATIONS = 300
+pytestmark = pytest.mark.needs_emulator("popdsl executables (the sdk's are its own format)")
+
+# Runs in a fresh interpreter: forks one child per mutation and reports how each ended.
+WORKER = textwrap.dedent("""
+    import os, random, resource, signal, struct, sys
+    from popdsl import poplar
+
+    def fnv1a(data):
+        h = 14695981039346656037
+        for b in data:
+            h = ((h ^ b) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+        return h
+
+    def mutate(body, rng):
+        kind = rng.randrange(5)
+        data = bytearray(body)
+        if kind == 0:  # flip bytes
+            for _ in range(rng.randint(1, 8)):
+                data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
+        elif kind == 1:  # truncate
+            del data[rng.randrange(len(data)):]
+        elif kind == 2:  # a little-endian u64 field (a length, count or index) set to another value
+            at = rng.randrange(len(data) - 8)
+            value = rng.choice([0, 1, 2, 3, 7, 255, 2 ** 16, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 63, 2 ** 64 - 1])
+            data[at:at + 8] = struct.pack("<Q", value)
+        elif kind == 3:  # insert bytes
+            at = rng.randrange(len(data))
+            data[at:at] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 16)))
+        else:  # drop bytes
+            at = rng.randrange(len(data))
+            del data[at:at + rng.randint(1, 16)]
+        return bytes(data) + struct.pack("<Q", fnv1a(data))
+
+    def load_and_run(data):
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))  # huge sizes: bad_alloc, not the OOM killer
+        signal.alarm(20)
+        stage = "deserialize"
+        try:
+            exe = poplar.Executable.deserialize(data)
+            stage = "engine"
+            model = poplar.IPUModel("ipu2")
+            model.tilesPerIPU = 4
+            device = model.createDevice()
+            engine = poplar.Engine(exe)
+            stage = "run"
+            engine.load(device)
+            for prog in range(4):
+                engine.run(prog)
+            stage = "ran"
+        except Exception:
+            pass  # a clear error is what damaged input should give
+        os._exit(STAGES.index(stage))
+
+    STAGES = ["ran", "deserialize", "engine", "run"]  # exit status: where a mutation stopped
+    original = open(sys.argv[1], "rb").read()
+    body = original[:-8]
+    rng = random.Random(int(sys.argv[2]))
+    stopped = dict.fromkeys(STAGES, 0)
+    for i in range(int(sys.argv[3])):
+        data = mutate(body, rng)
+        pid = os.fork()
+        if pid == 0:
+            load_and_run(data)
+        _, status = os.waitpid(pid, 0)
+        if os.WIFSIGNALED(status):
+            name = signal.Signals(os.WTERMSIG(status)).name
+            open(f"{sys.argv[4]}/crash{i}-{name}.popexe", "wb").write(data)
+            print(f"mutation {i}: {name}", flush=True)
+        else:
+            stopped[STAGES[os.WEXITSTATUS(status)]] += 1
+    print(" ".join(f"{k}={v}" for k, v in stopped.items()), flush=True)
+""")
+
+
+def executable_of_every_kind(device):
+    """A graph using every kernel kind and control program, compiled (4 programs)."""
+    g = pd.Graph(device)
+    x = g.variable(pd.float32, (4, 8), name="x", init=np.linspace(-1, 1, 32).reshape(4, 8))
+    w = g.constant(np.linspace(0, 1, 16, dtype=np.float32).reshape(8, 2), name="w")
+    i = g.variable(pd.uint32, (1,), name="i", init=1)
+    with pd.Sequence() as first:
+        y = pd.matmul(x, w)
+        z = pd.map(lambda a: pd.exp(a) * 2 - 1, y)
+        pd.nonlinearity(z, "softmax")
+        total = pd.reduce_sum(z, axis=1)
+        with pd.Repeat(3):
+            row = x.at[i].get()
+            with pd.If(i == 1):
+                row *= 2
+            with pd.Else():
+                row -= 1
+            x.at[i].set(row)
+    with pd.Sequence() as second:
+        pd.cast(total, pd.int32)
+        with pd.Switch(i) as sw:
+            with sw.case(1):
+                pd.fill(x, 3)
+            with sw.default():
+                pd.zero(x)
+    with pd.Sequence() as third:
+        pd.matmul_acc(y, x, w)
+    with pd.Sequence() as fourth:
+        x[1:3, ::2] += x[0:2, 1::2]
+    return pd.Session(g, {"a": first, "b": second, "c": third, "d": fourth}, device=device).executable
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_mutated_executables_never_crash_or_hang(tmp_path, seed):
+    device = pd.ipu_model(tiles=4)
+    original = tmp_path / "original.popexe"
+    original.write_bytes(executable_of_every_kind(device).serialize())
+    env = dict(os.environ, PYTHONPATH=str(Path(pd.__file__).resolve().parents[1]), POPDSL_NUM_THREADS="1")
+    result = subprocess.run([sys.executable, "-c", WORKER, str(original), str(seed), str(MUTATIONS // 2),
+                             str(tmp_path)], capture_output=True, text=True, timeout=600, env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    *crashes, summary = result.stdout.splitlines()
+    assert not crashes, f"crashed or hung (inputs in {tmp_path}):\n{result.stdout}"
+    stopped = {k: int(v) for k, v in (item.split("=") for item in summary.split())}
+    assert sum(stopped.values()) == MUTATIONS // 2
+    # Enough mutations get past the format checks to test the engine and the run as well.
+    assert stopped["ran"] + stopped["run"] + stopped["engine"] >= MUTATIONS // 20, stopped
