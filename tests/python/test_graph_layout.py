@@ -279,13 +279,14 @@ int main() {
   const program::Execute flagged(graph.addComputeSet("flagged"), x, "exec");
   std::cout << listed.isEmpty() << fromVector.isEmpty() << flagged.isEmpty() << "\n";
 
-  const Graph onDevice(device);
+  const Graph onDevice(device, replication_factor(1));
   std::cout << onDevice.getReplicationFactor() << " " << onDevice.getTarget().getNumTiles() << "\n";
   const std::uint16_t halves[2] = {0x3c00, 0xc000}; // 1.0 and -2.0
   Tensor h = graph.addConstantHalf(HALF, {2}, halves, "halves");
   Tensor h1 = graph.addConstantHalf(HALF, {3}, std::uint16_t(0x3800), "half"); // 0.5
   Tensor hv = graph.addVariable(HALF, {2}, "hv");
-  graph.setInitialValueHalf(hv, std::uint16_t(0x4000)); // 2.0
+  graph.setInitialValueHalf(hv, ArrayRef<std::uint16_t>(halves, 2));
+  graph.setInitialValueHalf(hv, std::uint16_t(0x4000)); // 2.0, replacing them
   graph.setTileMapping(hv, 1);
   std::cout << h.numElements() << h1.numElements() << graph.isConstant(h1.getVarRegions()[0].var)
             << graph.getVariableTileMapping(hv)[1].size() << "\n";
