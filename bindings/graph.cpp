@@ -73,15 +73,16 @@ void bindGraph(py::module_ &m) {
   checkedEnum<SerializationFormat>(m, "SerializationFormat")
       .value("Binary", SerializationFormat::Binary)
       .value("JSON", SerializationFormat::JSON);
+  // Lambdas rather than member pointers: they hold whichever const-ness the SDK gives.
   py::class_<TensorRearranger>(m, "TensorRearranger")
       .def(py::init<>())
-      .def("rearrange", py::overload_cast<const Tensor &>(&TensorRearranger::rearrange, py::const_), py::arg("t"))
-      .def("rearrange", py::overload_cast<ArrayRef<Interval>>(&TensorRearranger::rearrange, py::const_),
+      .def("rearrange", [](TensorRearranger &r, const Tensor &t) { return r.rearrange(t); }, py::arg("t"))
+      .def("rearrange", [](TensorRearranger &r, const std::vector<Interval> &intervals) { return r.rearrange(intervals); },
            py::arg("intervals"))
-      .def("undoRearrangement", py::overload_cast<const Tensor &>(&TensorRearranger::undoRearrangement, py::const_),
+      .def("undoRearrangement", [](TensorRearranger &r, const Tensor &t) { return r.undoRearrangement(t); },
            py::arg("t"))
       .def("undoRearrangement",
-           py::overload_cast<ArrayRef<Interval>>(&TensorRearranger::undoRearrangement, py::const_),
+           [](TensorRearranger &r, const std::vector<Interval> &intervals) { return r.undoRearrangement(intervals); },
            py::arg("intervals"))
       .def("valid", &TensorRearranger::valid);
 
@@ -163,7 +164,7 @@ void bindGraph(py::module_ &m) {
            py::arg("t"), py::arg("requireComplete") = true, py::arg("allowExternal") = false)
       .def("getTopLevelGraph", &Graph::getTopLevelGraph, py::return_value_policy::reference_internal)
       .def("getSortedContiguousRegions",
-           [](const Graph &g, const Tensor &t, const std::vector<Interval> &regions, bool removeAliasedIntervals) {
+           [](Graph &g, const Tensor &t, const std::vector<Interval> &regions, bool removeAliasedIntervals) {
              std::vector<std::size_t> aliases;
              auto sorted = g.getSortedContiguousRegions(t, regions, removeAliasedIntervals, &aliases);
              return py::make_tuple(sorted, aliases);
@@ -172,7 +173,7 @@ void bindGraph(py::module_ &m) {
            "(the regions grouped by contiguous memory in memory order, the positions of aliased elements left out)")
       .def("getSimplifyingRearranger", &Graph::getSimplifyingRearranger, py::arg("t"))
       .def("reorderToSimplify",
-           [](const Graph &g, Tensor t, std::vector<Tensor> others, bool requireSimplestOrder) {
+           [](Graph &g, Tensor t, std::vector<Tensor> others, bool requireSimplestOrder) {
              std::vector<Tensor *> pointers;
              for (Tensor &o : others) pointers.push_back(&o);
              g.reorderToSimplify(&t, pointers, requireSimplestOrder);
@@ -182,14 +183,14 @@ void bindGraph(py::module_ &m) {
            "(t reordered, the others reordered the same way): Python tensors are values, so they are returned")
       .def("findUnbroadcastTensor", &Graph::findUnbroadcastTensor, py::arg("t"))
       .def("outputComputeGraph",
-           [](const Graph &g, py::handle progs) {
+           [](Graph &g, py::handle progs) {
              std::ostringstream out;
              g.outputComputeGraph(out, progs.is_none() ? std::vector<program::Program>() : programList(progs, "outputComputeGraph"));
              return out.str();
            },
            py::arg("progs") = py::none(), "the dump as a string")
       .def("serializeTensors",
-           [](const Graph &g, const std::vector<Tensor> &tensors, SerializationFormat format) {
+           [](Graph &g, const std::vector<Tensor> &tensors, SerializationFormat format) {
              std::ostringstream out;
              g.serializeTensors(out, tensors, format);
              return py::bytes(out.str());

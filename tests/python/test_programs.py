@@ -900,6 +900,20 @@ def test_loop_runs_its_body_until_an_abort_inside_it(graph, device):
     assert received.values() == [[20], [21], [22], [23]]
 
 
+def test_a_loop_survives_executable_serialization(graph, device):
+    body = program.Sequence([relay(graph, "step"), stop_when_fed(graph, "stop")])
+    data = poplar.compileGraph(graph, [program.Loop(body)]).serialize()
+    engine = poplar.Engine(poplar.Executable.deserialize(data))
+    engine.load(device)
+    received = Received()
+    engine.connectStream("step_in", np.arange(20, 30, dtype=np.int32))
+    engine.connectStreamToCallback("step_out", received)
+    engine.connectStreamToCallback("stop", Feed([0, 1]))
+    with pytest.raises(poplar.application_runtime_error, match="Abort: stop"):
+        engine.run(0)
+    assert received.values() == [[20], [21]]
+
+
 def test_block_runs_its_program_once_as_written(graph, device):
     engine = loaded_engine(graph, device, program.Block(program.Repeat(2, relay(graph, "step")), "block"))
     received = Received()
