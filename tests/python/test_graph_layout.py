@@ -154,6 +154,16 @@ def test_deserializing_corrupt_data_raises_parse_error(graph):
         graph.deserializeTensors(b'{"tensors":[{', poplar.SerializationFormat.JSON)
     with pytest.raises(poplar.parse_error, match="does not start as"):
         graph.deserializeTensors(b"junk", poplar.SerializationFormat.Binary)
+    with pytest.raises(poplar.parse_error, match="a number too large for a size"):
+        graph.deserializeTensors(b'{"tensors":[{"name":"n","type":"int","shape":[99999999999999999999],"mapping":[]}]}',
+                                 poplar.SerializationFormat.JSON)
+    with pytest.raises(poplar.parse_error, match="not hexadecimal"):
+        graph.deserializeTensors(b'{"tensors":[{"name":"\\uzzzz"', poplar.SerializationFormat.JSON)
+    with pytest.raises(poplar.parse_error, match="ends early"):
+        graph.deserializeTensors(b"POPDSLT1\x01", poplar.SerializationFormat.Binary)
+    with pytest.raises(poplar.parse_error, match="mapped to tile 9 but the target has 4 tiles"):
+        graph.deserializeTensors(b'{"tensors":[{"name":"m","type":"int","shape":[2],'
+                                 b'"mapping":[{"tile":9,"intervals":[[0,2]]}]}]}', poplar.SerializationFormat.JSON)
     with pytest.raises(poplar.parse_error, match="unknown element type 'quad'"):
         graph.deserializeTensors(b'{"tensors":[{"name":"q","type":"quad","shape":[],"mapping":[]}]}',
                                  poplar.SerializationFormat.JSON)

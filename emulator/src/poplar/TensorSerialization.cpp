@@ -6,6 +6,7 @@
 #include <cctype>
 #include <istream>
 #include <iterator>
+#include <limits>
 #include <ostream>
 #include <utility>
 
@@ -103,7 +104,9 @@ private:
       std::pair<unsigned, std::vector<Interval>> tile;
       expect('{');
       key("tile");
-      tile.first = static_cast<unsigned>(number());
+      const std::size_t tileNum = number();
+      if (tileNum > std::numeric_limits<unsigned>::max()) fail("a tile number too large");
+      tile.first = static_cast<unsigned>(tileNum);
       expect(',');
       key("intervals");
       list([&] {
@@ -150,6 +153,8 @@ private:
         c = s_[pos_++];
         if (c == 'u') {
           if (pos_ + 4 > s_.size()) fail("an unfinished \\u escape");
+          for (std::size_t k = 0; k < 4; ++k)
+            if (!std::isxdigit(static_cast<unsigned char>(s_[pos_ + k]))) fail("a \\u escape that is not hexadecimal");
           c = static_cast<char>(std::stoi(s_.substr(pos_, 4), nullptr, 16));
           pos_ += 4;
         }
@@ -164,6 +169,7 @@ private:
     const std::size_t start = pos_;
     while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
     if (start == pos_) fail("expected a number");
+    if (pos_ - start > 18) fail("a number too large for a size"); // 18 digits always fit
     return std::stoull(s_.substr(start, pos_ - start));
   }
   char peek() {
@@ -229,7 +235,9 @@ public:
       for (std::size_t &d : t.shape) d = u64();
       t.mapping.resize(count());
       for (auto &tile : t.mapping) {
-        tile.first = static_cast<unsigned>(u64());
+        const std::uint64_t tileNum = u64();
+        if (tileNum > std::numeric_limits<unsigned>::max()) fail("a tile number too large");
+        tile.first = static_cast<unsigned>(tileNum);
         tile.second.resize(count());
         for (Interval &i : tile.second) {
           const std::size_t begin = u64();
