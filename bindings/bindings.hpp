@@ -26,6 +26,7 @@ void bindProgram(py::module_ &program);
 void bindExecutable(py::module_ &poplar); // compileGraph, Executable, RandomSeed.hpp
 void bindEngine(py::module_ &poplar);
 void bindCycleCount(py::module_ &poplar);
+void bindCSRFunctions(py::module_ &poplar); // after bindProgram and bindGraph
 void bindPoputil(py::module_ &poputil);
 void bindPopopsExpr(py::module_ &popops);     // popops.expr and the map family
 void bindPopops(py::module_ &popops);         // reductions, slicing, fill/cast/pad, scaledAdd

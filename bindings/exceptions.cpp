@@ -1,4 +1,5 @@
-// Poplar's exception classes as Python exceptions with the same names and bases.
+// Poplar's exception classes as Python exceptions with the same names and bases, and
+// the error codes and recovery actions that device errors carry.
 #include <poplar/exceptions.hpp>
 
 #include "bindings.hpp"
@@ -11,33 +12,74 @@ void bindExceptions(py::module_ &m) {
   auto base = py::register_exception<poplar_error>(m, "poplar_error", PyExc_RuntimeError);
   auto runtime = py::register_exception<runtime_error>(m, "runtime_error", base);
   py::register_exception<application_runtime_error>(m, "application_runtime_error", runtime);
-  py::register_exception<system_runtime_error>(m, "system_runtime_error", runtime);
-  py::register_exception<index_error>(m, "index_error", base);
-  py::register_exception<link_error>(m, "link_error", base);
+  auto system = py::register_exception<system_runtime_error>(m, "system_runtime_error", runtime);
+  py::register_exception<recoverable_runtime_error>(m, "recoverable_runtime_error", system);
+  py::register_exception<unrecoverable_runtime_error>(m, "unrecoverable_runtime_error", system);
+  py::register_exception<unknown_runtime_error>(m, "unknown_runtime_error", system);
 #define POPDSL_ERROR(NAME) py::register_exception<NAME>(m, #NAME, base);
   POPDSL_ERROR(graph_program_compilation_error)
   POPDSL_ERROR(graph_object_creation_error)
   POPDSL_ERROR(graph_object_load_error)
-  POPDSL_ERROR(graph_connection_error)
-  POPDSL_ERROR(graph_cycle_error)
-  POPDSL_ERROR(graph_memory_allocation_error)
-  POPDSL_ERROR(stream_memory_allocation_error)
+  POPDSL_ERROR(no_environment)
   POPDSL_ERROR(unknown_vertex_type)
   POPDSL_ERROR(unknown_field)
   POPDSL_ERROR(control_program_error)
   POPDSL_ERROR(type_error)
+  POPDSL_ERROR(index_error)
+  POPDSL_ERROR(no_size_specified)
+  POPDSL_ERROR(graph_connection_error)
+  POPDSL_ERROR(graph_cycle_error)
+  POPDSL_ERROR(graph_recursion_error)
+  POPDSL_ERROR(graph_replication_error)
+  POPDSL_ERROR(profiling_disabled)
+  POPDSL_ERROR(missing_profile_data)
+  POPDSL_ERROR(missing_graph_profile)
+  POPDSL_ERROR(missing_perf_estimate)
   POPDSL_ERROR(invalid_tile_mapping)
   POPDSL_ERROR(tensor_creation_error)
-  POPDSL_ERROR(stream_connection_error)
   POPDSL_ERROR(tensor_io_state_error)
+  POPDSL_ERROR(tensor_metadata_error)
+  POPDSL_ERROR(stream_connection_error)
   POPDSL_ERROR(overflow_error)
-  POPDSL_ERROR(missing_perf_estimate)
-  POPDSL_ERROR(profiling_disabled)
-  POPDSL_ERROR(invalid_option)
+  POPDSL_ERROR(memory_elem_constraints_error)
+  POPDSL_ERROR(graph_memory_allocation_error)
+  POPDSL_ERROR(stream_memory_allocation_error)
   POPDSL_ERROR(invalid_machine_model)
+  POPDSL_ERROR(invalid_option)
+  POPDSL_ERROR(link_error)
+  POPDSL_ERROR(symbol_error)
+  POPDSL_ERROR(file_load_error)
   POPDSL_ERROR(parse_error)
-  POPDSL_ERROR(no_size_specified)
 #undef POPDSL_ERROR
+
+  checkedEnum<ErrorCode>(m, "ErrorCode")
+      .value("NONE", ErrorCode::NONE)
+      .value("UNKNOWN", ErrorCode::UNKNOWN)
+      .value("TRAP", ErrorCode::TRAP)
+      .value("FLOATING_POINT_INVALID_OPERATION", ErrorCode::FLOATING_POINT_INVALID_OPERATION)
+      .value("FLOATING_POINT_DIVIDE_BY_ZERO", ErrorCode::FLOATING_POINT_DIVIDE_BY_ZERO)
+      .value("FLOATING_POINT_OVERFLOW", ErrorCode::FLOATING_POINT_OVERFLOW)
+      .value("TILE_MEMORY_BANK_CONFLICT", ErrorCode::TILE_MEMORY_BANK_CONFLICT)
+      .value("INVALID_EXCHANGE_CONFIGURATION", ErrorCode::INVALID_EXCHANGE_CONFIGURATION)
+      .value("INVALID_ADDRESS", ErrorCode::INVALID_ADDRESS)
+      .value("INVALID_OPERAND", ErrorCode::INVALID_OPERAND)
+      .value("INVALID_PROGRAM_COUNTER", ErrorCode::INVALID_PROGRAM_COUNTER)
+      .value("INVALID_INSTRUCTION", ErrorCode::INVALID_INSTRUCTION)
+      .value("EXCHANGE_ERROR", ErrorCode::EXCHANGE_ERROR)
+      .value("MEMORY_ERROR", ErrorCode::MEMORY_ERROR)
+      .value("IPUSOFTERR", ErrorCode::IPUSOFTERR)
+      .value("LINK_DOWN", ErrorCode::LINK_DOWN)
+      .value("HOST_LINK_DOWN", ErrorCode::HOST_LINK_DOWN)
+      .value("HOST_SYNC_TIMEOUT", ErrorCode::HOST_SYNC_TIMEOUT)
+      .value("IPU_MEMORY_FAILURE", ErrorCode::IPU_MEMORY_FAILURE);
+  m.def("errorCodeToString", &errorCodeToString, py::arg("code"));
+  m.def("errorCodeFromString", [](const std::string &name) { return errorCodeFromString(name); },
+        py::arg("name"));
+  checkedEnum<RecoveryAction>(m, "RecoveryAction")
+      .value("IPU_RESET", RecoveryAction::IPU_RESET)
+      .value("LINK_RESET", RecoveryAction::LINK_RESET)
+      .value("PARTITION_RESET", RecoveryAction::PARTITION_RESET)
+      .value("FULL_RESET", RecoveryAction::FULL_RESET);
 }
 
 } // namespace popdsl_bindings

@@ -2,6 +2,8 @@
 #include <poplar/Graph.hpp>
 #include <poplar/Program.hpp>
 
+#include <sstream>
+
 #include "bindings.hpp"
 
 namespace popdsl_bindings {
@@ -67,6 +69,22 @@ void bindGraph(py::module_ &m) {
   checkedEnum<ReplicatedStreamMode>(m, "ReplicatedStreamMode")
       .value("REPLICATE", ReplicatedStreamMode::REPLICATE)
       .value("BROADCAST", ReplicatedStreamMode::BROADCAST);
+
+  checkedEnum<SerializationFormat>(m, "SerializationFormat")
+      .value("Binary", SerializationFormat::Binary)
+      .value("JSON", SerializationFormat::JSON);
+  // Lambdas rather than member pointers: they hold whichever const-ness the SDK gives.
+  py::class_<TensorRearranger>(m, "TensorRearranger")
+      .def(py::init<>())
+      .def("rearrange", [](TensorRearranger &r, const Tensor &t) { return r.rearrange(t); }, py::arg("t"))
+      .def("rearrange", [](TensorRearranger &r, const std::vector<Interval> &intervals) { return r.rearrange(intervals); },
+           py::arg("intervals"))
+      .def("undoRearrangement", [](TensorRearranger &r, const Tensor &t) { return r.undoRearrangement(t); },
+           py::arg("t"))
+      .def("undoRearrangement",
+           [](TensorRearranger &r, const std::vector<Interval> &intervals) { return r.undoRearrangement(intervals); },
+           py::arg("intervals"))
+      .def("valid", &TensorRearranger::valid);
 
   py::class_<DataStream>(m, "DataStream")
       .def("handle", &DataStream::handle)
@@ -142,8 +160,48 @@ void bindGraph(py::module_ &m) {
            py::arg("t"), py::arg("tileNum"))
       .def("setTileMapping", py::overload_cast<const Tensor &, const TileToTensorMapping &>(&Graph::setTileMapping),
            py::arg("t"), py::arg("mapping"))
-      .def("getTileMapping", py::overload_cast<const Tensor &, bool>(&Graph::getTileMapping, py::const_),
-           py::arg("t"), py::arg("requireComplete") = true)
+      .def("getTileMapping", py::overload_cast<const Tensor &, bool, bool>(&Graph::getTileMapping, py::const_),
+           py::arg("t"), py::arg("requireComplete") = true, py::arg("allowExternal") = false)
+      .def("getTopLevelGraph", &Graph::getTopLevelGraph, py::return_value_policy::reference_internal)
+      .def("getSortedContiguousRegions",
+           [](Graph &g, const Tensor &t, const std::vector<Interval> &regions, bool removeAliasedIntervals) {
+             std::vector<std::size_t> aliases;
+             auto sorted = g.getSortedContiguousRegions(t, regions, removeAliasedIntervals, &aliases);
+             return py::make_tuple(sorted, aliases);
+           },
+           py::arg("t"), py::arg("regions"), py::arg("removeAliasedIntervals") = false,
+           "(the regions grouped by contiguous memory in memory order, the positions of aliased elements left out)")
+      .def("getSimplifyingRearranger", &Graph::getSimplifyingRearranger, py::arg("t"))
+      .def("reorderToSimplify",
+           [](Graph &g, Tensor t, std::vector<Tensor> others, bool requireSimplestOrder) {
+             std::vector<Tensor *> pointers;
+             for (Tensor &o : others) pointers.push_back(&o);
+             g.reorderToSimplify(&t, pointers, requireSimplestOrder);
+             return py::make_tuple(t, others);
+           },
+           py::arg("t"), py::arg("others") = std::vector<Tensor>(), py::arg("requireSimplestOrder") = true,
+           "(t reordered, the others reordered the same way): Python tensors are values, so they are returned")
+      .def("findUnbroadcastTensor", &Graph::findUnbroadcastTensor, py::arg("t"))
+      .def("outputComputeGraph",
+           [](Graph &g, py::handle progs) {
+             std::ostringstream out;
+             g.outputComputeGraph(out, progs.is_none() ? std::vector<program::Program>() : programList(progs, "outputComputeGraph"));
+             return out.str();
+           },
+           py::arg("progs") = py::none(), "the dump as a string")
+      .def("serializeTensors",
+           [](Graph &g, const std::vector<Tensor> &tensors, SerializationFormat format) {
+             std::ostringstream out;
+             g.serializeTensors(out, tensors, format);
+             return py::bytes(out.str());
+           },
+           py::arg("tensors"), py::arg("format"), "the serialized tensors as bytes")
+      .def("deserializeTensors",
+           [](Graph &g, const py::bytes &data, SerializationFormat format) {
+             std::istringstream in(std::string(data), std::ios::binary);
+             return g.deserializeTensors(in, format);
+           },
+           py::arg("data"), py::arg("format"))
       .def("setInitialValue",
            [](Graph &g, const Tensor &t, py::handle values) {
              withHostValues(values, [&](auto *data, std::size_t n, bool half) {

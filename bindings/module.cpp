@@ -31,6 +31,7 @@ PYBIND11_MODULE(_core, m) {
   bindExecutable(poplar);
   bindEngine(poplar);
   bindCycleCount(poplar);
+  bindCSRFunctions(poplar);
   bindPoputil(poputil);
   bindPopopsExpr(popops);
   bindPopops(popops);

@@ -1,4 +1,5 @@
 // poplar::program: control programs as Python values.
+#include <poplar/Graph.hpp>
 #include <poplar/Program.hpp>
 
 #include <pybind11/operators.h>
@@ -37,6 +38,21 @@ void bindProgram(py::module_ &m) {
            py::arg("programs") = std::vector<Program>(), dc)
       .def("add", &Sequence::add, py::arg("program"));
   py::class_<Execute, Program>(m, "Execute").def(py::init<ComputeSet, const DebugContext &>(), py::arg("cs"), dc);
+  py::class_<Loop, Program>(m, "Loop").def(py::init<const Program &, const DebugContext &>(), py::arg("body"), dc);
+  py::class_<Block, Program>(m, "Block")
+      .def(py::init<const Program &, const DebugContext &>(), py::arg("program"), dc);
+  py::class_<AssumeEqualAcrossReplicas, Program>(m, "AssumeEqualAcrossReplicas")
+      .def(py::init<const Tensor &, const DebugContext &>(), py::arg("t"), dc);
+  py::class_<ErrorProgram, Program>(m, "ErrorProgram")
+      .def(py::init<StringRef, const Tensor &, const DebugContext &>(), py::arg("message"), py::arg("debugTensor"), dc);
+  m.def(
+      "dumpProgram",
+      [](const Graph &graph, const Program &program) {
+        std::ostringstream out;
+        dumpProgram(graph, program, out);
+        return out.str();
+      },
+      py::arg("graph"), py::arg("program"), "the dump as a string");
   py::class_<Repeat, Program>(m, "Repeat")
       .def(py::init<unsigned, const Program &, const DebugContext &>(), py::arg("count"), py::arg("body"), dc);
   py::class_<RepeatWhileTrue, Program>(m, "RepeatWhileTrue")

@@ -14,7 +14,8 @@ void bindTensor(py::module_ &m) {
   py::class_<VariableRef>(m, "VariableRef")
       .def_readonly("id", &VariableRef::id)
       .def(py::self == py::self)
-      .def("__hash__", [](const VariableRef &v) { return v.id; });
+      .def("hash", &VariableRef::hash)
+      .def("__hash__", &VariableRef::hash);
   py::class_<VariableInterval>(m, "VariableInterval")
       .def_readonly("var", &VariableInterval::var)
       .def_readonly("interval", &VariableInterval::interval)

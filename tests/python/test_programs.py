@@ -876,3 +876,82 @@ def test_add_constant_converts_float_values_like_numpy_astype(graph, device, dty
     engine.run(0)
     assert read_tensor(engine, "x", dtype.numpy_dtype, [5]).tolist() == \
         source.astype(dtype.numpy_dtype).tolist()
+
+
+# --- Loop, Block, ErrorProgram, AssumeEqualAcrossReplicas, dumpProgram -----------------------------
+
+
+def stop_when_fed(graph, name):
+    """A program reading one INT from stream `name` and aborting with "stop" when it is non-zero."""
+    flag_in = graph.addHostToDeviceFIFO(name, poplar.INT, 1)
+    flag = mapped_variable(graph, poplar.INT, [1], name + "_flag")
+    return program.Sequence([program.Copy(flag_in, flag), program.AbortOnCondition(flag, "stop")])
+
+
+def test_loop_runs_its_body_until_an_abort_inside_it(graph, device):
+    body = program.Sequence([relay(graph, "step"), stop_when_fed(graph, "stop")])
+    engine = loaded_engine(graph, device, program.Loop(body, "forever"))
+    received = Received()
+    engine.connectStream("step_in", np.arange(20, 30, dtype=np.int32))
+    engine.connectStreamToCallback("step_out", received)
+    engine.connectStreamToCallback("stop", Feed([0, 0, 0, 1]))
+    with pytest.raises(poplar.application_runtime_error, match="Abort: stop"):
+        engine.run(0)
+    assert received.values() == [[20], [21], [22], [23]]
+
+
+def test_a_loop_survives_executable_serialization(graph, device):
+    body = program.Sequence([relay(graph, "step"), stop_when_fed(graph, "stop")])
+    data = poplar.compileGraph(graph, [program.Loop(body)]).serialize()
+    engine = poplar.Engine(poplar.Executable.deserialize(data))
+    engine.load(device)
+    received = Received()
+    engine.connectStream("step_in", np.arange(20, 30, dtype=np.int32))
+    engine.connectStreamToCallback("step_out", received)
+    engine.connectStreamToCallback("stop", Feed([0, 1]))
+    with pytest.raises(poplar.application_runtime_error, match="Abort: stop"):
+        engine.run(0)
+    assert received.values() == [[20], [21]]
+
+
+def test_block_runs_its_program_once_as_written(graph, device):
+    engine = loaded_engine(graph, device, program.Block(program.Repeat(2, relay(graph, "step")), "block"))
+    received = Received()
+    engine.connectStream("step_in", np.array([7, 8], dtype=np.int32))
+    engine.connectStreamToCallback("step_out", received)
+    engine.run(0)
+    assert received.values() == [[7], [8]]
+    assert not program.Block(program.Repeat(2, relay(graph, "again"))).isEmpty()
+
+
+def test_error_program_prints_its_tensor_then_stops_the_run(graph, device, capsys):
+    t = mapped_constant(graph, poplar.INT, [3], np.array([4, 5, 6], np.int32), "t")
+    engine = loaded_engine(graph, device, program.ErrorProgram("bad state", t))
+    with pytest.raises(poplar.application_runtime_error, match="Abort: bad state"):
+        engine.run(0)
+    assert capsys.readouterr().out == "bad state: [4 5 6]\n"
+
+
+def test_assume_equal_across_replicas_checks_its_tensor_and_changes_nothing(graph, device):
+    x = mapped_variable(graph, poplar.INT, [2], "x")
+    graph.setInitialValue(x, np.array([3, 9], np.int32))
+    graph.createHostRead("x", x)
+    engine = loaded_engine(graph, device, program.Sequence([program.AssumeEqualAcrossReplicas(x, "same")]))
+    engine.run(0)
+    assert read_tensor(engine, "x", np.int32, [2]).tolist() == [3, 9]
+    with pytest.raises(poplar.poplar_error, match="not valid"):
+        program.AssumeEqualAcrossReplicas(poplar.Tensor())
+
+
+def test_dump_program_writes_the_tree_with_names_and_operands(graph):
+    x = mapped_variable(graph, poplar.INT, [2], "x")
+    cs = graph.addComputeSet("work")
+    prog = program.Sequence([program.Repeat(3, program.Execute(cs, "run")),
+                             program.Loop(program.WriteUndef(x, "undef"), "spin")], "main")
+    assert program.dumpProgram(graph, prog) == (
+        "Sequence 'main'\n"
+        "  Repeat x3\n"
+        "    Execute 'run' compute set 0 'work'\n"
+        "  Loop 'spin'\n"
+        "    WriteUndef 'undef' 'x' [2] int\n"
+    )

@@ -113,7 +113,7 @@ def is_class_scope(scope):
     """Whether a qualified scope names a class (its last part starts upper-case, as poplar's
     classes do, or is one of the lower-case classes listed); namespaces are lower-case."""
     last = scope.rsplit("::", 1)[-1]
-    return last[:1].isupper() or last in ("replication_factor",)
+    return last[:1].isupper() or last in ("replication_factor", "poplar_error", "recoverable_runtime_error")
 
 
 def manifests():

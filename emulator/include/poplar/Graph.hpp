@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
-#include <iosfwd> // std::stringstream, for addCodelets
+#include <iosfwd> // std::stringstream for addCodelets, streams for the dumps and serialization
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -18,10 +18,13 @@
 #include <poplar/Interval.hpp>
 #include <poplar/OptionFlags.hpp>
 #include <poplar/PerfEstimateFunc.hpp>
+#include <poplar/SerializationFormat.hpp>
 #include <poplar/Target.hpp>
 #include <poplar/Tensor.hpp>
 #include <poplar/TensorCloneMethod.hpp>
+#include <poplar/TensorRearranger.hpp>
 #include <poplar/Type.hpp>
+#include <poplar/TypeTraits.hpp>
 #include <poplar/VariableMappingMethod.hpp>
 #include <poplar/exceptions.hpp>
 
@@ -62,6 +65,8 @@ public:
 
   const Target &getTarget() const;
   unsigned getReplicationFactor() const { return 1; }
+  // The graph this one is part of; the emulator has no virtual graphs, so itself.
+  Graph &getTopLevelGraph();
 
   Tensor addVariable(const Type &type, ArrayRef<std::size_t> shape,
                      const DebugContext &debugContext = {});
@@ -87,6 +92,10 @@ public:
                      const DebugContext &debugContext = {}) {
     return addConstantFromHost(type, shape, &value, equivalentHostType<T>(), 1, debugContext);
   }
+  // A constant from host values of the type `traits` describes: one per element,
+  // or (broadcast) one value for every element.
+  Tensor addConstant(const Type &type, ArrayRef<std::size_t> shape, const void *data,
+                     const TypeTraits &traits, bool broadcast, const DebugContext &debugContext = {});
   Tensor addConstantHalf(const Type &type, ArrayRef<std::size_t> shape, const uint16_t *data,
                          const DebugContext &debugContext = {});
   Tensor addConstantHalf(const Type &type, ArrayRef<std::size_t> shape, uint16_t value,
@@ -108,8 +117,10 @@ public:
 
   void setTileMapping(const Tensor &t, unsigned tileNum);
   void setTileMapping(const Tensor &t, const TileToTensorMapping &mapping);
-  TileToTensorMapping getTileMapping(const Tensor &t, bool requireComplete = true) const;
-  TileToTensorMapping getTileMapping(const Tensor &t, bool *isComplete) const;
+  // `allowExternal` admits external variables; the emulator has none, so it changes nothing.
+  TileToTensorMapping getTileMapping(const Tensor &t, bool requireComplete = true,
+                                     bool allowExternal = false) const;
+  TileToTensorMapping getTileMapping(const Tensor &t, bool *isComplete, bool allowExternal = false) const;
   TileToTensorMapping getVariableTileMapping(const Tensor &t) const;
 
   template <class T> void setInitialValue(const Tensor &t, ArrayRef<T> values) {
@@ -120,6 +131,7 @@ public:
   void setInitialValue(const Tensor &t, T value) {
     setInitialValueFromHost(t, &value, equivalentHostType<T>(), 1);
   }
+  void setInitialValueHalf(const Tensor &t, uint16_t value);
   void setInitialValueHalf(const Tensor &t, ArrayRef<uint16_t> values);
 
   DataStream addHostToDeviceFIFO(StringRef handle, const Type &elementType,
@@ -204,11 +216,39 @@ public:
   template <class T> void setInitialValue(const FieldRef &field, const std::vector<T> &values) {
     setInitialValue(field, ArrayRef<T>(values));
   }
-  void setInitialValueHalf(const FieldRef &field, uint16_t value);
-  void setInitialValueHalf(const FieldRef &field, ArrayRef<uint16_t> values);
+  void setInitialValueHalf(FieldRef field, uint16_t value);
+  void setInitialValueHalf(FieldRef field, ArrayRef<uint16_t> values);
   unsigned getNumVertices() const;
   std::vector<ComputeSet> getComputeSets() const;
   // ---- end of codelets and custom vertices -----------------------------------
+
+  // ---- Element order and memory layout ---------------------------------------
+  // The elements of `regions` (intervals of t flattened) grouped into runs that are
+  // contiguous in memory, the groups in memory order: each inner list is one run, as
+  // intervals of t. With removeAliasedIntervals, an element that shares memory with
+  // one already taken is left out, and `aliases` (when given) receives, for every
+  // element left out, its position in t.
+  std::vector<std::vector<Interval>> getSortedContiguousRegions(const Tensor &t, ArrayRef<Interval> regions,
+                                                                bool removeAliasedIntervals = false,
+                                                                std::vector<std::size_t> *aliases = nullptr) const;
+  // The reordering of t's elements into memory order, as few contiguous regions as can be.
+  TensorRearranger getSimplifyingRearranger(const Tensor &t) const;
+  // Reorders *t into memory order and each of `others` (of t's size) the same way;
+  // all become 1-D. The emulator always finds the simplest order.
+  void reorderToSimplify(Tensor *t, ArrayRef<Tensor *> others, bool requireSimplestOrder = true) const;
+  // t with every dimension that is a broadcast (all its indices share memory)
+  // reduced to size 1; t itself when it has none.
+  Tensor findUnbroadcastTensor(const Tensor &t) const;
+
+  // ---- Dumps and serialization -------------------------------------------------
+  // A text description of the graph: its variables (name, shape, type, constness,
+  // tiles), compute sets with their vertices, then each of `progs` as dumpProgram writes it.
+  void outputComputeGraph(std::ostream &out, ArrayRef<program::Program> progs = {}) const;
+  // Writes the type, shape, debug name and tile mapping of each tensor;
+  // deserializeTensors adds a new variable for each one written, with that type,
+  // shape, name and mapping (values and aliasing between the tensors are not kept).
+  void serializeTensors(std::ostream &out, ArrayRef<Tensor> tensors, SerializationFormat format) const;
+  std::vector<Tensor> deserializeTensors(std::istream &in, SerializationFormat format);
 
   bool isConstant(VariableRef v) const;
   Tensor getVariable(VariableRef v) const;

@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <initializer_list>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <utility>
@@ -16,6 +17,8 @@
 #include <poplar/Tensor.hpp>
 
 namespace poplar {
+
+class Graph;
 
 namespace detail {
 struct ProgramNode;
@@ -62,6 +65,13 @@ public:
   Repeat(unsigned count, const Program &body, const DebugContext &debugContext = {});
 };
 
+// Runs `body` forever: only an Abort, AbortOnCondition or ErrorProgram inside it
+// (or an error) ends the run.
+class Loop : public Program {
+public:
+  explicit Loop(const Program &body, const DebugContext &debugContext = {});
+};
+
 // Runs `cond`, then `body` while the one-element `predicate` is non-zero.
 class RepeatWhileTrue : public Program {
 public:
@@ -91,10 +101,9 @@ public:
   explicit Switch(const Tensor &control, const DebugContext &debugContext = {});
   Switch(const Tensor &control, const Program &defaultCase, const DebugContext &debugContext = {});
   Switch &add(std::int32_t value, const Program &body);
-  static Switch switchWithBoundsChecking(const Tensor &control, const CaseList &cases,
+  static Switch switchWithBoundsChecking(Tensor control, const CaseList &cases,
                                          const DebugContext &debugContext = {});
-  static Switch switchWithUnreachableDefault(const Tensor &control,
-                                             const DebugContext &debugContext = {});
+  static Switch switchWithUnreachableDefault(Tensor control, const DebugContext &debugContext = {});
 };
 
 class Copy : public Program {
@@ -111,6 +120,20 @@ public:
 class WriteUndef : public Program {
 public:
   explicit WriteUndef(const Tensor &t, const DebugContext &debugContext = {});
+};
+
+// States that `t` holds the same value on every replica. The emulator runs one
+// replica, where that always holds, so it checks the tensor and moves no data.
+class AssumeEqualAcrossReplicas : public Program {
+public:
+  explicit AssumeEqualAcrossReplicas(const Tensor &t, const DebugContext &debugContext = {});
+};
+
+// Runs `program` as one unit that the compiler keeps whole (it is never merged
+// with what comes before or after it).
+class Block : public Program {
+public:
+  explicit Block(const Program &program, const DebugContext &debugContext = {});
 };
 
 class Call : public Program {
@@ -150,6 +173,17 @@ public:
   AbortOnCondition(const Tensor &predicate, const std::string &message,
                    const DebugContext &debugContext = {});
 };
+
+// Prints `debugTensor` with the message as its title, then stops the run with an
+// application_runtime_error carrying the message.
+class ErrorProgram : public Program {
+public:
+  ErrorProgram(StringRef message, const Tensor &debugTensor, const DebugContext &debugContext = {});
+};
+
+// Writes `program` as an indented tree, one line per program: its kind, its
+// debug name and what it works on (compute sets by name, tensors by debug name).
+void dumpProgram(const Graph &graph, const Program &program, std::ostream &out);
 
 } // namespace program
 } // namespace poplar

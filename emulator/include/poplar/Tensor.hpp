@@ -6,6 +6,7 @@
 #include <poplar/ArrayRef.hpp>
 #include <poplar/Interval.hpp>
 #include <poplar/Type.hpp>
+#include <poplar/VariableRef.hpp>
 
 namespace poplar {
 
@@ -16,25 +17,6 @@ struct Internals;
 } // namespace detail
 
 enum class UpsampleMethod { REPEAT };
-
-// Identifies one variable (or constant) of a graph.
-struct VariableRef {
-  unsigned id = ~0u;
-  const detail::VarTable *graph = nullptr;
-  friend bool operator==(const VariableRef &a, const VariableRef &b) {
-    return a.id == b.id && a.graph == b.graph;
-  }
-  friend bool operator!=(const VariableRef &a, const VariableRef &b) { return !(a == b); }
-  friend bool operator<(const VariableRef &a, const VariableRef &b) { return a.id < b.id; }
-};
-
-struct VariableInterval {
-  VariableRef var;
-  Interval interval;
-  friend bool operator==(const VariableInterval &a, const VariableInterval &b) {
-    return a.var == b.var && a.interval == b.interval;
-  }
-};
 
 // A view of elements of one or more variables. Every view operation returns a
 // tensor that aliases the same elements: writing through one is seen by all.

@@ -307,6 +307,13 @@ private:
       s_.code.push_back({Op::LoopNext, slot, body});
       return;
     }
+    case K::Loop: {
+      const std::uint32_t top = here();
+      addControlStep(n, branch); // once per iteration
+      emit(n.children[0]);
+      s_.code.push_back({Op::Jump, 0, top});
+      return;
+    }
     case K::RepeatWhileTrue:
     case K::RepeatWhileFalse: {
       const std::uint32_t pred = addScalar(n.tensors[0]);

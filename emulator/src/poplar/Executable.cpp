@@ -175,7 +175,7 @@ public:
   program::Program program(unsigned level = 1) {
     if (level > kMaxProgramDepth) r_.corrupt();
     auto n = std::make_shared<ProgramNode>();
-    n->kind = static_cast<ProgramNode::Kind>(enumValue(static_cast<unsigned>(ProgramNode::Kind::CycleCount)));
+    n->kind = static_cast<ProgramNode::Kind>(enumValue(static_cast<unsigned>(ProgramNode::Kind::Loop)));
     n->name = r_.str();
     n->children.resize(r_.count(8));
     for (auto &c : n->children) {
@@ -298,7 +298,8 @@ private:
     case K::Execute:
       if (n.id >= g_.computeSets.size()) r_.corrupt();
       break;
-    case K::Repeat: children = 1; break;
+    case K::Repeat:
+    case K::Loop: children = 1; break;
     case K::RepeatWhileTrue:
     case K::RepeatWhileFalse: children = 2; tensors = 1; break;
     case K::If: children = 2; tensors = 1; break;

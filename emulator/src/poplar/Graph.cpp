@@ -107,6 +107,7 @@ Graph::Graph(Graph &&) noexcept = default;
 Graph &Graph::operator=(Graph &&) noexcept = default;
 
 const Target &Graph::getTarget() const { return state_->target; }
+Graph &Graph::getTopLevelGraph() { return *this; }
 
 Tensor Graph::addVariable(const Type &type, ArrayRef<std::size_t> shape,
                           const DebugContext &debugContext) {
@@ -164,6 +165,32 @@ Tensor Graph::addConstantFromHost(const Type &type, ArrayRef<std::size_t> shape,
   return detail::makeTensor(detail::makeVariableView(state_->vars, id, type, dims));
 }
 
+namespace {
+
+// The host type `traits` describes; bool reads as an 8-bit unsigned value of 0 or 1.
+Graph::HostType hostTypeOf(const TypeTraits &traits) {
+  using H = Graph::HostType;
+  if (!traits.isSimpleType())
+    throw type_error("Graph::addConstant: the host type (" + std::to_string(traits.size) +
+                     " bytes, " + (traits.isFloat ? "floating point" : traits.isIntegral ? "integer" : "neither integer nor floating point") +
+                     ") is not a type the graph can take values of");
+  if (traits.isFloat) return traits.size == 4 ? H::F32 : H::F64;
+  switch (traits.size) {
+  case 1: return traits.isSigned ? H::I8 : H::U8;
+  case 2: return traits.isSigned ? H::I16 : H::U16;
+  case 4: return traits.isSigned ? H::I32 : H::U32;
+  default: return traits.isSigned ? H::I64 : H::U64;
+  }
+}
+
+} // namespace
+
+Tensor Graph::addConstant(const Type &type, ArrayRef<std::size_t> shape, const void *data,
+                          const TypeTraits &traits, bool broadcast, const DebugContext &debugContext) {
+  const HostType hostType = hostTypeOf(traits);
+  return addConstantFromHost(type, shape, data, hostType, broadcast ? 1 : numElementsOf(shape), debugContext);
+}
+
 Tensor Graph::addConstantHalf(const Type &type, ArrayRef<std::size_t> shape, const uint16_t *data,
                               const DebugContext &debugContext) {
   if (type != HALF) throw type_error("addConstantHalf: type must be HALF");
@@ -187,6 +214,10 @@ void Graph::setInitialValueFromHost(const Tensor &t, const void *values, HostTyp
   std::vector<std::uint8_t> bytes;
   detail::convertFromHost(impl.type, values, hostType, count, bytes);
   writeThrough(*state_, impl, bytes, count == 1 && impl.numElements() != 1);
+}
+
+void Graph::setInitialValueHalf(const Tensor &t, uint16_t value) {
+  setInitialValue<float>(t, detail::halfToFloat(value));
 }
 
 void Graph::setInitialValueHalf(const Tensor &t, ArrayRef<uint16_t> values) {
@@ -278,7 +309,7 @@ void Graph::setTileMapping(const Tensor &t, const TileToTensorMapping &mapping) 
     dense->mapRange(start + i.begin(), start + i.end(), tile);
 }
 
-TileToTensorMapping Graph::getTileMapping(const Tensor &t, bool *isComplete) const {
+TileToTensorMapping Graph::getTileMapping(const Tensor &t, bool *isComplete, bool) const {
   const TensorImpl &impl = ownedImpl(*state_, t, "getTileMapping");
   TileToTensorMapping out(getTarget().getNumTiles());
   bool complete = true;
@@ -309,7 +340,7 @@ TileToTensorMapping Graph::getTileMapping(const Tensor &t, bool *isComplete) con
   return out;
 }
 
-TileToTensorMapping Graph::getTileMapping(const Tensor &t, bool requireComplete) const {
+TileToTensorMapping Graph::getTileMapping(const Tensor &t, bool requireComplete, bool) const {
   bool complete = true;
   TileToTensorMapping out = getTileMapping(t, &complete);
   if (requireComplete && !complete)

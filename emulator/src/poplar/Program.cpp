@@ -2,7 +2,9 @@
 #include <poplar/exceptions.hpp>
 
 #include <algorithm>
+#include <ostream>
 
+#include "GraphState.hpp"
 #include "ProgramNode.hpp"
 #include "TensorImpl.hpp"
 #include "TypeInfo.hpp"
@@ -32,6 +34,7 @@ const char *kindName(ProgramNode::Kind kind) {
   case K::HostCall: return "Call(host function)";
   case K::CycleStamp: return "CycleStamp";
   case K::CycleCount: return "CycleCount";
+  case K::Loop: return "Loop";
   }
   return "Program";
 }
@@ -126,6 +129,10 @@ Repeat::Repeat(unsigned count, const Program &body, const DebugContext &dc)
   setChildren(n, {body});
 }
 
+Loop::Loop(const Program &body, const DebugContext &dc) : Program(makeNode(Kind::Loop, dc)) {
+  setChildren(mutableNode(), {body});
+}
+
 RepeatWhileTrue::RepeatWhileTrue(const Program &cond, const Tensor &predicate, const Program &body,
                                  const DebugContext &dc)
     : Program(makeNode(Kind::RepeatWhileTrue, dc)) {
@@ -181,13 +188,13 @@ Switch &Switch::add(std::int32_t value, const Program &body) {
   return *this;
 }
 
-Switch Switch::switchWithBoundsChecking(const Tensor &control, const CaseList &cases,
+Switch Switch::switchWithBoundsChecking(Tensor control, const CaseList &cases,
                                         const DebugContext &dc) {
   return Switch(control, cases,
                 Abort("Switch: the control value matches no case", DebugContext(dc, "outOfBounds")), dc);
 }
 
-Switch Switch::switchWithUnreachableDefault(const Tensor &control, const DebugContext &dc) {
+Switch Switch::switchWithUnreachableDefault(Tensor control, const DebugContext &dc) {
   return Switch(control, Abort("Switch: reached the unreachable default case"), dc);
 }
 
@@ -251,6 +258,17 @@ WriteUndef::WriteUndef(const Tensor &t, const DebugContext &dc)
   mutableNode().tensors = {t};
 }
 
+AssumeEqualAcrossReplicas::AssumeEqualAcrossReplicas(const Tensor &t, const DebugContext &dc)
+    : Program(makeNode(Kind::Sequence, dc)) {
+  detail::tensorImpl(t);
+}
+
+// A sequence of one: the emulator compiles every program as written, so it never
+// merges the block with its neighbours.
+Block::Block(const Program &program, const DebugContext &dc) : Program(makeNode(Kind::Sequence, dc)) {
+  setChildren(mutableNode(), {program});
+}
+
 Call::Call(Function f, const DebugContext &dc) : Program(makeNode(Kind::Call, dc)) {
   mutableNode().id = f.getId();
 }
@@ -294,6 +312,44 @@ AbortOnCondition::AbortOnCondition(const Tensor &predicate, const std::string &m
   auto &n = mutableNode();
   n.text = message;
   n.tensors = {predicate};
+}
+
+ErrorProgram::ErrorProgram(StringRef message, const Tensor &debugTensor, const DebugContext &dc)
+    : Program(makeNode(Kind::Sequence, dc)) {
+  setChildren(mutableNode(), {PrintTensor(message, debugTensor, DebugContext(dc, "debugTensor")),
+                              Abort(message.str(), DebugContext(dc, "error"))});
+}
+
+namespace {
+
+void dumpNode(const detail::GraphState &graph, const Program &program, unsigned depth, std::ostream &out) {
+  const ProgramNode &n = detail::programNode(program);
+  out << std::string(2 * depth, ' ') << detail::kindName(n.kind);
+  if (!n.name.empty()) out << " '" << n.name << "'";
+  if (n.kind == Kind::Execute) {
+    const bool known = n.id < graph.computeSets.size();
+    out << " compute set " << n.id;
+    if (known && !graph.computeSets[n.id].name.empty()) out << " '" << graph.computeSets[n.id].name << "'";
+  }
+  if (n.kind == Kind::Repeat) out << " x" << n.id;
+  if (n.kind == Kind::Call) out << " function " << n.id;
+  if (!n.text.empty()) out << " \"" << n.text << "\"";
+  for (const Tensor &t : n.tensors) out << " " << detail::tensorImpl(t).describe();
+  if (n.kind == Kind::StreamToTensor || n.kind == Kind::TensorToStream) out << " stream '" << n.stream.handle() << "'";
+  out << "\n";
+  for (std::size_t c = 0; c < n.children.size(); ++c) {
+    // A switch's children are its default then its cases, in the order added.
+    if (n.kind == Kind::Switch)
+      out << std::string(2 * depth + 2, ' ')
+          << (c == 0 ? std::string("default:") : "case " + std::to_string(n.caseValues[c - 1]) + ":") << "\n";
+    dumpNode(graph, n.children[c], depth + (n.kind == Kind::Switch ? 2 : 1), out);
+  }
+}
+
+} // namespace
+
+void dumpProgram(const Graph &graph, const Program &program, std::ostream &out) {
+  dumpNode(detail::graphState(graph), program, 0, out);
 }
 
 } // namespace program

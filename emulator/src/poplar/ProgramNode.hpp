@@ -32,7 +32,8 @@ struct ProgramNode {
     AbortOnCondition,  // text: message; tensors: {predicate}
     HostCall,          // id: host function; tensors: inputs then outputs
     CycleStamp,        // tensors: {dst}; id: SyncType
-    CycleCount,        // tensors: {dst}; children: {body}; id: SyncType (the last kind: Executable.cpp reads up to it)
+    CycleCount,        // tensors: {dst}; children: {body}; id: SyncType
+    Loop,              // children: {body} (the last kind: Executable.cpp reads up to it)
   };
   Kind kind = Kind::Sequence;
   std::string name;

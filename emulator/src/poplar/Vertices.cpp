@@ -476,9 +476,9 @@ void Graph::setFieldInitialValueFromHost(const FieldRef &field, const void *valu
   r.state.hasValue = true;
 }
 
-void Graph::setInitialValueHalf(const FieldRef &field, uint16_t value) { setInitialValueHalf(field, ArrayRef<uint16_t>(value)); }
+void Graph::setInitialValueHalf(FieldRef field, uint16_t value) { setInitialValueHalf(field, ArrayRef<uint16_t>(value)); }
 
-void Graph::setInitialValueHalf(const FieldRef &field, ArrayRef<uint16_t> values) {
+void Graph::setInitialValueHalf(FieldRef field, ArrayRef<uint16_t> values) {
   std::vector<float> f(values.size());
   for (std::size_t i = 0; i < f.size(); ++i) f[i] = detail::halfToFloat(values[i]);
   setFieldInitialValueFromHost(field, f.data(), HostType::F32, f.size(), values.size() != 1);
