@@ -28,7 +28,8 @@ namespace detail {
 namespace {
 
 const char kMagic[] = "POPDSL-EXECUTABLE";
-constexpr std::uint64_t kFormatVersion = 3; // 2: kernel cost shapes; 3: codelet sources
+// 2: kernel cost shapes; 3: codelet sources; 4: convolution costs
+constexpr std::uint64_t kFormatVersion = 4;
 const char *const kSectionNames[] = {"target", "graph", "programs", "options"};
 
 std::uint64_t fnv1a(const std::string &bytes) {
@@ -103,7 +104,8 @@ std::string graphSection(const GraphState &g) {
   for (const ComputeSetInfo &cs : g.computeSets) {
     w.str(cs.name).u64(cs.kernels.size());
     for (const Kernel &k : cs.kernels) {
-      w.str(k.kind).str(k.vertexType).u64(k.cyclesPerVector).u64(static_cast<std::uint64_t>(k.costShape));
+      w.str(k.kind).str(k.vertexType).u64(k.cyclesPerVector).u64(static_cast<std::uint64_t>(k.costShape))
+          .u64(k.multiplyAddsPerOutput);
       writeTensors(w, k.reads);
       writeTensors(w, k.writes);
       w.raw(k.params);
@@ -257,10 +259,12 @@ public:
         const auto cyclesPerVector = static_cast<unsigned>(r_.u64());
         const std::uint64_t costShape = r_.u64();
         if (costShape >= kNumCostShapes) r_.corrupt();
+        const std::uint64_t multiplyAddsPerOutput = r_.u64();
         std::vector<Tensor> reads = tensors(), writes = tensors();
         cs.kernels.push_back(makeKernel(kind, std::move(reads), std::move(writes), r_.raw(), vertexType));
         cs.kernels.back().cyclesPerVector = cyclesPerVector;
         cs.kernels.back().costShape = static_cast<CostShape>(costShape);
+        cs.kernels.back().multiplyAddsPerOutput = multiplyAddsPerOutput;
       }
     }
     for (auto *handles : {&g_.hostWrites, &g_.hostReads})
