@@ -143,6 +143,10 @@ void bindConvParams(py::module_ &m) {
       .def(py::self < py::self)
       .def("__hash__", [](const ConvParams &p) { return std::hash<ConvParams>()(p); })
       .def("__str__", &printed<ConvParams>);
+  m.def("hash_value", py::overload_cast<const ConvParams::InputTransform &>(&poplin::hash_value),
+        py::arg("it"));
+  m.def("hash_value", py::overload_cast<const ConvParams::OutputTransform &>(&poplin::hash_value),
+        py::arg("ot"));
 }
 
 } // namespace
