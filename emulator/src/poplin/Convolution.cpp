@@ -14,6 +14,7 @@
 #include "MatMulOptions.hpp"
 #include "PlanningCacheImpl.hpp"
 #include "poplar/CostModel.hpp"
+#include "poplar/TensorImpl.hpp"
 
 namespace poplin {
 
@@ -23,12 +24,6 @@ using poplar::Graph;
 using poplar::Tensor;
 using poplar::program::Sequence;
 using Shape = std::vector<std::size_t>;
-
-std::string shapeText(const Shape &shape) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? "," : "") + std::to_string(shape[i]);
-  return text + "]";
-}
 
 // Validates `params` with the API's name in the message, and records the plan.
 void checkParams(const std::string &api, const ConvParams &params, PlanningCache *cache) {
@@ -60,7 +55,7 @@ Shape weightsShape(const ConvParams &p, bool transposed) {
 void checkOperand(const std::string &api, const std::string &role, const Tensor &t,
                   const Shape &expected, const poplar::Type &type) {
   if (t.shape() != expected)
-    throw poputil::poplibs_error(api + ": " + role + " must have shape " + shapeText(expected) +
+    throw poputil::poplibs_error(api + ": " + role + " must have shape " + poplar::detail::shapeString(expected) +
                                  " for these ConvParams, got " + t.getVarStr());
   if (t.elementType() != type)
     throw poputil::poplibs_error(api + ": " + role + " must have element type " +
@@ -236,7 +231,7 @@ void weightsTransposeChansFlipXY(Graph &graph, const Tensor &weightsIn, const Te
   Tensor arranged = channelsSwapped(weightsIn);
   if (weightsOut.shape() != arranged.shape() || weightsOut.elementType() != weightsIn.elementType())
     throw poputil::poplibs_error(api + ": weightsOut must have shape " +
-                                 shapeText(arranged.shape()) + " and weightsIn's element type, got " +
+                                 poplar::detail::shapeString(arranged.shape()) + " and weightsIn's element type, got " +
                                  weightsOut.getVarStr());
   for (unsigned d = 3; d < arranged.rank(); ++d) arranged = arranged.reverse(d);
   prog.add(poplar::program::Copy(arranged, weightsOut, false, debugContext));

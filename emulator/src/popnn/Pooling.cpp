@@ -13,6 +13,7 @@
 #include <poputil/exceptions.hpp>
 
 #include "poplar/Kernel.hpp"
+#include "poplar/TensorImpl.hpp"
 #include "poplin/ConvGeometry.hpp"
 #include "poplin/FloatStaging.hpp"
 
@@ -76,14 +77,11 @@ Shape withField(Shape leading, const Shape &field) {
 
 void checkTensor(const std::string &api, const std::string &role, const Tensor &t,
                  const Shape &expected, const poplar::Type &type) {
-  if (t.shape() != expected || t.elementType() != type) {
-    std::string text = "[";
-    for (std::size_t i = 0; i < expected.size(); ++i)
-      text += (i ? "," : "") + std::to_string(expected[i]);
-    throw poputil::poplibs_error(api + ": " + role + " must have shape " + text + "] and type " +
+  if (t.shape() != expected || t.elementType() != type)
+    throw poputil::poplibs_error(api + ": " + role + " must have shape " +
+                                 poplar::detail::shapeString(expected) + " and type " +
                                  type.toString().str() + " for these PoolParams, got " +
                                  t.getVarStr());
-  }
 }
 
 void checkOptions(const poplar::OptionFlags &options) {
