@@ -5,9 +5,8 @@ the weight deltas), and numpy's im2col (a strided window view copied into column
 with one float32 matmul per group, best of REPEATS. The two are timed in separate
 blocks with a pause between, as benchmarks/matmul.py explains.
 """
-import time
-
 import numpy as np
+from timing import best_times
 
 from popdsl import poplar, poplin, poputil, program
 
@@ -66,20 +65,6 @@ def numpy_pass(x, w, dy, groups, kernel, padding, weight_deltas):
     return lambda: np.matmul(g_w, numpy_columns(x, groups, kernel, padding))
 
 
-def best_times(functions):
-    best = []
-    for fn in functions:
-        time.sleep(0.5)
-        fn()
-        runs = []
-        for _ in range(REPEATS):
-            start = time.perf_counter()
-            fn()
-            runs.append(time.perf_counter() - start)
-        best.append(min(runs))
-    return best
-
-
 rng = np.random.default_rng(0)
 for name, case in CASES.items():
     batch, in_chans, out_chans, groups, field, kernel, padding = case
@@ -89,6 +74,7 @@ for name, case in CASES.items():
     dy = rng.standard_normal((batch, out_chans, *params.getOutputFieldShape()), dtype=np.float32)
     for weight_deltas, pass_name in ((False, "forward"), (True, "weight deltas")):
         emulator, reference = best_times([emulator_pass(params, x, w, dy, weight_deltas),
-                                          numpy_pass(x, w, dy, groups, kernel, padding, weight_deltas)])
+                                          numpy_pass(x, w, dy, groups, kernel, padding, weight_deltas)],
+                                         REPEATS)
         print(f"{name} {pass_name}: emulator {emulator * 1e3:.2f} ms, numpy im2col {reference * 1e3:.2f} ms, "
               f"ratio {emulator / reference:.2f}x")
