@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from conv_reference import linear_adjoint, pool, pool_max_gradient
+import popdsl as pd
 from popdsl import poplar, popnn, poputil
 from raw_runner import Runner
 
@@ -144,3 +145,26 @@ def test_bad_pooling_params_raise_named_poplibs_errors():
                                   r.prog)
     with pytest.raises(poplar.invalid_option, match="Unrecognised option 'speed'"):
         pooling.pool(r.graph, params("sum", case), r.tensor(x, poplar.FLOAT, "x"), r.prog, "p", {"speed": "max"})
+
+
+def test_pd_nn_pool_defaults_the_stride_to_the_kernel_and_takes_padding_pairs():
+    dev = pd.ipu_model(tiles=4)
+    g = pd.Graph(dev)
+    x_values = values([2, 3, 7, 6], 8)
+    x = g.variable(pd.float32, x_values.shape, name="x")
+    with pd.Sequence() as main:
+        averaged = pd.nn.pool(x, "avg", kernel=(3, 2), padding=[(1, 1), (0, -1)])
+        summed = pd.nn.pool(x, "sum", kernel=2, stride=1)
+    p = pd.nn.pool_params("avg", x.shape, pd.float32, (3, 2), padding=[(1, 1), (0, -1)])
+    assert p.stride == [3, 2] and p.inputTruncationOrPaddingUpper == [1, -1]
+    with pd.Session(g, main, device=dev) as s:
+        s.write(x, x_values)
+        s.run()
+        got_avg, got_sum = s.read(averaged), s.read(summed)
+    np.testing.assert_allclose(got_avg, pool(x_values, "avg", [3, 2], [3, 2], [1, 0], [1, -1]), rtol=1e-6)
+    np.testing.assert_allclose(got_sum, pool(x_values, "sum", [2, 2], [1, 1], [0, 0], [0, 0]), rtol=1e-6)
+    with pd.Sequence():
+        with pytest.raises(pd.BuildError, match=r"test_pooling.py:\d+: .*pool kind must be one of"):
+            pd.nn.pool(x, "median", kernel=2)
+        with pytest.raises(pd.BuildError, match=r"kernel must be an int or 2 ints"):
+            pd.nn.pool(x, "max", kernel=(2, 2, 2))
