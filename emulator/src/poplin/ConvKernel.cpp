@@ -18,33 +18,36 @@ namespace {
 using poplar::detail::Access;
 
 
-// What the passes share: the geometry and the column matrix of one group of one
-// batch element, [inputChannelsPerConvGroup * taps][computed outputs].
+// What the passes share: the geometry and the column matrix of one group for the
+// whole batch, [inputChannelsPerConvGroup * taps][batch * computed outputs], so each
+// pass is one BLAS product per group.
 class Im2Col {
 public:
   explicit Im2Col(const ConvParams &params)
       : params_(params), geometry_(convGeometry(params)) {
-    columns_.resize(params.inputChannelsPerConvGroup * geometry_.numTaps() *
-                    geometry_.numComputed());
+    columns_.resize(rows() * cols());
   }
 
   const ConvParams &params() const { return params_; }
   const ConvGeometry &geometry() const { return geometry_; }
   std::size_t rows() const { return params_.inputChannelsPerConvGroup * geometry_.numTaps(); }
-  std::size_t cols() const { return geometry_.numComputed(); }
+  // Batch element n's outputs are columns [n * computed outputs, (n + 1) * computed outputs).
+  std::size_t cols() const { return params_.batchSize * geometry_.numComputed(); }
   const float *columns() const { return columns_.data(); }
 
-  // Fills the columns from the group's input channels, [channels][input field].
-  void build(const float *groupInput) {
-    const std::size_t taps = geometry_.numTaps(), computed = cols();
-    const std::size_t field = geometry_.inputFieldElements;
-    float *row = columns_.data();
-    for (std::size_t c = 0; c < params_.inputChannelsPerConvGroup; ++c) {
-      const float *channel = groupInput + c * field;
-      const long *index = geometry_.tapInputIndex.data();
-      for (std::size_t t = 0; t < taps; ++t, row += computed, index += computed)
-        for (std::size_t j = 0; j < computed; ++j) row[j] = index[j] < 0 ? 0.0f : channel[index[j]];
-    }
+  // Fills the columns from group `group` of `input` [batch][channels][input field].
+  void build(const float *input, std::size_t group) {
+    const std::size_t taps = geometry_.numTaps(), computed = geometry_.numComputed();
+    const std::size_t field = geometry_.inputFieldElements, chans = params_.inputChannelsPerConvGroup;
+    for (std::size_t n = 0; n < params_.batchSize; ++n)
+      for (std::size_t c = 0; c < chans; ++c) {
+        const float *channel = input + ((n * params_.numConvGroups + group) * chans + c) * field;
+        const long *index = geometry_.tapInputIndex.data();
+        for (std::size_t t = 0; t < taps; ++t, index += computed) {
+          float *row = columns_.data() + (c * taps + t) * cols() + n * computed;
+          for (std::size_t j = 0; j < computed; ++j) row[j] = index[j] < 0 ? 0.0f : channel[index[j]];
+        }
+      }
   }
 
 private:
@@ -53,17 +56,23 @@ private:
   std::vector<float> columns_;
 };
 
-// C = A x B (or A x B^T) for row-major A [m,k], C [m,n], accumulating when beta is 1.
-void product(std::size_t m, std::size_t n, std::size_t k, const float *a, const float *b,
-             bool transposeB, float beta, float *c) {
+// A row-major matrix at `data` whose rows are `ld` elements apart.
+struct Matrix {
+  const float *data;
+  std::size_t ld;
+};
+
+// C = A x B (or A x B^T) + beta * C for A [m,k] and C [m,n], all row-major.
+void product(std::size_t m, std::size_t n, std::size_t k, Matrix a, Matrix b, bool transposeB,
+             float beta, float *c, std::size_t ldc) {
   if (!m || !n) return;
   if (!k) {
-    if (beta == 0.0f) std::fill(c, c + m * n, 0.0f);
+    if (beta == 0.0f)
+      for (std::size_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
     return;
   }
   scipy_cblas_sgemm(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans, int(m),
-                    int(n), int(k), 1.0f, a, int(k), b, transposeB ? int(k) : int(n), beta, c,
-                    int(n));
+                    int(n), int(k), 1.0f, a.data, int(a.ld), b.data, int(b.ld), beta, c, int(ldc));
 }
 
 class ForwardKernel {
@@ -77,7 +86,8 @@ public:
     const std::size_t groups = p.numConvGroups, inChans = p.inputChannelsPerConvGroup,
                       outChans = p.outputChannelsPerConvGroup, taps = g.numTaps(),
                       kernel = g.kernelElements, computed = g.numComputed(),
-                      outField = g.outputFieldElements, rows = im2col_.rows();
+                      outField = g.outputFieldElements, rows = im2col_.rows(),
+                      cols = im2col_.cols();
     loadAsFloat(in, input_);
     loadAsFloat(weights, rawWeights_);
     // The weights as [group][out channel][in channel * taps], the columns' rows.
@@ -94,17 +104,20 @@ public:
             weights_[(grp * outChans + co) * rows + ci * taps + t] = rawWeights_[source];
           }
     output_.assign(out.numElements, 0.0f);
-    product_.resize(outChans * computed);
-    for (std::size_t n = 0; n < p.batchSize; ++n)
-      for (std::size_t grp = 0; grp < groups; ++grp) {
-        im2col_.build(input_.data() + (n * groups + grp) * inChans * g.inputFieldElements);
-        product(outChans, computed, rows, weights_.data() + grp * outChans * rows,
-                im2col_.columns(), false, 0.0f, product_.data());
+    product_.resize(outChans * cols);
+    for (std::size_t grp = 0; grp < groups; ++grp) {
+      im2col_.build(input_.data(), grp);
+      product(outChans, cols, rows, {weights_.data() + grp * outChans * rows, rows},
+              {im2col_.columns(), cols}, false, 0.0f, product_.data(), cols);
+      for (std::size_t n = 0; n < p.batchSize; ++n) {
         float *result = output_.data() + (n * groups + grp) * outChans * outField;
-        for (std::size_t co = 0; co < outChans; ++co)
+        for (std::size_t co = 0; co < outChans; ++co) {
+          const float *sums = product_.data() + co * cols + n * computed;
           for (std::size_t j = 0; j < computed; ++j)
-            result[co * outField + g.computedOutputIndex[j]] = product_[co * computed + j];
+            result[co * outField + g.computedOutputIndex[j]] = sums[j];
+        }
       }
+    }
     storeFromFloat(out, output_);
   }
 
@@ -124,28 +137,33 @@ public:
     const std::size_t groups = p.numConvGroups, inChans = p.inputChannelsPerConvGroup,
                       outChans = p.outputChannelsPerConvGroup, taps = g.numTaps(),
                       computed = g.numComputed(), outField = g.outputFieldElements,
-                      rows = im2col_.rows();
+                      rows = im2col_.rows(), cols = im2col_.cols();
     loadAsFloat(zDeltas, gradients_);
     loadAsFloat(activations, input_);
-    sums_.assign(groups * outChans * rows, 0.0f);
-    groupGradients_.resize(outChans * computed);
-    for (std::size_t n = 0; n < p.batchSize; ++n)
-      for (std::size_t grp = 0; grp < groups; ++grp) {
-        im2col_.build(input_.data() + (n * groups + grp) * inChans * g.inputFieldElements);
+    groupGradients_.resize(outChans * cols);
+    sums_.resize(rows * outChans);
+    // Kernel elements no tap uses (truncated away) have no gradient.
+    result_.assign(deltas.numElements, 0.0f);
+    for (std::size_t grp = 0; grp < groups; ++grp) {
+      im2col_.build(input_.data(), grp);
+      // The group's output gradient at the computed outputs, [out channel][batch * computed].
+      for (std::size_t n = 0; n < p.batchSize; ++n) {
         const float *gradient = gradients_.data() + (n * groups + grp) * outChans * outField;
         for (std::size_t co = 0; co < outChans; ++co)
           for (std::size_t j = 0; j < computed; ++j)
-            groupGradients_[co * computed + j] = gradient[co * outField + g.computedOutputIndex[j]];
-        product(outChans, rows, computed, groupGradients_.data(), im2col_.columns(), true, 1.0f,
-                sums_.data() + grp * outChans * rows);
+            groupGradients_[co * cols + n * computed + j] =
+                gradient[co * outField + g.computedOutputIndex[j]];
       }
-    // Kernel elements no tap uses (truncated away) have no gradient.
-    result_.assign(deltas.numElements, 0.0f);
-    for (std::size_t gc = 0; gc < groups * outChans; ++gc)
-      for (std::size_t ci = 0; ci < inChans; ++ci)
-        for (std::size_t t = 0; t < taps; ++t)
-          result_[(gc * inChans + ci) * g.kernelElements + g.tapKernelIndex[t]] =
-              sums_[gc * rows + ci * taps + t];
+      // The deltas transposed, [in channel * taps][out channel]: the columns are the
+      // untransposed operand, which OpenBLAS handles far faster than the other way round.
+      product(rows, outChans, cols, {im2col_.columns(), cols}, {groupGradients_.data(), cols},
+              true, 0.0f, sums_.data(), outChans);
+      for (std::size_t co = 0; co < outChans; ++co)
+        for (std::size_t ci = 0; ci < inChans; ++ci)
+          for (std::size_t t = 0; t < taps; ++t)
+            result_[((grp * outChans + co) * inChans + ci) * g.kernelElements +
+                    g.tapKernelIndex[t]] = sums_[(ci * taps + t) * outChans + co];
+    }
     storeFromFloat(deltas, result_);
   }
 
