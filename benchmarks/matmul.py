@@ -6,9 +6,8 @@ The two are timed in separate blocks with a pause between: numpy and the emulato
 each bring their own OpenBLAS, whose idle threads spin for a while after a call,
 so interleaving the two measures each library's spinning threads, not its speed.
 """
-import time
-
 import numpy as np
+from timing import best_times
 
 from popdsl import poplar, poplin, poputil, program
 
@@ -44,25 +43,10 @@ def numpy_matmul(a, b):
     return lambda: np.matmul(a, b, out=out)
 
 
-def best_times(functions):
-    """The best time of each function over REPEATS runs, one function at a time."""
-    best = []
-    for fn in functions:
-        time.sleep(0.5)  # let the previous library's BLAS threads go idle
-        fn()  # warm up: first touch of memory, BLAS threads starting
-        runs = []
-        for _ in range(REPEATS):
-            start = time.perf_counter()
-            fn()
-            runs.append(time.perf_counter() - start)
-        best.append(min(runs))
-    return best
-
-
 rng = np.random.default_rng(0)
 for name, (a_shape, b_shape) in CASES.items():
     a = rng.standard_normal(a_shape, dtype=np.float32)
     b = rng.standard_normal(b_shape, dtype=np.float32)
-    emulator, reference = best_times([emulator_matmul(a, b), numpy_matmul(a, b)])
+    emulator, reference = best_times([emulator_matmul(a, b), numpy_matmul(a, b)], REPEATS)
     print(f"{name}: emulator {emulator * 1e3:.2f} ms, numpy {reference * 1e3:.2f} ms, "
           f"ratio {emulator / reference:.2f}x (budget 1.2x)")

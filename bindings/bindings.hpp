@@ -32,8 +32,10 @@ void bindPopopsExpr(py::module_ &popops);     // popops.expr and the map family
 void bindPopops(py::module_ &popops);         // reductions, slicing, fill/cast/pad, scaledAdd
 void bindPopopsGroupedSlice(py::module_ &popops);
 void bindPoplin(py::module_ &poplin);
+void bindPoplinConv(py::module_ &poplin); // poplin/ConvParams.hpp, poplin/Convolution.hpp
 void bindPopnn(py::module_ &popnn);
 void bindPopnnLoss(py::module_ &popnn);       // popnn/Loss.hpp
+void bindPopnnPooling(py::module_ &popnn);    // popnn/Pooling.hpp, popnn/PoolingDef.hpp
 void bindPoprand(py::module_ &poprand);
 
 // A program or a list of programs (Engine, compileGraph); `what` names the caller in errors.

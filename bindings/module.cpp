@@ -37,7 +37,9 @@ PYBIND11_MODULE(_core, m) {
   bindPopops(popops);
   bindPopopsGroupedSlice(popops);
   bindPoplin(poplin);
+  bindPoplinConv(poplin);
   bindPopnn(popnn);
   bindPopnnLoss(popnn);
+  bindPopnnPooling(popnn);
   bindPoprand(poprand);
 }

@@ -18,7 +18,7 @@ void bindPoplin(py::module_ &m) {
   using poplar::program::Sequence;
   using Shape = std::vector<std::size_t>;
 
-  py::class_<PlanningCache>(m, "PlanningCache", "Plans of matmuls made so far, shared between calls")
+  py::class_<PlanningCache>(m, "PlanningCache", "Plans of matmuls and convolutions made so far, shared between calls")
       .def(py::init<>())
       .def("size", &PlanningCache::size);
 

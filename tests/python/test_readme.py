@@ -36,3 +36,12 @@ def test_builders_example_runs(capsys):
     got = np.array([float(v) for v in re.findall(r"-?\d+\.\d+(?:e-?\d+)?", last_h)])
     assert got.shape == (8,)
     np.testing.assert_allclose(got, h, rtol=1e-5)
+
+
+def test_convolution_example_runs(capsys):
+    (snippet,) = [s for s in SNIPPETS if "pd.nn.conv(" in s]
+    exec(compile(snippet, "README convolution example", "exec"), {})
+    values, shape = capsys.readouterr().out.rsplit("(", 1)
+    # An inner output sums 2 input channels x 3 x 3 ones times 0.5.
+    np.testing.assert_allclose([float(v) for v in values.strip(" []\n").split()], [9.0] * 6)
+    assert shape.strip() == "2, 6, 2, 2)"

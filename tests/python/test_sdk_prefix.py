@@ -241,7 +241,8 @@ def test_each_library_links_exactly_what_it_uses():
         assert "undefined symbol" not in unused
         assert not re.search(r"lib(pop\w+|scipy_openblas)", unused), unused
     assert needs == {"poplar": [], "poputil": ["poplar"], "popops": ["poplar", "poputil"],
-                     "poplin": ["poplar", "poputil"], "popnn": ["poplar", "popops", "poputil"], "poprand": ["poplar"]}
+                     "poplin": ["poplar", "popops", "poputil"], "popnn": ["poplar", "poplin", "popops", "poputil"],
+                     "poprand": ["poplar"]}
 
 
 def test_the_extension_uses_the_prefix_libraries_once():

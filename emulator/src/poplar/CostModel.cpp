@@ -118,15 +118,19 @@ void CostModel::addKernel(const Kernel &k, PerTile &cycles, PerTile &received) c
   const Layout workLayout = layout(work);
   const PerTile &w = workLayout.stored;
   const unsigned workers = target_.getNumWorkerContexts();
-  const Type type = (matmul ? k.reads.front() : work).elementType();
+  const Type type = (matmul || k.costShape == CostShape::Convolution ? k.reads.front() : work).elementType();
   const unsigned vectorWidth = std::max(1u, target_.getDataPathWidth() / 8 / typeSize(type));
   // matmul operands are [groups, m, k] and [groups, k, n]
   const std::uint64_t K = matmul ? k.reads[0].dim(2) : 0, N = matmul ? k.reads[1].dim(2) : 0;
 
+  const bool conv = k.costShape == CostShape::Convolution;
   for (unsigned tile = 0; tile < w.size(); ++tile)
-    if (w[tile])
-      cycles[tile] += matmul ? kVertexCycles + ceilDiv(2 * K * w[tile], ampFlopsPerCycle(target_, type))
-                             : elementwiseCycles(w[tile], vectorWidth, workers, k.cyclesPerVector);
+    if (w[tile]) {
+      const std::uint64_t multiplyAdds = matmul ? K : conv ? k.multiplyAddsPerOutput : 0;
+      cycles[tile] += matmul || conv
+                          ? kVertexCycles + ceilDiv(2 * multiplyAdds * w[tile], ampFlopsPerCycle(target_, type))
+                          : elementwiseCycles(w[tile], vectorWidth, workers, k.cyclesPerVector);
+    }
 
   for (std::size_t i = 0; i < operands.size(); ++i) {
     const Tensor &x = *operands[i];

@@ -19,6 +19,8 @@
 //    - matmul: kVertexCycles + ceil(2 * K * n / AMP FLOPs per cycle per tile)
 //      with the AMP rates of kAmpFlopsPerCycle (Mk2: float 32, half 128; Mk1
 //      half).
+//    - convolution: the same, with K the kernel's multiply-adds per output element
+//      (input channels per group x kernel taps, averaged over the output).
 //    - exchange: each tile receives the operand elements its work needs and does
 //      not hold. Operands with as many elements as the work tensor are matched
 //      element by element; matmul operands by the rows of A and columns of B

@@ -28,8 +28,9 @@ namespace detail {
 namespace {
 
 const char kMagic[] = "POPDSL-EXECUTABLE";
-// 2: kernel cost shapes; 3: codelet sources; 4: the standard FNV-1a offset basis
-constexpr std::uint64_t kFormatVersion = 4;
+// 2: kernel cost shapes; 3: codelet sources; 4: convolution costs; 5: the standard FNV-1a
+// offset basis (also the Loop program)
+constexpr std::uint64_t kFormatVersion = 5;
 const char *const kSectionNames[] = {"target", "graph", "programs", "options"};
 
 std::uint64_t fnv1a(const std::string &bytes) {
@@ -104,7 +105,8 @@ std::string graphSection(const GraphState &g) {
   for (const ComputeSetInfo &cs : g.computeSets) {
     w.str(cs.name).u64(cs.kernels.size());
     for (const Kernel &k : cs.kernels) {
-      w.str(k.kind).str(k.vertexType).u64(k.cyclesPerVector).u64(static_cast<std::uint64_t>(k.costShape));
+      w.str(k.kind).str(k.vertexType).u64(k.cyclesPerVector).u64(static_cast<std::uint64_t>(k.costShape))
+          .u64(k.multiplyAddsPerOutput);
       writeTensors(w, k.reads);
       writeTensors(w, k.writes);
       w.raw(k.params);
@@ -258,10 +260,12 @@ public:
         const auto cyclesPerVector = static_cast<unsigned>(r_.u64());
         const std::uint64_t costShape = r_.u64();
         if (costShape >= kNumCostShapes) r_.corrupt();
+        const std::uint64_t multiplyAddsPerOutput = r_.u64();
         std::vector<Tensor> reads = tensors(), writes = tensors();
         cs.kernels.push_back(makeKernel(kind, std::move(reads), std::move(writes), r_.raw(), vertexType));
         cs.kernels.back().cyclesPerVector = cyclesPerVector;
         cs.kernels.back().costShape = static_cast<CostShape>(costShape);
+        cs.kernels.back().multiplyAddsPerOutput = multiplyAddsPerOutput;
       }
     }
     for (auto *handles : {&g_.hostWrites, &g_.hostReads})

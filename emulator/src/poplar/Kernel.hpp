@@ -33,8 +33,9 @@ enum class CostShape : std::uint8_t {
   ElementWise, // the output elements on each tile
   Reduction,   // the input elements on each tile
   MatMul,      // the FLOPs of [groups, m, k] x [groups, k, n] outputs on each tile, on the AMP
+  Convolution, // multiplyAddsPerOutput multiply-adds for each output element on each tile, on the AMP
 };
-constexpr unsigned kNumCostShapes = 3;
+constexpr unsigned kNumCostShapes = 4;
 
 struct Kernel {
   std::string kind;       // the registry key, e.g. "popops::Reduce"
@@ -45,6 +46,7 @@ struct Kernel {
   // Estimated cycles per vector of elements (CostModel.hpp): the op's cost.
   unsigned cyclesPerVector = 1;
   CostShape costShape = CostShape::ElementWise;
+  std::uint64_t multiplyAddsPerOutput = 0; // CostShape::Convolution only
   KernelCompile compile;
 };
 

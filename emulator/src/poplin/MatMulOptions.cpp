@@ -17,6 +17,12 @@ const std::set<std::string> kBooleanOptions = {
     "disableSRForAMPVertices"};
 const std::set<std::string> kFullyConnectedPasses = {"NONE", "INFERENCE_FWD", "TRAINING_FWD",
                                                      "TRAINING_BWD", "TRAINING_WU"};
+const std::set<std::string> kConvBooleanOptions = {
+    "use128BitConvUnitLoad", "enableMultiStageReduce", "enableFastReduce",
+    "remapOutputTensor",     "enableConvDithering",    "disableSRForAMPVertices"};
+const std::set<std::string> kConvPasses = {
+    "NONE",           "INFERENCE_FWD",   "TRAINING_FWD",    "TRAINING_BWD",  "TRAINING_WU",
+    "FC_INFERENCE_FWD", "FC_TRAINING_FWD", "FC_TRAINING_BWD", "FC_TRAINING_WU"};
 const std::map<std::string, poplar::Type> kPartialsTypes = {{"half", poplar::HALF},
                                                             {"float", poplar::FLOAT}};
 
@@ -36,28 +42,43 @@ bool isProportion(const std::string &text) {
   }
 }
 
-} // namespace
-
-MatMulOptions parseMatMulOptions(const poplar::OptionFlags &options) {
-  MatMulOptions parsed;
+// partialsType, availableMemoryProportion, planConstraints, the boolean keys and
+// the pass key (`passKey`, one of `passes`) are accepted; anything else throws.
+poplar::Type parsePartialsType(const poplar::OptionFlags &options,
+                               const std::set<std::string> &booleanKeys, const std::string &passKey,
+                               const std::set<std::string> &passes) {
+  poplar::Type partialsType = poplar::FLOAT;
   for (const auto &[key, value] : options) {
     if (key == "partialsType") {
       const auto it = kPartialsTypes.find(value);
       if (it == kPartialsTypes.end()) invalidValue(key, value, "half or float");
-      parsed.partialsType = it->second;
+      partialsType = it->second;
     } else if (key == "availableMemoryProportion") {
       if (!isProportion(value)) invalidValue(key, value, "a number between 0 and 1");
-    } else if (key == "fullyConnectedPass") {
-      if (!kFullyConnectedPasses.count(value))
-        invalidValue(key, value,
-                     "NONE, INFERENCE_FWD, TRAINING_FWD, TRAINING_BWD or TRAINING_WU");
-    } else if (kBooleanOptions.count(key)) {
+    } else if (key == passKey) {
+      if (!passes.count(value)) {
+        std::string expected;
+        for (const std::string &pass : passes) expected += (expected.empty() ? "" : ", ") + pass;
+        invalidValue(key, value, "one of " + expected);
+      }
+    } else if (booleanKeys.count(key)) {
       if (value != "true" && value != "false") invalidValue(key, value, "true or false");
     } else if (key != "planConstraints") { // planConstraints only guides the planner
       throw poplar::invalid_option("Unrecognised option '" + key + "'");
     }
   }
-  return parsed;
+  return partialsType;
+}
+
+} // namespace
+
+MatMulOptions parseMatMulOptions(const poplar::OptionFlags &options) {
+  return {parsePartialsType(options, kBooleanOptions, "fullyConnectedPass",
+                            kFullyConnectedPasses)};
+}
+
+MatMulOptions parseConvOptions(const poplar::OptionFlags &options) {
+  return {parsePartialsType(options, kConvBooleanOptions, "pass", kConvPasses)};
 }
 
 } // namespace poplin::detail

@@ -9,7 +9,7 @@ namespace poplin {
 
 PlanningCache::PlanningCache() : impl(std::make_unique<PlanningCacheImpl>()) {}
 PlanningCache::~PlanningCache() = default;
-std::size_t PlanningCache::size() const { return impl->plans.size(); }
+std::size_t PlanningCache::size() const { return impl->plans.size() + impl->convolutions.size(); }
 
 poplin::PlanningCache &matmul::PlanningCache::getImpl() { return *this; }
 

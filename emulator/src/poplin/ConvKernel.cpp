@@ -1,0 +1,237 @@
+#include "ConvKernel.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <cblas.h>
+
+#include "ConvGeometry.hpp"
+#include "FloatStaging.hpp"
+#include "poplar/Kernel.hpp"
+
+namespace poplin::detail {
+
+namespace {
+
+using poplar::detail::Access;
+
+
+// What the passes share: the geometry and the column matrix of one group for the
+// whole batch, [inputChannelsPerConvGroup * taps][batch * computed outputs], so each
+// pass is one BLAS product per group.
+class Im2Col {
+public:
+  explicit Im2Col(const ConvParams &params)
+      : params_(params), geometry_(convGeometry(params)) {
+    columns_.resize(rows() * cols());
+  }
+
+  const ConvParams &params() const { return params_; }
+  const ConvGeometry &geometry() const { return geometry_; }
+  std::size_t rows() const { return params_.inputChannelsPerConvGroup * geometry_.numTaps(); }
+  // Batch element n's outputs are columns [n * computed outputs, (n + 1) * computed outputs).
+  std::size_t cols() const { return params_.batchSize * geometry_.numComputed(); }
+  const float *columns() const { return columns_.data(); }
+
+  // Fills the columns from group `group` of `input` [batch][channels][input field].
+  void build(const float *input, std::size_t group) {
+    const std::size_t taps = geometry_.numTaps(), computed = geometry_.numComputed();
+    const std::size_t field = geometry_.inputFieldElements, chans = params_.inputChannelsPerConvGroup;
+    for (std::size_t n = 0; n < params_.batchSize; ++n)
+      for (std::size_t c = 0; c < chans; ++c) {
+        const float *channel = input + ((n * params_.numConvGroups + group) * chans + c) * field;
+        const long *index = geometry_.tapInputIndex.data();
+        for (std::size_t t = 0; t < taps; ++t, index += computed) {
+          float *row = columns_.data() + (c * taps + t) * cols() + n * computed;
+          for (std::size_t j = 0; j < computed; ++j) row[j] = index[j] < 0 ? 0.0f : channel[index[j]];
+        }
+      }
+  }
+
+private:
+  ConvParams params_;
+  ConvGeometry geometry_;
+  std::vector<float> columns_;
+};
+
+// A row-major matrix at `data` whose rows are `ld` elements apart.
+struct Matrix {
+  const float *data;
+  std::size_t ld;
+};
+
+// C = A x B (or A x B^T) + beta * C for A [m,k] and C [m,n], all row-major.
+void product(std::size_t m, std::size_t n, std::size_t k, Matrix a, Matrix b, bool transposeB,
+             float beta, float *c, std::size_t ldc) {
+  if (!m || !n) return;
+  if (!k) {
+    if (beta == 0.0f)
+      for (std::size_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    return;
+  }
+  scipy_cblas_sgemm(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans, int(m),
+                    int(n), int(k), 1.0f, a.data, int(a.ld), b.data, int(b.ld), beta, c, int(ldc));
+}
+
+class ForwardKernel {
+public:
+  ForwardKernel(const ConvParams &params, bool transposeAndFlipWeights)
+      : im2col_(params), transposeAndFlip_(transposeAndFlipWeights) {}
+
+  void run(const Access &in, const Access &weights, const Access &out) {
+    const ConvParams &p = im2col_.params();
+    const ConvGeometry &g = im2col_.geometry();
+    const std::size_t groups = p.numConvGroups, inChans = p.inputChannelsPerConvGroup,
+                      outChans = p.outputChannelsPerConvGroup, taps = g.numTaps(),
+                      kernel = g.kernelElements, computed = g.numComputed(),
+                      outField = g.outputFieldElements, rows = im2col_.rows(),
+                      cols = im2col_.cols();
+    loadAsFloat(in, input_);
+    loadAsFloat(weights, rawWeights_);
+    // The weights as [group][out channel][in channel * taps], the columns' rows.
+    weights_.resize(groups * outChans * rows);
+    for (std::size_t grp = 0; grp < groups; ++grp)
+      for (std::size_t co = 0; co < outChans; ++co)
+        for (std::size_t ci = 0; ci < inChans; ++ci)
+          for (std::size_t t = 0; t < taps; ++t) {
+            const std::size_t source =
+                transposeAndFlip_
+                    ? ((grp * inChans + ci) * outChans + co) * kernel +
+                          reversedIndex(g.tapKernelIndex[t], p.kernelShape)
+                    : ((grp * outChans + co) * inChans + ci) * kernel + g.tapKernelIndex[t];
+            weights_[(grp * outChans + co) * rows + ci * taps + t] = rawWeights_[source];
+          }
+    output_.assign(out.numElements, 0.0f);
+    product_.resize(outChans * cols);
+    for (std::size_t grp = 0; grp < groups; ++grp) {
+      im2col_.build(input_.data(), grp);
+      product(outChans, cols, rows, {weights_.data() + grp * outChans * rows, rows},
+              {im2col_.columns(), cols}, false, 0.0f, product_.data(), cols);
+      for (std::size_t n = 0; n < p.batchSize; ++n) {
+        float *result = output_.data() + (n * groups + grp) * outChans * outField;
+        for (std::size_t co = 0; co < outChans; ++co) {
+          const float *sums = product_.data() + co * cols + n * computed;
+          for (std::size_t j = 0; j < computed; ++j)
+            result[co * outField + g.computedOutputIndex[j]] = sums[j];
+        }
+      }
+    }
+    storeFromFloat(out, output_);
+  }
+
+private:
+  Im2Col im2col_;
+  bool transposeAndFlip_;
+  std::vector<float> input_, rawWeights_, weights_, product_, output_;
+};
+
+class WeightDeltasKernel {
+public:
+  explicit WeightDeltasKernel(const ConvParams &params) : im2col_(params) {}
+
+  void run(const Access &zDeltas, const Access &activations, const Access &deltas) {
+    const ConvParams &p = im2col_.params();
+    const ConvGeometry &g = im2col_.geometry();
+    const std::size_t groups = p.numConvGroups, inChans = p.inputChannelsPerConvGroup,
+                      outChans = p.outputChannelsPerConvGroup, taps = g.numTaps(),
+                      computed = g.numComputed(), outField = g.outputFieldElements,
+                      rows = im2col_.rows(), cols = im2col_.cols();
+    loadAsFloat(zDeltas, gradients_);
+    loadAsFloat(activations, input_);
+    groupGradients_.resize(outChans * cols);
+    sums_.resize(rows * outChans);
+    // Kernel elements no tap uses (truncated away) have no gradient.
+    result_.assign(deltas.numElements, 0.0f);
+    for (std::size_t grp = 0; grp < groups; ++grp) {
+      im2col_.build(input_.data(), grp);
+      // The group's output gradient at the computed outputs, [out channel][batch * computed].
+      for (std::size_t n = 0; n < p.batchSize; ++n) {
+        const float *gradient = gradients_.data() + (n * groups + grp) * outChans * outField;
+        for (std::size_t co = 0; co < outChans; ++co)
+          for (std::size_t j = 0; j < computed; ++j)
+            groupGradients_[co * cols + n * computed + j] =
+                gradient[co * outField + g.computedOutputIndex[j]];
+      }
+      // The deltas transposed, [in channel * taps][out channel]: the columns are the
+      // untransposed operand, which OpenBLAS handles far faster than the other way round.
+      product(rows, outChans, cols, {im2col_.columns(), cols}, {groupGradients_.data(), cols},
+              true, 0.0f, sums_.data(), outChans);
+      for (std::size_t co = 0; co < outChans; ++co)
+        for (std::size_t ci = 0; ci < inChans; ++ci)
+          for (std::size_t t = 0; t < taps; ++t)
+            result_[((grp * outChans + co) * inChans + ci) * g.kernelElements +
+                    g.tapKernelIndex[t]] = sums_[(ci * taps + t) * outChans + co];
+    }
+    storeFromFloat(deltas, result_);
+  }
+
+private:
+  Im2Col im2col_;
+  std::vector<float> gradients_, input_, groupGradients_, sums_, result_;
+};
+
+poplar::detail::KernelCompile forwardCompile(poplar::detail::ByteReader &params) {
+  const ConvParams conv = readConvParams(params);
+  const bool transposeAndFlip = params.boolean();
+  return [conv, transposeAndFlip](const std::vector<Access> &operands) -> std::function<void()> {
+    auto kernel = std::make_shared<ForwardKernel>(conv, transposeAndFlip);
+    return [kernel, operands] { kernel->run(operands[0], operands[1], operands[2]); };
+  };
+}
+const poplar::detail::KernelKind forwardKind("poplin::Convolution", forwardCompile);
+
+poplar::detail::KernelCompile weightDeltasCompile(poplar::detail::ByteReader &params) {
+  const ConvParams conv = readConvParams(params);
+  return [conv](const std::vector<Access> &operands) -> std::function<void()> {
+    auto kernel = std::make_shared<WeightDeltasKernel>(conv);
+    return [kernel, operands] { kernel->run(operands[0], operands[1], operands[2]); };
+  };
+}
+const poplar::detail::KernelKind weightDeltasKind("poplin::ConvolutionWeightDeltas",
+                                                  weightDeltasCompile);
+
+// Multiply-adds over the output elements, the cost model's unit for the AMP.
+std::uint64_t multiplyAddsPerOutput(const ConvParams &params, const poplar::Tensor &result) {
+  const ConvGeometry g = convGeometry(params);
+  const std::uint64_t total = std::uint64_t(params.batchSize) * params.numConvGroups *
+                              params.outputChannelsPerConvGroup * params.inputChannelsPerConvGroup *
+                              g.numTaps() * g.numComputed();
+  const std::uint64_t outputs = std::max<std::uint64_t>(result.numElements(), 1);
+  return (total + outputs - 1) / outputs;
+}
+
+// `params` holds the ConvParams (writeConvParams) and then what the kind adds.
+void execute(poplar::Graph &graph, poplar::program::Sequence &prog, const char *kind,
+             const ConvParams &conv, std::vector<poplar::Tensor> reads, const poplar::Tensor &result,
+             poplar::detail::ByteWriter &params, const poplar::DebugContext &debugContext) {
+  auto kernel = poplar::detail::makeKernel(kind, std::move(reads), {result}, params.take());
+  kernel.costShape = poplar::detail::CostShape::Convolution;
+  kernel.multiplyAddsPerOutput = multiplyAddsPerOutput(conv, result);
+  poplar::detail::executeKernel(graph, prog, std::move(kernel), debugContext);
+}
+
+} // namespace
+
+void addConvolution(poplar::Graph &graph, poplar::program::Sequence &prog,
+                    const ConvParams &params, const poplar::Tensor &in,
+                    const poplar::Tensor &weights, bool transposeAndFlipWeights,
+                    const poplar::Tensor &out, const poplar::DebugContext &debugContext) {
+  poplar::detail::ByteWriter bytes;
+  writeConvParams(bytes, params);
+  bytes.boolean(transposeAndFlipWeights);
+  execute(graph, prog, "poplin::Convolution", params, {in, weights}, out, bytes, debugContext);
+}
+
+void addWeightDeltas(poplar::Graph &graph, poplar::program::Sequence &prog,
+                     const ConvParams &params, const poplar::Tensor &zDeltas,
+                     const poplar::Tensor &activations, const poplar::Tensor &deltas,
+                     const poplar::DebugContext &debugContext) {
+  poplar::detail::ByteWriter bytes;
+  writeConvParams(bytes, params);
+  execute(graph, prog, "poplin::ConvolutionWeightDeltas", params, {zDeltas, activations}, deltas,
+          bytes, debugContext);
+}
+
+} // namespace poplin::detail

@@ -1,0 +1,29 @@
+#pragma once
+// FLOAT or HALF operands staged as floats, for kernels that compute in float.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "poplar/Access.hpp"
+#include "poplar/TypeInfo.hpp"
+
+namespace poplin::detail {
+
+// The operand's elements as floats, in its flat order.
+inline void loadAsFloat(const poplar::detail::Access &a, std::vector<float> &values) {
+  values.resize(a.numElements);
+  if (a.type == poplar::FLOAT) return a.gather(values.data());
+  std::vector<std::uint16_t> halves(a.numElements);
+  a.gather(halves.data());
+  std::transform(halves.begin(), halves.end(), values.begin(), poplar::detail::halfToFloat);
+}
+
+// Writes `values` to the operand, rounded once to its type.
+inline void storeFromFloat(const poplar::detail::Access &a, const std::vector<float> &values) {
+  if (a.type == poplar::FLOAT) return a.scatter(values.data());
+  std::vector<std::uint16_t> halves(values.size());
+  std::transform(values.begin(), values.end(), halves.begin(), poplar::detail::floatToHalf);
+  a.scatter(halves.data());
+}
+
+} // namespace poplin::detail

@@ -1,0 +1,74 @@
+"""Convolutions through poplin: pd.nn.conv, and the poplin.ConvParams it builds.
+
+Layouts are poplibs': x [batch][groups * in_channels][field...], weights
+[groups][out_channels][in_channels][kernel...], result [batch][groups * out_channels][field...];
+1 to 3 (or more) field dimensions. The number of groups is weights' first dimension."""
+from popdsl._core import poplin
+from popdsl.debug import BuildError
+from popdsl.ops import _graph_of, _run_library
+from popdsl.tensor import Tensor
+
+
+def per_dimension(value, dims, what):
+    """One int per field dimension, from an int or a sequence of `dims` ints."""
+    values = [value] * dims if isinstance(value, int) else list(value)
+    if len(values) != dims or not all(isinstance(v, int) for v in values):
+        raise BuildError(f"{what} must be an int or {dims} ints (one per field dimension), not {value!r}")
+    return values
+
+
+def padding_ends(padding, dims):
+    """(lower, upper) lists from an int, one int per dimension (both ends), or one
+    (lower, upper) pair per dimension."""
+    if isinstance(padding, (list, tuple)) and padding and isinstance(padding[0], (list, tuple)):
+        if len(padding) != dims or any(len(pair) != 2 for pair in padding):
+            raise BuildError(f"padding needs one (lower, upper) pair per field dimension ({dims}), not {padding!r}")
+        return [int(pair[0]) for pair in padding], [int(pair[1]) for pair in padding]
+    both = per_dimension(padding, dims, "padding")
+    return both, list(both)
+
+
+def conv_params(x_shape, weights_shape, dtype, stride=1, padding=0, dilation=1, input_dilation=1):
+    """The poplin.ConvParams of conv(x, weights, ...) for operands of these shapes.
+
+    padding: an int, one int per dimension, or one (lower, upper) pair per dimension;
+    negative padding truncates the input. dilation spaces the kernel's taps (kernel
+    dilation); input_dilation spaces the input's elements."""
+    x_shape, weights_shape = list(x_shape), list(weights_shape)
+    dims = len(x_shape) - 2
+    if dims < 1 or len(weights_shape) != dims + 3:
+        raise BuildError(f"conv needs x [batch][channels][field...] and weights [groups][out][in][kernel...] "
+                         f"with as many kernel as field dimensions, not x {x_shape} and weights {weights_shape}")
+    groups, out_chans, in_chans = weights_shape[:3]
+    if x_shape[1] != groups * in_chans:
+        raise BuildError(f"conv: x has {x_shape[1]} channels; weights {weights_shape} need "
+                         f"{groups} groups x {in_chans} = {groups * in_chans}")
+    lower, upper = padding_ends(padding, dims)
+    zeros, no_flips = [0] * dims, [False] * dims
+    input_transform = poplin.ConvParams.InputTransform(
+        [max(-p, 0) for p in lower], [max(-p, 0) for p in upper],
+        per_dimension(input_dilation, dims, "input_dilation"),
+        [max(p, 0) for p in lower], [max(p, 0) for p in upper], no_flips)
+    kernel_transform = poplin.ConvParams.InputTransform(
+        zeros, zeros, per_dimension(dilation, dims, "dilation"), zeros, zeros, no_flips)
+    output_transform = poplin.ConvParams.OutputTransform(
+        zeros, zeros, per_dimension(stride, dims, "stride"), zeros, zeros)
+    return poplin.ConvParams(dtype, dtype, x_shape[0], x_shape[2:], weights_shape[3:], in_chans, out_chans,
+                             groups, input_transform, kernel_transform, output_transform)
+
+
+def conv(x: Tensor, weights: Tensor, stride=1, padding=0, dilation=1, input_dilation=1, bias: Tensor = None,
+         name=None, prog=None, options=None) -> Tensor:
+    """The convolution of x with weights (poplin::convolution), plus bias[channel] when given
+    (poplin::addBias). See conv_params for stride, padding and the dilations."""
+    if not (isinstance(x, Tensor) and isinstance(weights, Tensor)):
+        raise BuildError("conv needs pd.Tensors x and weights")
+    graph = _graph_of([x, weights] + ([bias] if bias is not None else []))
+    params = conv_params(x.shape, weights.shape, x.dtype, stride, padding, dilation, input_dilation)
+
+    def build(seq, dc):
+        out = poplin.convolution(graph.raw, x.raw, weights.raw, params, False, seq, dc, options or {})
+        if bias is not None:
+            poplin.addBias(graph.raw, out, bias.raw, seq, dc)
+        return out
+    return graph.track(Tensor(_run_library(build, name, prog), graph))
