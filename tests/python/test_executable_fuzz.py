@@ -61,7 +61,7 @@ WORKER = textwrap.dedent("""
             engine = poplar.Engine(exe)
             stage = "run"
             engine.load(device)
-            for prog in range(4):
+            for prog in range(5):
                 engine.run(prog)
             stage = "ran"
         except Exception:
@@ -90,7 +90,7 @@ WORKER = textwrap.dedent("""
 
 
 def executable_of_every_kind(device):
-    """A graph using every kernel kind and control program, compiled (4 programs)."""
+    """A graph using every kernel kind and control program, compiled (5 programs)."""
     g = pd.Graph(device)
     x = g.variable(pd.float32, (4, 8), name="x", init=np.linspace(-1, 1, 32).reshape(4, 8))
     w = g.constant(np.linspace(0, 1, 16, dtype=np.float32).reshape(8, 2), name="w")
@@ -118,7 +118,12 @@ def executable_of_every_kind(device):
         pd.matmul_acc(y, x, w)
     with pd.Sequence() as fourth:
         x[1:3, ::2] += x[0:2, 1::2]
-    return pd.Session(g, {"a": first, "b": second, "c": third, "d": fourth}, device=device).executable
+    image = g.variable(pd.float32, (1, 2, 5, 5), name="image", init=0.5)
+    kernel = g.variable(pd.float32, (1, 3, 2, 3, 3), name="kernel", init=0.25)
+    with pd.Sequence() as fifth:
+        pd.nn.pool(pd.nn.conv(image, kernel, padding=1), "max", 2)
+    programs = {"a": first, "b": second, "c": third, "d": fourth, "e": fifth}
+    return pd.Session(g, programs, device=device).executable
 
 
 @pytest.mark.parametrize("seed", [1, 2])

@@ -1,6 +1,7 @@
 #include "ConvKernel.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "ConvGeometry.hpp"
 #include "FloatStaging.hpp"
 #include "poplar/Kernel.hpp"
+#include "poplar/KernelOperands.hpp"
 
 namespace poplin::detail {
 
@@ -172,10 +174,26 @@ private:
   std::vector<float> gradients_, input_, groupGradients_, sums_, result_;
 };
 
+// The operands' element counts are the convolution's: `order` gives the operand
+// positions of its input (activations), weights and output (gradients of the output).
+void checkConvOperands(const char *kind, const std::vector<Access> &operands, const ConvParams &p,
+                       std::array<std::size_t, 3> order) {
+  const poplar::detail::KernelOperands checked(kind, operands, 3);
+  const ConvGeometry g = convGeometry(p);
+  for (std::size_t i = 0; i < 3; ++i) checked.typeIn(i, {poplar::FLOAT, poplar::HALF});
+  checked.elements(order[0], checked.product({p.batchSize, p.numConvGroups, p.inputChannelsPerConvGroup,
+                                              g.inputFieldElements}))
+      .elements(order[1], checked.product({p.numConvGroups, p.outputChannelsPerConvGroup,
+                                           p.inputChannelsPerConvGroup, g.kernelElements}))
+      .elements(order[2], checked.product({p.batchSize, p.numConvGroups, p.outputChannelsPerConvGroup,
+                                           g.outputFieldElements}));
+}
+
 poplar::detail::KernelCompile forwardCompile(poplar::detail::ByteReader &params) {
   const ConvParams conv = readConvParams(params);
   const bool transposeAndFlip = params.boolean();
   return [conv, transposeAndFlip](const std::vector<Access> &operands) -> std::function<void()> {
+    checkConvOperands("poplin::Convolution", operands, conv, {0, 1, 2});
     auto kernel = std::make_shared<ForwardKernel>(conv, transposeAndFlip);
     return [kernel, operands] { kernel->run(operands[0], operands[1], operands[2]); };
   };
@@ -185,6 +203,7 @@ const poplar::detail::KernelKind forwardKind("poplin::Convolution", forwardCompi
 poplar::detail::KernelCompile weightDeltasCompile(poplar::detail::ByteReader &params) {
   const ConvParams conv = readConvParams(params);
   return [conv](const std::vector<Access> &operands) -> std::function<void()> {
+    checkConvOperands("poplin::ConvolutionWeightDeltas", operands, conv, {1, 2, 0});
     auto kernel = std::make_shared<WeightDeltasKernel>(conv);
     return [kernel, operands] { kernel->run(operands[0], operands[1], operands[2]); };
   };

@@ -2,7 +2,10 @@
 // FLOAT or HALF operands staged as floats, for kernels that compute in float.
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
+
+#include <poplar/exceptions.hpp>
 
 #include "poplar/Access.hpp"
 #include "poplar/TypeInfo.hpp"
@@ -20,6 +23,9 @@ inline void loadAsFloat(const poplar::detail::Access &a, std::vector<float> &val
 
 // Writes `values` to the operand, rounded once to its type.
 inline void storeFromFloat(const poplar::detail::Access &a, const std::vector<float> &values) {
+  if (values.size() != a.numElements)
+    throw poplar::poplar_error("a kernel computed " + std::to_string(values.size()) + " values for an output of " +
+                               std::to_string(a.numElements) + " elements (a damaged executable?)");
   if (a.type == poplar::FLOAT) return a.scatter(values.data());
   std::vector<std::uint16_t> halves(values.size());
   std::transform(values.begin(), values.end(), halves.begin(), poplar::detail::floatToHalf);

@@ -13,6 +13,7 @@
 #include <poputil/exceptions.hpp>
 
 #include "poplar/Kernel.hpp"
+#include "poplar/KernelOperands.hpp"
 #include "poplar/TensorImpl.hpp"
 #include "poplin/ConvGeometry.hpp"
 #include "poplin/FloatStaging.hpp"
@@ -177,6 +178,9 @@ poplar::detail::KernelCompile poolCompile(poplar::detail::ByteReader &params) {
   auto windows = std::make_shared<const Windows>(poplin::detail::readConvParams(params));
   const PoolingType type = readPoolingType(params);
   return [windows, type](const std::vector<Access> &operands) -> std::function<void()> {
+    const poplar::detail::KernelOperands checked("popnn::Pool", operands, 2);
+    checked.elements(0, checked.product({windows->planes, windows->geometry.inputFieldElements}))
+        .elements(1, checked.product({windows->planes, windows->geometry.numComputed()}));
     auto buffers = std::make_shared<std::pair<std::vector<float>, std::vector<float>>>();
     return [windows, type, operands, buffers] {
       loadAsFloat(operands[0], buffers->first);
@@ -196,9 +200,15 @@ poplar::detail::KernelCompile poolGradientCompile(poplar::detail::ByteReader &pa
   const PoolingType type = readPoolingType(params);
   const bool scaled = params.boolean();
   return [windows, type, scaled](const std::vector<Access> &operands) -> std::function<void()> {
+    // Operands: [in, pooled,] pooledGradient, result.
+    const bool max = type == PoolingType::MAX;
+    const poplar::detail::KernelOperands checked("popnn::PoolGradient", operands, max ? 4 : 2);
+    const std::size_t inputs = checked.product({windows->planes, windows->geometry.inputFieldElements}),
+                      pooled = checked.product({windows->planes, windows->geometry.numComputed()});
+    checked.elements(operands.size() - 2, pooled).elements(operands.size() - 1, inputs);
+    if (max) checked.elements(0, inputs).elements(1, pooled);
     auto buffers = std::make_shared<GradientBuffers>();
     return [windows, type, scaled, operands, buffers] {
-      // Operands: [in, pooled,] pooledGradient, result.
       if (type == PoolingType::MAX) {
         loadAsFloat(operands[0], buffers->in);
         loadAsFloat(operands[1], buffers->pooled);
