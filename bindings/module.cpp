@@ -32,6 +32,7 @@ PYBIND11_MODULE(_core, m) {
   bindEngine(poplar);
   bindCycleCount(poplar);
   bindPoputil(poputil);
+  bindPoputilGraphFunction(poputil);
   bindPopopsExpr(popops);
   bindPopops(popops);
   bindPopopsGroupedSlice(popops);

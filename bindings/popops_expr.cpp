@@ -117,6 +117,7 @@ void bindExpressions(py::module_ &e) {
         return os.str();
       })
       .def("deepEquals", [](const Expr &a, const Expr &b) { return a.deepEquals(b); })
+      .def("name", &Expr::name, py::arg("inputs"))
       .def("__bool__", [](const Expr &) -> bool {
         throw py::type_error("a popops expression has no truth value; use pe.And/pe.Or/pe.Not for logic");
       });
@@ -159,28 +160,37 @@ void bindExpressions(py::module_ &e) {
            py::arg("value"), py::arg("type") = py::none(),
            "A constant; without a type it takes the type of the operand it meets")
       .def("getType", &Const::getType)
-      .def("getDataAsDouble", &Const::getDataAsDouble);
+      .def("getDataAsDouble", &Const::getDataAsDouble)
+      .def("printValue", &Const::printValue);
   e.def("ConstHalf", [](float x) -> ExprPtr { return std::make_unique<ConstHalf>(x); }, py::arg("value"));
+  // Sub-expressions come back as copies: an expression tree owns its operands.
   py::class_<PlaceHolder, Expr>(e, "PlaceHolder")
       .def(py::init<unsigned>(), py::arg("index"))
       .def("getIndex", &PlaceHolder::getIndex);
   for (unsigned i = 1; i <= 20; ++i) e.attr(("_" + std::to_string(i)).c_str()) = PlaceHolder(i);
   py::class_<Cast, Expr>(e, "Cast")
       .def(py::init([](py::handle a, poplar::Type type) { return Cast(*toExpr(a), type); }), py::arg("a"), py::arg("type"))
+      .def("getLHS", [](const Cast &c) { return c.getLHS().clone(); })
       .def("getRHSType", &Cast::getRHSType);
   py::class_<UnaryOp, Expr>(e, "UnaryOp")
       .def(py::init([](UnaryOpType op, py::handle a) { return UnaryOp(op, *toExpr(a)); }), py::arg("type"), py::arg("a"))
-      .def("getOpType", &UnaryOp::getOpType);
+      .def("getOpType", &UnaryOp::getOpType)
+      .def("getArg", [](const UnaryOp &u) { return u.getArg().clone(); });
   py::class_<BinaryOp, Expr>(e, "BinaryOp")
       .def(py::init([](BinaryOpType op, py::handle a, py::handle b) { return BinaryOp(op, *toExpr(a), *toExpr(b)); }),
            py::arg("type"), py::arg("a"), py::arg("b"))
-      .def("getOpType", &BinaryOp::getOpType);
+      .def("getOpType", &BinaryOp::getOpType)
+      .def("getLHS", [](const BinaryOp &b) { return b.getLHS().clone(); })
+      .def("getRHS", [](const BinaryOp &b) { return b.getRHS().clone(); });
   py::class_<TernaryOp, Expr>(e, "TernaryOp")
       .def(py::init([](TernaryOpType op, py::handle a, py::handle b, py::handle c) {
              return TernaryOp(op, *toExpr(a), *toExpr(b), *toExpr(c));
            }),
            py::arg("type"), py::arg("a"), py::arg("b"), py::arg("c"))
-      .def("getOpType", &TernaryOp::getOpType);
+      .def("getOpType", &TernaryOp::getOpType)
+      .def("getArg0", [](const TernaryOp &t) { return t.getArg0().clone(); })
+      .def("getArg1", [](const TernaryOp &t) { return t.getArg1().clone(); })
+      .def("getArg2", [](const TernaryOp &t) { return t.getArg2().clone(); });
 
   // Named expression constructors, as in popops/Expr.hpp.
   static const std::pair<const char *, UnaryOpType> unaryNames[] = {

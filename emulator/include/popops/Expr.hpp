@@ -50,7 +50,7 @@ public:
   Const(T x) : Const(static_cast<long double>(x), typeOf<T>()) {}
   Const(long double value, poplar::Type type) : value_(value), type_(type) {}
 
-  poplar::Type getType() const { return type_; }
+  const poplar::Type &getType() const { return type_; }
   double getDataAsDouble() const { return static_cast<double>(value_); }
   long double getValue() const { return value_; }
   std::string printValue() const;
@@ -85,7 +85,7 @@ public:
   Cast(const Expr &a, const poplar::Type type) : a_(a.clone()), type_(type) {}
   Cast(const Cast &other) : a_(other.a_->clone()), type_(other.type_) {}
   const Expr &getLHS() const { return *a_; }
-  poplar::Type getRHSType() const { return type_; }
+  const poplar::Type &getRHSType() const { return type_; }
 
   std::unique_ptr<Expr> clone() const override { return std::unique_ptr<Expr>(new Cast(*this)); }
   std::string name(const std::vector<poplar::Tensor> &inputs) const override;
