@@ -240,6 +240,58 @@ void bindPopopsExpr(py::module_ &m) {
 
   const auto dc = py::arg("debugContext") = poplar::DebugContext();
   const auto opts = py::arg("options") = OptionFlags();
+  // The op-type and expression-list forms first: the expression form takes any object.
+  using DC = const poplar::DebugContext &;
+  using OF = const OptionFlags &;
+  m.def("map", static_cast<Tensor (*)(Graph &, UnaryOpType, const Tensor &, Sequence &, DC, OF)>(&popops::map),
+        py::arg("graph"), py::arg("op"), py::arg("t"), py::arg("prog"), dc, opts);
+  m.def("map", static_cast<Tensor (*)(Graph &, BinaryOpType, const Tensor &, const Tensor &, Sequence &, DC, OF)>(
+                   &popops::map),
+        py::arg("graph"), py::arg("op"), py::arg("a"), py::arg("b"), py::arg("prog"), dc, opts);
+  m.def("map",
+        static_cast<Tensor (*)(Graph &, TernaryOpType, const Tensor &, const Tensor &, const Tensor &, Sequence &, DC,
+                               OF)>(&popops::map),
+        py::arg("graph"), py::arg("op"), py::arg("a"), py::arg("b"), py::arg("c"), py::arg("prog"), dc, opts);
+  m.def("mapInPlace", static_cast<void (*)(Graph &, UnaryOpType, const Tensor &, Sequence &, DC, OF)>(&popops::mapInPlace),
+        py::arg("graph"), py::arg("op"), py::arg("t"), py::arg("prog"), dc, opts);
+  m.def("mapInPlace",
+        static_cast<void (*)(Graph &, BinaryOpType, const Tensor &, const Tensor &, Sequence &, DC, OF)>(
+            &popops::mapInPlace),
+        py::arg("graph"), py::arg("op"), py::arg("a"), py::arg("b"), py::arg("prog"), dc, opts);
+  m.def("mapInPlace",
+        static_cast<void (*)(Graph &, TernaryOpType, const Tensor &, const Tensor &, const Tensor &, Sequence &, DC,
+                             OF)>(&popops::mapInPlace),
+        py::arg("graph"), py::arg("op"), py::arg("a"), py::arg("b"), py::arg("c"), py::arg("prog"), dc, opts);
+  m.def("mapWithOutput",
+        static_cast<void (*)(Graph &, UnaryOpType, const Tensor &, const Tensor &, Sequence &, DC, OF)>(
+            &popops::mapWithOutput),
+        py::arg("graph"), py::arg("op"), py::arg("in"), py::arg("out"), py::arg("prog"), dc, opts);
+  m.def("mapWithOutput",
+        static_cast<void (*)(Graph &, BinaryOpType, const Tensor &, const Tensor &, const Tensor &, Sequence &, DC, OF)>(
+            &popops::mapWithOutput),
+        py::arg("graph"), py::arg("op"), py::arg("a"), py::arg("b"), py::arg("out"), py::arg("prog"), dc, opts);
+  m.def("mapWithOutput",
+        static_cast<void (*)(Graph &, TernaryOpType, const Tensor &, const Tensor &, const Tensor &, const Tensor &,
+                             Sequence &, DC, OF)>(&popops::mapWithOutput),
+        py::arg("graph"), py::arg("op"), py::arg("a"), py::arg("b"), py::arg("c"), py::arg("out"), py::arg("prog"), dc,
+        opts);
+  auto anyList = [](const py::list &exprs) {
+    std::vector<Any> out;
+    for (py::handle h : exprs) out.emplace_back(*toExpr(h));
+    return out;
+  };
+  m.def("map", [anyList](Graph &g, const py::list &exprs, const std::vector<Tensor> &ts, Sequence &prog, DC d, OF o) {
+          return popops::map(g, anyList(exprs), ts, prog, d, o);
+        },
+        py::arg("graph"), py::arg("exprs"), py::arg("ts"), py::arg("prog"), dc, opts);
+  m.def("mapInPlace", [anyList](Graph &g, const py::list &exprs, const std::vector<Tensor> &ts, Sequence &prog, DC d,
+                                OF o) { popops::mapInPlace(g, anyList(exprs), ts, prog, d, o); },
+        py::arg("graph"), py::arg("exprs"), py::arg("ts"), py::arg("prog"), dc, opts);
+  m.def("mapWithOutput", [anyList](Graph &g, const py::list &exprs, const std::vector<Tensor> &ts,
+                                   const std::vector<Tensor> &outs, Sequence &prog, DC d, OF o) {
+          popops::mapWithOutput(g, anyList(exprs), ts, outs, prog, d, o);
+        },
+        py::arg("graph"), py::arg("exprs"), py::arg("ts"), py::arg("outs"), py::arg("prog"), dc, opts);
   m.def("map", [](Graph &g, py::handle ex, const std::vector<Tensor> &ts, Sequence &prog,
                   const poplar::DebugContext &d, const OptionFlags &o) { return popops::map(g, *toExpr(ex), ts, prog, d, o); },
         py::arg("graph"), py::arg("expr"), py::arg("ts"), py::arg("prog"), dc, opts);
