@@ -1,10 +1,13 @@
 """popops data operations against float64 numpy: reduce, dynamic and multi slices,
 fill/zero, cast, pad and scaled add, on tiny, odd and larger shapes, through
 non-contiguous views, with the error cases poplibs defines."""
+import subprocess
+
 import numpy as np
 import pytest
 
 from popdsl import poplar, popops, poputil, program
+from cpp_build import build_program
 
 PTYPE = {np.float32: poplar.FLOAT, np.float16: poplar.HALF, np.int32: poplar.INT, np.uint32: poplar.UNSIGNED_INT,
          np.int16: poplar.SHORT, np.uint16: poplar.UNSIGNED_SHORT, np.int8: poplar.CHAR,
@@ -890,3 +893,28 @@ def test_scaled_add_errors(graph):
 def test_add_codelets_exists_and_changes_nothing(graph):
     popops.addCodelets(graph)
     assert graph.getTarget().getNumTiles() == 4
+
+
+def test_cpp_slice_plans_are_values(tmp_path):
+    exe = build_program(tmp_path, r'''
+#include <poplar/IPUModel.hpp>
+#include <popops/DynamicSlice.hpp>
+#include <cstdio>
+#include <sstream>
+#include <utility>
+int main() {
+  poplar::IPUModel model;
+  model.tilesPerIPU = 4;
+  poplar::Device device = model.createDevice();
+  poplar::Graph g(device.getTarget());
+  popops::SlicePlan plan = popops::embedding::plan(g, poplar::FLOAT, 10, 12, {5}, {});
+  popops::SlicePlan null, copy(plan), assigned;
+  assigned = plan;
+  popops::SlicePlan moved(std::move(copy)), moveAssigned;
+  moveAssigned = std::move(assigned);
+  std::ostringstream os;
+  os << null;
+  std::printf("%d %d %d %d %d %s\n", moved == plan, moveAssigned == plan, null != plan,
+              (null < plan) != (plan < null), !(plan < plan), os.str().c_str());
+}''')
+    assert subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout == "1 1 1 1 1 SlicePlan(null)\n"

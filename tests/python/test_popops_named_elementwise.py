@@ -8,7 +8,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from popdsl import poplar, popops
+from popdsl import poplar, popops, poputil
 from popdsl.popops import expr as pe
 from cpp_build import build_program
 from raw_runner import Runner
@@ -340,3 +340,18 @@ def test_cpp_scalar_templates_of_every_binary_function(tmp_path):
                 reference(scalar, operand)] + ([reference(operand, scalar)] if in_place else [])
         np.testing.assert_allclose(got, np.array(want, np.float64), rtol=1e-6, err_msg=name)
     assert len(lines) == 1 + len(rows)
+
+
+def test_output_for_element_wise_op_has_the_inputs_shape_and_a_complete_mapping():
+    a, b = uniform(-1, 1), uniform(-1, 1)
+    r = Runner()
+    ta, tb = r.tensor(a, poplar.FLOAT, "a"), r.tensor(b, poplar.FLOAT, "b")
+    out = popops.createOutputForElementWiseOp(r.graph, [ta, tb], poplar.HALF, "out")
+    assert out.shape() == [3, 4] and out.elementType() == poplar.HALF
+    mapped = sorted(i for regions in r.graph.getTileMapping(out) for interval in regions
+                    for i in range(interval.begin(), interval.end()))
+    assert mapped == list(range(12))
+    popops.mapWithOutput(r.graph, pe.Cast(pe._1 + pe._2, poplar.HALF), [ta, tb], out, r.prog)
+    np.testing.assert_allclose(r.run(out)[0], (a + b).astype(np.float16), rtol=1e-3)
+    with pytest.raises(poputil.poplibs_error, match="differ in shape"):
+        popops.createOutputForElementWiseOp(r.graph, [ta, ta[0]], poplar.HALF)

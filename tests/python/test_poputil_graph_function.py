@@ -1,9 +1,12 @@
 """poputil.graphfn: a body built once on clones of its signature, then called at several
 sites with copies in and out (a Function and program.Call, or inlined), against numpy."""
+import subprocess
+
 import numpy as np
 import pytest
 
 from popdsl import poplar, popops, poputil, program
+from cpp_build import build_program
 from raw_runner import Runner
 
 graphfn = poputil.graphfn
@@ -106,3 +109,76 @@ def test_misuse_names_the_problem():
         graphfn.VoidFunction(r.graph, [graphfn.input(t), graphfn.created()], lambda args, seq: None)
     with pytest.raises(ZeroDivisionError):
         graphfn.VoidFunction(r.graph, [graphfn.input(t)], lambda args, seq: 1 / 0)
+
+
+CPP_PROGRAM = r'''
+#include <poplar/Engine.hpp>
+#include <poplar/IPUModel.hpp>
+#include <popops/ElementWise.hpp>
+#include <poputil/GraphFunction.hpp>
+#include <poputil/TileMapping.hpp>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+using namespace poputil::graphfn;
+
+// The C++ forms whose bodies also receive the function's DebugNameAndId, with an ArgSig
+// built directly and a Signature.
+int main() {
+  poplar::IPUModel model;
+  model.tilesPerIPU = 4;
+  poplar::Device device = model.createDevice();
+  poplar::Graph g(device.getTarget());
+  poplar::Tensor x = g.addConstant<float>(poplar::FLOAT, {3}, {1, 2, 3}, "x");
+  g.setTileMapping(x, 0);
+  poplar::Tensor y = g.addVariable(poplar::FLOAT, {3}, "y");
+  poputil::mapTensorLinearly(g, y);
+  std::string names;
+  Signature sig = {ArgSig(InputArg, x, "in"), output(y, "out")};
+  VoidFunction twice(g, sig,
+                     [&](std::vector<poplar::Tensor> &args, poplar::program::Sequence &seq,
+                         const poplar::DebugNameAndId &dnai) {
+                       names += dnai.getPathName() + ";";
+                       popops::mulWithOutput(g, args[0], 2.0f, args[1], seq);
+                     },
+                     false, "twice");
+  TensorFunction plusOne(g, {input(x)},
+                         [&](std::vector<poplar::Tensor> &args, poplar::program::Sequence &seq,
+                             const poplar::DebugNameAndId &dnai) {
+                           names += dnai.getPathName() + ";";
+                           return popops::add(g, args[0], 1.0f, seq);
+                         },
+                         true, "plusOne");
+  ProgramFunction square(g, {inout(y)},
+                         [&](std::vector<poplar::Tensor> &args, const poplar::DebugNameAndId &dnai) {
+                           names += dnai.getPathName() + ";";
+                           poplar::program::Sequence seq;
+                           popops::squareInPlace(g, args[0], seq);
+                           return seq;
+                         },
+                         false, "square");
+  poplar::program::Sequence prog;
+  std::vector<poplar::Tensor> args = {x, y};
+  twice(args, prog);
+  std::vector<poplar::Tensor> one = {x};
+  poplar::Tensor z = plusOne(one, prog);
+  std::vector<poplar::Tensor> squared = {y};
+  prog.add(square(squared));
+  g.createHostRead("y", y);
+  g.createHostRead("z", z);
+  poplar::Engine engine(g, prog);
+  engine.load(device);
+  engine.run(0);
+  std::vector<float> hy(3), hz(3);
+  engine.readTensor("y", hy.data(), hy.data() + 3);
+  engine.readTensor("z", hz.data(), hz.data() + 3);
+  std::printf("%s\n%g %g %g\n%g %g %g\n", names.c_str(), hy[0], hy[1], hy[2], hz[0], hz[1], hz[2]);
+}
+'''
+
+
+def test_cpp_bodies_receive_the_debug_name_and_id(tmp_path):
+    exe = build_program(tmp_path, CPP_PROGRAM)
+    lines = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.splitlines()
+    assert lines == ["twice;plusOne;square;", "4 16 36", "2 3 4"]

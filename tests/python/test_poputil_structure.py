@@ -1,10 +1,13 @@
 """poputil layout structure and the remaining utilities: groupings, partitionable tensors,
 use tracking, clones into other graphs or with aliases expanded, factored dimensions,
 unshuffling intervals and the HALF cast checks."""
+import subprocess
+
 import numpy as np
 import pytest
 
 from popdsl import poplar, poputil
+from cpp_build import build_program
 from raw_runner import Runner
 
 
@@ -151,3 +154,21 @@ def test_half_cast_checks():
     assert poputil.checkAccuracyWhenCast(target, 0.5, poplar.HALF, poplar.FLOAT, 0.0)
     with pytest.raises(poputil.poplibs_error, match="the output type int must be HALF or FLOAT"):
         poputil.checkAccuracyWhenCast(target, 1.0, poplar.FLOAT, poplar.INT, 0.1)
+
+
+def test_cpp_tensor_meta_data_and_index_helpers(tmp_path):
+    exe = build_program(tmp_path, r'''
+#include <poputil/TensorMetaData.hpp>
+#include <poputil/Util.hpp>
+#include <cstdio>
+#include <utility>
+int main() {
+  poputil::TensorMetaData empty, copied(empty), moved(std::move(copied));
+  copied = moved;
+  moved = std::move(copied);
+  std::vector<std::size_t> shape = {2, 3, 4}, where = poputil::unflattenIndex(shape, 17);
+  std::printf("%d %zu %zu %zu %zu\n", empty.getData() == nullptr && moved.getData() == nullptr ? 1 : 0,
+              where[0], where[1], where[2], poputil::flattenIndex(shape, where));
+}''')
+    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split()
+    assert out == ["1", *map(str, np.unravel_index(17, (2, 3, 4))), "17"]
