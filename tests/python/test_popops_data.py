@@ -758,7 +758,7 @@ def test_constant_pad_mapping_methods(graph):
     first_row, padding_row = graph.getTileMapping(edge[1]), graph.getTileMapping(edge[0])
     assert [[(i.begin(), i.end()) for i in tile] for tile in first_row] == \
            [[(i.begin(), i.end()) for i in tile] for tile in padding_row]
-    zero = popops.pad(graph, t, [0, 0], [0, 3], 1.0)
+    zero = popops.pad(graph, t, [0, 0], [0, 3], 1.0, popops.padding.MappingMethod.ZERO)
     assert covered_elements(graph.getTileMapping(zero.slice(40, 43, 1))[0:1]) == list(range(12))
     unmapped = popops.pad(graph, t, [0, 0], [0, 1], 1.0, popops.padding.MappingMethod.NONE)
     with pytest.raises(poplar.invalid_tile_mapping):
@@ -823,6 +823,8 @@ def test_scaled_add_forms_match_numpy(graph, device, dtype):
         "sub_ab": (lambda A, B: popops.scaledSubtractFrom(graph, A, sa, B, sb, seq), lambda a, b: sa * a - sb * b),
         "sub_ab_t": (lambda A, B: popops.scaledSubtractFrom(graph, A, scale_a, B, scale_b, seq),
                      lambda a, b: sa * a - sb * b),
+        "ab_default": (lambda A, B: popops.scaledAddTo(graph, A, sa, B, sb, seq, popops.ScaledAddSpecialisation.DEFAULT),
+                       lambda a, b: sa * a + sb * b),
         "xax": (lambda A, B: popops.scaledAddTo(graph, A, sa, B, sb, seq,
                                                 popops.ScaledAddSpecialisation.X_MINUS_AX_PLUS_BY),
                 lambda a, b: a - sa * a + sb * b),

@@ -203,9 +203,12 @@ def test_ternary_function_in_each_form(name, in_place, with_output, op, referenc
     out = zeros_like(r, result, "out")
     getattr(popops, with_output)(r.graph, tx, t2, t3, out, r.prog)
     mapped = popops.map(r.graph, getattr(pe.TernaryOpType, op), tx, t2, t3, r.prog)
-    updated = r.tensor(x, poplar.FLOAT, "updated")
+    updated, mapped_in_place = r.tensor(x, poplar.FLOAT, "updated"), r.tensor(x, poplar.FLOAT, "mapped_in_place")
     getattr(popops, in_place)(r.graph, updated, t2, t3, r.prog)
-    for got in r.run(result, out, mapped, updated):
+    popops.mapInPlace(r.graph, getattr(pe.TernaryOpType, op), mapped_in_place, t2, t3, r.prog)
+    mapped_out = zeros_like(r, result, "mapped_out")
+    popops.mapWithOutput(r.graph, getattr(pe.TernaryOpType, op), tx, t2, t3, mapped_out, r.prog)
+    for got in r.run(result, out, mapped, updated, mapped_in_place, mapped_out):
         assert_matches(got, reference(x, second, third), poplar.FLOAT)
 
 
@@ -355,3 +358,17 @@ def test_output_for_element_wise_op_has_the_inputs_shape_and_a_complete_mapping(
     np.testing.assert_allclose(r.run(out)[0], (a + b).astype(np.float16), rtol=1e-3)
     with pytest.raises(poputil.poplibs_error, match="differ in shape"):
         popops.createOutputForElementWiseOp(r.graph, [ta, ta[0]], poplar.HALF)
+
+
+def test_expression_lists_map_each_expression():
+    x, y = uniform(-2, 2), uniform(-2, 2)
+    r = Runner()
+    a, b = r.tensor(x, poplar.FLOAT, "a"), r.tensor(y, poplar.FLOAT, "b")
+    total, product = popops.map(r.graph, [pe._1 + pe._2, pe._1 * pe._2], [a, b], r.prog)
+    outs = [r.tensor(np.zeros((3, 4)), poplar.FLOAT, f"out{i}") for i in range(2)]
+    popops.mapWithOutput(r.graph, [pe._1 - pe._2, pe.Max(pe._1, pe._2)], [a, b], outs, r.prog)
+    updated = r.tensor(x, poplar.FLOAT, "updated")
+    popops.mapInPlace(r.graph, [pe._1 * 3], [updated], r.prog)
+    got = r.run(total, product, *outs, updated)
+    for value, want in zip(got, [x + y, x * y, x - y, np.maximum(x, y), 3 * x]):
+        assert_matches(value, want, poplar.FLOAT)

@@ -32,6 +32,7 @@ def test_void_function_body_is_built_once_and_each_call_site_gets_its_own_result
 
     sig = [graphfn.input(tx1, "x"), graphfn.inout(tacc1, "acc"), graphfn.output(outs[0], "out")]
     assert [s.type for s in sig] == [graphfn.InputArg, graphfn.InOutArg, graphfn.OutputArg]
+    assert sig[0].similarTensor == tx1 and sig[1].debugName == "acc"
     fn = graphfn.VoidFunction(g, sig, body, inlined)
     for args in ([tx1, tacc1, outs[0]], [tx2, tacc2, outs[1]], [tx1, tacc2, outs[2]]):
         fn(args, r.prog)

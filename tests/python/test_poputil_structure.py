@@ -72,13 +72,16 @@ def test_use_tracker_maps_each_element_to_a_tile_that_uses_it_spreading_shared_o
     other.add(r.graph, 2, t.slice(4, 6))
     tracker.add(poputil.TensorUseTracker(other))
     assert not tracker.empty()
-    tracker.mapTensorsByUse(r.graph, 1, 0)
+    tracker.mapTensorsByUse(r.graph, 1, 0, False, getattr(poputil.TensorUseTracker.MappingMethod, "None"))
     where = tiles_of(r.graph, t)
     assert list(where[:4]) == [0] * 4 and list(where[6:]) == [1] * 6
     assert set(where[4:6]) <= {0, 1, 2} and where[4] != where[5]
     resolved = poputil.TensorUseTracker(4, 0, True)
     resolved.add(r.graph, 3, t)
     resolved.resolve(r.graph, 2, 0, False, poputil.TensorUseTracker.MappingMethod.ConstrainMappingToUsedTiles)
+    halo = poputil.TensorUseTracker(resolved)
+    halo.mapTensorsByUse(r.graph, 2, 0, False, poputil.TensorUseTracker.MappingMethod.OptimizeHaloRegions)
+    assert list(tiles_of(r.graph, t)) == [3] * 12
     with pytest.raises(poputil.poplibs_error, match="tile 4 is out of range: the tracker has 4 tile"):
         tracker.add(r.graph, 4, t)
     with pytest.raises(poputil.poplibs_error, match="extendPartialUsage is not supported"):
