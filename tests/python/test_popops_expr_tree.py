@@ -121,6 +121,8 @@ int main() {
   std::printf("Any %d\n", held.deepEquals(Add(_1, Const(2.5f))) ? 1 : 0);
   ConstHalf half = 1.5_half;
   std::printf("half %d %g\n", half.getType() == poplar::HALF ? 1 : 0, half.getDataAsDouble());
+  const unsigned long long big = 0xFFFFFFFFFFFFFFF1ull;
+  std::printf("unsigned %d\n", Const(big).getDataForUnsignedIntegral() == big ? 1 : 0);
   std::ostringstream printed;
   printed << Add(_1, Const(2));
   std::printf("printed %s\n", printed.str().c_str());
@@ -143,5 +145,5 @@ def test_cpp_operators_templates_and_printing(tmp_path):
     lines = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.splitlines()
     assert lines[:len(OPERATORS)] == [f"{symbol} 1" for symbol, _ in OPERATORS]
     rest = lines[len(OPERATORS):]
-    assert rest[:5] == ["unary 1 1 1", "getAs 1 1", "Any 1", "half 1 1.5", "printed " + repr(pe._1 + 2)]
-    assert rest[5:] == ["clone 1", "Operation SQUARE_ADD LOG_ADD 1", "MASKED_LABEL_CODE 4294967295"]
+    assert rest[:6] == ["unary 1 1 1", "getAs 1 1", "Any 1", "half 1 1.5", "unsigned 1", "printed " + repr(pe._1 + 2)]
+    assert rest[6:] == ["clone 1", "Operation SQUARE_ADD LOG_ADD 1", "MASKED_LABEL_CODE 4294967295"]

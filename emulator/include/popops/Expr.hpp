@@ -1,6 +1,7 @@
 #pragma once
 // Element-wise expressions for popops::map: placeholders _1.._20 stand for the
 // mapped tensors; constants take the type of the operand they meet.
+#include <cstdint>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -52,6 +53,9 @@ public:
 
   const poplar::Type &getType() const { return type_; }
   double getDataAsDouble() const { return static_cast<double>(value_); }
+  // The value of an unsigned integral constant (exact where long double has a 64-bit
+  // mantissa, as on x86-64; a double cannot hold every 64-bit value).
+  std::uint64_t getDataForUnsignedIntegral() const { return static_cast<std::uint64_t>(value_); }
   long double getValue() const { return value_; }
   std::string printValue() const;
 
