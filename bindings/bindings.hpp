@@ -28,6 +28,7 @@ void bindEngine(py::module_ &poplar);
 void bindCycleCount(py::module_ &poplar);
 void bindCSRFunctions(py::module_ &poplar); // after bindProgram and bindGraph
 void bindPoputil(py::module_ &poputil);
+void bindPoputilGraphFunction(py::module_ &poputil); // poputil.graphfn
 void bindPopopsExpr(py::module_ &popops);     // popops.expr and the map family
 void bindPopops(py::module_ &popops);         // reductions, slicing, fill/cast/pad, scaledAdd
 void bindPopopsGroupedSlice(py::module_ &popops);

@@ -33,6 +33,7 @@ PYBIND11_MODULE(_core, m) {
   bindCycleCount(poplar);
   bindCSRFunctions(poplar);
   bindPoputil(poputil);
+  bindPoputilGraphFunction(poputil);
   bindPopopsExpr(popops);
   bindPopops(popops);
   bindPopopsGroupedSlice(popops);

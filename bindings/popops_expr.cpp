@@ -117,6 +117,7 @@ void bindExpressions(py::module_ &e) {
         return os.str();
       })
       .def("deepEquals", [](const Expr &a, const Expr &b) { return a.deepEquals(b); })
+      .def("name", &Expr::name, py::arg("inputs"))
       .def("__bool__", [](const Expr &) -> bool {
         throw py::type_error("a popops expression has no truth value; use pe.And/pe.Or/pe.Not for logic");
       });
@@ -159,28 +160,37 @@ void bindExpressions(py::module_ &e) {
            py::arg("value"), py::arg("type") = py::none(),
            "A constant; without a type it takes the type of the operand it meets")
       .def("getType", &Const::getType)
-      .def("getDataAsDouble", &Const::getDataAsDouble);
+      .def("getDataAsDouble", &Const::getDataAsDouble)
+      .def("printValue", &Const::printValue);
   e.def("ConstHalf", [](float x) -> ExprPtr { return std::make_unique<ConstHalf>(x); }, py::arg("value"));
+  // Sub-expressions come back as copies: an expression tree owns its operands.
   py::class_<PlaceHolder, Expr>(e, "PlaceHolder")
       .def(py::init<unsigned>(), py::arg("index"))
       .def("getIndex", &PlaceHolder::getIndex);
   for (unsigned i = 1; i <= 20; ++i) e.attr(("_" + std::to_string(i)).c_str()) = PlaceHolder(i);
   py::class_<Cast, Expr>(e, "Cast")
       .def(py::init([](py::handle a, poplar::Type type) { return Cast(*toExpr(a), type); }), py::arg("a"), py::arg("type"))
+      .def("getLHS", [](const Cast &c) { return c.getLHS().clone(); })
       .def("getRHSType", &Cast::getRHSType);
   py::class_<UnaryOp, Expr>(e, "UnaryOp")
       .def(py::init([](UnaryOpType op, py::handle a) { return UnaryOp(op, *toExpr(a)); }), py::arg("type"), py::arg("a"))
-      .def("getOpType", &UnaryOp::getOpType);
+      .def("getOpType", &UnaryOp::getOpType)
+      .def("getArg", [](const UnaryOp &u) { return u.getArg().clone(); });
   py::class_<BinaryOp, Expr>(e, "BinaryOp")
       .def(py::init([](BinaryOpType op, py::handle a, py::handle b) { return BinaryOp(op, *toExpr(a), *toExpr(b)); }),
            py::arg("type"), py::arg("a"), py::arg("b"))
-      .def("getOpType", &BinaryOp::getOpType);
+      .def("getOpType", &BinaryOp::getOpType)
+      .def("getLHS", [](const BinaryOp &b) { return b.getLHS().clone(); })
+      .def("getRHS", [](const BinaryOp &b) { return b.getRHS().clone(); });
   py::class_<TernaryOp, Expr>(e, "TernaryOp")
       .def(py::init([](TernaryOpType op, py::handle a, py::handle b, py::handle c) {
              return TernaryOp(op, *toExpr(a), *toExpr(b), *toExpr(c));
            }),
            py::arg("type"), py::arg("a"), py::arg("b"), py::arg("c"))
-      .def("getOpType", &TernaryOp::getOpType);
+      .def("getOpType", &TernaryOp::getOpType)
+      .def("getArg0", [](const TernaryOp &t) { return t.getArg0().clone(); })
+      .def("getArg1", [](const TernaryOp &t) { return t.getArg1().clone(); })
+      .def("getArg2", [](const TernaryOp &t) { return t.getArg2().clone(); });
 
   // Named expression constructors, as in popops/Expr.hpp.
   static const std::pair<const char *, UnaryOpType> unaryNames[] = {
@@ -230,6 +240,58 @@ void bindPopopsExpr(py::module_ &m) {
 
   const auto dc = py::arg("debugContext") = poplar::DebugContext();
   const auto opts = py::arg("options") = OptionFlags();
+  // The op-type and expression-list forms first: the expression form takes any object.
+  using DC = const poplar::DebugContext &;
+  using OF = const OptionFlags &;
+  m.def("map", static_cast<Tensor (*)(Graph &, UnaryOpType, const Tensor &, Sequence &, DC, OF)>(&popops::map),
+        py::arg("graph"), py::arg("op"), py::arg("t"), py::arg("prog"), dc, opts);
+  m.def("map", static_cast<Tensor (*)(Graph &, BinaryOpType, const Tensor &, const Tensor &, Sequence &, DC, OF)>(
+                   &popops::map),
+        py::arg("graph"), py::arg("op"), py::arg("a"), py::arg("b"), py::arg("prog"), dc, opts);
+  m.def("map",
+        static_cast<Tensor (*)(Graph &, TernaryOpType, const Tensor &, const Tensor &, const Tensor &, Sequence &, DC,
+                               OF)>(&popops::map),
+        py::arg("graph"), py::arg("op"), py::arg("a"), py::arg("b"), py::arg("c"), py::arg("prog"), dc, opts);
+  m.def("mapInPlace", static_cast<void (*)(Graph &, UnaryOpType, const Tensor &, Sequence &, DC, OF)>(&popops::mapInPlace),
+        py::arg("graph"), py::arg("op"), py::arg("t"), py::arg("prog"), dc, opts);
+  m.def("mapInPlace",
+        static_cast<void (*)(Graph &, BinaryOpType, const Tensor &, const Tensor &, Sequence &, DC, OF)>(
+            &popops::mapInPlace),
+        py::arg("graph"), py::arg("op"), py::arg("a"), py::arg("b"), py::arg("prog"), dc, opts);
+  m.def("mapInPlace",
+        static_cast<void (*)(Graph &, TernaryOpType, const Tensor &, const Tensor &, const Tensor &, Sequence &, DC,
+                             OF)>(&popops::mapInPlace),
+        py::arg("graph"), py::arg("op"), py::arg("a"), py::arg("b"), py::arg("c"), py::arg("prog"), dc, opts);
+  m.def("mapWithOutput",
+        static_cast<void (*)(Graph &, UnaryOpType, const Tensor &, const Tensor &, Sequence &, DC, OF)>(
+            &popops::mapWithOutput),
+        py::arg("graph"), py::arg("op"), py::arg("in"), py::arg("out"), py::arg("prog"), dc, opts);
+  m.def("mapWithOutput",
+        static_cast<void (*)(Graph &, BinaryOpType, const Tensor &, const Tensor &, const Tensor &, Sequence &, DC, OF)>(
+            &popops::mapWithOutput),
+        py::arg("graph"), py::arg("op"), py::arg("a"), py::arg("b"), py::arg("out"), py::arg("prog"), dc, opts);
+  m.def("mapWithOutput",
+        static_cast<void (*)(Graph &, TernaryOpType, const Tensor &, const Tensor &, const Tensor &, const Tensor &,
+                             Sequence &, DC, OF)>(&popops::mapWithOutput),
+        py::arg("graph"), py::arg("op"), py::arg("a"), py::arg("b"), py::arg("c"), py::arg("out"), py::arg("prog"), dc,
+        opts);
+  auto anyList = [](const py::list &exprs) {
+    std::vector<Any> out;
+    for (py::handle h : exprs) out.emplace_back(*toExpr(h));
+    return out;
+  };
+  m.def("map", [anyList](Graph &g, const py::list &exprs, const std::vector<Tensor> &ts, Sequence &prog, DC d, OF o) {
+          return popops::map(g, anyList(exprs), ts, prog, d, o);
+        },
+        py::arg("graph"), py::arg("exprs"), py::arg("ts"), py::arg("prog"), dc, opts);
+  m.def("mapInPlace", [anyList](Graph &g, const py::list &exprs, const std::vector<Tensor> &ts, Sequence &prog, DC d,
+                                OF o) { popops::mapInPlace(g, anyList(exprs), ts, prog, d, o); },
+        py::arg("graph"), py::arg("exprs"), py::arg("ts"), py::arg("prog"), dc, opts);
+  m.def("mapWithOutput", [anyList](Graph &g, const py::list &exprs, const std::vector<Tensor> &ts,
+                                   const std::vector<Tensor> &outs, Sequence &prog, DC d, OF o) {
+          popops::mapWithOutput(g, anyList(exprs), ts, outs, prog, d, o);
+        },
+        py::arg("graph"), py::arg("exprs"), py::arg("ts"), py::arg("outs"), py::arg("prog"), dc, opts);
   m.def("map", [](Graph &g, py::handle ex, const std::vector<Tensor> &ts, Sequence &prog,
                   const poplar::DebugContext &d, const OptionFlags &o) { return popops::map(g, *toExpr(ex), ts, prog, d, o); },
         py::arg("graph"), py::arg("expr"), py::arg("ts"), py::arg("prog"), dc, opts);

@@ -1,8 +1,12 @@
-// poputil: tile mapping helpers, numpy-style broadcasting, duplicate.
+// poputil: tile mapping helpers, use tracking, layout structure, numpy-style
+// broadcasting, duplicate and the other utilities.
 #include <poputil/Broadcast.hpp>
 #include <poputil/TileMapping.hpp>
 #include <poputil/Util.hpp>
+#include <poputil/VarStructure.hpp>
 #include <poputil/exceptions.hpp>
+
+#include <pybind11/functional.h>
 
 #include "bindings.hpp"
 
@@ -63,6 +67,35 @@ void bindPoputil(py::module_ &m) {
   }, py::arg("graph"), py::arg("t"), py::arg("dstIpu"), py::arg("debugContext") = poplar::DebugContext(),
         py::arg("method") = poplar::TensorCloneMethod::PRESERVE_ORDER_AND_ALIASES);
 
+  m.def("cloneToGraph", &cloneToGraph, py::arg("srcGraph"), py::arg("dstGraph"), py::arg("t"),
+        py::arg("debugContext") = poplar::DebugContext(), cloneMethod);
+  m.def("cloneAndExpandAliasing", &cloneAndExpandAliasing, py::arg("graph"), py::arg("t"), py::arg("offset") = 0,
+        py::arg("debugContext") = poplar::DebugContext());
+
+  py::class_<TensorUseTracker> tracker(m, "TensorUseTracker");
+  py::enum_<TensorUseTracker::MappingMethod>(tracker, "MappingMethod")
+      .value("OptimizeHaloRegions", TensorUseTracker::MappingMethod::OptimizeHaloRegions)
+      .value("ConstrainMappingToUsedTiles", TensorUseTracker::MappingMethod::ConstrainMappingToUsedTiles)
+      .value("None", TensorUseTracker::MappingMethod::None);
+  const auto mappingMethod = py::arg("mappingMethod") = TensorUseTracker::MappingMethod::None;
+  tracker.def(py::init<unsigned, unsigned, bool>(), py::arg("numTiles"), py::arg("startTile") = 0,
+              py::arg("ascendingMappingOrder") = true)
+      .def(py::init<const TensorUseTracker &>(), py::arg("other"))
+      .def("add", py::overload_cast<const Graph &, unsigned, const Tensor &>(&TensorUseTracker::add), py::arg("graph"),
+           py::arg("tile"), py::arg("t"))
+      .def("add", py::overload_cast<TensorUseTracker>(&TensorUseTracker::add), py::arg("other"))
+      .def("resolve", &TensorUseTracker::resolve, py::arg("graph"), py::arg("grainSize"),
+           py::arg("minElementsPerTile"), py::arg("extendPartialUsage") = false, mappingMethod)
+      .def("mapTensorsByUse", &TensorUseTracker::mapTensorsByUse, py::arg("graph"), py::arg("grainSize"),
+           py::arg("minElementsPerTile"), py::arg("extendPartialUsage") = false, mappingMethod)
+      .def("empty", &TensorUseTracker::empty);
+
+  m.def("detectInnermostGrouping", &detectInnermostGrouping, py::arg("graph"), py::arg("t"));
+  m.def("detectDimGroupings", &detectDimGroupings, py::arg("graph"), py::arg("t"));
+  m.def("createPartitionableTensor", &createPartitionableTensor, py::arg("graph"), py::arg("type"), py::arg("shape"),
+        py::arg("nPartitions"), py::arg("debugContext") = poplar::DebugContext());
+  m.def("iterateTensorPartitions", &iterateTensorPartitions, py::arg("t"), py::arg("nPartitions"), py::arg("f"));
+
   using poplar::Interval;
   using Regions = std::vector<Interval>;
   using Sequences = std::vector<Regions>;
@@ -97,6 +130,12 @@ void bindPoputil(py::module_ &m) {
             &splitRegionsBetweenWorkers),
         py::arg("target"), py::arg("regions"), py::arg("grainSize"), minPerPartition, maxPerPartition, maxPerRegion);
   m.def("balancedPartition", &balancedPartition, py::arg("rangeUpperBound"), py::arg("splitCount"));
+  m.def("calculateUnshufflingIntervals", &calculateUnshufflingIntervals, py::arg("intervals"));
+  m.def("castToDeviceHalfValue", &castToDeviceHalfValue, py::arg("target"), py::arg("input"));
+  m.def("checkAccuracyWhenCast", &checkAccuracyWhenCast, py::arg("target"), py::arg("input"), py::arg("inputType"),
+        py::arg("outputType"), py::arg("tolerance"));
+  m.def("factorDims", &factorDims, py::arg("t"), py::arg("factors"), py::arg("startDim") = 0);
+  m.def("unfactorDims", &unfactorDims, py::arg("t"), py::arg("numDims"), py::arg("startDim") = 0);
 
   // C++ rebinds its reference arguments; Python gets the broadcast views back.
   m.def("broadcastToMatch", [](Tensor a, const std::vector<std::size_t> &shape) {

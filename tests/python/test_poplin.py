@@ -4,10 +4,13 @@ Results are compared elementwise with a bound scaled by |A| @ |B| (the size of
 the terms summed), so sums that cancel to near zero are not held to a relative
 precision no floating-point dot product has.
 """
+import subprocess
+
 import numpy as np
 import pytest
 
 from popdsl import poplar, poplin, poputil, program
+from cpp_build import build_program
 
 RELATIVE_TOLERANCE = {poplar.FLOAT: 1e-5, poplar.HALF: 1e-2}
 NUMPY_DTYPE = {poplar.FLOAT: np.float32, poplar.HALF: np.float16}
@@ -591,3 +594,22 @@ def test_pre_arrange_and_transpose_errors(graph):
     with pytest.raises(poputil.poplibs_error) as error:
         poplin.transposeGroupedMatrix(B)
     assert str(error.value) == "poplin::transposeGroupedMatrix: A must have rank 3, got 'b' [4,5] float"
+
+
+def test_cpp_matmul_params_order_and_planning_cache(tmp_path):
+    exe = build_program(tmp_path, r'''
+#include <poplar/IPUModel.hpp>
+#include <poplin/MatMul.hpp>
+#include <cstdio>
+int main() {
+  poplar::IPUModel model;
+  poplar::Device device = model.createDevice();
+  poplin::MatMulParams a{poplar::FLOAT, poplar::FLOAT, {2, 3}, {3, 4}}, b{poplar::FLOAT, poplar::FLOAT, {2, 3}, {3, 5}};
+  poplar::OptionFlags options;
+  poplin::MatMulPlanParams planned{&device.getTarget(), a, &options};
+  poplin::matmul::PlanningCache cache;
+  poplin::PlanningCache &impl = cache.getImpl();
+  std::printf("%d %d %d %zu\n", (a < b) != (b < a), !(a < a), &impl == &cache && std::get<1>(planned).bShape[1] == 4,
+              impl.size());
+}''')
+    assert subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout == "1 1 1 0\n"

@@ -1,10 +1,12 @@
 """popnn non-linearities and their input gradients against float64 numpy."""
 import math
+import subprocess
 
 import numpy as np
 import pytest
 
 from popdsl import poplar, popnn, poputil, program
+from cpp_build import build_program
 from raw_runner import Runner
 
 NLT = popnn.NonLinearityType
@@ -122,3 +124,104 @@ def test_non_linearity_type_takes_only_its_members():
     assert NLT(2) == NLT.RELU
     with pytest.raises(ValueError, match=r"1073741824 is not a valid NonLinearityType \(members: SIGMOID, "):
         NLT(2**30)
+
+
+# Each named convenience function, its InPlace form and the type it applies.
+NAMED = [("sigmoid", "sigmoidInPlace", NLT.SIGMOID), ("relu", "reluInPlace", NLT.RELU),
+         ("tanh", "tanhInPlace", NLT.TANH), ("gelu", "geluInPlace", NLT.GELU),
+         ("geluErf", "geluErfInPlace", NLT.GELU_ERF), ("swish", "swishInPlace", NLT.SWISH),
+         ("softmax", "softmaxInPlace", NLT.SOFTMAX), ("softmaxStable", "softmaxStableInPlace", NLT.SOFTMAX_STABLE),
+         ("scaledSoftmaxStable", "scaledSoftmaxStableInPlace", NLT.SOFTMAX_SCALED)]
+
+
+@pytest.mark.parametrize("name,in_place,kind", NAMED, ids=[n[0] for n in NAMED])
+def test_named_functions_and_their_in_place_forms(name, in_place, kind):
+    x = rng.uniform(-2, 2, size=(3, 5))
+    r = Runner()
+    a, b = r.tensor(x, poplar.FLOAT, "a"), r.tensor(x, poplar.FLOAT, "b")
+    out = getattr(popnn, name)(r.graph, a, r.prog)
+    getattr(popnn, in_place)(r.graph, b, r.prog)
+    _, scaling = popnn.nonLinearityWithScaling(r.graph, kind, a, r.prog)
+    got_out, got_b = r.run(out, b)
+    want = scaling * softmax(x) if kind == NLT.SOFTMAX_SCALED else FORWARD[kind](x)
+    np.testing.assert_allclose(got_out, want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got_b, want, rtol=1e-5, atol=1e-6)
+
+
+def test_cpp_forms_that_report_the_scaling(tmp_path):
+    names = ", ".join(f"{{\"{n}\", [&](poplar::Tensor t, float &s) {{ return popnn::{n}(g, t, s, prog); }}, "
+                      f"[&](poplar::Tensor t, float &s) {{ popnn::{p}(g, t, s, prog); }}}}" for n, p, _ in NAMED)
+    exe = build_program(tmp_path, r'''
+#include <poplar/Engine.hpp>
+#include <poplar/IPUModel.hpp>
+#include <popnn/NonLinearity.hpp>
+#include <poputil/TileMapping.hpp>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+// Each named function's scaling forms on x = {-1, 0.5, 2}; prints the name, the scaling
+// from both forms, the result and the in-place result.
+int main() {
+  poplar::IPUModel model;
+  model.tilesPerIPU = 4;
+  poplar::Device device = model.createDevice();
+  poplar::Graph g(device.getTarget());
+  poplar::program::Sequence prog;
+  struct Named {
+    const char *name;
+    std::function<poplar::Tensor(poplar::Tensor, float &)> apply;
+    std::function<void(poplar::Tensor, float &)> inPlace;
+  };
+  std::vector<Named> named = {@NAMES@};
+  poplar::Tensor x = g.addConstant<float>(poplar::FLOAT, {3}, {-1.0f, 0.5f, 2.0f}, "x");
+  g.setTileMapping(x, 0);
+  std::vector<std::vector<float>> scalings;
+  std::vector<poplar::Tensor> results;
+  for (std::size_t i = 0; i < named.size(); ++i) {
+    float applied = 0, inPlaced = 0;
+    results.push_back(named[i].apply(x, applied));
+    poplar::Tensor target = g.clone(x, "target");
+    prog.add(poplar::program::Copy(x, target));
+    named[i].inPlace(target, inPlaced);
+    results.push_back(target);
+    scalings.push_back({applied, inPlaced});
+  }
+  float generic = 0, genericInPlace = 0;
+  poplar::Tensor viaType = popnn::nonLinearity(g, popnn::NonLinearityType::SOFTMAX_SCALED, x, generic, prog);
+  poplar::Tensor inPlaceTarget = g.clone(x, "generic");
+  prog.add(poplar::program::Copy(x, inPlaceTarget));
+  popnn::nonLinearityInPlace(g, popnn::NonLinearityType::RELU, inPlaceTarget, genericInPlace, prog);
+  results.push_back(viaType);
+  results.push_back(inPlaceTarget);
+  for (std::size_t i = 0; i < results.size(); ++i) g.createHostRead(std::to_string(i), results[i]);
+  poplar::Engine engine(g, prog);
+  engine.load(device);
+  engine.run(0);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    std::vector<float> v(3);
+    engine.readTensor(std::to_string(i), v.data(), v.data() + 3);
+    if (i < 2 * named.size() && i % 2 == 0)
+      std::printf("%s %g %g", named[i / 2].name, scalings[i / 2][0], scalings[i / 2][1]);
+    else if (i == 2 * named.size())
+      std::printf("nonLinearity %g %g", generic, genericInPlace);
+    std::printf(" %.7g %.7g %.7g%s", v[0], v[1], v[2], i % 2 ? "\n" : "");
+  }
+}'''.replace("@NAMES@", names))
+    lines = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.splitlines()
+    x = np.array([-1.0, 0.5, 2.0])
+    assert len(lines) == len(NAMED) + 1
+    for line, (name, _, kind) in zip(lines, NAMED):
+        fields = line.split()
+        assert fields[0] == name
+        scaling, in_place_scaling = float(fields[1]), float(fields[2])
+        assert scaling == in_place_scaling and (scaling > 1 if kind == NLT.SOFTMAX_SCALED else scaling == 1)
+        want = scaling * softmax(x) if kind == NLT.SOFTMAX_SCALED else FORWARD[kind](x)
+        got = np.array(fields[3:], np.float64).reshape(2, 3)
+        np.testing.assert_allclose(got, [want, want], rtol=1e-5, atol=1e-6, err_msg=name)
+    fields = lines[-1].split()
+    generic, generic_in_place = float(fields[1]), float(fields[2])
+    assert generic > 1 and generic_in_place == 1
+    np.testing.assert_allclose(np.array(fields[3:], np.float64).reshape(2, 3),
+                               [generic * softmax(x), np.maximum(x, 0)], rtol=1e-5)

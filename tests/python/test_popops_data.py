@@ -1,10 +1,13 @@
 """popops data operations against float64 numpy: reduce, dynamic and multi slices,
 fill/zero, cast, pad and scaled add, on tiny, odd and larger shapes, through
 non-contiguous views, with the error cases poplibs defines."""
+import subprocess
+
 import numpy as np
 import pytest
 
 from popdsl import poplar, popops, poputil, program
+from cpp_build import build_program
 
 PTYPE = {np.float32: poplar.FLOAT, np.float16: poplar.HALF, np.int32: poplar.INT, np.uint32: poplar.UNSIGNED_INT,
          np.int16: poplar.SHORT, np.uint16: poplar.UNSIGNED_SHORT, np.int8: poplar.CHAR,
@@ -755,7 +758,7 @@ def test_constant_pad_mapping_methods(graph):
     first_row, padding_row = graph.getTileMapping(edge[1]), graph.getTileMapping(edge[0])
     assert [[(i.begin(), i.end()) for i in tile] for tile in first_row] == \
            [[(i.begin(), i.end()) for i in tile] for tile in padding_row]
-    zero = popops.pad(graph, t, [0, 0], [0, 3], 1.0)
+    zero = popops.pad(graph, t, [0, 0], [0, 3], 1.0, popops.padding.MappingMethod.ZERO)
     assert covered_elements(graph.getTileMapping(zero.slice(40, 43, 1))[0:1]) == list(range(12))
     unmapped = popops.pad(graph, t, [0, 0], [0, 1], 1.0, popops.padding.MappingMethod.NONE)
     with pytest.raises(poplar.invalid_tile_mapping):
@@ -820,6 +823,8 @@ def test_scaled_add_forms_match_numpy(graph, device, dtype):
         "sub_ab": (lambda A, B: popops.scaledSubtractFrom(graph, A, sa, B, sb, seq), lambda a, b: sa * a - sb * b),
         "sub_ab_t": (lambda A, B: popops.scaledSubtractFrom(graph, A, scale_a, B, scale_b, seq),
                      lambda a, b: sa * a - sb * b),
+        "ab_default": (lambda A, B: popops.scaledAddTo(graph, A, sa, B, sb, seq, popops.ScaledAddSpecialisation.DEFAULT),
+                       lambda a, b: sa * a + sb * b),
         "xax": (lambda A, B: popops.scaledAddTo(graph, A, sa, B, sb, seq,
                                                 popops.ScaledAddSpecialisation.X_MINUS_AX_PLUS_BY),
                 lambda a, b: a - sa * a + sb * b),
@@ -890,3 +895,28 @@ def test_scaled_add_errors(graph):
 def test_add_codelets_exists_and_changes_nothing(graph):
     popops.addCodelets(graph)
     assert graph.getTarget().getNumTiles() == 4
+
+
+def test_cpp_slice_plans_are_values(tmp_path):
+    exe = build_program(tmp_path, r'''
+#include <poplar/IPUModel.hpp>
+#include <popops/DynamicSlice.hpp>
+#include <cstdio>
+#include <sstream>
+#include <utility>
+int main() {
+  poplar::IPUModel model;
+  model.tilesPerIPU = 4;
+  poplar::Device device = model.createDevice();
+  poplar::Graph g(device.getTarget());
+  popops::SlicePlan plan = popops::embedding::plan(g, poplar::FLOAT, 10, 12, {5}, {});
+  popops::SlicePlan null, copy(plan), assigned;
+  assigned = plan;
+  popops::SlicePlan moved(std::move(copy)), moveAssigned;
+  moveAssigned = std::move(assigned);
+  std::ostringstream os;
+  os << null;
+  std::printf("%d %d %d %d %d %s\n", moved == plan, moveAssigned == plan, null != plan,
+              (null < plan) != (plan < null), !(plan < plan), os.str().c_str());
+}''')
+    assert subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout == "1 1 1 1 1 SlicePlan(null)\n"

@@ -1,4 +1,4 @@
-"""poputil: linear tile mapping, numpy broadcasting of views, duplicate."""
+"""poputil: linear tile mapping, numpy broadcasting of views, duplicate and cloneN."""
 import numpy as np
 import pytest
 
@@ -82,3 +82,13 @@ def test_duplicate_copies_values_and_mapping(graph, device):
     out = np.zeros(6, np.int32)
     engine.readTensor("dup", out)
     np.testing.assert_array_equal(out, np.arange(6) * 7)
+
+
+def test_clone_n_stacks_clones_mapped_like_the_original(graph):
+    t = graph.addVariable(poplar.FLOAT, [2, 5], "t")
+    poputil.mapTensorLinearly(graph, t, 1, 1)
+    stacked = poputil.cloneN(graph, t, 3, "copies")
+    assert stacked.shape() == [3, 2, 5] and not stacked.containsAliases()
+    for i in range(3):
+        assert mapped_elements(graph.getTileMapping(stacked[i])) == mapped_elements(graph.getTileMapping(t))
+        assert not stacked[i].intersectsWith(t)

@@ -76,3 +76,46 @@ def test_copy_to_ipu_keeps_tiles_and_values():
     np.testing.assert_array_equal(out, values)
     with pytest.raises(poputil.poplibs_error, match="cloneToIpu: IPU 2 is out of range: the target has 2 IPU"):
         poputil.cloneToIpu(g, t, 2)
+
+
+def tile_of_each_element(g, t):
+    where = [None] * t.numElements()
+    for tile, regions in enumerate(g.getTileMapping(t)):
+        for interval in regions:
+            where[interval.begin():interval.end()] = [tile] * interval.size()
+    return where
+
+
+def test_map_linearly_with_offset_in_either_direction():
+    _, g = graph_on(tiles=4)
+    t = g.addVariable(poplar.FLOAT, [8], "t")
+    poputil.mapTensorLinearlyWithOffset(g, t, 1, 2, 1)
+    assert tile_of_each_element(g, t) == [1, 1, 2, 2, 3, 3, 0, 0]
+    poputil.mapTensorLinearlyWithOffset(g, t, 1, 2, 1, False)  # from tile 4 - 1 - 1, descending
+    assert tile_of_each_element(g, t) == [2, 2, 1, 1, 0, 0, 3, 3]
+    # Grain: the float vector width; at least 128 bytes a tile, so 32 floats fit on one.
+    poputil.mapTensorLinearlyWithOffset(g, t, 3)
+    assert tile_of_each_element(g, t) == [3] * 8
+    poputil.mapTensorLinearlyWithOffset(g, t, 3, False)
+    assert tile_of_each_element(g, t) == [0] * 8
+
+
+def test_broadcast_operand_follows_the_slices_of_the_full_tensor():
+    _, g = graph_on(tiles=4)
+    full = g.addVariable(poplar.FLOAT, [3, 4], "full")
+    for row in range(3):
+        g.setTileMapping(full[row], row + 1)
+    operand = poputil.createBroadcastOperand(g, full, poplar.HALF, 0, False, "bias")
+    assert operand.shape() == [3] and operand.elementType() == poplar.HALF
+    assert tile_of_each_element(g, operand) == [1, 2, 3]
+    columns = poputil.createBroadcastOperand(g, full, poplar.FLOAT, 1)
+    assert columns.shape() == [4] and set(tile_of_each_element(g, columns)) <= {1, 2, 3}
+
+
+def test_expand_to_match_ranks_prepends_unit_dimensions():
+    _, g = graph_on()
+    a, b = g.addVariable(poplar.FLOAT, [2, 3, 4], "a"), g.addVariable(poplar.FLOAT, [4], "b")
+    ea, eb = poputil.expandToMatchRanks(a, b)
+    assert ea.shape() == [2, 3, 4] and eb.shape() == [1, 1, 4] and eb.flatten() == b
+    eb2, ea2 = poputil.expandToMatchRanks(b, a)
+    assert eb2.shape() == [1, 1, 4] and ea2 == a

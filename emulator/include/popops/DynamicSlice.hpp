@@ -38,6 +38,7 @@ private:
 bool operator<(const SlicePlan &a, const SlicePlan &b) noexcept;
 bool operator==(const SlicePlan &a, const SlicePlan &b) noexcept;
 bool operator!=(const SlicePlan &a, const SlicePlan &b) noexcept;
+std::ostream &operator<<(std::ostream &o, const SlicePlan &p);
 
 // A variable of `shape` spread over the tiles so that every tile holds whole
 // slices along `dims` (at least minGrainSize elements of a slice per tile).

@@ -1,6 +1,7 @@
 #pragma once
 // Element-wise expressions for popops::map: placeholders _1.._20 stand for the
 // mapped tensors; constants take the type of the operand they meet.
+#include <cstdint>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -50,8 +51,11 @@ public:
   Const(T x) : Const(static_cast<long double>(x), typeOf<T>()) {}
   Const(long double value, poplar::Type type) : value_(value), type_(type) {}
 
-  poplar::Type getType() const { return type_; }
+  const poplar::Type &getType() const { return type_; }
   double getDataAsDouble() const { return static_cast<double>(value_); }
+  // The value of an unsigned integral constant (exact where long double has a 64-bit
+  // mantissa, as on x86-64; a double cannot hold every 64-bit value).
+  std::uint64_t getDataForUnsignedIntegral() const { return static_cast<std::uint64_t>(value_); }
   long double getValue() const { return value_; }
   std::string printValue() const;
 
@@ -85,7 +89,7 @@ public:
   Cast(const Expr &a, const poplar::Type type) : a_(a.clone()), type_(type) {}
   Cast(const Cast &other) : a_(other.a_->clone()), type_(other.type_) {}
   const Expr &getLHS() const { return *a_; }
-  poplar::Type getRHSType() const { return type_; }
+  const poplar::Type &getRHSType() const { return type_; }
 
   std::unique_ptr<Expr> clone() const override { return std::unique_ptr<Expr>(new Cast(*this)); }
   std::string name(const std::vector<poplar::Tensor> &inputs) const override;

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstddef>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -58,10 +59,67 @@ unsigned getTileImbalance(const poplar::Graph::TileToTensorMapping &mapping, uns
 unsigned getTileImbalance(const poplar::Graph &graph, const poplar::Tensor &t, unsigned minElementsPerTile = 0,
                           unsigned grainSize = 1);
 
+class TensorUseTrackerState;
+
+// Records which tiles use which elements, then maps each element to a tile that uses it,
+// spreading elements used by several tiles evenly over those tiles.
+class TensorUseTracker {
+  std::unique_ptr<TensorUseTrackerState> st;
+
+public:
+  // Uses on tiles startTile.. (or, descending, numTiles - 1 - startTile..).
+  TensorUseTracker(unsigned numTiles, unsigned startTile = 0, bool ascendingMappingOrder = true);
+  TensorUseTracker(const TensorUseTracker &other);
+  TensorUseTracker(TensorUseTracker &&other);
+  TensorUseTracker &operator=(const TensorUseTracker &other);
+  TensorUseTracker &operator=(TensorUseTracker &&other);
+  ~TensorUseTracker();
+
+  enum class MappingMethod {
+    // Halo regions (used by several tiles, next to regions used by fewer) to single
+    // tiles; the emulator maps them as None does.
+    OptimizeHaloRegions,
+    // Elements only on tiles that use them (the emulator always maps so).
+    ConstrainMappingToUsedTiles,
+    None
+  };
+
+  // Tile `tile` uses the elements of t.
+  void add(const poplar::Graph &graph, unsigned tile, const poplar::Tensor &t);
+  // The uses recorded by other, too.
+  void add(TensorUseTracker other);
+  // Decides a single using tile for every element: the elements used by the same tiles
+  // are split over them in grains of grainSize, at least minElementsPerTile per tile.
+  // extendPartialUsage (also map the unused elements of the variables used) is not
+  // supported by the emulator.
+  void resolve(const poplar::Graph &graph, unsigned grainSize, unsigned minElementsPerTile,
+               bool extendPartialUsage = false,
+               TensorUseTracker::MappingMethod mappingMethod = TensorUseTracker::MappingMethod::None);
+  // resolve, then map every used element to its tile.
+  void mapTensorsByUse(poplar::Graph &graph, unsigned grainSize, unsigned minElementsPerTile,
+                       bool extendPartialUsage = false,
+                       TensorUseTracker::MappingMethod mappingMethod = TensorUseTracker::MappingMethod::None);
+  bool empty() const;
+};
+
 // A clone of t on IPU dstIPU, each element on the same tile of that IPU as the original.
 poplar::Tensor cloneToIpu(poplar::Graph &graph, const poplar::Tensor &t, unsigned dstIPU,
                           const poplar::DebugContext &debugContext = {},
                           poplar::TensorCloneMethod method = poplar::TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
+// A new variable of dstGraph like t, each element on the tile (of dstGraph) that holds it
+// in srcGraph. Elements t holds more than once are cloned once per occurrence (the only
+// method the emulator supports across graphs is PRESERVE_ORDER_UNLESS_ALIASES).
+poplar::Tensor cloneToGraph(poplar::Graph &srcGraph, poplar::Graph &dstGraph, const poplar::Tensor &t,
+                            const poplar::DebugContext &debugContext = {},
+                            poplar::TensorCloneMethod method = poplar::TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
+// A clone of t whose elements are all distinct: each element t holds once keeps its tile;
+// the elements t holds more than once get one element per occurrence, mapped linearly
+// from tile `offset`. Returns the clone and the tile after the last one that mapping used
+// (offset when there were no aliases).
+std::pair<poplar::Tensor, unsigned> cloneAndExpandAliasing(poplar::Graph &graph, const poplar::Tensor &t,
+                                                           unsigned offset = 0,
+                                                           const poplar::DebugContext &debugContext = {});
+
 // cloneToIpu, then a Copy of t into the clone added to prog.
 poplar::Tensor copyToIpu(poplar::Graph &masterGraph, const poplar::Tensor &t, poplar::program::Sequence &prog,
                          unsigned dstIPU, const poplar::DebugContext &debugContext = {},

@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <vector>
 
+#include <poplar/DebugContext.hpp>
+
 #include <poplar/Graph.hpp>
 #include <poplar/Interval.hpp>
 #include <poplar/Target.hpp>
@@ -79,5 +81,26 @@ template <class T> std::size_t flattenIndex(const std::vector<T> &shape, const s
 // splitCount sizes adding up to rangeUpperBound, as equal as they can be (the first
 // rangeUpperBound % splitCount get one more).
 std::vector<int> balancedPartition(int rangeUpperBound, int splitCount);
+
+// `input` rounded to the nearest value the target's HALF type holds (through float, as
+// the host converts it for the device).
+double castToDeviceHalfValue(const poplar::Target &target, double input);
+
+// Whether `input`, held as inputType, keeps its value to within a relative `tolerance`
+// when cast to outputType, without overflowing. Both types must be HALF or FLOAT.
+bool checkAccuracyWhenCast(const poplar::Target &target, double input, poplar::Type inputType,
+                           poplar::Type outputType, double tolerance);
+
+// Splits each dimension startDim + i of t into [size / factors[i], factors[i]] and moves
+// every factor part inside all the factored dimensions: shape [4, 6, 4] with factors
+// [1, 2] becomes [4, 3, 1, 2, 4]. Each factor must divide its dimension.
+poplar::Tensor factorDims(const poplar::Tensor &t, const std::vector<std::size_t> &factors,
+                          unsigned startDim = 0);
+// The inverse of factorDims over numDims dimensions from startDim.
+poplar::Tensor unfactorDims(const poplar::Tensor &t, unsigned numDims, unsigned startDim = 0);
+
+// For intervals that cover [0, n) once each and shuffle a tensor as
+// concat(t.slices(intervals)), the intervals that shuffle the result back.
+std::vector<poplar::Interval> calculateUnshufflingIntervals(const std::vector<poplar::Interval> &intervals);
 
 } // namespace poputil

@@ -1,8 +1,10 @@
-// Interval helpers: merging, flattening and splitting regions into balanced partitions.
+// Interval helpers: merging, flattening, splitting regions into balanced partitions and
+// undoing a shuffle by intervals.
 #include <poputil/Util.hpp>
 #include <poputil/exceptions.hpp>
 
 #include <algorithm>
+#include <string>
 
 namespace poputil {
 
@@ -133,6 +135,30 @@ std::vector<int> balancedPartition(int rangeUpperBound, int splitCount) {
   std::vector<int> sizes(static_cast<std::size_t>(splitCount), rangeUpperBound / splitCount);
   for (int i = 0; i < rangeUpperBound % splitCount; ++i) ++sizes[static_cast<std::size_t>(i)];
   return sizes;
+}
+
+std::vector<Interval> calculateUnshufflingIntervals(const std::vector<Interval> &intervals) {
+  // Interval i sits at position offset[i] of the shuffled tensor; in begin order those
+  // positions, taken with each interval's size, rebuild the original order.
+  std::vector<std::size_t> offset(intervals.size()), order(intervals.size());
+  std::size_t position = 0;
+  for (std::size_t i = 0; i < intervals.size(); ++i) {
+    offset[i] = position;
+    position += intervals[i].size();
+    order[i] = i;
+  }
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return intervals[a].begin() < intervals[b].begin(); });
+  std::vector<Interval> unshuffle;
+  std::size_t expected = 0;
+  for (std::size_t i : order) {
+    if (intervals[i].begin() != expected)
+      throw poplibs_error("calculateUnshufflingIntervals: the intervals must cover [0, " + std::to_string(position) +
+                          ") once each; none starts at " + std::to_string(expected));
+    expected = intervals[i].end();
+    unshuffle.emplace_back(offset[i], offset[i] + intervals[i].size());
+  }
+  return unshuffle;
 }
 
 } // namespace poputil
