@@ -2,8 +2,13 @@
 
 Indices are one-element integer tensors (cast to UNSIGNED_INT when needed). Each
 tensor index selects one position along its dimension; `:` keeps a dimension, so
-t.at[i] indexes dimension 0 and t.at[:, j] dimension 1. poplibs' rules apply: an
-index past the dimension wraps for slices and is skipped for updates.
+t.at[i] indexes dimension 0 and t.at[:, j] dimension 1.
+
+Out-of-range indices follow poplibs' rules, which never fault: an index is read as
+unsigned 32-bit (a negative int32 index i is 2**32 + i, so -1 is not the last
+element), and an index at or past its dimension's size selects nothing: get() then
+leaves its result as it was (zero after the engine loads, else the value of its last
+run) and set() writes nothing.
 """
 from popdsl._core import poplar, popops
 from popdsl.debug import BuildError
@@ -36,7 +41,8 @@ class _At:
         return poplar.concat([i.raw.reshape([1]) for i in as_unsigned])
 
     def get(self, name=None, prog=None) -> Tensor:
-        """The selected elements (a new tensor; the indexed dimensions are dropped)."""
+        """The selected elements (a new tensor; the indexed dimensions are dropped). An
+        out-of-range index leaves the result unchanged (see the module docstring)."""
         t = self.tensor
         offsets = self._offsets(prog)
         raw = _run_library(lambda seq, dc: popops.dynamicSlice(t.graph.raw, t.raw, offsets, self.dims,
@@ -44,7 +50,8 @@ class _At:
         return t.graph.track(Tensor(raw.squeeze(self.dims), t.graph))
 
     def set(self, value: Tensor, name=None, prog=None) -> Tensor:
-        """Writes value (shaped like get()'s result) at the selected position; returns the tensor."""
+        """Writes value (shaped like get()'s result) at the selected position; returns the
+        tensor. An out-of-range index writes nothing (see the module docstring)."""
         t = self.tensor
         expected = tuple(d for i, d in enumerate(t.shape) if i not in self.dims)
         if not isinstance(value, Tensor) or value.shape != expected or value.dtype != t.dtype:

@@ -109,12 +109,12 @@ logical_not = _unary(pe.UnaryOpType.LOGICAL_NOT, "not x (bool)")
 
 
 def max(a, b, name=None, prog=None):
-    """Element-wise maximum."""
+    """Element-wise maximum; NaN when either operand is NaN (as numpy.maximum)."""
     return apply(pe.Max, a, b, name=name, prog=prog)
 
 
 def min(a, b, name=None, prog=None):
-    """Element-wise minimum."""
+    """Element-wise minimum; NaN when either operand is NaN (as numpy.minimum)."""
     return apply(pe.Min, a, b, name=name, prog=prog)
 
 

@@ -32,8 +32,8 @@ def _reducer(operation, doc):
 
 
 reduce_sum = _reducer(popops.Operation.ADD, "Sum over axis (all axes when None).")
-reduce_max = _reducer(popops.Operation.MAX, "Maximum over axis.")
-reduce_min = _reducer(popops.Operation.MIN, "Minimum over axis.")
+reduce_max = _reducer(popops.Operation.MAX, "Maximum over axis; NaN where a NaN is reduced (as numpy.max).")
+reduce_min = _reducer(popops.Operation.MIN, "Minimum over axis; NaN where a NaN is reduced (as numpy.min).")
 reduce_prod = _reducer(popops.Operation.MUL, "Product over axis.")
 reduce_sum_squares = _reducer(popops.Operation.SQUARE_ADD, "Sum of squares over axis.")
 reduce_logsumexp = _reducer(popops.Operation.LOG_ADD, "log(sum(exp(t))) over axis.")

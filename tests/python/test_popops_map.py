@@ -295,3 +295,33 @@ def test_integer_constants_take_the_64_bit_type_they_fit_and_larger_ones_are_val
     i = r.tensor(np.arange(3, dtype=np.int32), poplar.INT, "i")
     with pytest.raises(ValueError, match="does not fit in 64 bits"):
         popops.add(r.graph, i, 2**70, r.prog)
+
+
+@pytest.mark.parametrize("ptype", [poplar.INT, poplar.UNSIGNED_INT])
+def test_integer_arithmetic_wraps_like_the_device(ptype):
+    info = np.iinfo(DTYPES[ptype])
+    x = np.array([info.max, info.min, info.max, info.min, 3, -7 if info.min < 0 else 7], DTYPES[ptype])
+    y = np.array([1, -1 if info.min < 0 else 1, info.max, 2, info.max, 5], DTYPES[ptype])
+    with np.errstate(over="ignore"):
+        for expression, reference in [(pe._1 + pe._2, x + y), (pe._1 - pe._2, x - y), (pe._1 * pe._2, x * y),
+                                      (-pe._1, -x), (pe.Square(pe._1), x * x)] + (
+                                         [(pe.Abs(pe._1), np.abs(x))] if info.min < 0 else []):
+            _, got = run_map(expression, [x, y], [ptype, ptype])
+            np.testing.assert_array_equal(got, reference)
+
+
+@pytest.mark.parametrize("ptype", [poplar.FLOAT, poplar.HALF])
+def test_maximum_and_minimum_propagate_nan_from_either_operand(ptype):
+    x = np.array([np.nan, 1.0, np.nan, 2.0, -np.inf], DTYPES[ptype])
+    y = np.array([1.0, np.nan, np.nan, -3.0, np.nan], DTYPES[ptype])
+    for expression, reference in [(pe.Max(pe._1, pe._2), np.maximum), (pe.Min(pe._1, pe._2), np.minimum)]:
+        for a, b in ((x, y), (y, x)):
+            _, got = run_map(expression, [a, b], [ptype, ptype])
+            np.testing.assert_array_equal(got, reference(a, b))
+    # Reductions too: a NaN anywhere in a row makes its MAX and MIN NaN, in any position.
+    rows = np.array([[np.nan, 1.0, 2.0], [1.0, np.nan, 2.0], [1.0, 2.0, np.nan], [1.0, 5.0, 2.0]], DTYPES[ptype])
+    for operation, reference in [(popops.Operation.MAX, np.max), (popops.Operation.MIN, np.min)]:
+        r = Runner()
+        t = r.tensor(rows, ptype, "rows")
+        out = popops.reduce(r.graph, t, ptype, [1], popops.ReduceParams(operation), r.prog, "reduce")
+        np.testing.assert_array_equal(r.run(out)[0], reference(rows, axis=1))

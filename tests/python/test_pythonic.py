@@ -449,3 +449,19 @@ def test_sliceable_variables_and_matrix_transposes(graph, session_factory):
         table[0, 0].mT
     with pytest.raises(pd.BuildError, match=r"cannot slice 1 elements of dimension 1 of shape \[3\]"):
         graph.sliceable(pd.float32, (3,), axes=(1,))
+
+
+@pytest.mark.parametrize("index", [4, 5, -1, -4])
+def test_out_of_range_dynamic_indices_select_nothing(graph, session_factory, index):
+    x = graph.variable(pd.float32, (4,), name="x", init=np.arange(4.0))
+    i = graph.variable(pd.int32, (1,), name="i", init=2)
+    with pd.Sequence() as main:
+        row = x.at[i].get()
+        x.at[i].set(row + 10)
+    with session_factory(graph, main) as session:
+        session.run()  # index 2: row is 2, x[2] becomes 12
+        assert session.read(row).item() == 2 and session.read(x).tolist() == [0, 1, 12, 3]
+        session.write(i, [index])
+        session.run()  # past the end (negative int32 indices are 2**32 + i): nothing selected
+        assert session.read(row).item() == 2  # as it was after the last run
+        assert session.read(x).tolist() == [0, 1, 12, 3]

@@ -72,6 +72,14 @@ template <class T> T wrappingAdd(T a, T b) {
     return a + b;
   }
 }
+template <class T> T wrappingSub(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+  } else {
+    return a - b;
+  }
+}
 template <class T> T wrappingMul(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
     static_assert(sizeof(T) >= sizeof(int), "narrow types promote to int and may overflow");

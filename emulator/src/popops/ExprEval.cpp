@@ -7,6 +7,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "Elements.hpp"
 #include "poplar/TypeInfo.hpp"
 
 namespace popops::detail {
@@ -324,10 +325,10 @@ template <class T> std::function<void(std::size_t)> unaryKernel(UnaryOpType op, 
   if constexpr (!std::is_same<T, std::uint8_t>::value) {
     switch (op) {
     case U::ABSOLUTE:
-      return loop([](T x) { if constexpr (std::is_signed<T>::value) return x < 0 ? T(-x) : x; else return x; });
-    case U::NEGATE: return loop([](T x) { return static_cast<T>(T(0) - x); });
+      return loop([](T x) { if constexpr (std::is_signed<T>::value) return x < 0 ? wrappingSub(T(0), x) : x; else return x; });
+    case U::NEGATE: return loop([](T x) { return wrappingSub(T(0), x); });
     case U::SIGNUM: return loop([](T x) { return static_cast<T>((T(0) < x) - (x < T(0))); });
-    case U::SQUARE: return loop([](T x) { return static_cast<T>(x * x); });
+    case U::SQUARE: return loop([](T x) { return wrappingMul(x, x); });
     case U::RELU: return loop([](T x) { return x > T(0) ? x : T(0); });
     default: break;
     }
@@ -363,13 +364,15 @@ template <class T> std::function<void(std::size_t)> binaryKernel(BinaryOpType op
     if (op == B::LOGICAL_OR) return loop([](T x, T y) { return std::uint8_t(x || y); });
   } else {
     switch (op) {
-    case B::ADD: return loop([](T x, T y) { return static_cast<T>(x + y); });
-    case B::SUBTRACT: return loop([](T x, T y) { return static_cast<T>(x - y); });
-    case B::MULTIPLY: return loop([](T x, T y) { return static_cast<T>(x * y); });
+    // Integers wrap as on the device (wrapping*: no signed overflow in C++).
+    case B::ADD: return loop([](T x, T y) { return wrappingAdd(x, y); });
+    case B::SUBTRACT: return loop([](T x, T y) { return wrappingSub(x, y); });
+    case B::MULTIPLY: return loop([](T x, T y) { return wrappingMul(x, y); });
     case B::DIVIDE: return loop([](T x, T y) { return safeDivide(x, y); });
     case B::REMAINDER: return loop([](T x, T y) { return safeRemainder(x, y); });
-    case B::MAXIMUM: return loop([](T x, T y) { return x < y ? y : x; });
-    case B::MINIMUM: return loop([](T x, T y) { return y < x ? y : x; });
+    // NaN propagates, whichever operand it is (x + y is then NaN), as in numpy.
+    case B::MAXIMUM: return loop([](T x, T y) { return x != x || y != y ? x + y : x < y ? y : x; });
+    case B::MINIMUM: return loop([](T x, T y) { return x != x || y != y ? x + y : y < x ? y : x; });
     default: break;
     }
   }

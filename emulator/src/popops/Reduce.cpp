@@ -56,7 +56,8 @@ struct MaxOp : AddOp {
     if constexpr (std::numeric_limits<A>::has_infinity) return -std::numeric_limits<A>::infinity();
     else return std::numeric_limits<A>::lowest();
   }
-  template <class A> static A combine(A acc, A x) { return x > acc ? x : acc; }
+  // A NaN, once met, stays: MAX and MIN propagate NaN as the element-wise ops do.
+  template <class A> static A combine(A acc, A x) { return x > acc || x != x ? x : acc; }
 };
 struct MinOp : AddOp {
   static constexpr bool kSameTypeOutput = true;
@@ -64,7 +65,7 @@ struct MinOp : AddOp {
     if constexpr (std::numeric_limits<A>::has_infinity) return std::numeric_limits<A>::infinity();
     else return std::numeric_limits<A>::max();
   }
-  template <class A> static A combine(A acc, A x) { return x < acc ? x : acc; }
+  template <class A> static A combine(A acc, A x) { return x < acc || x != x ? x : acc; }
 };
 struct LogicalAndOp : AddOp {
   using Inputs = TypeList<Bool>;
