@@ -3,6 +3,7 @@
 // pointer + size, a single element.
 #include <cstddef>
 #include <initializer_list>
+#include <type_traits>
 #include <vector>
 
 namespace poplar {
@@ -20,6 +21,10 @@ public:
 #pragma GCC diagnostic pop
   template <class Alloc>
   ArrayRef(const std::vector<T, Alloc> &v) : data_(v.data()), size_(v.size()) {}
+  // A view of U elements seen as T (ArrayRef<float> as ArrayRef<const float>).
+  template <class U, class = typename std::enable_if<std::is_convertible<const U *, const T *>::value &&
+                                                     !std::is_same<U, T>::value>::type>
+  ArrayRef(const ArrayRef<U> &other) : data_(other.data()), size_(other.size()) {}
 
   const T *data() const { return data_; }
   std::size_t size() const { return size_; }

@@ -610,7 +610,10 @@ void StreamState::transfer(std::uint8_t *device, std::size_t bytes, bool toDevic
     return;
   }
   case Mode::Callback:
-    callback->fetch(device);
+    if (auto *resumable = dynamic_cast<ResumableStreamCallback *>(callback.get()))
+      Internals::fetchWhenReady(*resumable, device);
+    else
+      callback->fetch(device);
     callback->complete();
     return;
   }
@@ -622,10 +625,11 @@ void EngineState::execute(std::uint32_t pc) {
     const Instr &in = code[pc];
     switch (in.op) {
     case Op::Run: {
+      if (stopRequested.load(std::memory_order_relaxed)) return;
       Step &step = *steps[in.arg];
-      ++step.executions;
+      if (profiling) ++step.executions;
       clock += step.cycles;
-      if (timeSteps) {
+      if (timeSteps && profiling) {
         const auto t0 = std::chrono::steady_clock::now();
         step.run();
         step.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -739,7 +743,7 @@ Engine::Engine(const Graph &graph, ArrayRef<program::Program> progs, const Optio
                ProgressFunc progress, const DebugContext &dc)
     : state_(detail::buildEngine(compileGraph(graph, progs, opt, {}, dc), {}, std::move(progress))) {}
 
-Engine::Engine(const Graph &graph, const program::Program &prog, const OptionFlags &opt,
+Engine::Engine(const Graph &graph, program::Program prog, const OptionFlags &opt,
                ProgressFunc progress, const DebugContext &dc)
     : Engine(graph, ArrayRef<program::Program>(&prog, 1), opt, std::move(progress), dc) {}
 
@@ -755,6 +759,10 @@ Engine &Engine::operator=(Engine &&other) noexcept {
 Engine::~Engine() {
   if (state_) detail::writeAutoReportIfRequested(*this);
 }
+
+RuntimeOptions::RuntimeOptions(const OptionFlags &flags) : flags_(detail::validatedRuntimeOptions(flags)) {}
+
+void Engine::prepare(const Device &device, const RuntimeOptions &) { prepare(device); }
 
 void Engine::prepare(const Device &device) {
   if (device.getTarget() != state_->graph->target)
@@ -794,16 +802,37 @@ void Engine::run(unsigned prog, const std::string &) {
     explicit Running(bool &f) : flag(f) { flag = true; }
     ~Running() { flag = false; }
   } running(s.running);
-  ++s.runs;
+  if (s.profiling) ++s.runs;
+  s.stopRequested = false;
   s.execute(s.entries[prog]);
 }
+
+void Engine::run(unsigned prog, const std::string &debugName, const RuntimeOptions &) { run(prog, debugName); }
 
 void Engine::loadAndRun(const Device &device, unsigned prog) {
   load(device);
   run(prog);
 }
 
-void Engine::stop() {}
+void Engine::stop() { state_->stopRequested = true; }
+
+Engine::TimerTimePoint Engine::getTimeStamp() {
+  TimerTimePoint t;
+  t.hostNanoseconds_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::steady_clock::now().time_since_epoch()).count();
+  state_->estimateCycles();
+  t.cycles_ = state_->clock;
+  return t;
+}
+
+std::string Engine::reportTiming(const TimerTimePoint &start, const TimerTimePoint &end) const {
+  if (end.hostNanoseconds_ < start.hostNanoseconds_ || end.cycles_ < start.cycles_)
+    throw poplar_error("Engine::reportTiming: the end time stamp is earlier than the start");
+  std::ostringstream out;
+  out << "Host time: " << static_cast<double>(end.hostNanoseconds_ - start.hostNanoseconds_) * 1e-9
+      << " s, estimated cycles: " << end.cycles_ - start.cycles_;
+  return out.str();
+}
 
 namespace {
 detail::Access &hostHandle(std::map<std::string, detail::Access> &handles, StringRef handle,

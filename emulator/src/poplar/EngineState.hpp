@@ -1,6 +1,7 @@
 #pragma once
 // A compiled Engine: memory for every variable, the program tree flattened to
 // an instruction list with jumps, and the runtime state of streams.
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <cstdint>
@@ -107,6 +108,8 @@ struct EngineState {
 
   bool loaded = false;
   bool running = false; // run() is not re-entrant: loop counters are per engine
+  std::atomic<bool> stopRequested{false}; // Engine::stop: the run ends at the next step
+  bool profiling = true; // Engine::disableExecutionProfiling: runs leave no counts
   std::ostream *printStream;
   std::uint64_t runs = 0;
   std::uint64_t randomSeed = 0;
