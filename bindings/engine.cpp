@@ -193,7 +193,6 @@ void bindEngine(py::module_ &m) {
   py::class_<poplar::RuntimeOptions>(m, "RuntimeOptions",
                                      "Options of one run: the streamCallbacks.* and target.sync* keys")
       .def(py::init<const OptionFlags &>(), py::arg("flags"));
-  py::implicitly_convertible<OptionFlags, poplar::RuntimeOptions>();
 
   py::class_<PyEngine> engine(m, "Engine");
   py::class_<Engine::TimerTimePoint>(engine, "TimerTimePoint", "A time stamp of Engine.getTimeStamp()");
@@ -233,6 +232,12 @@ void bindEngine(py::module_ &m) {
       .def("prepare",
            [](PyEngine &e, const poplar::Device &d, const poplar::RuntimeOptions &o) { e.get().prepare(d, o); },
            py::arg("device"), py::arg("runtimeOptions"))
+      // A dict is checked here, so a bad key raises invalid_option rather than a TypeError.
+      .def("prepare",
+           [](PyEngine &e, const poplar::Device &d, const OptionFlags &o) {
+             e.get().prepare(d, poplar::RuntimeOptions(o));
+           },
+           py::arg("device"), py::arg("runtimeOptions"))
       .def("deploy", [](PyEngine &e) { e.get().deploy(); })
       .def("run",
            [](PyEngine &e, unsigned prog, const std::string &name) {
@@ -242,6 +247,12 @@ void bindEngine(py::module_ &m) {
       .def("run",
            [](PyEngine &e, unsigned prog, const std::string &name, const poplar::RuntimeOptions &o) {
              runPrinting(e, [&] { e.get().run(prog, name, o); });
+           },
+           py::arg("prog"), py::arg("debugName"), py::arg("runtimeOptions"))
+      .def("run",
+           [](PyEngine &e, unsigned prog, const std::string &name, const OptionFlags &o) {
+             const poplar::RuntimeOptions options(o);
+             runPrinting(e, [&] { e.get().run(prog, name, options); });
            },
            py::arg("prog"), py::arg("debugName"), py::arg("runtimeOptions"))
       .def("stop", [](PyEngine &e) { e.get().stop(); },

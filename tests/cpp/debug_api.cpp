@@ -47,7 +47,7 @@ int main(int argc, char **argv) {
   if (argc != 2) return 2;
   const poplar::SourceLocation here = poplar::SourceLocation::Current();
   std::cout << "location: " << here.getFunctionName() << ' ' << here.getLineNumber() << ' ' << here.isValid() << ' '
-            << (std::string(here.getFileName()).find("debug_api.cpp") != std::string::npos) << ' '
+            << std::string(here.getFileName()).substr(std::string(here.getFileName()).rfind('/') + 1) << ' '
             << poplar::SourceLocation().isValid() << '\n';
 
   poplar::DebugInfo::initializeStreamer(argv[1], poplar::DebugSerializationFormat::JSON);
@@ -77,6 +77,11 @@ int main(int argc, char **argv) {
       {"flops", 2.5},
       {"ok", true}});
   const poplar::ProfileValue &cycles = value["cycles"];
+  std::cout << "profile types: " << (poplar::ProfileValue(true).type() == poplar::ProfileValue::Type::BOOL_)
+            << (value["name"].type() == poplar::ProfileValue::Type::STRING)
+            << (value["flops"].type() == poplar::ProfileValue::Type::NUMBER)
+            << (cycles.type() == poplar::ProfileValue::Type::VECTOR)
+            << (value.type() == poplar::ProfileValue::Type::MAP) << '\n';
   std::cout << "profile value: " << value << '\n';
   std::cout << "profile queries: " << (value.type() == poplar::ProfileValue::Type::MAP) << ' ' << value.size() << ' '
             << value["name"].asString() << ' ' << value.getOrNull("ok")->asBool() << ' '

@@ -47,6 +47,8 @@ public:
     });
   }
   void complete() override { completed = true; }
+  // The engine never asks (its copies run on the host): nothing is ever ready early.
+  static bool readyEarly() { return Result::NotAvailable == Result::Success; }
   void invalidatePrefetched() override {}
   bool completed = false;
 
@@ -87,7 +89,8 @@ int main() {
             << ' ' << copied.replicationFactor() << ' '
             << (copied.replicatedMode() == poplar::ReplicatedStreamMode::REPLICATE) << ' '
             << (copied.type() == poplar::DataStreamType::HostToDeviceFIFO) << ' '
-            << (ints.type() == poplar::DataStreamType::HostToDeviceFIFO) << '\n';
+            << (ints.type() == poplar::DataStreamType::HostToDeviceFIFO) << ' '
+            << (copied.replicatedMode() == poplar::ReplicatedStreamMode::BROADCAST) << '\n';
 
   poplar::program::Repeat fiveInts(5, poplar::program::Copy(ints, n));
   poplar::program::Copy twoFloatCopies(floats, v);
@@ -148,7 +151,7 @@ int main() {
   engine.readTensor("n-out", poplar::ArrayRef<int>(last));
   std::cout << "resumable: n = " << last[0] << ", awaited " << (awaitingSeen ? "yes" : "no") << ", completed "
             << (fillerPtr->completed ? "yes" : "no") << ", awaiting now " << (fillerPtr->isAwaiting() ? "yes" : "no")
-            << '\n';
+            << ", ready early " << (LateFiller::readyEarly() ? "yes" : "no") << '\n';
   std::cout << "timing: " << engine.reportTiming(start, end) << '\n';
   expectError("timing backwards", [&] { engine.reportTiming(end, start); });
 

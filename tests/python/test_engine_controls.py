@@ -69,6 +69,8 @@ def test_runs_with_profiling_disabled_leave_no_counts_and_no_summary(counting):
     copies = [s for s in profile["steps"] if s["executions"] and "Copy" in s["kind"]]
     assert copies and all(s["executions"] == 10 for s in copies)
     assert read_n(counting) == 4
+    counting.resetExecutionProfile()
+    assert counting.getProfileData()["runs"] == 0
 
 
 def test_time_stamps_report_host_time_and_estimated_cycles(counting):

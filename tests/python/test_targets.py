@@ -113,6 +113,21 @@ def test_emulated_devices_have_no_driver_gateway_or_remote_buffers_and_reset_whe
     assert not poplar.Device.createSimulatorDevice(poplar.Target.createIPUTarget("ipu2")).supportsRemoteBuffers()
 
 
+def test_cpu_targets_and_the_target_and_model_enums():
+    cpu = poplar.Target.createCPUTarget()
+    assert (cpu.getTargetType(), cpu.getTargetSystemString(), cpu.getNumTiles()) == (poplar.TargetType.CPU, "cpu", 1)
+    assert poplar.Target.createCPUTarget(False, 2).getNumIPUs() == 2
+    assert [c.name for c in (poplar.IpuLinkConfiguration.Default, poplar.IpuLinkConfiguration.SlidingWindow,
+                             poplar.IpuLinkConfiguration.BarleyTwist)] == ["Default", "SlidingWindow", "BarleyTwist"]
+    assert [t.name for t in (poplar.IpuLinkTopology.Mesh, poplar.IpuLinkTopology.Torus,
+                             poplar.IpuLinkTopology.Line)] == ["Mesh", "Torus", "Line"]
+    model = poplar.IPUModel()
+    assert model.relativeSyncDelay == poplar.IPUModel.RelativeSyncDelayType.AUTO
+    model.relativeSyncDelay = poplar.IPUModel.RelativeSyncDelayType.NO_DELAY
+    assert model.relativeSyncDelay == poplar.IPUModel.RelativeSyncDelayType.NO_DELAY
+    assert poplar.ReplicatedStreamMode.BROADCAST != poplar.ReplicatedStreamMode.REPLICATE
+
+
 def test_default_model_is_ipu2():
     model = poplar.IPUModel()
     assert model.IPUVersion == "ipu2"
