@@ -96,8 +96,19 @@ int main() {
   poplar::program::Copy twoFloatCopies(floats, v);
   poplar::program::Sequence floatsTwice({twoFloatCopies, twoFloatCopies});
 
-  // Programs: 0 reads five ints, 1 copies two chunks of floats.
-  std::vector<poplar::program::Program> progs = {fiveInts, floatsTwice};
+  // A vertex that prints what it sees (print.h's printf).
+  std::stringstream codelet;
+  codelet << "#include <poplar/Vertex.hpp>\n#include <print.h>\n"
+             "class Announce : public poplar::Vertex {\npublic:\n  poplar::Input<float> x;\n"
+             "  bool compute() { printf(\"vertex sees %.2f\\n\", *x); return true; }\n};\n";
+  graph.addCodelets(codelet);
+  poplar::ComputeSet announce = graph.addComputeSet("announce");
+  poplar::VertexRef vertex = graph.addVertex(announce, "Announce", {{"x", v[1]}});
+  graph.setTileMapping(vertex, 0);
+  graph.setPerfEstimate(vertex, 10);
+
+  // Programs: 0 reads five ints, 1 copies two chunks of floats, 2 prints v[1].
+  std::vector<poplar::program::Program> progs = {fiveInts, floatsTwice, poplar::program::Execute(announce)};
   std::vector<std::string> progress;
   poplar::Executable exe = poplar::compileGraph(
       std::move(graph), progs, {}, [&](int done, int total) {
@@ -170,6 +181,11 @@ int main() {
   expectError("bad runtime value",
               [] { poplar::RuntimeOptions bad(poplar::OptionFlags{{"streamCallbacks.numWorkerThreads", "many"}}); });
   expectError("short buffer", [&] { engine.readTensor("v-out", poplar::ArrayRef<float>(back.data(), 3)); });
+  std::ostringstream printed;
+  engine.setPrintStream(printed);
+  engine.run(2);
+  std::cout << "vertex printed: " << printed.str();
+
   std::cout << "streams:";
   for (const auto &s : engine.listStreams()) std::cout << ' ' << s;
   std::cout << '\n';

@@ -107,6 +107,8 @@ public:
   void connectHostFunction(StringRef handle, unsigned replicaIndex, HostCallbackHandle f);
 
   void setPrintTensorStream(std::ostream &os);
+  // Where vertices' printf (print.h) goes; the host's stdout until set.
+  void setPrintStream(std::ostream &os);
   const OptionFlags &getEngineOptions() const;
 
   TimerTimePoint getTimeStamp();

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "AutoReport.hpp"
+#include "CodeletPrint.hpp"
 #include "EngineState.hpp"
 #include "ExecutableState.hpp"
 #include "ProgramNode.hpp"
@@ -84,9 +85,13 @@ struct TensorToStreamStep : Step {
 struct ExecuteStep : Step {
   std::vector<std::function<void()>> kernels;
   TileGroups vertices; // custom vertices, run tile by tile after the built-in kernels
+  std::ostream *const *codeletStream; // where the vertices' printf goes
   void run() override {
     for (auto &k : kernels) k();
-    if (!vertices.empty()) vertices.run(name);
+    if (!vertices.empty()) {
+      CodeletPrintScope printing(*codeletStream);
+      vertices.run(name);
+    }
   }
   void reset() override { vertices.reset(); }
 };
@@ -271,6 +276,7 @@ private:
       return;
     case K::Execute: {
       auto step = std::make_unique<ExecuteStep>();
+      step->codeletStream = &s_.codeletPrintStream;
       const ComputeSetInfo &cs = s_.graph->computeSet(n.id);
       const std::vector<std::vector<bool>> snapshotted = vertexReadsWrittenByOthers(cs.kernels);
       for (std::size_t ki = 0; ki < cs.kernels.size(); ++ki) {
@@ -957,6 +963,8 @@ std::vector<std::string> Engine::listStreams() const {
 }
 
 void Engine::setPrintTensorStream(std::ostream &os) { state_->printStream = &os; }
+
+void Engine::setPrintStream(std::ostream &os) { state_->codeletPrintStream = &os; }
 
 const OptionFlags &Engine::getEngineOptions() const { return state_->options; }
 

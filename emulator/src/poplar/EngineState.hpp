@@ -111,6 +111,7 @@ struct EngineState {
   std::atomic<bool> stopRequested{false}; // Engine::stop: the run ends at the next step
   bool profiling = true; // Engine::disableExecutionProfiling: runs leave no counts
   std::ostream *printStream;
+  std::ostream *codeletPrintStream = nullptr; // Engine::setPrintStream; null: stdout
   std::uint64_t runs = 0;
   std::uint64_t randomSeed = 0;
   std::uint64_t clock = 0; // estimated cycles since load: the cycleStamp counter
