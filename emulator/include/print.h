@@ -41,4 +41,6 @@ __attribute__((format(__printf__, 1, 2))) inline int print(const char *format, .
 }
 } // namespace popdsl_codelet
 
+// A macro, as the C library's printf cannot be overloaded: codelets call printf(...),
+// not std::printf(...), after including this header.
 #define printf ::popdsl_codelet::print
