@@ -59,7 +59,7 @@ struct StreamBuffer {
 // Calls fn(buffer) for a stream: for host-to-device a fresh array the callback
 // fills; for device-to-host a copy of the data the device sent.
 
-class PyStreamCallback : public poplar::StreamCallback {
+class PyStreamCallback : public poplar::LegacyStreamCallback {
 public:
   PyStreamCallback(py::function fn, StreamBuffer stream) : fn_(std::move(fn)), stream_(stream) {}
   ~PyStreamCallback() override {
@@ -195,8 +195,13 @@ void bindEngine(py::module_ &m) {
   using poplar::OptionFlags;
   using poplar::program::Program;
 
-  py::class_<PyEngine>(m, "Engine")
-      .def(py::init([](const Graph &g, py::object progs, const OptionFlags &options, py::object progress) {
+  py::class_<poplar::RuntimeOptions>(m, "RuntimeOptions",
+                                     "Options of one run: the streamCallbacks.* and target.sync* keys")
+      .def(py::init<const OptionFlags &>(), py::arg("flags"));
+
+  py::class_<PyEngine> engine(m, "Engine");
+  py::class_<Engine::TimerTimePoint>(engine, "TimerTimePoint", "A time stamp of Engine.getTimeStamp()");
+  engine.def(py::init([](const Graph &g, py::object progs, const OptionFlags &options, py::object progress) {
              auto e = std::make_unique<PyEngine>();
              e->engine = std::make_unique<Engine>(g, programList(progs, "Engine"), options, progressFunction(progress));
              py::object self = py::cast(&g, py::return_value_policy::reference);
@@ -229,6 +234,15 @@ void bindEngine(py::module_ &m) {
            "An engine for a compiled (or deserialized) executable")
       .def("load", [](PyEngine &e, const poplar::Device &d) { e.get().load(d); }, py::arg("device"))
       .def("prepare", [](PyEngine &e, const poplar::Device &d) { e.get().prepare(d); }, py::arg("device"))
+      .def("prepare",
+           [](PyEngine &e, const poplar::Device &d, const poplar::RuntimeOptions &o) { e.get().prepare(d, o); },
+           py::arg("device"), py::arg("runtimeOptions"))
+      // A dict is checked here, so a bad key raises invalid_option rather than a TypeError.
+      .def("prepare",
+           [](PyEngine &e, const poplar::Device &d, const OptionFlags &o) {
+             e.get().prepare(d, poplar::RuntimeOptions(o));
+           },
+           py::arg("device"), py::arg("runtimeOptions"))
       .def("deploy", [](PyEngine &e) { e.get().deploy(); })
       .def("stop", [](PyEngine &e) { e.get().stop(); },
            "Ends a run going on in another thread at its next step or loop iteration")
@@ -237,6 +251,19 @@ void bindEngine(py::module_ &m) {
              runPrinting(e, [&] { e.get().run(prog, name); });
            },
            py::arg("prog") = 0, py::arg("debugName") = "")
+      .def("run",
+           [](PyEngine &e, unsigned prog, const std::string &name, const poplar::RuntimeOptions &o) {
+             runPrinting(e, [&] { e.get().run(prog, name, o); });
+           },
+           py::arg("prog"), py::arg("debugName"), py::arg("runtimeOptions"))
+      .def("run",
+           [](PyEngine &e, unsigned prog, const std::string &name, const OptionFlags &o) {
+             const poplar::RuntimeOptions options(o);
+             runPrinting(e, [&] { e.get().run(prog, name, options); });
+           },
+           py::arg("prog"), py::arg("debugName"), py::arg("runtimeOptions"))
+      .def("stop", [](PyEngine &e) { e.get().stop(); },
+           "Ends the run in progress at its next step (from a stream callback or host function)")
       .def("loadAndRun",
            [](PyEngine &e, const poplar::Device &d, unsigned prog) {
              e.get().load(d);
@@ -329,6 +356,14 @@ void bindEngine(py::module_ &m) {
            py::arg("out"), py::arg("opt") = OptionFlags(),
            "Writes the profile summary to a Python file object (e.g. sys.stdout); cycles are estimated")
       .def("resetExecutionProfile", [](PyEngine &e) { e.get().resetExecutionProfile(); })
+      .def("disableExecutionProfiling", [](PyEngine &e) { e.get().disableExecutionProfiling(); })
+      .def("enableExecutionProfiling", [](PyEngine &e) { e.get().enableExecutionProfiling(); })
+      .def("getTimeStamp", [](PyEngine &e) { return e.get().getTimeStamp(); })
+      .def("reportTiming",
+           [](PyEngine &e, const Engine::TimerTimePoint &start, const Engine::TimerTimePoint &end) {
+             return e.get().reportTiming(start, end);
+           },
+           py::arg("start"), py::arg("end"))
       .def("getProfileData", [](PyEngine &e) { return backend::profileData(e.get()); },
            "Emulator only: the recorded profile as a dict (cycles estimated)")
       .def("writeProfileReport", [](PyEngine &e, const std::string &directory) {

@@ -24,6 +24,15 @@ void bindTarget(py::module_ &m) {
       .value("EXTERNAL", SyncType::EXTERNAL)
       .value("GLOBAL", SyncType::GLOBAL);
 
+  checkedEnum<IpuLinkConfiguration>(m, "IpuLinkConfiguration")
+      .value("Default", IpuLinkConfiguration::Default)
+      .value("SlidingWindow", IpuLinkConfiguration::SlidingWindow)
+      .value("BarleyTwist", IpuLinkConfiguration::BarleyTwist);
+  checkedEnum<IpuLinkTopology>(m, "IpuLinkTopology")
+      .value("Mesh", IpuLinkTopology::Mesh)
+      .value("Torus", IpuLinkTopology::Torus)
+      .value("Line", IpuLinkTopology::Line);
+
   py::class_<Target>(m, "Target")
       .def("serialize", &serializedBytes<Target>,
            "The target as bytes (Target::serialize)")
@@ -53,6 +62,33 @@ void bindTarget(py::module_ &m) {
       .def("getTypeSize", &Target::getTypeSize)
       .def("getAtomicStoreGranularity", &Target::getAtomicStoreGranularity)
       .def("getTileClockFrequency", &Target::getTileClockFrequency)
+      .def("getMaxIPUSyncDelay", &Target::getMaxIPUSyncDelay)
+      .def("getQuarterVectorWidth", &Target::getQuarterVectorWidth)
+      .def("getRptCountMax", &Target::getRptCountMax)
+      .def("getNumStrideBits", &Target::getNumStrideBits)
+      .def("getFp8ConvUnitMaxPipelineDepth", &Target::getFp8ConvUnitMaxPipelineDepth)
+      .def("getFp16ConvUnitMaxPipelineDepth", &Target::getFp16ConvUnitMaxPipelineDepth)
+      .def("getFp32ConvUnitMaxPipelineDepth", &Target::getFp32ConvUnitMaxPipelineDepth)
+      .def("getFp8ConvUnitInputLoadElemsPerCycle", &Target::getFp8ConvUnitInputLoadElemsPerCycle)
+      .def("getFp16ConvUnitInputLoadElemsPerCycle", &Target::getFp16ConvUnitInputLoadElemsPerCycle)
+      .def("getFp32ConvUnitInputLoadElemsPerCycle", &Target::getFp32ConvUnitInputLoadElemsPerCycle)
+      .def("getFp16InFp16OutConvUnitsPerTile", &Target::getFp16InFp16OutConvUnitsPerTile)
+      .def("getFp16InFp32OutConvUnitsPerTile", &Target::getFp16InFp32OutConvUnitsPerTile)
+      .def("getFp32InFp32OutConvUnitsPerTile", &Target::getFp32InFp32OutConvUnitsPerTile)
+      .def("getFp8InFp16OutConvUnitsPerTile", &Target::getFp8InFp16OutConvUnitsPerTile)
+      .def("getConvUnitCoeffLoadBytesPerCycle", &Target::getConvUnitCoeffLoadBytesPerCycle)
+      .def("getWeightsPerConvUnit", &Target::getWeightsPerConvUnit, py::arg("inputType"))
+      .def("getConvUnitInputLoadElemsPerCycle", &Target::getConvUnitInputLoadElemsPerCycle, py::arg("inputType"))
+      .def("getConvUnitMaxPipelineDepth", &Target::getConvUnitMaxPipelineDepth, py::arg("inputType"))
+      .def("getNumConvUnits", &Target::getNumConvUnits, py::arg("inputType"), py::arg("partialType"))
+      .def("supportsExchangeBusSharing", &Target::supportsExchangeBusSharing)
+      .def("getTilesPerSharedExchangeBus", &Target::getTilesPerSharedExchangeBus)
+      .def("getIpuLinkConfiguration", &Target::getIpuLinkConfiguration)
+      .def("getIpuLinkTopology", &Target::getIpuLinkTopology)
+      .def("getIpuLinkDomainSize", &Target::getIpuLinkDomainSize)
+      .def("getInstanceSize", &Target::getInstanceSize)
+      .def("getGatewayMode", &Target::getGatewayMode)
+      .def("createVirtualTarget", &Target::createVirtualTarget, py::arg("numIPUs"), py::arg("tilesPerIPU"))
       .def(py::self == py::self)
       .def("__hash__", &Target::hash)
       .def_static("createCPUTarget", &Target::createCPUTarget, py::arg("accurateHalf") = false,
@@ -77,6 +113,16 @@ void bindTarget(py::module_ &m) {
       .def("attach", &Device::attach)
       .def("detach", &Device::detach)
       .def("isAttached", &Device::isAttached)
+      .def("getDriverVersion",
+           [](const Device &d) {
+             unsigned major = 0, minor = 0, point = 0;
+             d.getDriverVersion(major, minor, point);
+             return py::make_tuple(major, minor, point);
+           },
+           "(major, minor, point); raises poplar_error on a device that is not hardware")
+      .def("supportsRemoteBuffers", &Device::supportsRemoteBuffers)
+      .def("hasGateway", &Device::hasGateway)
+      .def("reset", &Device::reset)
       .def("createVirtualDevice", &Device::createVirtualDevice, py::arg("tilesPerIPU"))
       .def_static("createCPUDevice", &Device::createCPUDevice, py::arg("numIPUs") = 1)
       .def_static("createSimulatorDevice", &Device::createSimulatorDevice, py::arg("target"),
@@ -88,7 +134,17 @@ void bindTarget(py::module_ &m) {
            py::arg("type"), py::arg("requiredNumIPUs"), py::arg("options") = OptionFlags())
       .def("getDevices", py::overload_cast<>(&DeviceManager::getDevices, py::const_))
       .def("getDevice", &DeviceManager::getDevice, py::arg("deviceManagerId"), py::arg("options") = OptionFlags())
-      .def("getNumDevices", &DeviceManager::getNumDevices);
+      .def("getNumDevices", &DeviceManager::getNumDevices)
+      .def("getChildDeviceIds", &DeviceManager::getChildDeviceIds, py::arg("parentId"), py::arg("numChildIpus") = 1);
+
+  py::class_<GlobalExchangeFlow>(m, "GlobalExchangeFlow", "Data from IPU src to IPU dst")
+      .def(py::init<unsigned, unsigned>(), py::arg("src"), py::arg("dst"));
+  py::class_<GlobalExchangeConstraint>(m, "GlobalExchangeConstraint",
+                                       "A link of `bandwidth` bits per second shared by `flows`")
+      .def(py::init([](double bandwidth, const std::vector<GlobalExchangeFlow> &flows) {
+             return GlobalExchangeConstraint(bandwidth, flows);
+           }),
+           py::arg("bandwidth"), py::arg("flows"));
 
   py::class_<IPUModel> model(m, "IPUModel", "The IPU model; change its fields before createDevice()");
   checkedEnum<IPUModel::RelativeSyncDelayType>(model, "RelativeSyncDelayType")
@@ -113,6 +169,13 @@ void bindTarget(py::module_ &m) {
       .def_readwrite("globalSyncCycles", &IPUModel::globalSyncCycles)
       .def_readwrite("compileIPUCode", &IPUModel::compileIPUCode)
       .def_readwrite("relativeSyncDelay", &IPUModel::relativeSyncDelay)
+      .def_readwrite("globalExchangeConstraints", &IPUModel::globalExchangeConstraints)
+      .def_readwrite("fp16ConvUnitMaxPipelineDepth", &IPUModel::fp16ConvUnitMaxPipelineDepth)
+      .def_readwrite("fp16InFp16OutConvUnitsPerTile", &IPUModel::fp16InFp16OutConvUnitsPerTile)
+      .def_readwrite("fp16InFp32OutConvUnitsPerTile", &IPUModel::fp16InFp32OutConvUnitsPerTile)
+      .def_readwrite("fp32ConvUnitInputLoadElemsPerCycle", &IPUModel::fp32ConvUnitInputLoadElemsPerCycle)
+      .def_readwrite("fp16ConvUnitInputLoadElemsPerCycle", &IPUModel::fp16ConvUnitInputLoadElemsPerCycle)
+      .def_readwrite("fp8ConvUnitInputLoadElemsPerCycle", &IPUModel::fp8ConvUnitInputLoadElemsPerCycle)
       .def("createDevice", &IPUModel::createDevice, py::arg("options") = OptionFlags(),
            py::arg("accurateHalf") = false,
            py::arg("deviceManagerId") = std::numeric_limits<unsigned>::max());

@@ -26,6 +26,108 @@ def test_ipu_model_targets_have_the_published_figures(version):
     assert target.getTileClockFrequency() > 1e9
 
 
+# Per version: clock (Hz); AMP units for half->float, half->half, float->float and
+# quarter->half inputs; coefficient load bytes per cycle; exchange-bus sharing.
+AMP_FIGURES = {
+    "ipu1": (1.6e9, (8, 8, 4, 0), 16, (False, 1)),
+    "ipu2": (1.33e9, (16, 16, 8, 0), 32, (True, 2)),
+    "ipu21": (1.85e9, (16, 16, 8, 16), 32, (True, 2)),
+}
+
+
+@pytest.mark.parametrize("version", sorted(AMP_FIGURES))
+def test_targets_have_each_versions_clock_amp_units_and_exchange_bus(version):
+    clock, units, coefficients, sharing = AMP_FIGURES[version]
+    t = poplar.IPUModel(version).createDevice().getTarget()
+    assert t.getTileClockFrequency() == clock
+    pairs = [(poplar.HALF, poplar.FLOAT), (poplar.HALF, poplar.HALF), (poplar.FLOAT, poplar.FLOAT),
+             (poplar.QUARTER, poplar.HALF)]
+    assert tuple(t.getNumConvUnits(a, b) for a, b in pairs) == units
+    assert (t.getFp16InFp32OutConvUnitsPerTile(), t.getFp16InFp16OutConvUnitsPerTile(),
+            t.getFp32InFp32OutConvUnitsPerTile(), t.getFp8InFp16OutConvUnitsPerTile()) == units
+    assert t.getNumConvUnits(poplar.FLOAT, poplar.HALF) == 0
+    assert t.getConvUnitCoeffLoadBytesPerCycle() == coefficients
+    # A unit holds a 32-byte row of weights; inputs load one 64-bit word a cycle.
+    types = (poplar.FLOAT, poplar.HALF, poplar.QUARTER)
+    assert [t.getWeightsPerConvUnit(x) for x in types] == [8, 16, 32]
+    assert [t.getConvUnitInputLoadElemsPerCycle(x) for x in types] == [2, 4, 8]
+    assert [t.getFp32ConvUnitInputLoadElemsPerCycle(), t.getFp16ConvUnitInputLoadElemsPerCycle(),
+            t.getFp8ConvUnitInputLoadElemsPerCycle()] == [2, 4, 8]
+    assert [t.getConvUnitMaxPipelineDepth(x) for x in types] == [2, 4, 8]
+    assert [t.getFp32ConvUnitMaxPipelineDepth(), t.getFp16ConvUnitMaxPipelineDepth(),
+            t.getFp8ConvUnitMaxPipelineDepth()] == [2, 4, 8]
+    assert (t.supportsExchangeBusSharing(), t.getTilesPerSharedExchangeBus()) == sharing
+    assert (t.getQuarterVectorWidth(), t.getRptCountMax(), t.getNumStrideBits()) == (8, 4095, 10)
+    assert (t.getMinIPUSyncDelay(), t.getMaxIPUSyncDelay(), t.getGlobalSyncCycles()) == (0, 0, 0)
+    assert t.getIpuLinkConfiguration() == poplar.IpuLinkConfiguration.Default
+    assert t.getIpuLinkTopology() == poplar.IpuLinkTopology.Mesh
+    assert (t.getIpuLinkDomainSize(), t.getInstanceSize(), t.getGatewayMode()) == (1, 1, False)
+    with pytest.raises(poplar.type_error, match="The AMP units take float, half or quarter inputs, not int"):
+        t.getConvUnitMaxPipelineDepth(poplar.INT)
+
+
+def test_ipu_model_amp_fields_reach_the_target_and_a_virtual_target():
+    model = poplar.IPUModel("ipu2")
+    model.numIPUs = 2
+    model.tilesPerIPU = 4
+    model.fp16InFp16OutConvUnitsPerTile = 8
+    model.fp16InFp32OutConvUnitsPerTile = 4
+    model.fp16ConvUnitMaxPipelineDepth = 6
+    model.fp32ConvUnitInputLoadElemsPerCycle = 1
+    model.fp16ConvUnitInputLoadElemsPerCycle = 3
+    model.fp8ConvUnitInputLoadElemsPerCycle = 5
+    target = model.createDevice().getTarget()
+    virtual = target.createVirtualTarget(1, 2)
+    for t in (target, virtual):
+        assert (t.getNumConvUnits(poplar.HALF, poplar.HALF), t.getNumConvUnits(poplar.HALF, poplar.FLOAT)) == (8, 4)
+        assert [t.getConvUnitInputLoadElemsPerCycle(x) for x in (poplar.FLOAT, poplar.HALF, poplar.QUARTER)] == [1, 3, 5]
+        assert t.getConvUnitMaxPipelineDepth(poplar.HALF) == 6
+    assert (virtual.getNumIPUs(), virtual.getTilesPerIPU(), virtual.getIpuLinkDomainSize()) == (1, 2, 1)
+    assert virtual != target and virtual == target.createVirtualTarget(1, 2)
+    assert poplar.Target.deserialize(target.serialize()) == target
+    with pytest.raises(poplar.invalid_machine_model, match="createVirtualTarget: 0 IPUs x 2 tiles"):
+        target.createVirtualTarget(0, 2)
+
+
+def test_global_exchange_constraints_must_name_ipus_of_the_model():
+    model = poplar.IPUModel("ipu2")
+    model.numIPUs = 2
+    model.tilesPerIPU = 2
+    model.globalExchangeConstraints = [poplar.GlobalExchangeConstraint(1.28e11, [poplar.GlobalExchangeFlow(0, 1)])]
+    assert model.createDevice().getTarget().getNumTiles() == 4
+    model.globalExchangeConstraints = [poplar.GlobalExchangeConstraint(1.28e11, [poplar.GlobalExchangeFlow(1, 2)])]
+    with pytest.raises(poplar.invalid_machine_model, match=r"flow 1 -> 2 names an IPU the model lacks \(numIPUs=2\)"):
+        model.createDevice()
+
+
+def test_emulated_devices_have_no_driver_gateway_or_remote_buffers_and_reset_when_attached():
+    device = poplar.IPUModel("ipu2").createDevice()
+    assert (device.supportsRemoteBuffers(), device.hasGateway()) == (False, False)
+    with pytest.raises(poplar.poplar_error, match="is a IPU_MODEL device with no IPU driver"):
+        device.getDriverVersion()
+    with pytest.raises(poplar.poplar_error, match="is not attached; call attach"):
+        device.reset()
+    assert device.attach()
+    device.reset()
+    assert device.isAttached()
+    assert not poplar.Device.createSimulatorDevice(poplar.Target.createIPUTarget("ipu2")).supportsRemoteBuffers()
+
+
+def test_cpu_targets_and_the_target_and_model_enums():
+    cpu = poplar.Target.createCPUTarget()
+    assert (cpu.getTargetType(), cpu.getTargetSystemString(), cpu.getNumTiles()) == (poplar.TargetType.CPU, "cpu", 1)
+    assert poplar.Target.createCPUTarget(False, 2).getNumIPUs() == 2
+    assert [c.name for c in (poplar.IpuLinkConfiguration.Default, poplar.IpuLinkConfiguration.SlidingWindow,
+                             poplar.IpuLinkConfiguration.BarleyTwist)] == ["Default", "SlidingWindow", "BarleyTwist"]
+    assert [t.name for t in (poplar.IpuLinkTopology.Mesh, poplar.IpuLinkTopology.Torus,
+                             poplar.IpuLinkTopology.Line)] == ["Mesh", "Torus", "Line"]
+    model = poplar.IPUModel()
+    assert model.relativeSyncDelay == poplar.IPUModel.RelativeSyncDelayType.AUTO
+    model.relativeSyncDelay = poplar.IPUModel.RelativeSyncDelayType.NO_DELAY
+    assert model.relativeSyncDelay == poplar.IPUModel.RelativeSyncDelayType.NO_DELAY
+    assert poplar.ReplicatedStreamMode.BROADCAST != poplar.ReplicatedStreamMode.REPLICATE
+
+
 def test_default_model_is_ipu2():
     model = poplar.IPUModel()
     assert model.IPUVersion == "ipu2"
@@ -134,8 +236,14 @@ def test_device_manager_has_no_hardware():
     assert manager.getDevices() == []
     assert manager.getDevices(poplar.TargetType.IPU, 1) == []
     assert manager.getNumDevices() == 0
-    with pytest.raises(poplar.poplar_error, match="No hardware device with id 3"):
+    with pytest.raises(poplar.poplar_error, match="getDevice: no hardware device with id 3"):
         manager.getDevice(3)
+    with pytest.raises(poplar.poplar_error, match="getChildDeviceIds: no hardware device with id 0"):
+        manager.getChildDeviceIds(0)
+    with pytest.raises(poplar.poplar_error, match="only IPU devices are enumerated, not IPU_MODEL"):
+        manager.getDevices(poplar.TargetType.IPU_MODEL, 1)
+    with pytest.raises(poplar.poplar_error, match="requiredNumIPUs must be at least 1"):
+        manager.getDevices(poplar.TargetType.IPU, 0)
 
 
 def test_device_attach_is_exclusive_until_detach():

@@ -9,6 +9,15 @@ namespace poplar {
 enum class DataStreamType { HostToDeviceFIFO, DeviceToHostFIFO, HostToDeviceBuffer, DeviceToHostBuffer };
 enum class ReplicatedStreamMode { REPLICATE, BROADCAST };
 
+// The direction of a stream type; the *Buffer types are those of remote buffers.
+inline bool isHostToDevice(DataStreamType type) {
+  return type == DataStreamType::HostToDeviceFIFO || type == DataStreamType::HostToDeviceBuffer;
+}
+inline bool isDeviceToHost(DataStreamType type) { return !isHostToDevice(type); }
+inline bool isRemoteBuffer(DataStreamType type) {
+  return type == DataStreamType::HostToDeviceBuffer || type == DataStreamType::DeviceToHostBuffer;
+}
+
 // A FIFO between host and device, copied to or from tensors by program::Copy.
 class DataStream {
 public:

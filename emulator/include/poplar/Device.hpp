@@ -21,6 +21,13 @@ public:
   bool attach() const;
   void detach() const;
   bool isAttached() const;
+  // The IPU driver's version; raises poplar_error on a device that is not hardware.
+  void getDriverVersion(unsigned &major, unsigned &minor, unsigned &point) const;
+  // The emulator's devices have neither remote buffers nor a gateway.
+  bool supportsRemoteBuffers() const;
+  bool hasGateway() const;
+  // Returns an attached device to its power-on state; raises poplar_error unless attached.
+  void reset() const;
 
   static Device createCPUDevice(unsigned numIPUs = 1);
   static Device createSimulatorDevice(const Target &target, const OptionFlags &opts = {});

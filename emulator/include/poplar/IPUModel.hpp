@@ -1,6 +1,7 @@
 #pragma once
 #include <limits>
 #include <string>
+#include <vector>
 
 #include <poplar/Device.hpp>
 
@@ -10,6 +11,9 @@ namespace poplar {
 struct IPUModel {
   enum class RelativeSyncDelayType { AUTO, NO_DELAY };
 
+  // "ipu1" (Mk1: 1216 tiles of 256 KiB, 8 half AMP units), "ipu2" (Mk2 GC200: 1472 tiles
+  // of 624 KiB, 16 units, 1.33 GHz) or "ipu21" (Bow/C600: as ipu2 at 1.85 GHz, with
+  // quarter-precision AMP inputs); any other raises invalid_machine_model.
   explicit IPUModel(const char *IPUVersion = "ipu2");
 
   std::string IPUVersion;
@@ -29,6 +33,15 @@ struct IPUModel {
   unsigned globalSyncCycles = 0;
   bool compileIPUCode = false;
   RelativeSyncDelayType relativeSyncDelay = RelativeSyncDelayType::AUTO;
+  // The links between IPUs (kept for the target; the emulator's exchange cost model
+  // uses exchangeBytesPerCycle only).
+  std::vector<GlobalExchangeConstraint> globalExchangeConstraints;
+  unsigned fp16ConvUnitMaxPipelineDepth = 4;
+  unsigned fp16InFp16OutConvUnitsPerTile;
+  unsigned fp16InFp32OutConvUnitsPerTile;
+  unsigned fp32ConvUnitInputLoadElemsPerCycle = 2;
+  unsigned fp16ConvUnitInputLoadElemsPerCycle = 4;
+  unsigned fp8ConvUnitInputLoadElemsPerCycle = 8;
 
   Target createTarget() const;
   Device createDevice(OptionFlags opts = {}, bool accurateHalf = false,

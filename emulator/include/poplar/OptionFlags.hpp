@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include <poplar/ProfileValue.hpp>
 #include <poplar/StringRef.hpp>
 
 namespace poplar {
@@ -13,7 +14,8 @@ namespace poplar {
 class OptionFlags {
 public:
   using initializer_list_t = std::initializer_list<std::pair<const std::string, std::string>>;
-  using const_iterator = std::map<std::string, std::string>::const_iterator;
+  using iterator = std::map<std::string, std::string>::const_iterator;
+  using const_iterator = iterator;
 
   OptionFlags() = default;
   OptionFlags(initializer_list_t init) : values_(init) {}
@@ -35,6 +37,9 @@ public:
 private:
   std::map<std::string, std::string> values_;
 };
+
+// The flags as a map of strings.
+ProfileValue getAsProfileValue(const OptionFlags &flags);
 
 // Reads a JSON object into flags: strings, numbers and booleans become values;
 // nested objects become dotted keys ({"a":{"b":1}} sets "a.b" to "1").

@@ -6,22 +6,56 @@
 
 namespace poplar {
 
-// Supplies (host-to-device) or consumes (device-to-host) one stream element buffer.
-class StreamCallback {
+namespace detail {
+struct Internals;
+} // namespace detail
+
+// What every stream callback can be told: a copy completed, or prefetched data is stale.
+class StreamCallbackBase {
 public:
   enum class Result { Success, NotAvailable };
-  virtual ~StreamCallback() = default;
-  virtual Result prefetch(void *) { return Result::NotAvailable; }
-  virtual void fetch(void *p) = 0;
-  virtual void complete() {}
-  virtual void invalidatePrefetched() {}
+  virtual ~StreamCallbackBase() = default;
+  // Called after the data of a fetch (or of the prefetch it used) has been consumed.
+  virtual void complete() = 0;
+  // Called when data given by prefetch will not be used (the engine stopped, ...).
+  virtual void invalidatePrefetched() = 0;
 };
 
-// A callback that never prefetches: derived classes implement fetch().
+// Supplies (host-to-device) or consumes (device-to-host) one stream element buffer.
+//
+// Emulator: copies run synchronously on the host, so the engine calls fetch() for
+// every copy and then complete(); prefetch() is never needed.
+class StreamCallback : public StreamCallbackBase {
+public:
+  virtual Result prefetch(void *p) = 0;
+  virtual void fetch(void *p) = 0;
+};
+
+// A callback that never prefetches: derived classes implement fetch() only.
 class LegacyStreamCallback : public StreamCallback {
 public:
   Result prefetch(void *) final { return Result::NotAvailable; }
   void invalidatePrefetched() final {}
+  void complete() override {}
+};
+
+// A callback whose fetch() may return before the buffer is ready: it calls notify()
+// once it is (from any thread), and the engine waits for that before using it.
+class ResumableStreamCallback : public StreamCallback {
+public:
+  ResumableStreamCallback();
+  ResumableStreamCallback(const ResumableStreamCallback &) = delete;
+  ResumableStreamCallback &operator=(const ResumableStreamCallback &) = delete;
+  ~ResumableStreamCallback() override;
+  // The buffer of the fetch in progress is ready.
+  void notify();
+  // Whether the engine is waiting for notify().
+  bool isAwaiting() const;
+
+private:
+  friend struct detail::Internals;
+  struct Waiting;
+  std::unique_ptr<Waiting> waiting_;
 };
 
 class StreamCallbackHandle {

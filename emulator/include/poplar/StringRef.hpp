@@ -20,6 +20,7 @@ public:
   const char *begin() const { return data_; }
   const char *end() const { return data_ + size_; }
   std::string str() const { return std::string(data_, size_); }
+  std::string cloneAsString() const { return str(); }
   operator std::string() const { return str(); }
 
   friend bool operator==(StringRef a, StringRef b) {

@@ -17,7 +17,7 @@ public:
   Type();
   StringRef toString() const;
   bool isFloatingPoint() const;
-  bool requiresMetadata() const { return false; }
+  bool requiresMetadata() const;
   std::size_t hash() const { return id_; }
 
   friend bool operator==(const Type &a, const Type &b) { return a.id_ == b.id_; }
@@ -48,6 +48,8 @@ POPLAR_DECLARE_EQUIV_TYPE(short, SHORT)
 POPLAR_DECLARE_EQUIV_TYPE(unsigned short, UNSIGNED_SHORT)
 POPLAR_DECLARE_EQUIV_TYPE(int, INT)
 POPLAR_DECLARE_EQUIV_TYPE(unsigned, UNSIGNED_INT)
+POPLAR_DECLARE_EQUIV_TYPE(long, LONG)
+POPLAR_DECLARE_EQUIV_TYPE(unsigned long, UNSIGNED_LONG)
 POPLAR_DECLARE_EQUIV_TYPE(long long, LONGLONG)
 POPLAR_DECLARE_EQUIV_TYPE(unsigned long long, UNSIGNED_LONGLONG)
 POPLAR_DECLARE_EQUIV_TYPE(float, FLOAT)

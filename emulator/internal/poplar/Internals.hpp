@@ -9,6 +9,7 @@
 #include <poplar/Executable.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/Program.hpp>
+#include <poplar/StreamCallback.hpp>
 #include <poplar/Tensor.hpp>
 #include <poplar/Type.hpp>
 #include <poplar/VertexIntrospector.hpp>
@@ -50,6 +51,8 @@ struct Internals {
   }
   static const VertexIntrospectorState &vertexIntrospectorState(const VertexIntrospector &v) { return *v.vertex_; }
   static Type type(unsigned id) { return Type(id); }
+  // Calls cb.fetch(p) and waits until the callback has called notify().
+  static void fetchWhenReady(ResumableStreamCallback &cb, void *p);
 };
 
 // The emulator keeps state per tile, so a target has at most this many tiles

@@ -21,6 +21,7 @@
 #include <regex>
 #include <sstream>
 
+#include "CodeletPrint.hpp"
 #include "CodeletScanner.hpp"
 #include "Codelets.hpp"
 #include "Sha256.hpp"
@@ -39,7 +40,7 @@ const char *const kCodeletHeaders[] = {"poplar/Vertex.hpp", "poplar/HalfFloat.hp
 const char kCodeletAbiHeader[] = "popdsl_codelet/VertexRegistration.hpp";
 
 // Part of the cache key: change it when the generated registration code changes.
-const char kRegistrationVersion[] = "popdsl-vertex-registration-2";
+const char kRegistrationVersion[] = "popdsl-vertex-registration-3";
 
 bool isFile(const std::string &path) {
   struct stat st;
@@ -223,6 +224,10 @@ std::shared_ptr<CodeletLibrary> readLibrary(void *handle, const std::string &key
   using Describe = const popdsl_vertex_info *(*)(unsigned *);
   auto describe = reinterpret_cast<Describe>(::dlsym(handle, "popdsl_codelet_vertices"));
   if (!describe) throw graph_program_compilation_error("Codelets '" + name + "': the compiled library has no vertex table");
+  // A library whose codelets include print.h prints through the running engine.
+  using SetPrinter = void (*)(void (*)(const char *, std::size_t));
+  if (auto setPrinter = reinterpret_cast<SetPrinter>(::dlsym(handle, "popdsl_codelet_set_printer")))
+    setPrinter(&printFromCodelet);
   unsigned count = 0;
   const popdsl_vertex_info *infos = describe(&count);
   auto library = std::make_shared<CodeletLibrary>();

@@ -383,6 +383,12 @@ std::string vertexRegistrationCode(const std::vector<ScannedVertex> &vertices) {
     for (const std::string &ns : vertex.namespaces) qualified += ns.empty() ? "" : ns + "::";
     table += "    " + qualified + "popdsl_describe_vertex_" + id + "(),\n";
   }
+  // Where the vertices' printf goes (print.h), when the codelet includes it.
+  code += "#ifdef printf\n"
+          "extern \"C\" __attribute__((visibility(\"default\"))) void\n"
+          "popdsl_codelet_set_printer(popdsl_codelet_print_function print) {\n"
+          "  ::popdsl_codelet::printer() = print;\n}\n"
+          "#endif\n";
   code += "extern \"C\" __attribute__((visibility(\"default\"))) const popdsl_vertex_info *\n"
           "popdsl_codelet_vertices(unsigned *count) {\n"
           "  static const popdsl_vertex_info vertices[] = {\n" +

@@ -42,6 +42,24 @@ bool Device::attach() const {
 void Device::detach() const { checked(state_).attached = false; }
 bool Device::isAttached() const { return checked(state_).attached; }
 
+void Device::getDriverVersion(unsigned &, unsigned &, unsigned &) const {
+  throw poplar_error("Device::getDriverVersion: device " + std::to_string(getId()) + " is a " +
+                     toString(getTarget().getTargetType()) + " device with no IPU driver");
+}
+
+// The emulator has no remote buffers yet, on any target.
+bool Device::supportsRemoteBuffers() const {
+  checked(state_);
+  return false;
+}
+
+bool Device::hasGateway() const { return checked(state_).target.getGatewayMode(); }
+
+void Device::reset() const {
+  if (!isAttached())
+    throw poplar_error("Device::reset: device " + std::to_string(getId()) + " is not attached; call attach() first");
+}
+
 Device Device::createCPUDevice(unsigned numIPUs) {
   return Device(std::make_shared<State>(State{nextDeviceId(), Target::createCPUTarget(false, numIPUs)}));
 }
@@ -56,20 +74,38 @@ Device Device::createVirtualDevice(unsigned tilesPerIPU) const {
     throw poplar_error("createVirtualDevice: tilesPerIPU must be in 1.." +
                        std::to_string(t.getTilesPerIPU()));
   return Device(std::make_shared<State>(
-      State{nextDeviceId(), createVirtualTarget(t, t.getNumIPUs(), tilesPerIPU)}));
+      State{nextDeviceId(), t.createVirtualTarget(t.getNumIPUs(), tilesPerIPU)}));
 }
 
 Device IPUModel::createDevice(OptionFlags, bool, unsigned) const {
   return Device::createSimulatorDevice(createTarget());
 }
 
-std::vector<Device> DeviceManager::getDevices(TargetType, unsigned, const OptionFlags &) const {
+DeviceManager DeviceManager::createDeviceManager() { return DeviceManager(); }
+
+std::vector<Device> DeviceManager::getDevices(TargetType type, unsigned requiredNumIPUs, const OptionFlags &) const {
+  if (type != TargetType::IPU)
+    throw poplar_error("DeviceManager::getDevices: only IPU devices are enumerated, not " + toString(type) +
+                       "; use IPUModel(...).createDevice() or Device::createCPUDevice()");
+  if (requiredNumIPUs == 0) throw poplar_error("DeviceManager::getDevices: requiredNumIPUs must be at least 1");
   return {};
 }
+
 std::vector<Device> DeviceManager::getDevices() const { return {}; }
-Device DeviceManager::getDevice(unsigned id, const OptionFlags &) const {
-  throw poplar_error("No hardware device with id " + std::to_string(id) +
+
+std::size_t DeviceManager::getNumDevices() const { return getDevices().size(); }
+
+namespace {
+[[noreturn]] void noHardwareDevice(const char *what, unsigned id) {
+  throw poplar_error(std::string("DeviceManager::") + what + ": no hardware device with id " + std::to_string(id) +
                      ": the embedded emulator has no IPUs; use IPUModel(...).createDevice()");
+}
+} // namespace
+
+Device DeviceManager::getDevice(unsigned id, const OptionFlags &) const { noHardwareDevice("getDevice", id); }
+
+std::vector<unsigned> DeviceManager::getChildDeviceIds(unsigned parentId, unsigned) const {
+  noHardwareDevice("getChildDeviceIds", parentId);
 }
 
 } // namespace poplar

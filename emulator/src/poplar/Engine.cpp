@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "AutoReport.hpp"
+#include "CodeletPrint.hpp"
 #include "EngineState.hpp"
 #include "ExecutableState.hpp"
 #include "ProgramNode.hpp"
@@ -84,9 +85,13 @@ struct TensorToStreamStep : Step {
 struct ExecuteStep : Step {
   std::vector<std::function<void()>> kernels;
   TileGroups vertices; // custom vertices, run tile by tile after the built-in kernels
+  std::ostream *const *codeletStream; // where the vertices' printf goes
   void run() override {
     for (auto &k : kernels) k();
-    if (!vertices.empty()) vertices.run(name);
+    if (!vertices.empty()) {
+      CodeletPrintScope printing(*codeletStream);
+      vertices.run(name);
+    }
   }
   void reset() override { vertices.reset(); }
 };
@@ -271,6 +276,7 @@ private:
       return;
     case K::Execute: {
       auto step = std::make_unique<ExecuteStep>();
+      step->codeletStream = &s_.codeletPrintStream;
       const ComputeSetInfo &cs = s_.graph->computeSet(n.id);
       const std::vector<std::vector<bool>> snapshotted = vertexReadsWrittenByOthers(cs.kernels);
       for (std::size_t ki = 0; ki < cs.kernels.size(); ++ki) {
@@ -617,7 +623,10 @@ void StreamState::transfer(std::uint8_t *device, std::size_t bytes, bool toDevic
     return;
   }
   case Mode::Callback:
-    callback->fetch(device);
+    if (auto *resumable = dynamic_cast<ResumableStreamCallback *>(callback.get()))
+      Internals::fetchWhenReady(*resumable, device);
+    else
+      callback->fetch(device);
     callback->complete();
     return;
   }
@@ -632,9 +641,9 @@ void EngineState::execute(std::uint32_t pc) {
     switch (in.op) {
     case Op::Run: {
       Step &step = *steps[in.arg];
-      ++step.executions;
+      if (profiling) ++step.executions;
       clock += step.cycles;
-      if (timeSteps) {
+      if (timeSteps && profiling) {
         const auto t0 = std::chrono::steady_clock::now();
         step.run();
         step.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -748,7 +757,7 @@ Engine::Engine(const Graph &graph, ArrayRef<program::Program> progs, const Optio
                ProgressFunc progress, const DebugContext &dc)
     : state_(detail::buildEngine(compileGraph(graph, progs, opt, {}, dc), {}, std::move(progress))) {}
 
-Engine::Engine(const Graph &graph, const program::Program &prog, const OptionFlags &opt,
+Engine::Engine(const Graph &graph, program::Program prog, const OptionFlags &opt,
                ProgressFunc progress, const DebugContext &dc)
     : Engine(graph, ArrayRef<program::Program>(&prog, 1), opt, std::move(progress), dc) {}
 
@@ -764,6 +773,10 @@ Engine &Engine::operator=(Engine &&other) noexcept {
 Engine::~Engine() {
   if (state_) detail::writeAutoReportIfRequested(*this);
 }
+
+RuntimeOptions::RuntimeOptions(const OptionFlags &flags) : flags_(detail::validatedRuntimeOptions(flags)) {}
+
+void Engine::prepare(const Device &device, const RuntimeOptions &) { prepare(device); }
 
 void Engine::prepare(const Device &device) {
   if (device.getTarget() != state_->graph->target)
@@ -803,11 +816,13 @@ void Engine::run(unsigned prog, const std::string &) {
     explicit Running(bool &f) : flag(f) { flag = true; }
     ~Running() { flag = false; }
   } running(s.running);
-  ++s.runs;
+  if (s.profiling) ++s.runs;
   s.stopRequested = false; // a stop() before this run does not end it
   s.execute(s.entries[prog]);
   s.stopRequested = false;
 }
+
+void Engine::run(unsigned prog, const std::string &debugName, const RuntimeOptions &) { run(prog, debugName); }
 
 void Engine::loadAndRun(const Device &device, unsigned prog) {
   load(device);
@@ -815,6 +830,24 @@ void Engine::loadAndRun(const Device &device, unsigned prog) {
 }
 
 void Engine::stop() { state_->stopRequested.store(true, std::memory_order_relaxed); }
+
+Engine::TimerTimePoint Engine::getTimeStamp() {
+  TimerTimePoint t;
+  t.hostNanoseconds_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::steady_clock::now().time_since_epoch()).count();
+  state_->estimateCycles();
+  t.cycles_ = state_->clock;
+  return t;
+}
+
+std::string Engine::reportTiming(const TimerTimePoint &start, const TimerTimePoint &end) const {
+  if (end.hostNanoseconds_ < start.hostNanoseconds_ || end.cycles_ < start.cycles_)
+    throw poplar_error("Engine::reportTiming: the end time stamp is earlier than the start");
+  std::ostringstream out;
+  out << "Host time: " << static_cast<double>(end.hostNanoseconds_ - start.hostNanoseconds_) * 1e-9
+      << " s, estimated cycles: " << end.cycles_ - start.cycles_;
+  return out.str();
+}
 
 namespace {
 detail::Access &hostHandle(std::map<std::string, detail::Access> &handles, StringRef handle,
@@ -939,6 +972,8 @@ std::vector<std::string> Engine::listStreams() const {
 }
 
 void Engine::setPrintTensorStream(std::ostream &os) { state_->printStream = &os; }
+
+void Engine::setPrintStream(std::ostream &os) { state_->codeletPrintStream = &os; }
 
 const OptionFlags &Engine::getEngineOptions() const { return state_->options; }
 

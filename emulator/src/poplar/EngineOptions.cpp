@@ -77,9 +77,9 @@ Check regex() {
   };
 }
 
-const std::map<std::string, Check> &documentedOptions() {
+// The RuntimeOptions keys (also Engine options).
+const std::map<std::string, Check> &runtimeOptions() {
   static const std::map<std::string, Check> options = {
-      // RuntimeOptions (also Engine options).
       {"target.syncMethod", oneOf({"polling", "hybrid", "default"})},
       {"target.syncPollPeriodUs", unsignedInteger()},
       {"target.exceptionPollPeriodUs", unsignedInteger()},
@@ -87,6 +87,14 @@ const std::map<std::string, Check> &documentedOptions() {
       {"streamCallbacks.multiThreadMode", oneOf({"singleThread", "collaborative", "dedicated"})},
       {"streamCallbacks.numaAware", boolean()},
       {"streamCallbacks.numWorkerThreads", unsignedInteger("auto")},
+  };
+  return options;
+}
+
+const std::map<std::string, Check> &documentedOptions() {
+  static const std::map<std::string, Check> options = [] {
+    std::map<std::string, Check> all = runtimeOptions();
+    all.insert({
       // debug.*
       {"debug.instrument", boolean()},
       {"debug.instrumentCompute", boolean()},
@@ -145,16 +153,17 @@ const std::map<std::string, Check> &documentedOptions() {
       {"prng.seed", unsignedInteger()},
       {"prng.enable", boolean()},
       {"optimizeForSpeed", boolean()},
-  };
+    });
+    return all;
+  }();
   return options;
 }
 
-} // namespace
-
-OptionFlags validatedOptions(const OptionFlags &given) {
+// `options` with `environmentVariable`'s JSON over them, each key and value checked.
+OptionFlags checkedOptions(const OptionFlags &given, const char *environmentVariable,
+                           const std::map<std::string, Check> &documented) {
   OptionFlags options = given;
-  readJSONFromEnv("POPLAR_ENGINE_OPTIONS", options); // the environment overrides the code
-  const auto &documented = documentedOptions();
+  readJSONFromEnv(environmentVariable, options); // the environment overrides the code
   for (const auto &kv : options) {
     const auto it = documented.find(kv.first);
     if (it == documented.end()) throw invalid_option("Unrecognised option '" + kv.first + "'");
@@ -164,6 +173,16 @@ OptionFlags validatedOptions(const OptionFlags &given) {
                            expected);
   }
   return options;
+}
+
+} // namespace
+
+OptionFlags validatedOptions(const OptionFlags &given) {
+  return checkedOptions(given, "POPLAR_ENGINE_OPTIONS", documentedOptions());
+}
+
+OptionFlags validatedRuntimeOptions(const OptionFlags &given) {
+  return checkedOptions(given, "POPLAR_RUNTIME_OPTIONS", runtimeOptions());
 }
 
 } // namespace poplar::detail

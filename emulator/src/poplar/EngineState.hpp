@@ -109,7 +109,9 @@ struct EngineState {
   bool loaded = false;
   bool running = false; // run() is not re-entrant: loop counters are per engine
   std::atomic<bool> stopRequested{false}; // Engine::stop(): checked at every step and jump
+  bool profiling = true; // Engine::disableExecutionProfiling: runs leave no counts
   std::ostream *printStream;
+  std::ostream *codeletPrintStream = nullptr; // Engine::setPrintStream; null: stdout
   std::uint64_t runs = 0;
   std::uint64_t randomSeed = 0;
   std::uint64_t clock = 0; // estimated cycles since load: the cycleStamp counter

@@ -18,5 +18,7 @@ struct ExecutableState {
 
 // Checks engine options (POPLAR_ENGINE_OPTIONS overrides `given`); throws invalid_option.
 OptionFlags validatedOptions(const OptionFlags &given);
+// The RuntimeOptions keys only, with POPLAR_RUNTIME_OPTIONS over them.
+OptionFlags validatedRuntimeOptions(const OptionFlags &given);
 
 } // namespace poplar::detail

@@ -11,10 +11,14 @@ IPUModel::IPUModel(const char *version) : IPUVersion(version ? version : "") {
     tilesPerIPU = 1216;
     memoryBytesPerTile = 256 * 1024;
     tileClockFrequency = 1.6e9;
+    // 125 TFLOPS of half at 1.6 GHz on 1216 tiles: 64 flops, 32 MACs a cycle per tile.
+    fp16InFp16OutConvUnitsPerTile = fp16InFp32OutConvUnitsPerTile = 8;
   } else if (IPUVersion == "ipu2" || IPUVersion == "ipu21") {
     tilesPerIPU = 1472;
     memoryBytesPerTile = 624 * 1024;
     tileClockFrequency = IPUVersion == "ipu2" ? 1.33e9 : 1.85e9;
+    // 250 TFLOPS of half at 1.33 GHz on 1472 tiles: twice ipu1's AMP units.
+    fp16InFp16OutConvUnitsPerTile = fp16InFp32OutConvUnitsPerTile = 16;
   } else {
     throw invalid_machine_model("Unknown IPU version '" + IPUVersion +
                                 "'; expected \"ipu1\", \"ipu2\" or \"ipu21\"");
@@ -32,6 +36,12 @@ Target IPUModel::createTarget() const {
                                 std::to_string(detail::kMaxTiles));
   if (dataPathWidth == 0 || dataPathWidth % 8)
     throw invalid_machine_model("IPUModel dataPathWidth must be a positive multiple of 8 bits");
+  for (const auto &c : globalExchangeConstraints)
+    for (const auto &f : c.flows)
+      if (f.src >= numIPUs || f.dst >= numIPUs)
+        throw invalid_machine_model("IPUModel globalExchangeConstraints: flow " + std::to_string(f.src) + " -> " +
+                                    std::to_string(f.dst) + " names an IPU the model lacks (numIPUs=" +
+                                    std::to_string(numIPUs) + ")");
   Target t;
   t.type_ = TargetType::IPU_MODEL;
   t.arch_ = IPUVersion;
@@ -46,6 +56,12 @@ Target IPUModel::createTarget() const {
   t.globalSyncCycles_ = globalSyncCycles;
   t.dataPathWidth_ = dataPathWidth;
   t.tileClockFrequency_ = tileClockFrequency;
+  t.fp16ConvUnitMaxPipelineDepth_ = fp16ConvUnitMaxPipelineDepth;
+  t.fp16InFp16OutConvUnitsPerTile_ = fp16InFp16OutConvUnitsPerTile;
+  t.fp16InFp32OutConvUnitsPerTile_ = fp16InFp32OutConvUnitsPerTile;
+  t.fp32ConvUnitInputLoadElemsPerCycle_ = fp32ConvUnitInputLoadElemsPerCycle;
+  t.fp16ConvUnitInputLoadElemsPerCycle_ = fp16ConvUnitInputLoadElemsPerCycle;
+  t.fp8ConvUnitInputLoadElemsPerCycle_ = fp8ConvUnitInputLoadElemsPerCycle;
   return t;
 }
 

@@ -14,6 +14,12 @@ StringRef OptionFlags::at(StringRef option) const {
   return it->second;
 }
 
+ProfileValue getAsProfileValue(const OptionFlags &flags) {
+  ProfileValue::Map values;
+  for (const auto &kv : flags) values.emplace(kv.first, ProfileValue(kv.second));
+  return ProfileValue(std::move(values));
+}
+
 std::ostream &operator<<(std::ostream &os, const OptionFlags &flags) {
   os << '{';
   const char *sep = "";

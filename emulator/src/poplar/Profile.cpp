@@ -253,6 +253,9 @@ void Engine::printProfileSummary(std::ostream &out, const OptionFlags &opt) cons
       throw invalid_option("printProfileSummary: unrecognised option '" + kv.first + "'");
     if (kv.first == "showExecutionSteps") showSteps = kv.second == "true";
   }
+  if (!state_->profiling)
+    throw profiling_disabled("Engine::printProfileSummary: execution profiling is disabled; call "
+                             "Engine::enableExecutionProfiling() before the runs to profile");
   const ProfileData p = detail::getProfileData(*this);
   printTarget(out, p);
   printGraph(out, p);
@@ -267,5 +270,9 @@ void Engine::resetExecutionProfile() {
   }
   state_->runs = 0;
 }
+
+void Engine::disableExecutionProfiling() { state_->profiling = false; }
+
+void Engine::enableExecutionProfiling() { state_->profiling = true; }
 
 } // namespace poplar

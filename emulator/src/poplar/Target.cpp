@@ -42,12 +42,45 @@ unsigned Target::getVectorWidth(const Type &type) const {
   return dataPathWidth_ / 8 / size ? dataPathWidth_ / 8 / size : 1;
 }
 
+unsigned Target::getWeightsPerConvUnit(const Type &inputType) const {
+  // A unit holds one 32-byte row of coefficients.
+  return 32 / getTypeSize(inputType);
+}
+
+unsigned Target::getConvUnitInputLoadElemsPerCycle(const Type &inputType) const {
+  if (inputType == FLOAT) return getFp32ConvUnitInputLoadElemsPerCycle();
+  if (inputType == HALF) return getFp16ConvUnitInputLoadElemsPerCycle();
+  if (inputType == QUARTER) return getFp8ConvUnitInputLoadElemsPerCycle();
+  throw type_error("The AMP units take float, half or quarter inputs, not " + inputType.toString().str());
+}
+
+unsigned Target::getConvUnitMaxPipelineDepth(const Type &inputType) const {
+  if (inputType == FLOAT) return getFp32ConvUnitMaxPipelineDepth();
+  if (inputType == HALF) return getFp16ConvUnitMaxPipelineDepth();
+  if (inputType == QUARTER) return getFp8ConvUnitMaxPipelineDepth();
+  throw type_error("The AMP units take float, half or quarter inputs, not " + inputType.toString().str());
+}
+
+unsigned Target::getNumConvUnits(const Type &inputType, const Type &partialType) const {
+  if (inputType == FLOAT && partialType == FLOAT) return getFp32InFp32OutConvUnitsPerTile();
+  if (inputType == HALF && partialType == FLOAT) return getFp16InFp32OutConvUnitsPerTile();
+  if (inputType == HALF && partialType == HALF) return getFp16InFp16OutConvUnitsPerTile();
+  if (inputType == QUARTER && partialType == HALF) return getFp8InFp16OutConvUnitsPerTile();
+  return 0;
+}
+
 bool operator==(const Target &a, const Target &b) {
   return a.type_ == b.type_ && a.arch_ == b.arch_ && a.numIPUs_ == b.numIPUs_ &&
          a.tilesPerIPU_ == b.tilesPerIPU_ && a.numWorkerContexts_ == b.numWorkerContexts_ &&
          a.bytesPerTile_ == b.bytesPerTile_ &&
          a.exchangeBytesPerCycle_ == b.exchangeBytesPerCycle_ &&
-         a.dataPathWidth_ == b.dataPathWidth_ && a.tileClockFrequency_ == b.tileClockFrequency_;
+         a.dataPathWidth_ == b.dataPathWidth_ && a.tileClockFrequency_ == b.tileClockFrequency_ &&
+         a.fp16ConvUnitMaxPipelineDepth_ == b.fp16ConvUnitMaxPipelineDepth_ &&
+         a.fp16InFp16OutConvUnitsPerTile_ == b.fp16InFp16OutConvUnitsPerTile_ &&
+         a.fp16InFp32OutConvUnitsPerTile_ == b.fp16InFp32OutConvUnitsPerTile_ &&
+         a.fp32ConvUnitInputLoadElemsPerCycle_ == b.fp32ConvUnitInputLoadElemsPerCycle_ &&
+         a.fp16ConvUnitInputLoadElemsPerCycle_ == b.fp16ConvUnitInputLoadElemsPerCycle_ &&
+         a.fp8ConvUnitInputLoadElemsPerCycle_ == b.fp8ConvUnitInputLoadElemsPerCycle_;
 }
 
 Target Target::createCPUTarget(bool accurateHalf, unsigned numIPUs) {
@@ -79,23 +112,17 @@ Target Target::createIPUTarget(unsigned numIPUs, unsigned tilesPerIPU, StringRef
   return t;
 }
 
-// Keeps every figure of `base` but the tile counts. The model is built from the
-// base's figures rather than from its architecture name, so changed fields
-// (memory per tile, clock, ...) survive and a "cpu" base is accepted.
-Target createVirtualTarget(const Target &base, unsigned numIPUs, unsigned tilesPerIPU) {
-  IPUModel model("ipu2");
-  model.IPUVersion = base.getTargetArchString().str();
-  model.numIPUs = numIPUs;
-  model.tilesPerIPU = tilesPerIPU;
-  model.numWorkerContexts = base.getNumWorkerContexts();
-  model.memoryBytesPerTile = base.getBytesPerTile();
-  model.tileClockFrequency = base.getTileClockFrequency();
-  model.exchangeBytesPerCycle = base.getExchangeBytesPerCycle();
-  model.memcpyBytesPerCycle = base.getMemcpyBytesPerCycle();
-  model.dataPathWidth = base.getDataPathWidth();
-  model.minIPUSyncDelay = base.getMinIPUSyncDelay();
-  model.globalSyncCycles = base.getGlobalSyncCycles();
-  return model.createTarget();
+// Keeps every figure of this target (its type too) but the tile counts, so changed
+// fields (memory per tile, clock, ...) survive.
+Target Target::createVirtualTarget(unsigned numIPUs, unsigned tilesPerIPU) const {
+  if (numIPUs == 0 || tilesPerIPU == 0 || static_cast<unsigned long long>(numIPUs) * tilesPerIPU > detail::kMaxTiles)
+    throw invalid_machine_model("createVirtualTarget: " + std::to_string(numIPUs) + " IPUs x " +
+                                std::to_string(tilesPerIPU) + " tiles: need 1 to " +
+                                std::to_string(detail::kMaxTiles) + " tiles in all");
+  Target t = *this;
+  t.numIPUs_ = numIPUs;
+  t.tilesPerIPU_ = tilesPerIPU;
+  return t;
 }
 
 void copyFloatToDeviceHalf(const Target &, const float *src, void *dst, std::size_t n) {
@@ -108,11 +135,24 @@ void copyDeviceHalfToFloat(const Target &, const void *src, float *dst, std::siz
   for (std::size_t i = 0; i < n; ++i) dst[i] = detail::halfToFloat(in[i]);
 }
 
+void copyDoubleToDeviceHalf(const Target &, const double *src, void *dst, std::size_t n) {
+  auto *out = static_cast<std::uint16_t *>(dst);
+  for (std::size_t i = 0; i < n; ++i) out[i] = detail::floatToHalf(static_cast<float>(src[i]));
+}
+
+void copyDeviceHalfToDouble(const Target &, const void *src, double *dst, std::size_t n) {
+  const auto *in = static_cast<const std::uint16_t *>(src);
+  for (std::size_t i = 0; i < n; ++i) dst[i] = detail::halfToFloat(in[i]);
+}
+
 void Target::serialize(std::ostream &out) const {
   detail::ByteWriter w;
   w.u64(static_cast<unsigned>(type_)).str(arch_).u64(numIPUs_).u64(tilesPerIPU_).u64(numWorkerContexts_)
       .u64(bytesPerTile_).u64(exchangeBytesPerCycle_).u64(memcpyBytesPerCycle_).u64(minIPUSyncDelay_)
-      .u64(maxIPUSyncDelay_).u64(globalSyncCycles_).u64(dataPathWidth_).f64(tileClockFrequency_);
+      .u64(maxIPUSyncDelay_).u64(globalSyncCycles_).u64(dataPathWidth_).f64(tileClockFrequency_)
+      .u64(fp16ConvUnitMaxPipelineDepth_).u64(fp16InFp16OutConvUnitsPerTile_).u64(fp16InFp32OutConvUnitsPerTile_)
+      .u64(fp32ConvUnitInputLoadElemsPerCycle_).u64(fp16ConvUnitInputLoadElemsPerCycle_)
+      .u64(fp8ConvUnitInputLoadElemsPerCycle_);
   out.write(reinterpret_cast<const char *>(w.bytes().data()), static_cast<std::streamsize>(w.bytes().size()));
 }
 
@@ -135,6 +175,12 @@ Target::Target(std::istream &in) {
   globalSyncCycles_ = field();
   dataPathWidth_ = field();
   tileClockFrequency_ = r.f64();
+  fp16ConvUnitMaxPipelineDepth_ = field();
+  fp16InFp16OutConvUnitsPerTile_ = field();
+  fp16InFp32OutConvUnitsPerTile_ = field();
+  fp32ConvUnitInputLoadElemsPerCycle_ = field();
+  fp16ConvUnitInputLoadElemsPerCycle_ = field();
+  fp8ConvUnitInputLoadElemsPerCycle_ = field();
   if (!r.atEnd() || numIPUs_ == 0 || tilesPerIPU_ == 0 ||
       static_cast<unsigned long long>(numIPUs_) * tilesPerIPU_ > detail::kMaxTiles)
     r.corrupt();

@@ -170,6 +170,9 @@ bool Type::isFloatingPoint() const {
          kind == detail::TypeKind::Quarter;
 }
 
+// Quarter (fp8) tensors carry their format and scale in a metadata tensor.
+bool Type::requiresMetadata() const { return detail::typeInfo(*this).kind == detail::TypeKind::Quarter; }
+
 const Type BOOL = detail::typeFromId(detail::BOOL_ID);
 const Type CHAR = detail::typeFromId(detail::CHAR_ID);
 const Type UNSIGNED_CHAR = detail::typeFromId(detail::UCHAR_ID);
