@@ -70,9 +70,9 @@ def host_callback(fn, *tensors, outputs=(), name=None, prog=None):
         raise BuildError("host_callback needs at least one input or output tensor (to know the graph)")
     graph = expect_tensor((list(tensors) + outputs)[0], "pd.host_callback: tensors[0]").graph
     for i, t in enumerate(tensors):
-        expect_tensor(t, f"pd.host_callback: tensors[{i}]", graph)
+        expect_tensor(t, f"pd.host_callback: tensors[{i}]", graph, "the first tensor")
     for i, t in enumerate(outputs):
-        expect_tensor(t, f"pd.host_callback: outputs[{i}]", graph)
+        expect_tensor(t, f"pd.host_callback: outputs[{i}]", graph, "the first tensor")
     if name is not None:
         expect_str(name, "pd.host_callback: name")
     handle = name or f"{getattr(fn, '__name__', 'callback')}#{len(graph.host_callbacks)}"

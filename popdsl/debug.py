@@ -17,6 +17,8 @@ _scopes: list = []
 
 
 def _is_library(frame, skip_builders: bool) -> bool:
+    if frame.f_code.co_filename == "<string>":  # a dataclass's generated __init__ (LstmParams) is ours
+        return type(frame.f_locals.get("self")).__module__.startswith("popdsl.")
     path = os.path.abspath(frame.f_code.co_filename)
     return path.startswith(_PACKAGE_DIR) and (skip_builders or not path.startswith(_BUILDERS_DIR))
 
@@ -47,11 +49,13 @@ def debug_name(name=None) -> str:
     return "/".join(_scopes + [name if name is not None else source_location()])
 
 
-@contextlib.contextmanager
 def name_scope(name: str):
     """Prefix the debug names of ops built inside the block with `name/`."""
-    if not isinstance(name, str):
-        raise BuildError(f"pd.name_scope: name must be a str, got {describe(name)}")
+    return _scoped(expect_str(name, "pd.name_scope: name"))  # checked now, not when the block is entered
+
+
+@contextlib.contextmanager
+def _scoped(name: str):
     _scopes.append(name)
     try:
         yield
@@ -92,6 +96,17 @@ def expect_str(value, what: str) -> str:
     if not isinstance(value, str):
         raise BuildError(f"{what} must be a str, got {describe(value)}")
     return value
+
+
+def expect_options(options, what: str) -> dict:
+    """Poplar option flags: a dict of option names to str, bool or number values (None: none)."""
+    if options is None:
+        return {}
+    if not isinstance(options, dict) or not all(isinstance(k, str) and isinstance(v, (str, bool, int, float))
+                                                for k, v in options.items()):
+        raise BuildError(f"{what}: options must be a dict of option names to values (str, bool or number), "
+                         f"got {describe(options)}")
+    return options
 
 
 def expect_callable(value, what: str):

@@ -107,7 +107,7 @@ class Graph:
 
     def clone(self, t: Tensor, name=None) -> Tensor:
         """A new variable shaped and mapped like t."""
-        expect_tensor(t, "Graph.clone: t", self)
+        expect_tensor(t, "Graph.clone: t", self, "this graph")
         return self.track(Tensor(self.raw.clone(t.raw, debug_name(name)), self))
 
     def host_to_device(self, dtype, shape, name=None) -> "HostToDevice":
@@ -176,7 +176,8 @@ class HostToDevice:
     def read(self, into: Tensor = None, name=None, prog=None) -> Tensor:
         if into is None:
             into = self.graph.variable(self.dtype, self.shape, name=name or f"{self.handle}.read")
-        elif expect_tensor(into, f"stream '{self.handle}' read(into=)", self.graph).dtype != self.dtype or into.size != self.size:
+        elif expect_tensor(into, f"stream '{self.handle}' read: into", self.graph, "the stream").dtype != self.dtype \
+                or into.size != self.size:
             raise BuildError(f"stream '{self.handle}' carries {self.shape} {self.dtype}, not {into!r}")
         emit(_program.Copy(self.raw, into.raw, False, debug_name(name)), prog)
         return into
@@ -196,7 +197,8 @@ class DeviceToHost:
         self.raw = graph.raw.addDeviceToHostFIFO(handle, dtype, self.size)
 
     def write(self, t: Tensor, name=None, prog=None):
-        if expect_tensor(t, f"stream '{self.handle}' write(t)", self.graph).dtype != self.dtype or t.size != self.size:
+        if expect_tensor(t, f"stream '{self.handle}' write: t", self.graph, "the stream").dtype != self.dtype \
+                or t.size != self.size:
             raise BuildError(f"stream '{self.handle}' carries {self.shape} {self.dtype}, not {t!r}")
         emit(_program.Copy(t.raw, self.raw, False, debug_name(name)), prog)
 

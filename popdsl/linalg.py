@@ -1,12 +1,12 @@
 """Matrix products through poplin: `a @ b`, pd.matmul, pd.matmul_acc (C += k * A @ B)."""
 from popdsl._core import poplin
-from popdsl.debug import BuildError, describe
+from popdsl.debug import BuildError, describe, expect_options
 from popdsl.ops import _run_library
 from popdsl.tensor import Tensor, expect_tensor
 
 
 def _check(a: Tensor, b: Tensor, what: str):
-    expect_tensor(b, f"{what}: b", expect_tensor(a, f"{what}: a").graph)
+    expect_tensor(b, f"{what}: b", expect_tensor(a, f"{what}: a").graph, "a")
     if a.ndim != b.ndim or a.ndim not in (2, 3):
         raise BuildError(f"matmul takes two 2-D tensors or two 3-D (grouped) tensors, not {a!r} and {b!r}")
     if a.shape[-1] != b.shape[-2] or (a.ndim == 3 and a.shape[0] != b.shape[0]):
@@ -14,21 +14,12 @@ def _check(a: Tensor, b: Tensor, what: str):
     return a.graph
 
 
-def _options(options, what: str) -> dict:
-    if options is None:
-        return {}
-    if not isinstance(options, dict) or not all(isinstance(k, str) and isinstance(v, (str, bool, int, float))
-                                                for k, v in options.items()):
-        raise BuildError(f"{what}: options must be a dict of poplin option names to values, got {describe(options)}")
-    return options
-
-
 def matmul(a: Tensor, b: Tensor, name=None, prog=None, options=None, out: Tensor = None) -> Tensor:
     """a @ b; 3-D operands multiply group by group (poplin matMulGrouped). With `out`, the
     product is written there (poplin matMul*WithOutput) and `out` is returned: the caller
     chooses its layout, e.g. a transposed view, which the emulator's BLAS call uses in place."""
     graph = _check(a, b, "pd.matmul")
-    options = _options(options, "pd.matmul")
+    options = expect_options(options, "pd.matmul")
     if out is None:
         if a.ndim == 2:
             build = lambda seq, dc: poplin.matMul(graph.raw, a.raw, b.raw, seq, dc, options)  # noqa: E731
@@ -38,7 +29,7 @@ def matmul(a: Tensor, b: Tensor, name=None, prog=None, options=None, out: Tensor
     shape = a.shape[:-1] + b.shape[-1:]
     if not isinstance(out, Tensor) or out.shape != shape or out.dtype != a.dtype:
         raise BuildError(f"matmul out= must be a {a.dtype} tensor of shape {shape}, not {out!r}")
-    expect_tensor(out, "matmul out=", graph)
+    expect_tensor(out, "matmul out=", graph, "a")
     with_output = poplin.matMulWithOutput if a.ndim == 2 else poplin.matMulGroupedWithOutput
     _run_library(lambda seq, dc: with_output(graph.raw, a.raw, b.raw, out.raw, seq, dc, options), name, prog)
     return out
@@ -47,10 +38,10 @@ def matmul(a: Tensor, b: Tensor, name=None, prog=None, options=None, out: Tensor
 def matmul_acc(c: Tensor, a: Tensor, b: Tensor, scale=1.0, name=None, prog=None, options=None) -> Tensor:
     """c += scale * (a @ b), in place; scale is a number or a one-element tensor."""
     graph = _check(a, b, "pd.matmul_acc")
-    expect_tensor(c, "pd.matmul_acc: c", graph)
-    options = _options(options, "pd.matmul_acc")
+    expect_tensor(c, "pd.matmul_acc: c", graph, "a")
+    options = expect_options(options, "pd.matmul_acc")
     if isinstance(scale, Tensor):
-        expect_tensor(scale, "pd.matmul_acc: scale", graph)
+        expect_tensor(scale, "pd.matmul_acc: scale", graph, "a")
         if scale.size != 1:
             raise BuildError(f"pd.matmul_acc: scale must be a number or a one-element tensor, got {scale!r}")
         k = scale.raw

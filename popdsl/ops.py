@@ -22,7 +22,7 @@ def _graph_of(tensors, what: str):
     raises a BuildError naming `what`[i]."""
     first = expect_tensor(tensors[0], f"{what}[0]")
     for i, t in enumerate(tensors[1:], 1):
-        expect_tensor(t, f"{what}[{i}]", first.graph)
+        expect_tensor(t, f"{what}[{i}]", first.graph, f"{what}[0]")
     return first.graph
 
 
@@ -41,10 +41,11 @@ def _run_library(build, name, prog):
 def _operands(args, what):
     """Splits arguments into tensors (which become placeholders) and an expression builder;
     what[i] names args[i] in errors."""
-    tensors, exprs = [], []
+    tensors, exprs, first_label = [], [], None
     for a, label in zip(args, what):
         if isinstance(a, Tensor):
-            expect_tensor(a, label, tensors[0].graph if tensors else None)
+            expect_tensor(a, label, tensors[0].graph if tensors else None, first_label)
+            first_label = first_label or label
             tensors.append(a)
             exprs.append(_PLACEHOLDERS[len(tensors) - 1])
         elif isinstance(a, (bool, int, float)):
@@ -190,7 +191,7 @@ def cast(t: Tensor, dtype, name=None, prog=None) -> Tensor:
 
 def copy(src: Tensor, dst: Tensor, name=None, prog=None) -> Tensor:
     """Copies src into dst (same dtype and element count)."""
-    expect_tensor(dst, "pd.copy: dst", expect_tensor(src, "pd.copy: src").graph)
+    expect_tensor(dst, "pd.copy: dst", expect_tensor(src, "pd.copy: src").graph, "src")
     if src.dtype != dst.dtype or src.size != dst.size:
         raise BuildError(f"cannot copy {src!r} into {dst!r}: dtypes and element counts must match")
     emit(_program.Copy(src.raw, dst.raw, False, debug_name(name)), prog)
@@ -315,7 +316,7 @@ def nonlinearity_(t: Tensor, kind: str, name=None, prog=None) -> Tensor:
 def nonlinearity_grad(activation: Tensor, out_grad: Tensor, kind: str, name=None, prog=None) -> Tensor:
     """Input gradient of `kind`: activation is its output (its input for gelu and swish)."""
     graph = expect_tensor(activation, "pd.nonlinearity_grad: activation").graph
-    expect_tensor(out_grad, "pd.nonlinearity_grad: out_grad", graph)
+    expect_tensor(out_grad, "pd.nonlinearity_grad: out_grad", graph, "activation")
     kind = _nonlinearity_type(kind, "pd.nonlinearity_grad")
     raw = _run_library(lambda seq, dc: popnn.nonLinearityInputGradient(
         graph.raw, kind, activation.raw, out_grad.raw, seq, dc), name, prog)

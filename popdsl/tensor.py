@@ -24,13 +24,14 @@ def as_shape(shape, what: str, inferred: bool = False) -> list:
     return [operator.index(d) for d in dims]
 
 
-def expect_tensor(value, what: str, graph=None) -> "Tensor":
-    """`value` if it is a pd.Tensor (of `graph` when given); else a BuildError naming `what`."""
+def expect_tensor(value, what: str, graph=None, than: str = "the other tensors") -> "Tensor":
+    """`value` if it is a pd.Tensor (of `graph` when given: the graph of `than`); else a
+    BuildError naming `what`."""
     if not isinstance(value, Tensor):
         hint = ": put host data on the device with g.constant(array)" if isinstance(value, np.ndarray) else ""
         raise BuildError(f"{what} must be a pd.Tensor, got {describe(value)}{hint}")
     if graph is not None and value.graph is not graph:
-        raise BuildError(f"{what} {value!r} belongs to another pd.Graph than the other tensors")
+        raise BuildError(f"{what} {value!r} belongs to another pd.Graph than {than}")
     return value
 
 

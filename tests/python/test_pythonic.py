@@ -389,7 +389,7 @@ def test_dynamic_indexing_inside_a_repeat(graph, session_factory):
     with pd.Sequence():
         with pytest.raises(pd.BuildError, match="one-element integer tensor"):
             table.at[table[0, 0:1]]
-        with pytest.raises(pd.BuildError, match=r"needs a float tensor of shape \(3,\)"):
+        with pytest.raises(pd.BuildError, match=r"set: value must be a float tensor of shape \(3,\)"):
             table.at[i].set(column)
 
 
