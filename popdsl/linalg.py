@@ -8,9 +8,10 @@ from popdsl.tensor import Tensor, expect_tensor
 def _check(a: Tensor, b: Tensor, what: str):
     expect_tensor(b, f"{what}: b", expect_tensor(a, f"{what}: a").graph, "a")
     if a.ndim != b.ndim or a.ndim not in (2, 3):
-        raise BuildError(f"matmul takes two 2-D tensors or two 3-D (grouped) tensors, not {a!r} and {b!r}")
+        raise BuildError(f"{what}: a and b must be two 2-D tensors or two 3-D (grouped) tensors, got {a!r} and {b!r}")
     if a.shape[-1] != b.shape[-2] or (a.ndim == 3 and a.shape[0] != b.shape[0]):
-        raise BuildError(f"matmul shapes do not agree: {a.shape} @ {b.shape}")
+        raise BuildError(f"{what}: matmul shapes do not agree: {a.shape} @ {b.shape} (the last dimension of a "
+                         "must be the next to last of b, and groups must match)")
     return a.graph
 
 

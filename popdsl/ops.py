@@ -239,8 +239,8 @@ def _binary_operator(op, reflected=False):
 
 def _in_place_operator(op):
     def method(self, other):
-        return apply(lambda x, y: pe.BinaryOp(op, x, y), self, other, what=("target", "right operand"),
-                     in_place=True)
+        return apply(lambda x, y: pe.BinaryOp(op, x, y), self, other,
+                     what=("in-place operator: target", "in-place operator: other"), in_place=True)
     return method
 
 

@@ -33,6 +33,8 @@ FLAG = G.variable(pd.bool_, (1,), name="flag")
 FLAG2 = G.variable(pd.bool_, (1,), name="flag2")
 QKV = G.variable(pd.float32, (3, 1, 4, 2), name="qkv")
 Q = G.variable(pd.float32, (1, 4, 2), name="q")
+VECTOR = G.variable(pd.float32, (3,), name="vector")
+INTEGERS = G.variable(pd.int32, (3, 1, 4, 2), name="integers")
 SEEDS = pd.random.get_hw_seeds(G, prog=pd.Sequence())
 IN_STREAM = G.host_to_device(pd.float32, (2, 3), name="misuse_in")
 OUT_STREAM = G.device_to_host(pd.float32, (2, 3), name="misuse_out")
@@ -83,6 +85,8 @@ BAD_VALUES = {
     "decorated": [3, "f", X],
     "reshape": ["ab", (2.5,), (-2,), (2 ** 70,), [None], object(), (7,)],
     "title": [3, b"x", object()],
+    "matrix": [VECTOR, QKV, C],  # wrong ranks, then a shape that does not agree
+    "qkv": [X, Q, INTEGERS, VECTOR],  # wrong ranks and dtype
     "session_tensor": [None, "nope", 3, 1.5, [1, 2], np.ones((2, 3), np.float32), OTHER_X, object()],
     "device": [None, "d", 3, X, G, object()],
     "mapping": ["cyclic", 1.5, -1, 99, [[(0, "a")]], object()],
@@ -139,7 +143,7 @@ APIS = (
         Api("pd.nonlinearity_grad", _seq(lambda **kw: pd.nonlinearity_grad(**kw)),
             {"activation": _t(X), "out_grad": _t(Y), "kind": ("kind", "relu"), **NAME_AND_PROG}),
         Api("pd.matmul", _seq(lambda **kw: pd.matmul(**kw)),
-            {"a": _t(A), "b": _t(B), "options": ("options", None), "out": ("tensor", None), **NAME_AND_PROG}),
+            {"a": ("matrix", A), "b": ("matrix", B), "options": ("options", None), "out": ("tensor", None), **NAME_AND_PROG}),
         Api("pd.matmul_acc", _seq(lambda **kw: pd.matmul_acc(**kw)),
             {"c": _t(C), "a": _t(A), "b": _t(B), "scale": ("scale", 1.0), "options": ("options", None),
              **NAME_AND_PROG}),
@@ -207,6 +211,15 @@ APIS = (
         Api("pd.nn.flash_attention_qkv_packed_grad", _seq(lambda **kw: pd.nn.flash_attention_qkv_packed_grad(**kw)),
             {"grad": _t(Q), "qkv": _t(QKV), "num_chunks_q": ("positive", 2), "num_chunks_kv": ("positive", 2)}),
         Api("pd.nn.vanilla_attention", _seq(lambda **kw: pd.nn.vanilla_attention(**kw)), {"qkv": _t(QKV)}),
+        Api("pd.nn.vanilla_attention (qkv layout)", _seq(lambda **kw: pd.nn.vanilla_attention(**kw)),
+            {"qkv": ("qkv", QKV)}),
+        Api("pd.nn.flash_attention_qkv_packed (qkv layout)",
+            _seq(lambda **kw: pd.nn.flash_attention_qkv_packed(**kw, num_chunks_q=2, num_chunks_kv=2)),
+            {"qkv": ("qkv", QKV)}),
+        Api("Tensor in-place operator", _seq(lambda other: X.__iadd__(other)), {"other": ("operand", Y)}),
+        Api("pd.map traced max", _seq(lambda b: pd.map(lambda a: pd.max(a, b), X)), {"b": ("operand", 1.0)}),
+        Api("pd.map traced where", _seq(lambda condition: pd.map(lambda a: pd.where(condition, a, 0.0), X)),
+            {"condition": ("operand", True)}),
         Api("pd.nn.vanilla_attention_grad", _seq(lambda **kw: pd.nn.vanilla_attention_grad(**kw)),
             {"grad": _t(Q), "qkv": _t(QKV)}),
         Api("pd.nn.scaled_dot_product_attention", _seq(lambda **kw: pd.nn.scaled_dot_product_attention(**kw)),
