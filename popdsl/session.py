@@ -293,7 +293,8 @@ class Session:
             return matches[0]
         names = sorted(t.name for t in self._tensors.values())
         if not matches:
-            raise SessionError(f"no tensor named {name!r} (t=); this session has {names}")
+            raise SessionError(f"no tensor named {name!r}; this session has {names} (t= takes one of these "
+                               "names or a pd.Tensor)")
         raise SessionError(f"{len(matches)} tensors are named {name!r}; use the full name, one of "
                            f"{sorted(t.name for t in matches)}")
 
