@@ -8,7 +8,7 @@ import numpy as np
 
 from popdsl._core import program as _program
 from popdsl.control import emit
-from popdsl.debug import BuildError, debug_name, describe, expect_callable, expect_str, source_location
+from popdsl.debug import BuildError, debug_name, expect_callable, expect_str, source_location
 from popdsl.dtypes import as_type, numpy_dtype
 from popdsl.tensor import expect_tensor
 

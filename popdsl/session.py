@@ -308,8 +308,8 @@ class Session:
             raise SessionError(f"tensor {info.name!r} is a constant and cannot be written")
         array = _device_values(values, info.dtype, f"writing tensor {info.name!r}")
         if array.shape != info.shape and array.size != 1:
-            raise SessionError(f"Session.write: cannot write an array of shape {array.shape} (values) to tensor {info.name!r} "
-                               f"of shape {info.shape}")
+            raise SessionError(f"Session.write: cannot write an array of shape {array.shape} (values) to tensor "
+                               f"{info.name!r} of shape {info.shape}")
         array = np.ascontiguousarray(np.broadcast_to(array, info.shape))
         self.engine.writeTensor("w" + info.handle, array)
         self._host_data[info.handle] = array.copy()
