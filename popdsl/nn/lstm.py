@@ -144,13 +144,13 @@ def _parse_bool(key, value):
         return value
     if value in ("true", "false"):
         return value == "true"
-    raise BuildError(f"LSTM option {key}={value!r}: expected true or false")
+    raise BuildError(f"LSTM options: {key}={value!r}: expected true or false")
 
 
 def _parse_choice(choices):
     def parse(key, value):
         if value not in choices:
-            raise BuildError(f"LSTM option {key}={value!r}: expected one of {', '.join(choices)}")
+            raise BuildError(f"LSTM options: {key}={value!r}: expected one of {', '.join(choices)}")
         return value
     return parse
 
@@ -163,7 +163,7 @@ def _parse_number(kind, minimum, maximum=math.inf):
         except (TypeError, ValueError):
             valid = False
         if not valid or isinstance(value, bool):
-            raise BuildError(f"LSTM option {key}={value!r}: expected {kind.__name__} "
+            raise BuildError(f"LSTM options: {key}={value!r}: expected {kind.__name__} "
                              f"in [{minimum}, {maximum}]")
         return number
     return parse
@@ -185,7 +185,7 @@ _OPTION_PARSERS = {  # popnn's key -> (field of _Options, parser)
 
 def _parse_options(options, params: LstmParams, graph) -> _Options:
     if options is not None and not isinstance(options, dict):
-        raise BuildError(f"LSTM options must be a dict of popnn option names to values, not {type(options).__name__}")
+        raise BuildError(f"LSTM options must be a dict of popnn option names to values, got {describe(options)}")
     parsed = _Options()
     for key, value in (options or {}).items():
         if key not in _OPTION_PARSERS:
@@ -278,8 +278,12 @@ def _check(what: str, t, shape, dtype):
 
 def _check_layer(params: LstmParams, state: LstmState, x: Tensor, weights: LstmWeights):
     _check_params(params, "LSTM")
+    if not isinstance(state, LstmState):
+        raise BuildError(f"LSTM state must be an lstm.LstmState (create_initial_state's), got {describe(state)}")
+    if not isinstance(weights, LstmWeights):
+        raise BuildError(f"LSTM weights must be an lstm.LstmWeights (create_weights'), got {describe(weights)}")
     s, b, (i, h), dtype = params.time_steps, params.batch_size, params.layer_sizes, params.dtype
-    _check("input", x, (s, b, i), dtype)
+    _check("input x", x, (s, b, i), dtype)
     _check("initial output", state.output, (b, h), dtype)
     _check("initial cell state", state.cell_state, (b, h), dtype)
     _check("input weights", weights.input_weights, (4, i, h), dtype)
@@ -547,7 +551,7 @@ def _split_weight_grads(graph, params, grads: Tensor) -> LstmWeights:
 
 
 def _check_backward(params, opts, state, inter, weights, x, out, out_grad, last_step_state_grad):
-    _check_layer(params, state, x, weights)
+    """What backward needs besides _check_layer's checks (made first: options need the graph)."""
     _check_intermediates(params, opts, inter)
     _check("output", out, _output_shape(params), params.dtype)
     _check("output gradient", out_grad, _output_shape(params), params.dtype)
@@ -624,6 +628,7 @@ def backward(params: LstmParams, state: LstmState, inter: Tensor, weights: LstmW
     """Backpropagates out_grad through time. Returns (gradient of the initial state,
     input gradient [S, B, I] or None without calc_input_gradients, backward
     intermediates [S, 4, B, H] or None without save_intermediates)."""
+    _check_layer(params, state, x, weights)
     opts = _parse_options(options, params, x.graph)
     _check_backward(params, opts, state, inter, weights, x, out, out_grad, last_step_state_grad)
     with pd.name_scope("lstm/bwd"):
@@ -636,9 +641,9 @@ def backward(params: LstmParams, state: LstmState, inter: Tensor, weights: LstmW
 def weight_update(params: LstmParams, state: LstmState, inter: Tensor, bwd_inter: Tensor, weights: LstmWeights,
                   x: Tensor, out: Tensor, options=None) -> LstmWeights:
     """Weight gradients (dL/dW, not negated) from the saved gate gradients, summed over time and batch."""
+    _check_layer(params, state, x, weights)
     graph = x.graph
     opts = _parse_options(options, params, graph)
-    _check_layer(params, state, x, weights)
     _check_intermediates(params, opts, inter)
     _check("output", out, _output_shape(params), params.dtype)
     s, b, h = params.time_steps, params.batch_size, params.output_size
@@ -684,6 +689,7 @@ def backward_with_weight_update(params: LstmParams, state: LstmState, inter: Ten
     """backward() with the weight gradients accumulated inside its loop every
     steps_per_weight_update() steps. Returns (initial state gradient, input gradient or None,
     weight gradients)."""
+    _check_layer(params, state, x, weights)
     graph = x.graph
     opts = _parse_options(options, params, graph)
     _check_backward(params, opts, state, inter, weights, x, out, out_grad, last_step_state_grad)

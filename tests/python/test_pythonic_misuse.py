@@ -39,6 +39,9 @@ SEEDS = pd.random.get_hw_seeds(G, prog=pd.Sequence())
 IN_STREAM = G.host_to_device(pd.float32, (2, 3), name="misuse_in")
 OUT_STREAM = G.device_to_host(pd.float32, (2, 3), name="misuse_out")
 PARAMS = lstm.LstmParams(pd.float32, batch_size=1, time_steps=2, layer_sizes=(2, 2))
+LSTM_STATE = lstm.create_initial_state(G, PARAMS)
+LSTM_INPUT = lstm.create_input(G, PARAMS)
+LSTM_WEIGHTS = lstm.create_weights(G, PARAMS)
 MAIN = pd.Sequence("misuse_main")
 with MAIN:
     pd.zero(X)
@@ -80,6 +83,9 @@ BAD_VALUES = {
     "tile": [None, "0", 1.5, -1, 4, 2 ** 70],
     "stream_feed": ["x", 3, [1, 2], object()],
     "params": [None, "p", 3, X],
+    "lstm_state": [None, "s", X, (X, Y), LSTM_WEIGHTS],
+    "lstm_weights": [None, "w", X, (X, Y, A), LSTM_STATE],
+    "lstm_input": [None, "x", X, np.ones((2, 1, 2), np.float32), OTHER_X],
     "case": [None, "3", 1.5, 2 ** 70, [1], np.ones(2)],
     "tiles": ["3", 1.5, -1, 0, 2 ** 70, [1], True],
     "constant": [None, "x", object(), [1, "a"], X, [[1], [1, 2]]],
@@ -244,6 +250,9 @@ APIS = (
             {"graph": ("graph", G), "params": ("params", PARAMS), "name": ("name", "lstm/input")}),
         Api("pd.nn.lstm.create_weights", lambda **kw: lstm.create_weights(**kw),
             {"graph": ("graph", G), "params": ("params", PARAMS), "name": ("name", "lstm/weights")}),
+        Api("pd.nn.lstm.forward", _seq(lambda **kw: lstm.forward(**kw)),
+            {"params": ("params", PARAMS), "state": ("lstm_state", LSTM_STATE), "x": ("lstm_input", LSTM_INPUT),
+             "weights": ("lstm_weights", LSTM_WEIGHTS), "options": ("options", None)}),
         Api("pd.nn.lstm.fwd_flops", lambda **kw: lstm.fwd_flops(**kw), {"params": ("params", PARAMS)}),
     ]
 )
