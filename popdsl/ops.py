@@ -74,15 +74,15 @@ def _check_scalars(tensors, args):
                              "use an integer or pd.cast the tensor first")
 
 
-def _map(expression, tensors, name=None, prog=None, what="tensors") -> Tensor:
-    graph = _graph_of(tensors, what)
+def _map(expression, tensors, name=None, prog=None) -> Tensor:
+    graph = _graph_of(tensors, "tensors")
     raw = _run_library(lambda seq, dc: popops.map(graph.raw, expression, [t.raw for t in tensors], seq, dc),
                        name, prog)
     return graph.track(Tensor(raw, graph))
 
 
-def _map_in_place(expression, tensors, name=None, prog=None, what="tensors") -> Tensor:
-    graph = _graph_of(tensors, what)
+def _map_in_place(expression, tensors, name=None, prog=None) -> Tensor:
+    graph = _graph_of(tensors, "tensors")
     _run_library(lambda seq, dc: popops.mapInPlace(graph.raw, expression, [t.raw for t in tensors], seq, dc),
                  name, prog)
     return tensors[0]

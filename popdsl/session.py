@@ -112,8 +112,8 @@ class Session:
                             f"got {describe(programs)}")
         if device is not None and not isinstance(device, poplar.Device):
             raise TypeError(f"Session: device must be a device (pd.ipu_model()) or None, got {describe(device)}")
-        if cache_dir is not None and not isinstance(cache_dir, (str, os.PathLike)):
-            raise TypeError(f"Session: cache_dir must be a directory path or None, got {describe(cache_dir)}")
+        if cache_dir is not None:
+            _file_path(cache_dir, "Session: cache_dir")
         if name is not None and not isinstance(name, str):
             raise TypeError(f"Session: name must be a str or None, got {describe(name)}")
         self.graph = graph
@@ -157,7 +157,7 @@ class Session:
     # --- saving and loading -----------------------------------------------------------------
     def save(self, path):
         """Writes the executable and the names of its tensors, streams and host callbacks to `path`."""
-        saved_session.write(os.path.expanduser(os.fspath(path)), {
+        saved_session.write(_file_path(path, "Session.save"), {
             "programs": self.program_names, "name": self.name,
             "tensors": [t.to_json() for t in self._tensors.values()],
             "streams": [s.to_json() for s in self._streams.values()],
@@ -170,7 +170,7 @@ class Session:
         target (default: a simulator device for it); `callbacks` maps each saved host
         callback's handle to its Python function. Tensors are then read and written by name.
         A damaged or foreign file raises SessionError naming it and what is wrong."""
-        path = os.path.expanduser(os.fspath(path))
+        path = _file_path(path, "Session.load")
         try:
             manifest, serialized = saved_session.read(path)
         except saved_session.SavedSessionError as e:
@@ -394,6 +394,13 @@ class Session:
 
 
 # --- host handles, streams and callbacks ------------------------------------------------------
+
+def _file_path(path, what: str) -> str:
+    """A str or os.PathLike path with ~ expanded; anything else raises a TypeError naming `what`."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{what}: path must be a str or os.PathLike, got {describe(path)}")
+    return os.path.expanduser(os.fspath(path))
+
 
 def _unique_names(names) -> list:
     """The names, with '#2', '#3', ... added to repeats (views of one variable share its name)."""

@@ -54,7 +54,7 @@ class Api:
     call: Callable  # called with the parameters as keywords
     params: dict  # parameter -> (kind, good value)
     raises: tuple = (pd.BuildError,)
-    good_call_builds: bool = True  # False where it needs codelets compiled (too slow for this catalogue)
+    good_call_builds: bool = True  # False where the working call compiles codelets (slow) or writes files
 
 
 def _t(good):
@@ -219,6 +219,10 @@ APIS = (
             (TypeError, pd.SessionError)),
         Api("Session.run", lambda **kw: _attached(SESSION.run, **kw),
             {"name": ("name", "main"), "feeds": ("stream_feed", None)}, (TypeError, pd.SessionError)),
+        Api("Session.save", lambda **kw: SESSION.save(**kw), {"path": ("path", "unused")}, (TypeError,),
+            good_call_builds=False),
+        Api("Session.load", lambda **kw: pd.Session.load(**kw), {"path": ("path", "unused")}, (TypeError,),
+            good_call_builds=False),
         Api("pd.nn.flash_attention_qkv_packed", _seq(lambda **kw: pd.nn.flash_attention_qkv_packed(**kw)),
             {"qkv": _t(QKV), "num_chunks_q": ("positive", 2), "num_chunks_kv": ("positive", 2)}),
         Api("pd.nn.flash_attention_qkv_packed_grad", _seq(lambda **kw: pd.nn.flash_attention_qkv_packed_grad(**kw)),
