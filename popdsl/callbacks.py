@@ -8,9 +8,9 @@ import numpy as np
 
 from popdsl._core import program as _program
 from popdsl.control import emit
-from popdsl.debug import BuildError, debug_name, source_location
+from popdsl.debug import BuildError, debug_name, expect_callable, expect_str, source_location
 from popdsl.dtypes import as_type, numpy_dtype
-from popdsl.tensor import Tensor
+from popdsl.tensor import expect_tensor
 
 
 class HostCallbackError(ValueError):
@@ -64,13 +64,17 @@ def host_callback(fn, *tensors, outputs=(), name=None, prog=None):
     values (numpy arrays) and writes what it returns into `outputs`: one array for one
     output tensor, a tuple for several, nothing for none. Exceptions raised by fn come out
     of Session.run()."""
+    expect_callable(fn, "pd.host_callback: fn")
     outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
-    for t in list(tensors) + outputs:
-        if not isinstance(t, Tensor):
-            raise BuildError(f"host_callback: expected pd.Tensors, got {type(t).__name__}")
     if not tensors and not outputs:
         raise BuildError("host_callback needs at least one input or output tensor (to know the graph)")
-    graph = (list(tensors) + outputs)[0].graph
+    graph = expect_tensor((list(tensors) + outputs)[0], "pd.host_callback: tensors[0]").graph
+    for i, t in enumerate(tensors):
+        expect_tensor(t, f"pd.host_callback: tensors[{i}]", graph, "the first tensor")
+    for i, t in enumerate(outputs):
+        expect_tensor(t, f"pd.host_callback: outputs[{i}]", graph, "the first tensor")
+    if name is not None:
+        expect_str(name, "pd.host_callback: name")
     handle = name or f"{getattr(fn, '__name__', 'callback')}#{len(graph.host_callbacks)}"
     if handle in graph.host_callbacks:
         raise BuildError(f"a host callback named '{handle}' already exists")

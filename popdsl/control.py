@@ -6,7 +6,7 @@ so `If` can still take an `Else` after its block has closed.
 """
 from popdsl._core import poplar
 from popdsl._core import program as _program
-from popdsl.debug import BuildError, debug_name
+from popdsl.debug import BuildError, debug_name, describe, expect_callable, expect_int
 from popdsl.dtypes import is_integral_or_bool
 
 _open_blocks: list = []
@@ -66,7 +66,7 @@ def check_control(tensor, what: str):
     from popdsl.tensor import Tensor
 
     if not isinstance(tensor, Tensor):
-        raise BuildError(f"the {what} must be a popdsl Tensor, not {type(tensor).__name__}")
+        raise BuildError(f"the {what} must be a pd.Tensor, got {describe(tensor)}")
     if tensor.size != 1 or not is_integral_or_bool(tensor.dtype):
         raise BuildError(f"the {what} must have exactly one integer or bool element, but {tensor!r} "
                          f"has shape {tensor.shape} and dtype {tensor.dtype}")
@@ -95,8 +95,7 @@ class Repeat(_Nested):
     """`with pd.Repeat(n):` runs the block n times (program::Repeat)."""
 
     def __init__(self, count: int, name=None):
-        if not isinstance(count, int) or count < 0:
-            raise BuildError(f"Repeat needs a non-negative int count, not {count!r}")
+        count = expect_int(count, "pd.Repeat: count")
         super().__init__()
         self.count, self.name = count, debug_name(name)
 
@@ -142,6 +141,7 @@ class While(_Nested):
     """`with pd.While(cond_fn):` runs cond_fn's ops, then the block while its result is non-zero."""
 
     def __init__(self, cond_fn, name=None):
+        expect_callable(cond_fn, "pd.While: cond_fn")
         super().__init__()
         self.name = debug_name(name)
         self.condition = Block()
@@ -171,6 +171,7 @@ class Switch:
         return False
 
     def case(self, value: int) -> Block:
+        value = expect_int(value, "Switch.case: value", -2 ** 31, 2 ** 31 - 1)  # program::Switch's int32 cases
         if value in self.cases:
             raise BuildError(f"Switch case {value} is defined twice")
         self.cases[value] = Block()
@@ -192,7 +193,7 @@ class Function:
     """A block built once and run by program::Call wherever it is called."""
 
     def __init__(self, graph, fn, name=None):
-        self.graph, self.fn = graph, fn
+        self.graph, self.fn = graph, expect_callable(fn, "Graph.function: fn")
         self.name = name or getattr(fn, "__qualname__", "function")
         self._function = None
 

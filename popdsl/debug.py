@@ -7,6 +7,7 @@ are named after the builder's lines, while errors name the line that called them
 """
 import contextlib
 import linecache
+import operator
 import os
 import sys
 
@@ -16,6 +17,8 @@ _scopes: list = []
 
 
 def _is_library(frame, skip_builders: bool) -> bool:
+    if frame.f_code.co_filename == "<string>":  # a dataclass's generated __init__ (LstmParams) is ours
+        return type(frame.f_locals.get("self")).__module__.startswith("popdsl.")
     path = os.path.abspath(frame.f_code.co_filename)
     return path.startswith(_PACKAGE_DIR) and (skip_builders or not path.startswith(_BUILDERS_DIR))
 
@@ -41,12 +44,18 @@ def source_location(skip_builders: bool = False) -> str:
 
 def debug_name(name=None) -> str:
     """The scoped debug name for an op: `name` if given, else the user's source line."""
+    if name is not None and not isinstance(name, str):
+        raise BuildError(f"name= must be a str (a debug name) or None, got {describe(name)}")
     return "/".join(_scopes + [name if name is not None else source_location()])
 
 
-@contextlib.contextmanager
 def name_scope(name: str):
     """Prefix the debug names of ops built inside the block with `name/`."""
+    return _scoped(expect_str(name, "pd.name_scope: name"))  # checked now, not when the block is entered
+
+
+@contextlib.contextmanager
+def _scoped(name: str):
     _scopes.append(name)
     try:
         yield
@@ -59,3 +68,48 @@ class BuildError(ValueError):
 
     def __init__(self, message: str):
         super().__init__(f"{source_location(skip_builders=True)}: {message}")
+
+
+def describe(value) -> str:
+    """A refused argument as error messages show it: its type and a short repr."""
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 60 else text[:57] + '...'}"
+
+
+# Counts, tiles and dimensions are 32-bit on the device; a larger Python int cannot reach it.
+LARGEST_INT = 2 ** 32 - 1
+
+
+def expect_int(value, what: str, minimum: int = 0, maximum: int = LARGEST_INT) -> int:
+    """`value` as an int in [minimum, maximum]; anything else (bool, float, str, numpy
+    arrays, out of range) raises a BuildError naming `what`."""
+    try:
+        valid = not isinstance(value, bool) and minimum <= operator.index(value) <= maximum
+    except TypeError:
+        valid = False
+    if not valid:
+        raise BuildError(f"{what} must be an int in [{minimum}, {maximum}], got {describe(value)}")
+    return operator.index(value)
+
+
+def expect_str(value, what: str) -> str:
+    if not isinstance(value, str):
+        raise BuildError(f"{what} must be a str, got {describe(value)}")
+    return value
+
+
+def expect_options(options, what: str) -> dict:
+    """Poplar option flags: a dict of option names to str, bool or number values (None: none)."""
+    if options is None:
+        return {}
+    if not isinstance(options, dict) or not all(isinstance(k, str) and isinstance(v, (str, bool, int, float))
+                                                for k, v in options.items()):
+        raise BuildError(f"{what}: options must be a dict of option names to values (str, bool or number), "
+                         f"got {describe(options)}")
+    return options
+
+
+def expect_callable(value, what: str):
+    if not callable(value):
+        raise BuildError(f"{what} must be a function, got {describe(value)}")
+    return value

@@ -1,12 +1,15 @@
 """Devices: the embedded IPU-model emulator (or the SDK's IPUModel)."""
 from popdsl._core import poplar
+from popdsl.debug import LARGEST_INT, describe
 
 
 def ipu_model(version: str = "ipu2", tiles: int = None) -> poplar.Device:
     """An IPU-model device; tiles= shrinks it (tests use 4 to 16 tiles)."""
+    if not isinstance(version, str):
+        raise TypeError(f"pd.ipu_model: version must be a str such as 'ipu2', got {describe(version)}")
     model = poplar.IPUModel(version)
     if tiles is not None:
-        if not isinstance(tiles, int) or tiles < 1:
-            raise ValueError(f"tiles must be a positive int, not {tiles!r}")
+        if isinstance(tiles, bool) or not isinstance(tiles, int) or not 1 <= tiles <= LARGEST_INT:
+            raise ValueError(f"pd.ipu_model: tiles must be a positive int, not {tiles!r}")
         model.tilesPerIPU = tiles
     return model.createDevice()

@@ -23,14 +23,15 @@ _FROM_NUMPY = {
 }
 
 
-def as_type(dtype) -> "poplar.Type":
-    """A poplar.Type from a poplar.Type, a numpy dtype or anything numpy accepts as one."""
+def as_type(dtype, what: str = "dtype") -> "poplar.Type":
+    """A poplar.Type from a poplar.Type, a numpy dtype or anything numpy accepts as one;
+    anything else raises a TypeError naming `what`."""
     if isinstance(dtype, poplar.Type):
         return dtype
     try:
         return _FROM_NUMPY[np.dtype(dtype)]
     except (TypeError, KeyError):
-        raise TypeError(f"{dtype!r} is not a device element type; use one of pd.float32, pd.float16, "
+        raise TypeError(f"{what} {dtype!r} is not a device element type; use one of pd.float32, pd.float16, "
                         "pd.int32, pd.uint32, pd.int16, pd.uint16, pd.int8, pd.uint8, pd.bool_") from None
 
 

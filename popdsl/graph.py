@@ -6,27 +6,12 @@ import numpy as np
 
 from popdsl._core import poplar, popops, poputil
 from popdsl._core import program as _program
-from popdsl.debug import BuildError, debug_name
+from popdsl.debug import BuildError, debug_name, describe, expect_int, expect_str
 from popdsl.dtypes import as_type, numpy_dtype
 from popdsl.control import Function, emit
-from popdsl.tensor import Tensor
+from popdsl.tensor import Tensor, as_shape, expect_tensor
 
 LINEAR = "linear"
-
-
-def as_shape(shape, what: str) -> list:
-    """A shape (a tuple, a list or one dimension) as a list of ints; fractional, negative,
-    boolean or non-numeric dimensions raise a BuildError naming `what`."""
-    dims = list(shape) if isinstance(shape, (tuple, list)) else [shape]
-    for d in dims:
-        try:
-            valid = not isinstance(d, (bool, np.bool_)) and operator.index(d) >= 0
-        except TypeError:
-            valid = False
-        if not valid:
-            raise BuildError(f"{what}: shape {tuple(dims)} has the dimension {d!r}; dimensions are "
-                             "non-negative integers")
-    return [operator.index(d) for d in dims]
 
 
 class Graph:
@@ -38,8 +23,8 @@ class Graph:
         elif isinstance(device_or_target, poplar.Target):
             self.target = device_or_target
         else:
-            raise TypeError(f"pd.Graph needs a device (pd.ipu_model()) or a poplar.Target, "
-                            f"not {type(device_or_target).__name__}")
+            raise TypeError(f"pd.Graph: device_or_target must be a device (pd.ipu_model()) or a poplar.Target, "
+                            f"got {describe(device_or_target)}")
         self.raw = poplar.Graph(self.target)
         self.variables = []  # tensors a Session can read and write by handle
         self.initialised = set()  # ids of the variables made with init= (weights)
@@ -65,21 +50,34 @@ class Graph:
     def _map(self, t: Tensor, mapping):
         if mapping is None:
             return
-        if mapping == LINEAR:
+        if isinstance(mapping, str) and mapping == LINEAR:
             poputil.mapTensorLinearly(self.raw, t.raw)
-        elif isinstance(mapping, int):
-            self.raw.setTileMapping(t.raw, mapping)
+        elif isinstance(mapping, (int, np.integer)) and not isinstance(mapping, bool):
+            self.raw.setTileMapping(t.raw, expect_int(mapping, "mapping (a tile)", 0, self.target.getNumTiles() - 1))
         else:
-            self.raw.setTileMapping(t.raw, [[poplar.Interval(*i) for i in tile] for tile in mapping])
+            self.raw.setTileMapping(t.raw, self._intervals(mapping))
+
+    def _intervals(self, mapping) -> list:
+        """Per-tile lists of (begin, end) intervals as poplar.Intervals."""
+        try:
+            tiles = [[(operator.index(begin), operator.index(end)) for begin, end in tile] for tile in mapping]
+        except (TypeError, ValueError):
+            raise BuildError(f"mapping must be 'linear', None, a tile number or per-tile lists of (begin, end) "
+                             f"intervals, got {describe(mapping)}") from None
+        if len(tiles) > self.target.getNumTiles() or any(b < 0 or e < b for tile in tiles for b, e in tile):
+            raise BuildError(f"mapping {describe(mapping)} has more tiles than the target's "
+                             f"{self.target.getNumTiles()} or an interval that is not 0 <= begin <= end")
+        return [[poplar.Interval(b, e) for b, e in tile] for tile in tiles]
 
     def variable(self, dtype, shape, name=None, mapping=LINEAR, init=None) -> Tensor:
         """A variable, mapped linearly over the tiles unless mapping= says otherwise
         (None: unmapped; a tile number; or per-tile lists of (begin, end) intervals)."""
         shape = as_shape(shape, f"variable {name!r}" if name else "variable")
+        initial = None if init is None else _host_values(init, dtype, shape, "Graph.variable: init")
         t = Tensor(self.raw.addVariable(as_type(dtype), shape, debug_name(name)), self)
         self._map(t, mapping)
-        if init is not None:
-            self.raw.setInitialValue(t.raw, np.broadcast_to(np.asarray(init, numpy_dtype(dtype)), shape).copy())
+        if initial is not None:
+            self.raw.setInitialValue(t.raw, initial)
             self.initialised.add(id(t))
         return self.track(t)
 
@@ -87,7 +85,9 @@ class Graph:
         """A variable laid out for t.at[i] along `axes`: each tile holds whole columns
         across those axes, so every slice is spread over the tiles (popops createSliceableTensor)."""
         shape = as_shape(shape, f"sliceable variable {name!r}" if name else "sliceable variable")
-        axes = [int(a) + len(shape) if a < 0 else int(a) for a in axes]
+        axes = [expect_int(a, "Graph.sliceable: axes", -len(shape), len(shape) - 1)
+                for a in (axes if isinstance(axes, (tuple, list)) else [axes])]
+        axes = [a + len(shape) if a < 0 else a for a in axes]
         try:
             raw = popops.createSliceableTensor(self.raw, as_type(dtype), shape, axes, [1] * len(axes), 0,
                                                debug_name(name))
@@ -97,7 +97,7 @@ class Graph:
 
     def constant(self, value, dtype=None, name=None, mapping=LINEAR) -> Tensor:
         """A constant from a scalar or an array (dtype defaults to the array's, float64 -> float32)."""
-        array = np.asarray(value)
+        array = _host_array(value, "Graph.constant: value")
         if dtype is None:
             dtype = np.float32 if array.dtype == np.float64 else np.int32 if array.dtype == np.int64 else array.dtype
         t = Tensor(self.raw.addConstant(as_type(dtype), list(array.shape),
@@ -107,6 +107,7 @@ class Graph:
 
     def clone(self, t: Tensor, name=None) -> Tensor:
         """A new variable shaped and mapped like t."""
+        expect_tensor(t, "Graph.clone: t", self, "this graph")
         return self.track(Tensor(self.raw.clone(t.raw, debug_name(name)), self))
 
     def host_to_device(self, dtype, shape, name=None) -> "HostToDevice":
@@ -116,7 +117,7 @@ class Graph:
         return self._stream(DeviceToHost, dtype, shape, name)
 
     def _stream(self, kind, dtype, shape, name):
-        handle = name or f"stream{len(self.streams)}"
+        handle = f"stream{len(self.streams)}" if name is None else expect_str(name, "stream name")
         shape = tuple(as_shape(shape, f"stream '{handle}'"))
         if any(s.handle == handle for s in self.streams):
             raise BuildError(f"a stream named '{handle}' already exists")
@@ -126,7 +127,7 @@ class Graph:
 
     def add_codelets(self, source_or_path, flags: str = "") -> bool:
         """Compiles C++ codelets (source text with a line break, or a file path) for custom vertices."""
-        from popdsl.vertices import add_codelets
+        from popdsl.vertices import add_codelets  # vertices builds on graph: imported late
 
         return add_codelets(self, source_or_path, flags)
 
@@ -135,6 +136,31 @@ class Graph:
         if fn is None:
             return lambda f: Function(self, f, name)
         return Function(self, fn, name)
+
+
+def _host_array(values, what: str) -> np.ndarray:
+    """Host numbers (a scalar, a list or an array) as an array; a tensor, strings or objects
+    raise a BuildError naming `what`."""
+    if isinstance(values, Tensor):
+        raise BuildError(f"{what} must be host data (numbers or an array), got {values!r}; "
+                         "pd.copy copies between tensors")
+    try:
+        array = np.asarray(values)
+    except ValueError:  # ragged lists
+        array = np.empty(0, object)
+    if array.dtype.kind not in "biuf":
+        raise BuildError(f"{what} must be numbers (a scalar, a list or an array), got {describe(values)}")
+    return array
+
+
+def _host_values(values, dtype, shape, what: str) -> np.ndarray:
+    """Host numbers as a contiguous array of the device dtype, broadcast to `shape`."""
+    array = _host_array(values, what)
+    try:
+        return np.broadcast_to(array.astype(numpy_dtype(dtype)), shape).copy()
+    except ValueError:
+        raise BuildError(f"{what} of shape {array.shape} does not broadcast to the variable's shape "
+                         f"{tuple(shape)}") from None
 
 
 class HostToDevice:
@@ -150,7 +176,8 @@ class HostToDevice:
     def read(self, into: Tensor = None, name=None, prog=None) -> Tensor:
         if into is None:
             into = self.graph.variable(self.dtype, self.shape, name=name or f"{self.handle}.read")
-        elif into.dtype != self.dtype or into.size != self.size:
+        elif expect_tensor(into, f"stream '{self.handle}' read: into", self.graph, "the stream").dtype != self.dtype \
+                or into.size != self.size:
             raise BuildError(f"stream '{self.handle}' carries {self.shape} {self.dtype}, not {into!r}")
         emit(_program.Copy(self.raw, into.raw, False, debug_name(name)), prog)
         return into
@@ -170,7 +197,8 @@ class DeviceToHost:
         self.raw = graph.raw.addDeviceToHostFIFO(handle, dtype, self.size)
 
     def write(self, t: Tensor, name=None, prog=None):
-        if t.dtype != self.dtype or t.size != self.size:
+        if expect_tensor(t, f"stream '{self.handle}' write: t", self.graph, "the stream").dtype != self.dtype \
+                or t.size != self.size:
             raise BuildError(f"stream '{self.handle}' carries {self.shape} {self.dtype}, not {t!r}")
         emit(_program.Copy(t.raw, self.raw, False, debug_name(name)), prog)
 

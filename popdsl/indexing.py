@@ -30,7 +30,7 @@ class _At:
                     raise BuildError(f"an index must be a one-element integer tensor, not {k!r}")
                 self.dims.append(dim)
                 indices.append(k)
-            elif k != slice(None):
+            elif not (isinstance(k, slice) and k == slice(None)):
                 raise BuildError("t.at[...] takes index tensors and ':' only; use t[...] for static slices")
         if not self.dims:
             raise BuildError("t.at[...] needs at least one index tensor")
@@ -55,7 +55,7 @@ class _At:
         t = self.tensor
         expected = tuple(d for i, d in enumerate(t.shape) if i not in self.dims)
         if not isinstance(value, Tensor) or value.shape != expected or value.dtype != t.dtype:
-            raise BuildError(f"t.at[...].set needs a {t.dtype} tensor of shape {expected}, not {value!r}")
+            raise BuildError(f"t.at[...].set: value must be a {t.dtype} tensor of shape {expected}, got {value!r}")
         offsets = self._offsets(prog)
         update = value.raw
         for d in self.dims:

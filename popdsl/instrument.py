@@ -6,7 +6,7 @@ The emulator's counters run in ESTIMATED cycles (the Engine's cost model, README
 from popdsl._core import poplar
 from popdsl._core import program as _program
 from popdsl.control import _Nested, emit
-from popdsl.debug import BuildError, debug_name
+from popdsl.debug import BuildError, debug_name, describe
 from popdsl.graph import Graph
 from popdsl.tensor import Tensor
 
@@ -22,10 +22,12 @@ class Counter:
     """
 
     def __init__(self, graph: Graph, tile: int, sync: str, name):
-        if sync not in _SYNC_TYPES:
+        if not isinstance(sync, str) or sync not in _SYNC_TYPES:
             raise BuildError(f"sync must be one of {sorted(_SYNC_TYPES)}, not {sync!r}")
+        if graph is not None and not isinstance(graph, Graph):
+            raise BuildError(f"graph must be a pd.Graph or None (the latest pd.Graph), got {describe(graph)}")
         self.graph = graph or Graph.latest()
-        if not isinstance(tile, int) or not 0 <= tile < self.graph.target.getNumTiles():
+        if isinstance(tile, bool) or not isinstance(tile, int) or not 0 <= tile < self.graph.target.getNumTiles():
             raise BuildError(f"tile {tile!r} does not exist: the target has "
                              f"{self.graph.target.getNumTiles()} tiles")
         self.tile, self.sync, self.name = tile, _SYNC_TYPES[sync], debug_name(name)

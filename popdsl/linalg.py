@@ -1,26 +1,26 @@
 """Matrix products through poplin: `a @ b`, pd.matmul, pd.matmul_acc (C += k * A @ B)."""
 from popdsl._core import poplin
-from popdsl.debug import BuildError
-from popdsl.ops import _graph_of, _run_library
-from popdsl.tensor import Tensor
+from popdsl.debug import BuildError, describe, expect_options
+from popdsl.ops import _run_library
+from popdsl.tensor import Tensor, expect_tensor
 
 
-def _check(a: Tensor, b: Tensor):
-    if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
-        raise BuildError("matmul needs two pd.Tensors")
+def _check(a: Tensor, b: Tensor, what: str):
+    expect_tensor(b, f"{what}: b", expect_tensor(a, f"{what}: a").graph, "a")
     if a.ndim != b.ndim or a.ndim not in (2, 3):
-        raise BuildError(f"matmul takes two 2-D tensors or two 3-D (grouped) tensors, not {a!r} and {b!r}")
+        raise BuildError(f"{what}: a and b must be two 2-D tensors or two 3-D (grouped) tensors, got {a!r} and {b!r}")
     if a.shape[-1] != b.shape[-2] or (a.ndim == 3 and a.shape[0] != b.shape[0]):
-        raise BuildError(f"matmul shapes do not agree: {a.shape} @ {b.shape}")
-    return _graph_of([a, b])
+        raise BuildError(f"{what}: matmul shapes do not agree: {a.shape} @ {b.shape} (the last dimension of a "
+                         "must be the next to last of b, and groups must match)")
+    return a.graph
 
 
 def matmul(a: Tensor, b: Tensor, name=None, prog=None, options=None, out: Tensor = None) -> Tensor:
     """a @ b; 3-D operands multiply group by group (poplin matMulGrouped). With `out`, the
     product is written there (poplin matMul*WithOutput) and `out` is returned: the caller
     chooses its layout, e.g. a transposed view, which the emulator's BLAS call uses in place."""
-    graph = _check(a, b)
-    options = options or {}
+    graph = _check(a, b, "pd.matmul")
+    options = expect_options(options, "pd.matmul")
     if out is None:
         if a.ndim == 2:
             build = lambda seq, dc: poplin.matMul(graph.raw, a.raw, b.raw, seq, dc, options)  # noqa: E731
@@ -30,7 +30,7 @@ def matmul(a: Tensor, b: Tensor, name=None, prog=None, options=None, out: Tensor
     shape = a.shape[:-1] + b.shape[-1:]
     if not isinstance(out, Tensor) or out.shape != shape or out.dtype != a.dtype:
         raise BuildError(f"matmul out= must be a {a.dtype} tensor of shape {shape}, not {out!r}")
-    _graph_of([a, out])
+    expect_tensor(out, "matmul out=", graph, "a")
     with_output = poplin.matMulWithOutput if a.ndim == 2 else poplin.matMulGroupedWithOutput
     _run_library(lambda seq, dc: with_output(graph.raw, a.raw, b.raw, out.raw, seq, dc, options), name, prog)
     return out
@@ -38,11 +38,20 @@ def matmul(a: Tensor, b: Tensor, name=None, prog=None, options=None, out: Tensor
 
 def matmul_acc(c: Tensor, a: Tensor, b: Tensor, scale=1.0, name=None, prog=None, options=None) -> Tensor:
     """c += scale * (a @ b), in place; scale is a number or a one-element tensor."""
-    graph = _check(a, b)
-    _graph_of([a, c])
-    k = scale.raw if isinstance(scale, Tensor) else float(scale)
+    graph = _check(a, b, "pd.matmul_acc")
+    expect_tensor(c, "pd.matmul_acc: c", graph, "a")
+    options = expect_options(options, "pd.matmul_acc")
+    if isinstance(scale, Tensor):
+        expect_tensor(scale, "pd.matmul_acc: scale", graph, "a")
+        if scale.size != 1:
+            raise BuildError(f"pd.matmul_acc: scale must be a number or a one-element tensor, got {scale!r}")
+        k = scale.raw
+    elif isinstance(scale, (bool, int, float)):
+        k = float(scale)
+    else:
+        raise BuildError(f"pd.matmul_acc: scale must be a number or a one-element tensor, got {describe(scale)}")
     acc = poplin.matMulAcc if a.ndim == 2 else poplin.matMulGroupedAcc
-    _run_library(lambda seq, dc: acc(graph.raw, c.raw, k, a.raw, b.raw, seq, dc, options or {}), name, prog)
+    _run_library(lambda seq, dc: acc(graph.raw, c.raw, k, a.raw, b.raw, seq, dc, options), name, prog)
     return c
 
 

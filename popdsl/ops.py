@@ -3,23 +3,27 @@
 Element-wise functions work on tensors (emitting one popops map each) and on
 popops expressions inside functions traced by pd.map (building one fused map).
 """
+import inspect
+
 from popdsl._core import poplar, popnn, popops, poputil
 from popdsl._core import program as _program
 from popdsl._core.popops import expr as pe
-from popdsl.debug import BuildError, debug_name
+from popdsl.debug import BuildError, debug_name, describe, expect_callable, expect_int, expect_str
 from popdsl.dtypes import as_type, is_floating
 from popdsl.control import current_block, emit
-from popdsl.tensor import Tensor
+from popdsl.tensor import Tensor, expect_tensor
 
 _PLACEHOLDERS = [getattr(pe, f"_{i}") for i in range(1, 21)]
 _LIBRARY_ERRORS = (poputil.poplibs_error, poplar.poplar_error, RuntimeError)
 
 
-def _graph_of(tensors):
-    graphs = {id(t.graph): t.graph for t in tensors}
-    if len(graphs) != 1:
-        raise BuildError(f"tensors {tensors} belong to different graphs")
-    return tensors[0].graph
+def _graph_of(tensors, what: str):
+    """The one graph of `tensors` (a list); a non-tensor or a tensor of another graph
+    raises a BuildError naming `what`[i]."""
+    first = expect_tensor(tensors[0], f"{what}[0]")
+    for i, t in enumerate(tensors[1:], 1):
+        expect_tensor(t, f"{what}[{i}]", first.graph, f"{what}[0]")
+    return first.graph
 
 
 def _run_library(build, name, prog):
@@ -34,20 +38,32 @@ def _run_library(build, name, prog):
     return result
 
 
-def _operands(args):
-    """Splits arguments into tensors (which become placeholders) and an expression builder."""
-    tensors, exprs = [], []
-    for a in args:
+def _operands(args, what):
+    """Splits arguments into tensors (which become placeholders) and an expression builder;
+    what[i] names args[i] in errors."""
+    tensors, exprs, first_label = [], [], None
+    for a, label in zip(args, what):
         if isinstance(a, Tensor):
+            expect_tensor(a, label, tensors[0].graph if tensors else None, first_label)
+            first_label = first_label or label
             tensors.append(a)
             exprs.append(_PLACEHOLDERS[len(tensors) - 1])
         elif isinstance(a, (bool, int, float)):
             exprs.append(a)
         elif isinstance(a, pe.Expr):
-            raise BuildError("popops expressions only make sense inside a function traced by pd.map")
+            raise BuildError(f"{label}: popops expressions only make sense inside a function traced by pd.map")
         else:
-            raise BuildError(f"expected a pd.Tensor or a Python number, not {type(a).__name__}")
+            raise BuildError(f"{label} must be a pd.Tensor or a Python number, got {describe(a)}")
     return tensors, exprs
+
+
+def _expression_operands(args, what):
+    """Inside pd.map: every operand is an expression of fn's arguments or a Python number."""
+    for a, label in zip(args, what):
+        if not isinstance(a, (pe.Expr, bool, int, float)):
+            raise BuildError(f"{label} must be an expression of pd.map's arguments or a Python number, "
+                             f"got {describe(a)}")
+    return args
 
 
 def _check_scalars(tensors, args):
@@ -59,83 +75,92 @@ def _check_scalars(tensors, args):
 
 
 def _map(expression, tensors, name=None, prog=None) -> Tensor:
-    graph = _graph_of(tensors)
+    graph = _graph_of(tensors, "tensors")
     raw = _run_library(lambda seq, dc: popops.map(graph.raw, expression, [t.raw for t in tensors], seq, dc),
                        name, prog)
     return graph.track(Tensor(raw, graph))
 
 
 def _map_in_place(expression, tensors, name=None, prog=None) -> Tensor:
-    graph = _graph_of(tensors)
+    graph = _graph_of(tensors, "tensors")
     _run_library(lambda seq, dc: popops.mapInPlace(graph.raw, expression, [t.raw for t in tensors], seq, dc),
                  name, prog)
     return tensors[0]
 
 
-def apply(op_builder, *args, name=None, prog=None, in_place=False):
-    """Applies an expression builder to tensors and numbers, or builds an expression."""
+def apply(op_builder, *args, what, name=None, prog=None, in_place=False):
+    """Applies an expression builder to tensors and numbers, or builds an expression;
+    what[i] names args[i] in errors ("pd.max: b")."""
     if any(isinstance(a, pe.Expr) for a in args):
-        return op_builder(*args)
-    tensors, exprs = _operands(args)
+        return op_builder(*_expression_operands(args, what))
+    tensors, exprs = _operands(args, what)
     if not tensors:
-        raise BuildError("at least one operand must be a pd.Tensor")
+        raise BuildError(f"{' or '.join(what)} must be a pd.Tensor, got only numbers {args}")
     _check_scalars(tensors, args)
     expression = op_builder(*exprs)
     return (_map_in_place if in_place else _map)(expression, tensors, name, prog)
 
 
-def _unary(op, doc):
+def _unary(function_name, op, doc):
     def fn(x, name=None, prog=None):
-        return apply(lambda a: pe.UnaryOp(op, a), x, name=name, prog=prog)
+        return apply(lambda a: pe.UnaryOp(op, a), x, what=(f"pd.{function_name}: x",), name=name, prog=prog)
     fn.__doc__ = doc
     return fn
 
 
-exp = _unary(pe.UnaryOpType.EXPONENT, "e**x")
-log = _unary(pe.UnaryOpType.LOGARITHM, "natural logarithm")
-tanh = _unary(pe.UnaryOpType.TANH, "hyperbolic tangent")
-sigmoid = _unary(pe.UnaryOpType.SIGMOID, "1 / (1 + e**-x)")
-sqrt = _unary(pe.UnaryOpType.SQRT, "square root")
-rsqrt = _unary(pe.UnaryOpType.RSQRT, "1 / sqrt(x)")
-abs = _unary(pe.UnaryOpType.ABSOLUTE, "absolute value")
-neg = _unary(pe.UnaryOpType.NEGATE, "-x")
-square = _unary(pe.UnaryOpType.SQUARE, "x * x")
-relu = _unary(pe.UnaryOpType.RELU, "max(x, 0)")
-sin = _unary(pe.UnaryOpType.SIN, "sine")
-cos = _unary(pe.UnaryOpType.COS, "cosine")
-floor = _unary(pe.UnaryOpType.FLOOR, "round down")
-ceil = _unary(pe.UnaryOpType.CEIL, "round up")
-logical_not = _unary(pe.UnaryOpType.LOGICAL_NOT, "not x (bool)")
+exp = _unary("exp", pe.UnaryOpType.EXPONENT, "e**x")
+log = _unary("log", pe.UnaryOpType.LOGARITHM, "natural logarithm")
+tanh = _unary("tanh", pe.UnaryOpType.TANH, "hyperbolic tangent")
+sigmoid = _unary("sigmoid", pe.UnaryOpType.SIGMOID, "1 / (1 + e**-x)")
+sqrt = _unary("sqrt", pe.UnaryOpType.SQRT, "square root")
+rsqrt = _unary("rsqrt", pe.UnaryOpType.RSQRT, "1 / sqrt(x)")
+abs = _unary("abs", pe.UnaryOpType.ABSOLUTE, "absolute value")
+neg = _unary("neg", pe.UnaryOpType.NEGATE, "-x")
+square = _unary("square", pe.UnaryOpType.SQUARE, "x * x")
+relu = _unary("relu", pe.UnaryOpType.RELU, "max(x, 0)")
+sin = _unary("sin", pe.UnaryOpType.SIN, "sine")
+cos = _unary("cos", pe.UnaryOpType.COS, "cosine")
+floor = _unary("floor", pe.UnaryOpType.FLOOR, "round down")
+ceil = _unary("ceil", pe.UnaryOpType.CEIL, "round up")
+logical_not = _unary("logical_not", pe.UnaryOpType.LOGICAL_NOT, "not x (bool)")
 
 
 def max(a, b, name=None, prog=None):
     """Element-wise maximum; NaN when either operand is NaN (as numpy.maximum)."""
-    return apply(pe.Max, a, b, name=name, prog=prog)
+    return apply(pe.Max, a, b, what=("pd.max: a", "pd.max: b"), name=name, prog=prog)
 
 
 def min(a, b, name=None, prog=None):
     """Element-wise minimum; NaN when either operand is NaN (as numpy.minimum)."""
-    return apply(pe.Min, a, b, name=name, prog=prog)
+    return apply(pe.Min, a, b, what=("pd.min: a", "pd.min: b"), name=name, prog=prog)
 
 
 def pow(a, b, name=None, prog=None):
-    return apply(pe.Pow, a, b, name=name, prog=prog)
+    return apply(pe.Pow, a, b, what=("pd.pow: a", "pd.pow: b"), name=name, prog=prog)
 
 
 def where(condition, a, b, name=None, prog=None):
     """condition ? a : b, element-wise."""
-    return apply(lambda c, x, y: pe.Select(x, y, c), condition, a, b, name=name, prog=prog)
+    return apply(lambda c, x, y: pe.Select(x, y, c), condition, a, b,
+                 what=("pd.where: condition", "pd.where: a", "pd.where: b"), name=name, prog=prog)
 
 
 def logical_and(a, b, name=None, prog=None):
-    return apply(pe.And, a, b, name=name, prog=prog)
+    return apply(pe.And, a, b, what=("pd.logical_and: a", "pd.logical_and: b"), name=name, prog=prog)
 
 
 def logical_or(a, b, name=None, prog=None):
-    return apply(pe.Or, a, b, name=name, prog=prog)
+    return apply(pe.Or, a, b, what=("pd.logical_or: a", "pd.logical_or: b"), name=name, prog=prog)
 
 
-def _trace(fn, count):
+def _trace(fn, count, what):
+    expect_callable(fn, f"{what}: fn")
+    try:
+        inspect.signature(fn).bind(*_PLACEHOLDERS[:count])
+    except TypeError as e:
+        raise BuildError(f"{what}: fn cannot take the {count} tensor(s) given: {e}") from None
+    except ValueError:  # a builtin without a signature: calling it tells
+        pass
     result = fn(*_PLACEHOLDERS[:count])
     if not isinstance(result, pe.Expr):
         raise BuildError(f"the function given to pd.map must return an expression of its arguments, "
@@ -145,26 +170,28 @@ def _trace(fn, count):
 
 def map(fn, *tensors, name=None, prog=None) -> Tensor:
     """Traces fn over placeholders into ONE fused popops map of the tensors (broadcast numpy-style)."""
-    if not tensors or not all(isinstance(t, Tensor) for t in tensors):
+    if not tensors:
         raise BuildError("pd.map(fn, *tensors) needs one or more pd.Tensor arguments")
-    return _map(_trace(fn, len(tensors)), list(tensors), name, prog)
+    _graph_of(list(tensors), "pd.map: tensors")
+    return _map(_trace(fn, len(tensors), "pd.map"), list(tensors), name, prog)
 
 
 def map_(fn, target, *others, name=None, prog=None) -> Tensor:
     """Like pd.map, writing the result into `target` (the first argument of fn)."""
-    tensors = [target, *others]
-    if not all(isinstance(t, Tensor) for t in tensors):
-        raise BuildError("pd.map_(fn, target, *others) needs pd.Tensor arguments")
-    return _map_in_place(_trace(fn, len(tensors)), tensors, name, prog)
+    expect_tensor(target, "pd.map_: target")
+    _graph_of([target, *others], "pd.map_: [target, *others]")
+    return _map_in_place(_trace(fn, len(others) + 1, "pd.map_"), [target, *others], name, prog)
 
 
 def cast(t: Tensor, dtype, name=None, prog=None) -> Tensor:
     """A new tensor with t's values converted to dtype."""
-    return _map(pe.Cast(pe._1, as_type(dtype)), [t], name, prog)
+    expect_tensor(t, "pd.cast: t")
+    return _map(pe.Cast(pe._1, as_type(dtype, "pd.cast: dtype")), [t], name, prog)
 
 
 def copy(src: Tensor, dst: Tensor, name=None, prog=None) -> Tensor:
     """Copies src into dst (same dtype and element count)."""
+    expect_tensor(dst, "pd.copy: dst", expect_tensor(src, "pd.copy: src").graph, "src")
     if src.dtype != dst.dtype or src.size != dst.size:
         raise BuildError(f"cannot copy {src!r} into {dst!r}: dtypes and element counts must match")
     emit(_program.Copy(src.raw, dst.raw, False, debug_name(name)), prog)
@@ -173,6 +200,9 @@ def copy(src: Tensor, dst: Tensor, name=None, prog=None) -> Tensor:
 
 def fill(t: Tensor, value, name=None, prog=None) -> Tensor:
     """Sets every element of t to value (popops::fill)."""
+    expect_tensor(t, "pd.fill: t")
+    if not isinstance(value, (bool, int, float)):
+        raise BuildError(f"pd.fill: value must be a Python number, got {describe(value)}")
     _check_scalars([t], [value])
     _run_library(lambda seq, dc: popops.fill(t.graph.raw, t.raw, seq, value, dc), name, prog)
     return t
@@ -180,14 +210,19 @@ def fill(t: Tensor, value, name=None, prog=None) -> Tensor:
 
 def zero(t: Tensor, name=None, prog=None) -> Tensor:
     """Sets every element of t to zero."""
+    expect_tensor(t, "pd.zero: t")
     return fill(t, 0, name=name, prog=prog)
 
 
 def concat(tensors, axis: int = 0) -> Tensor:
     """A view joining tensors along axis (no copy; writes go to the originals)."""
-    graph = _graph_of(list(tensors))
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)) or not tensors:
+        raise BuildError(f"pd.concat: tensors must be a non-empty list of pd.Tensors, got {describe(tensors)}")
+    graph = _graph_of(list(tensors), "pd.concat: tensors")
+    rank = tensors[0].ndim
+    axis = expect_int(axis, "pd.concat: axis", -rank, rank - 1)
     try:
-        return Tensor(poplar.concat([t.raw for t in tensors], axis % tensors[0].ndim), graph)
+        return Tensor(poplar.concat([t.raw for t in tensors], axis % rank), graph)
     except poplar.poplar_error as e:
         raise BuildError(str(e)) from None
 
@@ -198,13 +233,14 @@ def _binary_operator(op, reflected=False):
         if not isinstance(other, (Tensor, bool, int, float)):
             return NotImplemented
         a, b = (other, self) if reflected else (self, other)
-        return apply(lambda x, y: pe.BinaryOp(op, x, y), a, b)
+        return apply(lambda x, y: pe.BinaryOp(op, x, y), a, b, what=("left operand", "right operand"))
     return method
 
 
 def _in_place_operator(op):
     def method(self, other):
-        return apply(lambda x, y: pe.BinaryOp(op, x, y), self, other, in_place=True)
+        return apply(lambda x, y: pe.BinaryOp(op, x, y), self, other,
+                     what=("in-place operator: target", "in-place operator: other"), in_place=True)
     return method
 
 
@@ -223,7 +259,7 @@ for _name, _op in {"eq": pe.BinaryOpType.EQUAL, "ne": pe.BinaryOpType.NOT_EQUAL,
     setattr(Tensor, f"__{_name}__", _binary_operator(_op))
 Tensor.__neg__ = lambda self: neg(self)
 Tensor.__abs__ = lambda self: abs(self)
-Tensor.__invert__ = lambda self: apply(lambda a: pe.UnaryOp(pe.UnaryOpType.BITWISE_NOT, a), self)
+Tensor.__invert__ = lambda self: apply(lambda a: pe.UnaryOp(pe.UnaryOpType.BITWISE_NOT, a), self, what=("operand",))
 
 
 def _set_item(self, key, value):
@@ -242,6 +278,9 @@ Tensor.__setitem__ = _set_item
 
 def print_tensor(t: Tensor, title=None, prog=None):
     """Prints t's values when the program runs, in Poplar's PrintTensor format."""
+    expect_tensor(t, "pd.print_tensor: t")
+    if title is not None:
+        expect_str(title, "pd.print_tensor: title")
     emit(_program.PrintTensor(title if title is not None else t.name, t.raw, debug_name(None)), prog)
 
 
@@ -250,29 +289,35 @@ _NONLINEARITIES = {name: getattr(popnn.NonLinearityType, name) for name in
                     "SOFTMAX", "SOFTMAX_STABLE", "SOFTMAX_SCALED"]}
 
 
-def _nonlinearity_type(kind: str):
+def _nonlinearity_type(kind: str, what: str):
     try:
         return _NONLINEARITIES[kind.upper()]
     except (KeyError, AttributeError):
-        raise BuildError(f"unknown non-linearity {kind!r}; choose from {sorted(k.lower() for k in _NONLINEARITIES)}") from None
+        raise BuildError(f"{what}: kind: unknown non-linearity {kind!r}; choose from "
+                         f"{sorted(k.lower() for k in _NONLINEARITIES)}") from None
 
 
 def nonlinearity(t: Tensor, kind: str, name=None, prog=None) -> Tensor:
     """popnn's non-linearity `kind` ("sigmoid", "tanh", "relu", "gelu", "softmax", ...) of t."""
-    raw = _run_library(lambda seq, dc: popnn.nonLinearity(t.graph.raw, _nonlinearity_type(kind), t.raw, seq, dc),
-                       name, prog)
+    expect_tensor(t, "pd.nonlinearity: t")
+    kind = _nonlinearity_type(kind, "pd.nonlinearity")
+    raw = _run_library(lambda seq, dc: popnn.nonLinearity(t.graph.raw, kind, t.raw, seq, dc), name, prog)
     return t.graph.track(Tensor(raw, t.graph))
 
 
 def nonlinearity_(t: Tensor, kind: str, name=None, prog=None) -> Tensor:
     """Like pd.nonlinearity, writing the result over t (popnn nonLinearityInPlace); returns t."""
-    _run_library(lambda seq, dc: popnn.nonLinearityInPlace(t.graph.raw, _nonlinearity_type(kind), t.raw, seq, dc),
-                 name, prog)
+    expect_tensor(t, "pd.nonlinearity_: t")
+    kind = _nonlinearity_type(kind, "pd.nonlinearity_")
+    _run_library(lambda seq, dc: popnn.nonLinearityInPlace(t.graph.raw, kind, t.raw, seq, dc), name, prog)
     return t
 
 
 def nonlinearity_grad(activation: Tensor, out_grad: Tensor, kind: str, name=None, prog=None) -> Tensor:
     """Input gradient of `kind`: activation is its output (its input for gelu and swish)."""
+    graph = expect_tensor(activation, "pd.nonlinearity_grad: activation").graph
+    expect_tensor(out_grad, "pd.nonlinearity_grad: out_grad", graph, "activation")
+    kind = _nonlinearity_type(kind, "pd.nonlinearity_grad")
     raw = _run_library(lambda seq, dc: popnn.nonLinearityInputGradient(
-        activation.graph.raw, _nonlinearity_type(kind), activation.raw, out_grad.raw, seq, dc), name, prog)
+        graph.raw, kind, activation.raw, out_grad.raw, seq, dc), name, prog)
     return activation.graph.track(Tensor(raw, activation.graph))

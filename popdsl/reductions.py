@@ -5,24 +5,23 @@ The reduced dimensions are dropped, as poplibs does; axis=None reduces everythin
 from popdsl._core import popops
 from popdsl.debug import BuildError
 from popdsl.ops import _run_library
-from popdsl.tensor import Tensor, _check_axes
+from popdsl.tensor import Tensor, _check_axes, expect_tensor
 
 
 def _axes(t: Tensor, axis):
     if axis is None:
         return list(range(t.ndim))
     given = axis if isinstance(axis, (tuple, list)) else [axis]
-    _check_axes(t, given)
+    given = _check_axes(t, given)
     axes = sorted({a % t.ndim for a in given}) if t.ndim else []
     if not axes and t.ndim:
         raise BuildError(f"no axis to reduce over in {t!r}")
     return axes
 
 
-def _reducer(operation, doc):
+def _reducer(function_name, operation, doc):
     def reduce(t: Tensor, axis=None, name=None, prog=None) -> Tensor:
-        if not isinstance(t, Tensor):
-            raise BuildError(f"expected a pd.Tensor, not {type(t).__name__}")
+        expect_tensor(t, f"pd.{function_name}: t")
         dims = _axes(t, axis)
         raw = _run_library(lambda seq, dc: popops.reduce(t.graph.raw, t.raw, dims,
                                                          popops.ReduceParams(operation), seq, dc), name, prog)
@@ -31,14 +30,16 @@ def _reducer(operation, doc):
     return reduce
 
 
-reduce_sum = _reducer(popops.Operation.ADD, "Sum over axis (all axes when None).")
-reduce_max = _reducer(popops.Operation.MAX, "Maximum over axis; NaN where a NaN is reduced (as numpy.max).")
-reduce_min = _reducer(popops.Operation.MIN, "Minimum over axis; NaN where a NaN is reduced (as numpy.min).")
-reduce_prod = _reducer(popops.Operation.MUL, "Product over axis.")
-reduce_sum_squares = _reducer(popops.Operation.SQUARE_ADD, "Sum of squares over axis.")
-reduce_logsumexp = _reducer(popops.Operation.LOG_ADD, "log(sum(exp(t))) over axis.")
-reduce_all = _reducer(popops.Operation.LOGICAL_AND, "True where every element is (bool tensors).")
-reduce_any = _reducer(popops.Operation.LOGICAL_OR, "True where any element is (bool tensors).")
+reduce_sum = _reducer("reduce_sum", popops.Operation.ADD, "Sum over axis (all axes when None).")
+reduce_max = _reducer("reduce_max", popops.Operation.MAX,
+                      "Maximum over axis; NaN where a NaN is reduced (as numpy.max).")
+reduce_min = _reducer("reduce_min", popops.Operation.MIN,
+                      "Minimum over axis; NaN where a NaN is reduced (as numpy.min).")
+reduce_prod = _reducer("reduce_prod", popops.Operation.MUL, "Product over axis.")
+reduce_sum_squares = _reducer("reduce_sum_squares", popops.Operation.SQUARE_ADD, "Sum of squares over axis.")
+reduce_logsumexp = _reducer("reduce_logsumexp", popops.Operation.LOG_ADD, "log(sum(exp(t))) over axis.")
+reduce_all = _reducer("reduce_all", popops.Operation.LOGICAL_AND, "True where every element is (bool tensors).")
+reduce_any = _reducer("reduce_any", popops.Operation.LOGICAL_OR, "True where any element is (bool tensors).")
 
 Tensor.sum = lambda self, axis=None, name=None, prog=None: reduce_sum(self, axis, name, prog)
 Tensor.max = lambda self, axis=None, name=None, prog=None: reduce_max(self, axis, name, prog)

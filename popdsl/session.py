@@ -36,6 +36,7 @@ from popdsl._core import poplar
 from popdsl._core import backend as _core_backend
 from popdsl.callbacks import HostCallback
 from popdsl.control import Block
+from popdsl.debug import describe, expect_options
 from popdsl.dtypes import as_type, numpy_dtype
 from popdsl.executable_cache import compile_or_load
 from popdsl.graph import Graph
@@ -102,10 +103,19 @@ class Session:
 
     def __init__(self, graph: Graph, programs, device=None, options=None, cache_dir=None, seed=None,
                  name=None):
+        if not isinstance(graph, Graph):
+            raise TypeError(f"Session: graph must be a pd.Graph, got {describe(graph)}")
         if isinstance(programs, Block):
             programs = {"main": programs}
         if not isinstance(programs, dict) or not all(isinstance(p, Block) for p in programs.values()):
-            raise TypeError("programs must be a pd.Sequence or a dict of name -> pd.Sequence")
+            raise TypeError(f"Session: programs must be a pd.Sequence or a dict of name -> pd.Sequence, "
+                            f"got {describe(programs)}")
+        if device is not None and not isinstance(device, poplar.Device):
+            raise TypeError(f"Session: device must be a device (pd.ipu_model()) or None, got {describe(device)}")
+        if cache_dir is not None:
+            _file_path(cache_dir, "Session: cache_dir")
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"Session: name must be a str or None, got {describe(name)}")
         self.graph = graph
         handles = _host_handles(graph)
         self._by_id = {id(t): handles[id(t)] for t in graph.variables}
@@ -114,7 +124,8 @@ class Session:
                    for t, name in zip(graph.variables, _unique_names(t.name for t in graph.variables))]
         streams = [_StreamInfo(s.handle, s.shape, numpy_dtype(s.dtype), s.to_device) for s in graph.streams]
         self._stream_objects = {s.handle: s for s in graph.streams}
-        executable = compile_or_load(graph.raw, [p.build() for p in programs.values()], options or {},
+        executable = compile_or_load(graph.raw, [p.build() for p in programs.values()],
+                                     expect_options(options, "Session"),
                                       cache_dir if cache_dir is not None else os.environ.get("POPDSL_CACHE_DIR"),
                                       list(programs))
         self._setup(executable, list(programs), tensors, streams, graph.host_callbacks,
@@ -146,7 +157,7 @@ class Session:
     # --- saving and loading -----------------------------------------------------------------
     def save(self, path):
         """Writes the executable and the names of its tensors, streams and host callbacks to `path`."""
-        saved_session.write(os.path.expanduser(os.fspath(path)), {
+        saved_session.write(_file_path(path, "Session.save"), {
             "programs": self.program_names, "name": self.name,
             "tensors": [t.to_json() for t in self._tensors.values()],
             "streams": [s.to_json() for s in self._streams.values()],
@@ -159,7 +170,7 @@ class Session:
         target (default: a simulator device for it); `callbacks` maps each saved host
         callback's handle to its Python function. Tensors are then read and written by name.
         A damaged or foreign file raises SessionError naming it and what is wrong."""
-        path = os.path.expanduser(os.fspath(path))
+        path = _file_path(path, "Session.load")
         try:
             manifest, serialized = saved_session.read(path)
         except saved_session.SavedSessionError as e:
@@ -268,10 +279,10 @@ class Session:
         if isinstance(t, str):
             return self._named(t)
         if not isinstance(t, Tensor):
-            raise TypeError(f"expected a pd.Tensor or a tensor name, not {type(t).__name__}")
+            raise TypeError(f"Session: t must be a pd.Tensor or a tensor name, got {describe(t)}")
         handle = self._by_id.get(id(t))
         if handle is None:
-            raise SessionError(f"{t!r} was not created by this graph before the session was compiled; "
+            raise SessionError(f"Session: t {t!r} was not created by this graph before the session was compiled; "
                                "read or write the tensor it is a view of")
         return self._tensors[handle]
 
@@ -282,7 +293,8 @@ class Session:
             return matches[0]
         names = sorted(t.name for t in self._tensors.values())
         if not matches:
-            raise SessionError(f"no tensor named {name!r}; this session has {names}")
+            raise SessionError(f"no tensor named {name!r}; this session has {names} (t= takes one of these "
+                               "names or a pd.Tensor)")
         raise SessionError(f"{len(matches)} tensors are named {name!r}; use the full name, one of "
                            f"{sorted(t.name for t in matches)}")
 
@@ -296,8 +308,8 @@ class Session:
             raise SessionError(f"tensor {info.name!r} is a constant and cannot be written")
         array = _device_values(values, info.dtype, f"writing tensor {info.name!r}")
         if array.shape != info.shape and array.size != 1:
-            raise SessionError(f"cannot write an array of shape {array.shape} to tensor {info.name!r} "
-                               f"of shape {info.shape}")
+            raise SessionError(f"Session.write: cannot write an array of shape {array.shape} (values) to tensor "
+                               f"{info.name!r} of shape {info.shape}")
         array = np.ascontiguousarray(np.broadcast_to(array, info.shape))
         self.engine.writeTensor("w" + info.handle, array)
         self._host_data[info.handle] = array.copy()
@@ -352,7 +364,9 @@ class Session:
                 raise SessionError(f"this session has programs {self.program_names}; say which to run")
             name = self.program_names[0]
         if name not in self.program_names:
-            raise SessionError(f"no program named {name!r}; this session has {self.program_names}")
+            raise SessionError(f"no program named {name!r}; name= is one of this session's {self.program_names}")
+        if feeds is not None and not isinstance(feeds, dict):
+            raise TypeError(f"Session.run: feeds must be a dict of stream (or handle) -> values, got {describe(feeds)}")
         feeds = {getattr(k, "handle", k): v for k, v in (feeds or {}).items()}
         unknown = [k for k in feeds if k not in self._streams or not self._streams[k].to_device]
         if unknown:
@@ -381,6 +395,13 @@ class Session:
 
 # --- host handles, streams and callbacks ------------------------------------------------------
 
+def _file_path(path, what: str) -> str:
+    """A str or os.PathLike path with ~ expanded; anything else raises a TypeError naming `what`."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{what}: path must be a str or os.PathLike, got {describe(path)}")
+    return os.path.expanduser(os.fspath(path))
+
+
 def _unique_names(names) -> list:
     """The names, with '#2', '#3', ... added to repeats (views of one variable share its name)."""
     seen = {}
@@ -408,6 +429,8 @@ def _device_values(values, dtype: np.dtype, what: str) -> np.ndarray:
     """`values` as an array of the device dtype. Integer and boolean tensors take only the
     values they hold exactly: 1.5, NaN, -1 for uint32 or 2**40 for int32 raise instead of
     being truncated or wrapped."""
+    if isinstance(values, Tensor):
+        raise SessionError(f"{what}: values must be host data, got {values!r}; read a tensor with session.read(t)")
     array = np.asarray(values)
     if array.dtype.kind not in "biuf":
         raise SessionError(f"{what}: {array.dtype} values cannot be converted to {dtype}")

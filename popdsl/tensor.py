@@ -1,15 +1,50 @@
 """pd.Tensor: a poplar.Tensor with numpy-style views and operators that emit ops."""
+import operator
+
 import numpy as np
 
 from popdsl._core import poplar
-from popdsl.debug import BuildError
+from popdsl.debug import LARGEST_INT, BuildError, describe, expect_int
 
 
-def _check_axes(t: "Tensor", axes):
-    # a % ndim would wrap an axis past the rank onto another (numpy raises AxisError).
+def as_shape(shape, what: str, inferred: bool = False) -> list:
+    """A shape (a tuple, a list or one dimension) as a list of ints; fractional, negative,
+    huge, boolean or non-numeric dimensions raise a BuildError naming `what` (-1 is
+    allowed when `inferred`: reshape works it out)."""
+    dims = list(shape) if isinstance(shape, (tuple, list)) else [shape]
+    smallest = -1 if inferred else 0
+    for d in dims:
+        try:
+            valid = not isinstance(d, (bool, np.bool_)) and smallest <= operator.index(d) <= LARGEST_INT
+        except TypeError:
+            valid = False
+        if not valid:
+            raise BuildError(f"{what}: shape {tuple(dims)} has the dimension {d!r}; dimensions are "
+                             f"{'-1 or ' if inferred else ''}non-negative integers up to 2**32 - 1")
+    return [operator.index(d) for d in dims]
+
+
+def expect_tensor(value, what: str, graph=None, than: str = "the other tensors") -> "Tensor":
+    """`value` if it is a pd.Tensor (of `graph` when given: the graph of `than`); else a
+    BuildError naming `what`."""
+    if not isinstance(value, Tensor):
+        hint = ": put host data on the device with g.constant(array)" if isinstance(value, np.ndarray) else ""
+        raise BuildError(f"{what} must be a pd.Tensor, got {describe(value)}{hint}")
+    if graph is not None and value.graph is not graph:
+        raise BuildError(f"{what} {value!r} belongs to another pd.Graph than {than}")
+    return value
+
+
+def _check_axes(t: "Tensor", axes) -> list:
+    """The axes as ints; one that is not an int, or past the rank, raises a BuildError
+    (a % ndim would wrap it onto another axis; numpy raises AxisError)."""
+    for a in axes:
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
+            raise BuildError(f"axis must be an int or a list of ints, got {describe(a)}")
     bad = [a for a in axes if not -t.ndim <= a < t.ndim]
     if bad:
         raise BuildError(f"axis {bad[0]} is out of range for {t!r} of rank {t.ndim}")
+    return [int(a) for a in axes]
 
 
 class Tensor:
@@ -80,7 +115,7 @@ class Tensor:
         return self._view(raw.squeeze(drop) if drop else raw)
 
     def reshape(self, *shape) -> "Tensor":
-        shape = list(shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape)
+        shape = as_shape(shape[0] if len(shape) == 1 else shape, "Tensor.reshape", inferred=True)
         if shape.count(-1) == 1:
             known = int(np.prod([d for d in shape if d != -1]))
             shape[shape.index(-1)] = self.size // known if known else 0
@@ -92,9 +127,11 @@ class Tensor:
         perm = list(perm[0] if len(perm) == 1 and isinstance(perm[0], (tuple, list)) else perm)
         if not perm:
             perm = list(range(self.ndim))[::-1]
-        if sorted(perm) != list(range(self.ndim)):
-            raise BuildError(f"{tuple(perm)} is not a permutation of the {self.ndim} dimensions of {self!r}")
-        return self._view(self.raw.dimShuffle(perm))
+        integers = all(isinstance(p, (int, np.integer)) and not isinstance(p, bool) for p in perm)
+        if not integers or sorted(perm) != list(range(self.ndim)):
+            raise BuildError(f"transpose: perm {tuple(perm)} is not a permutation of the {self.ndim} dimensions "
+                             f"of {self!r}")
+        return self._view(self.raw.dimShuffle([int(p) for p in perm]))
 
     @property
     def T(self) -> "Tensor":
@@ -111,12 +148,13 @@ class Tensor:
 
     def expand(self, axis: int) -> "Tensor":
         """Insert a size-1 dimension before dimension `axis` (numpy's expand_dims)."""
+        axis = expect_int(axis, "Tensor.expand: axis", -self.ndim - 1, self.ndim)
         axis = axis + self.ndim + 1 if axis < 0 else axis
         return self._view(self.raw.expand([axis]))
 
     def squeeze(self, axis=None) -> "Tensor":
         given = [] if axis is None else axis if isinstance(axis, (tuple, list)) else [axis]
-        _check_axes(self, given)
+        given = _check_axes(self, given)
         axes = [i for i, d in enumerate(self.shape) if d == 1] if axis is None else [a % self.ndim for a in given]
         bad = [a for a in axes if self.shape[a] != 1]
         if bad:
@@ -127,7 +165,7 @@ class Tensor:
         """A view broadcast to `shape` by numpy's rules (no copy)."""
         from popdsl._core import poputil
         try:
-            return self._view(poputil.broadcastToMatch(self.raw, list(shape)))
+            return self._view(poputil.broadcastToMatch(self.raw, as_shape(shape, "Tensor.broadcast")))
         except poputil.poplibs_error as e:
             raise BuildError(str(e)) from None
 

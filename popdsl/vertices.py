@@ -17,7 +17,8 @@ import numpy as np
 from popdsl._core import poplar
 from popdsl._core import program as _program
 from popdsl.control import current_block
-from popdsl.debug import BuildError, debug_name
+from popdsl.debug import BuildError, debug_name, describe, expect_str
+from popdsl.graph import Graph
 from popdsl.tensor import Tensor
 
 
@@ -25,7 +26,9 @@ def add_codelets(graph, source_or_path, flags: str = "") -> bool:
     """Compiles codelets into `graph` (pd.Graph.add_codelets): C++ source text (a str with a
     line break or a '{') or the path of a codelet file (str or os.PathLike). False if already added."""
     if not isinstance(source_or_path, (str, os.PathLike)):
-        raise BuildError(f"add_codelets takes C++ source text or a file path, not {type(source_or_path).__name__}")
+        raise BuildError(f"add_codelets: source_or_path must be C++ source text or a file path, "
+                         f"got {describe(source_or_path)}")
+    expect_str(flags, "add_codelets: flags")
     try:
         return graph.raw.addCodelets(source_or_path, flags)
     except poplar.graph_program_compilation_error as e:
@@ -36,6 +39,8 @@ class ComputeSet:
     """A compute set whose Execute step is added to the open block where the `with` starts."""
 
     def __init__(self, name=None, graph=None, prog=None):
+        if graph is not None and not isinstance(graph, Graph):
+            raise BuildError(f"pd.compute_set: graph must be a pd.Graph or None, got {describe(graph)}")
         self.name = debug_name(name)
         self.graph = graph
         self.prog = prog
@@ -67,6 +72,7 @@ class ComputeSet:
 
     def vertex(self, vertex_type: str, tile: int, perf_estimate: int = None, **fields) -> poplar.VertexRef:
         """Adds a `vertex_type` vertex on `tile` with its fields connected or set (see the module doc)."""
+        expect_str(vertex_type, "cs.vertex: vertex_type")
         graph = self._graph_for(fields)
         tiles = graph.target.getNumTiles()
         if not isinstance(tile, (int, np.integer)) or not 0 <= tile < tiles:

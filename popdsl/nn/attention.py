@@ -15,7 +15,7 @@ import math
 import numbers
 
 import popdsl as pd
-from popdsl.debug import BuildError
+from popdsl.debug import BuildError, describe, expect_int
 from popdsl.nn.masks import MASK_VALUE, causal_mask_blocks, triu_offset_sequence
 
 
@@ -27,7 +27,8 @@ def flash_attention_qkv_packed(qkv: pd.Tensor, num_chunks_q: int, num_chunks_kv:
 def flash_attention_qkv_packed_with_stash(qkv: pd.Tensor, num_chunks_q: int, num_chunks_kv: int):
     """(out [G, L, D], log_sum_exp [num_chunks_q, G, L/num_chunks_q]): the forward and its softmax
     statistics, log-sum-exp over the keys of each query's masked scores, chunk-major."""
-    _check_chunks(qkv, num_chunks_q, num_chunks_kv)
+    _check_qkv(qkv)
+    _check_chunks(qkv.shape[2], num_chunks_q, num_chunks_kv)
     with pd.name_scope("flash_attention"):
         out, log_sum_exp = _forward(*_chunked_qkv(qkv, num_chunks_q, num_chunks_kv))
     return qkv.graph.track(_unchunked(out)), log_sum_exp
@@ -36,7 +37,8 @@ def flash_attention_qkv_packed_with_stash(qkv: pd.Tensor, num_chunks_q: int, num
 def flash_attention_qkv_packed_grad(grad: pd.Tensor, qkv: pd.Tensor, num_chunks_q: int,
                                     num_chunks_kv: int) -> pd.Tensor:
     """dqkv [3, G, L, D] from the output gradient grad [G, L, D]; recomputes the forward."""
-    _check_chunks(qkv, num_chunks_q, num_chunks_kv)
+    _check_qkv(qkv)
+    _check_chunks(qkv.shape[2], num_chunks_q, num_chunks_kv)
     _check_grad(grad, qkv)
     with pd.name_scope("flash_attention_grad"):
         q, k, v = _chunked_qkv(qkv, num_chunks_q, num_chunks_kv)
@@ -73,14 +75,24 @@ def scaled_dot_product_attention(q: pd.Tensor, k: pd.Tensor, v: pd.Tensor, scale
     if not all(isinstance(t, pd.Tensor) for t in (q, k, v)) or q.ndim != 3 or not q.shape == k.shape == v.shape:
         raise BuildError(f"q, k and v must be pd.Tensors of one shape [G, L, D], not {q!r}, {k!r}, {v!r}")
     groups, length, head_dim = q.shape
+    if scale is not None and (isinstance(scale, bool) or not isinstance(scale, numbers.Real)):
+        raise BuildError(f"scaled_dot_product_attention: scale must be a number or None, got {describe(scale)}")
     scale = 1 / math.sqrt(head_dim) if scale is None else float(scale)
+    if num_chunks is None:
+        num_chunks = chunk_counts(length, head_dim)
+    elif not isinstance(num_chunks, (tuple, list)) or len(num_chunks) != 2:
+        raise BuildError(f"scaled_dot_product_attention: num_chunks must be (num_chunks_q, num_chunks_kv), "
+                         f"got {describe(num_chunks)}")
+    _check_chunks(length, *num_chunks, names=("num_chunks[0]", "num_chunks[1]"))
     qkv = pd.concat([(q * scale).expand(0), k.expand(0), v.expand(0)])
-    return flash_attention_qkv_packed(qkv, *(num_chunks or chunk_counts(length, head_dim)))
+    return flash_attention_qkv_packed(qkv, *num_chunks)
 
 
 def chunk_counts(length: int, head_dim: int) -> tuple:
     """(num_chunks_q, num_chunks_kv) for L and D: powers of two near sqrt(L/D), the query side
     rounded up (flash-attention-ipu's heuristic), lowered where needed to divide L."""
+    length = expect_int(length, "chunk_counts: length", 1)
+    head_dim = expect_int(head_dim, "chunk_counts: head_dim", 1)
     ratio = max(length, head_dim) // head_dim
     suggested = (2 ** math.ceil(math.log2(ratio) / 2), 2 ** math.floor(math.log2(ratio) / 2))
     return tuple(max(d for d in range(1, n + 1) if length % d == 0) for n in suggested)
@@ -89,7 +101,7 @@ def chunk_counts(length: int, head_dim: int) -> tuple:
 # --- checks: all before anything is built --------------------------------------------------------
 def _check_qkv(qkv):
     if not isinstance(qkv, pd.Tensor):
-        raise BuildError(f"qkv must be a pd.Tensor, not {type(qkv).__name__}")
+        raise BuildError(f"qkv must be a pd.Tensor, got {describe(qkv)}")
     if qkv.ndim != 4 or qkv.shape[0] != 3:
         raise BuildError(f"qkv must be packed as [3, G, L, D] (rank 4, leading dimension 3), but {qkv!r} "
                          f"has shape {qkv.shape}")
@@ -97,10 +109,8 @@ def _check_qkv(qkv):
         raise BuildError(f"attention takes float or half qkv, not {qkv.dtype} ({qkv!r})")
 
 
-def _check_chunks(qkv, num_chunks_q, num_chunks_kv):
-    _check_qkv(qkv)
-    length = qkv.shape[2]
-    for name, chunks in (("num_chunks_q", num_chunks_q), ("num_chunks_kv", num_chunks_kv)):
+def _check_chunks(length, num_chunks_q, num_chunks_kv, names=("num_chunks_q", "num_chunks_kv")):
+    for name, chunks in zip(names, (num_chunks_q, num_chunks_kv)):
         if not isinstance(chunks, numbers.Integral) or chunks < 1 or length % chunks:
             raise BuildError(f"{name}={chunks!r} must be a positive int dividing the sequence length L={length}")
 

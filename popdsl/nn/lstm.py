@@ -29,7 +29,7 @@ import math
 from typing import NamedTuple, Optional
 
 import popdsl as pd
-from popdsl.debug import BuildError
+from popdsl.debug import LARGEST_INT, BuildError, describe, expect_int, expect_str
 from popdsl.dtypes import as_type
 from popdsl.popops import expr as pe
 from popdsl.tensor import Tensor
@@ -69,15 +69,13 @@ class LstmParams:
     variable_time_steps: object = None  # None, an int, or an UNSIGNED_INT [B] (or [1]) tensor
 
     def __post_init__(self):
-        self.dtype = as_type(self.dtype)
+        self.dtype = as_type(self.dtype, "LstmParams: dtype")
         if self.dtype not in (pd.float32, pd.float16):
             raise BuildError(f"LstmParams: dtype must be pd.float32 or pd.float16, not {self.dtype}")
         for field in ("batch_size", "time_steps"):
-            value = getattr(self, field)
-            if not isinstance(value, int) or value < 1:
-                raise BuildError(f"LstmParams: {field} must be a positive int, not {value!r}")
-        sizes = tuple(self.layer_sizes)
-        if len(sizes) != 2 or not all(isinstance(s, int) and s > 0 for s in sizes):
+            expect_int(getattr(self, field), f"LstmParams: {field} (a positive int)", 1)
+        sizes = tuple(self.layer_sizes) if isinstance(self.layer_sizes, (tuple, list)) else ()
+        if len(sizes) != 2 or not all(isinstance(s, int) and 0 < s <= LARGEST_INT for s in sizes):
             raise BuildError(f"LstmParams: layer_sizes must be (input_size, output_size), two positive ints "
                              f"for one layer, not {self.layer_sizes!r}")
         self.layer_sizes = sizes
@@ -146,13 +144,13 @@ def _parse_bool(key, value):
         return value
     if value in ("true", "false"):
         return value == "true"
-    raise BuildError(f"LSTM option {key}={value!r}: expected true or false")
+    raise BuildError(f"LSTM options: {key}={value!r}: expected true or false")
 
 
 def _parse_choice(choices):
     def parse(key, value):
         if value not in choices:
-            raise BuildError(f"LSTM option {key}={value!r}: expected one of {', '.join(choices)}")
+            raise BuildError(f"LSTM options: {key}={value!r}: expected one of {', '.join(choices)}")
         return value
     return parse
 
@@ -165,7 +163,7 @@ def _parse_number(kind, minimum, maximum=math.inf):
         except (TypeError, ValueError):
             valid = False
         if not valid or isinstance(value, bool):
-            raise BuildError(f"LSTM option {key}={value!r}: expected {kind.__name__} "
+            raise BuildError(f"LSTM options: {key}={value!r}: expected {kind.__name__} "
                              f"in [{minimum}, {maximum}]")
         return number
     return parse
@@ -187,7 +185,7 @@ _OPTION_PARSERS = {  # popnn's key -> (field of _Options, parser)
 
 def _parse_options(options, params: LstmParams, graph) -> _Options:
     if options is not None and not isinstance(options, dict):
-        raise BuildError(f"LSTM options must be a dict of popnn option names to values, not {type(options).__name__}")
+        raise BuildError(f"LSTM options must be a dict of popnn option names to values, got {describe(options)}")
     parsed = _Options()
     for key, value in (options or {}).items():
         if key not in _OPTION_PARSERS:
@@ -207,13 +205,27 @@ def _parse_options(options, params: LstmParams, graph) -> _Options:
 
 
 # --- creation ------------------------------------------------------------------------------
+def _check_creation(graph, params, name, what: str):
+    if not isinstance(graph, pd.Graph):
+        raise BuildError(f"{what}: graph must be a pd.Graph, got {describe(graph)}")
+    _check_params(params, what)
+    expect_str(name, f"{what}: name")
+
+
+def _check_params(params, what: str):
+    if not isinstance(params, LstmParams):
+        raise BuildError(f"{what}: params must be an lstm.LstmParams, got {describe(params)}")
+
+
 def create_input(graph, params: LstmParams, name="lstm/input") -> Tensor:
     """The input sequence [S, B, I]."""
+    _check_creation(graph, params, name, "lstm.create_input")
     return graph.variable(params.dtype, (params.time_steps, params.batch_size, params.input_size), name=name)
 
 
 def create_initial_state(graph, params: LstmParams, name="lstm/initialState") -> LstmState:
     """The initial output h and cell state c, [B, H] each."""
+    _check_creation(graph, params, name, "lstm.create_initial_state")
     shape = (params.batch_size, params.output_size)
     return LstmState(graph.variable(params.dtype, shape, name=f"{name}/output"),
                      graph.variable(params.dtype, shape, name=f"{name}/cellState"))
@@ -221,6 +233,7 @@ def create_initial_state(graph, params: LstmParams, name="lstm/initialState") ->
 
 def create_weights(graph, params: LstmParams, name="lstm/weights") -> LstmWeights:
     """Input weights [4, I, H], output weights [4, H, H] and biases [4, H] (gates in cell order)."""
+    _check_creation(graph, params, name, "lstm.create_weights")
     i, h = params.layer_sizes
     return LstmWeights(graph.variable(params.dtype, (4, i, h), name=f"{name}/inputWeights"),
                        graph.variable(params.dtype, (4, h, h), name=f"{name}/outputWeights"),
@@ -235,18 +248,21 @@ def zero_initial_state(state: LstmState, prog=None):
 
 # --- FLOPs, counted as popnn does ----------------------------------------------------------
 def fwd_flops(params: LstmParams) -> int:
+    _check_params(params, "lstm.fwd_flops")
     i, h = params.layer_sizes
     steps = params.time_steps * params.batch_size
     return (i + h) * 4 * h * steps * 2 + 3 * steps * h + steps * h
 
 
 def bwd_flops(params: LstmParams) -> int:
+    _check_params(params, "lstm.bwd_flops")
     i, h = params.layer_sizes
     steps = params.time_steps * params.batch_size
     return 6 * steps * h + (i * 4 * h * steps * 2 if params.calc_input_gradients else 0) + h * 4 * h * steps * 2
 
 
 def wu_flops(params: LstmParams) -> int:
+    _check_params(params, "lstm.wu_flops")
     i, h = params.layer_sizes
     steps = params.time_steps * params.batch_size
     return (i + h) * 4 * h * steps * 2 + h * 4 * steps * 2
@@ -261,10 +277,13 @@ def _check(what: str, t, shape, dtype):
 
 
 def _check_layer(params: LstmParams, state: LstmState, x: Tensor, weights: LstmWeights):
-    if not isinstance(params, LstmParams):
-        raise BuildError(f"expected lstm.LstmParams, not {type(params).__name__}")
+    _check_params(params, "LSTM")
+    if not isinstance(state, LstmState):
+        raise BuildError(f"LSTM state must be an lstm.LstmState (create_initial_state's), got {describe(state)}")
+    if not isinstance(weights, LstmWeights):
+        raise BuildError(f"LSTM weights must be an lstm.LstmWeights (create_weights'), got {describe(weights)}")
     s, b, (i, h), dtype = params.time_steps, params.batch_size, params.layer_sizes, params.dtype
-    _check("input", x, (s, b, i), dtype)
+    _check("input x", x, (s, b, i), dtype)
     _check("initial output", state.output, (b, h), dtype)
     _check("initial cell state", state.cell_state, (b, h), dtype)
     _check("input weights", weights.input_weights, (4, i, h), dtype)
@@ -532,7 +551,7 @@ def _split_weight_grads(graph, params, grads: Tensor) -> LstmWeights:
 
 
 def _check_backward(params, opts, state, inter, weights, x, out, out_grad, last_step_state_grad):
-    _check_layer(params, state, x, weights)
+    """What backward needs besides _check_layer's checks (made first: options need the graph)."""
     _check_intermediates(params, opts, inter)
     _check("output", out, _output_shape(params), params.dtype)
     _check("output gradient", out_grad, _output_shape(params), params.dtype)
@@ -609,6 +628,7 @@ def backward(params: LstmParams, state: LstmState, inter: Tensor, weights: LstmW
     """Backpropagates out_grad through time. Returns (gradient of the initial state,
     input gradient [S, B, I] or None without calc_input_gradients, backward
     intermediates [S, 4, B, H] or None without save_intermediates)."""
+    _check_layer(params, state, x, weights)
     opts = _parse_options(options, params, x.graph)
     _check_backward(params, opts, state, inter, weights, x, out, out_grad, last_step_state_grad)
     with pd.name_scope("lstm/bwd"):
@@ -621,9 +641,9 @@ def backward(params: LstmParams, state: LstmState, inter: Tensor, weights: LstmW
 def weight_update(params: LstmParams, state: LstmState, inter: Tensor, bwd_inter: Tensor, weights: LstmWeights,
                   x: Tensor, out: Tensor, options=None) -> LstmWeights:
     """Weight gradients (dL/dW, not negated) from the saved gate gradients, summed over time and batch."""
+    _check_layer(params, state, x, weights)
     graph = x.graph
     opts = _parse_options(options, params, graph)
-    _check_layer(params, state, x, weights)
     _check_intermediates(params, opts, inter)
     _check("output", out, _output_shape(params), params.dtype)
     s, b, h = params.time_steps, params.batch_size, params.output_size
@@ -669,6 +689,7 @@ def backward_with_weight_update(params: LstmParams, state: LstmState, inter: Ten
     """backward() with the weight gradients accumulated inside its loop every
     steps_per_weight_update() steps. Returns (initial state gradient, input gradient or None,
     weight gradients)."""
+    _check_layer(params, state, x, weights)
     graph = x.graph
     opts = _parse_options(options, params, graph)
     _check_backward(params, opts, state, inter, weights, x, out, out_grad, last_step_state_grad)

@@ -14,6 +14,8 @@ from typing import NamedTuple
 import numpy as np
 
 import popdsl as pd
+from popdsl.debug import BuildError, expect_int
+from popdsl.tensor import expect_tensor
 
 MASK_VALUE = -10000.0  # additive, not -inf: a fully masked row stays finite
 
@@ -25,8 +27,8 @@ def triu_offset_sequence(rows: int, cols: int) -> list:
     block's first row, and a visible one (c <= r) when its first column is at most
     the block's last row.
     """
-    if rows < 1 or cols < 1:
-        raise ValueError(f"mask blocks need positive sizes, not {rows} x {cols}")
+    rows = expect_int(rows, "triu_offset_sequence: rows", 1)
+    cols = expect_int(cols, "triu_offset_sequence: cols", 1)
     period = np.lcm(rows, cols)
     offsets = []
     for i in range(period // rows):
@@ -54,6 +56,9 @@ def causal_mask_blocks(ref: pd.Tensor) -> MaskBlocks:
     Adds the ops to the open program; the graph holds the blocks so later programs
     (loop iterations) can apply them.
     """
+    expect_tensor(ref, "causal_mask_blocks: ref")
+    if ref.ndim < 2:
+        raise BuildError(f"causal_mask_blocks: ref must have at least two dimensions [..., rows, cols], got {ref!r}")
     rows, cols = ref.shape[-2:]
     offsets = triu_offset_sequence(rows, cols)
     if not offsets:

@@ -207,7 +207,7 @@ def test_input_errors_name_the_problem_and_build_nothing(ipu_device):
     built = len(g.variables)
     line = r"test_attention.py:\d+: .*"
     with pd.Sequence() as main:
-        with pytest.raises(ValueError, match=line + r"qkv must be a pd.Tensor, not ndarray"):
+        with pytest.raises(ValueError, match=line + r"qkv must be a pd.Tensor, got ndarray"):
             pd.nn.flash_attention_qkv_packed(np.zeros((3, 1, 4, 4)), 1, 1)
         with pytest.raises(ValueError, match=r"\[3, G, L, D\].*'rank3'.*shape \(3, 12, 4\)"):
             pd.nn.flash_attention_qkv_packed(bad["rank"], 1, 1)

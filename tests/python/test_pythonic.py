@@ -321,9 +321,9 @@ def test_matmul_writes_into_a_given_output_of_any_layout(graph, session_factory)
         with pytest.raises(pd.BuildError, match="out= must be a float tensor.*half"):
             pd.matmul(a, b, out=graph.variable(pd.float16, (4, 5), name="half"))
         elsewhere = pd.Graph(graph.target).variable(pd.float32, (4, 5), name="elsewhere")
-        with pytest.raises(pd.BuildError, match="belong to different graphs"):
+        with pytest.raises(pd.BuildError, match="matmul out= <pd.Tensor 'elsewhere'.* belongs to another pd.Graph"):
             pd.matmul(a, b, out=elsewhere)
-        with pytest.raises(pd.BuildError, match="belong to different graphs"):
+        with pytest.raises(pd.BuildError, match="pd.matmul_acc: c <pd.Tensor 'elsewhere'.* belongs to another pd.Graph"):
             pd.matmul_acc(elsewhere, a, b)
     rng = np.random.default_rng(5)
     values = {t: rng.standard_normal(t.shape) for t in (a, b, ga, gb)}
@@ -389,7 +389,7 @@ def test_dynamic_indexing_inside_a_repeat(graph, session_factory):
     with pd.Sequence():
         with pytest.raises(pd.BuildError, match="one-element integer tensor"):
             table.at[table[0, 0:1]]
-        with pytest.raises(pd.BuildError, match=r"needs a float tensor of shape \(3,\)"):
+        with pytest.raises(pd.BuildError, match=r"set: value must be a float tensor of shape \(3,\)"):
             table.at[i].set(column)
 
 
@@ -447,7 +447,7 @@ def test_sliceable_variables_and_matrix_transposes(graph, session_factory):
     assert_close(got[id(batched)], tv @ tv.transpose(0, 2, 1))
     with pytest.raises(pd.BuildError, match="mT needs at least two dimensions"):
         table[0, 0].mT
-    with pytest.raises(pd.BuildError, match=r"cannot slice 1 elements of dimension 1 of shape \[3\]"):
+    with pytest.raises(pd.BuildError, match=r"Graph.sliceable: axes must be an int in \[-1, 0\], got int 1"):
         graph.sliceable(pd.float32, (3,), axes=(1,))
 
 

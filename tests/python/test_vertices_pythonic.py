@@ -79,6 +79,6 @@ def test_add_codelets_compile_errors_are_build_errors(graph, tmp_path):
     path.write_text("#include <poplar/Vertex.hpp>\nint f() { return missing; }\n")
     with pytest.raises(pd.BuildError, match=rf"Compiling codelets '{path}' failed:\n(.|\n)*{path}:2:\d+: error"):
         graph.add_codelets(path)
-    with pytest.raises(pd.BuildError, match="C\\+\\+ source text or a file path, not int"):
+    with pytest.raises(pd.BuildError, match=r"source_or_path must be C\+\+ source text or a file path, got int 3"):
         graph.add_codelets(3)
     assert graph.add_codelets(SOURCE) is False  # already added

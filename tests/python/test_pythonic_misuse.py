@@ -1,0 +1,312 @@
+"""Misuse catalogue of the Pythonic layer: every public entry point, called with wrong
+arguments, raises a clear error that names the argument, never pybind11's messages.
+
+Each Api lists its parameters with a kind and a good value; the catalogue substitutes
+each bad value of the kind for one parameter at a time, the others staying good.
+"""
+import dataclasses
+import linecache
+import re
+from typing import Callable
+
+import numpy as np
+import pytest
+
+import popdsl as pd
+from popdsl.nn import lstm
+
+_PYBIND_LEAKS = re.compile(r"incompatible function arguments|Unable to cast|TypeError: __init__\(\)|"
+                           r"object has no attribute|not subscriptable|not iterable|not callable")
+
+DEVICE = pd.ipu_model(tiles=4)
+G = pd.Graph(DEVICE)
+OTHER = pd.Graph(DEVICE)
+OTHER_X = OTHER.variable(pd.float32, (2, 3), name="other_x")
+
+X = G.variable(pd.float32, (2, 3), name="x")  # the usual float operand
+Y = G.variable(pd.float32, (2, 3), name="y")
+A = G.variable(pd.float32, (2, 3), name="a")
+B = G.variable(pd.float32, (3, 4), name="b")
+C = G.variable(pd.float32, (2, 4), name="c")
+I = G.variable(pd.uint32, (1,), name="i")
+FLAG = G.variable(pd.bool_, (1,), name="flag")
+FLAG2 = G.variable(pd.bool_, (1,), name="flag2")
+QKV = G.variable(pd.float32, (3, 1, 4, 2), name="qkv")
+Q = G.variable(pd.float32, (1, 4, 2), name="q")
+VECTOR = G.variable(pd.float32, (3,), name="vector")
+INTEGERS = G.variable(pd.int32, (3, 1, 4, 2), name="integers")
+SEEDS = pd.random.get_hw_seeds(G, prog=pd.Sequence())
+IN_STREAM = G.host_to_device(pd.float32, (2, 3), name="misuse_in")
+OUT_STREAM = G.device_to_host(pd.float32, (2, 3), name="misuse_out")
+PARAMS = lstm.LstmParams(pd.float32, batch_size=1, time_steps=2, layer_sizes=(2, 2))
+LSTM_STATE = lstm.create_initial_state(G, PARAMS)
+LSTM_INPUT = lstm.create_input(G, PARAMS)
+LSTM_WEIGHTS = lstm.create_weights(G, PARAMS)
+MAIN = pd.Sequence("misuse_main")
+with MAIN:
+    pd.zero(X)
+SESSION = pd.Session(G, {"main": MAIN}, device=DEVICE)
+
+
+@dataclasses.dataclass
+class Api:
+    name: str  # as a user writes it
+    call: Callable  # called with the parameters as keywords
+    params: dict  # parameter -> (kind, good value)
+    raises: tuple = (pd.BuildError,)
+    good_call_builds: bool = True  # False where the working call compiles codelets (slow) or writes files
+
+
+def _t(good):
+    """A parameter that takes a pd.Tensor, with a tensor that fits."""
+    return ("tensor", good)
+
+
+TENSOR_BAD = [None, "x", 3, 1.5, [1, 2], np.ones((2, 3), np.float32), OTHER_X, object()]
+OPERAND_BAD = [None, "x", [1, 2], np.ones((2, 3), np.float32), OTHER_X, object(), b"1"]
+BAD_VALUES = {
+    "tensor": TENSOR_BAD,
+    "operand": OPERAND_BAD,  # a tensor or a Python number
+    "count": [None, "3", 1.5, -1, 2 ** 70, [1], np.ones(2)],
+    "positive": [None, "3", 1.5, -1, 0, 2 ** 70, [1]],
+    "axis": ["0", 1.5, 5, -5, 2 ** 70, [0, "x"], object()],
+    "dtype": ["floaty", np.float64, object, 3, [pd.float32], np.dtype("U3")],
+    "shape": [None, "ab", (2.5,), (-1,), (2 ** 70,), [None], object()],
+    "name": [3, 1.5, b"x", ["a"], object()],
+    "prog": ["main", 3, X, object()],
+    "kind": [None, 3, "nope", ["relu"]],
+    "fn": [None, 3, "f", X],
+    "graph": ["g", 3, X, DEVICE, object()],
+    "options": ["fast", [1], 3, {3: "x"}, {"availableMemoryProportion": object()}],
+    "value": [None, "x", [1, 2], object(), np.ones(3), X],
+    "text": [None, 3, b"x", object()],
+    "tile": [None, "0", 1.5, -1, 4, 2 ** 70],
+    "stream_feed": ["x", 3, [1, 2], object()],
+    "params": [None, "p", 3, X],
+    "lstm_state": [None, "s", X, (X, Y), LSTM_WEIGHTS],
+    "lstm_weights": [None, "w", X, (X, Y, A), LSTM_STATE],
+    "lstm_input": [None, "x", X, np.ones((2, 1, 2), np.float32), OTHER_X],
+    "case": [None, "3", 1.5, 2 ** 70, [1], np.ones(2)],
+    "tiles": ["3", 1.5, -1, 0, 2 ** 70, [1], True],
+    "constant": [None, "x", object(), [1, "a"], X, [[1], [1, 2]]],
+    "optional_tensor": [t for t in TENSOR_BAD if t is not None],
+    "decorated": [3, "f", X],
+    "reshape": ["ab", (2.5,), (-2,), (2 ** 70,), [None], object(), (7,)],
+    "title": [3, b"x", object()],
+    "matrix": [VECTOR, QKV, C],  # wrong ranks, then a shape that does not agree
+    "qkv": [X, Q, INTEGERS, VECTOR],  # wrong ranks and dtype
+    "session_tensor": [None, "nope", 3, 1.5, [1, 2], np.ones((2, 3), np.float32), OTHER_X, object()],
+    "device": [None, "d", 3, X, G, object()],
+    "mapping": ["cyclic", 1.5, -1, 99, [[(0, "a")]], object()],
+    "init": ["x", object(), np.ones(5), X],
+    "tensors": [None, "x", [1, 2], [X, "s"], [], [X, OTHER_X], X],
+    "scale": ["x", [1], object(), X, np.ones(3)],
+    "chunks": ["x", 3, (0, 2), (1.5, 2), object()],
+    "path": [3, ["a"], object()],
+}
+
+def _seq(call):
+    """Calls inside an open program (most ops need one)."""
+    def inside(**kw):
+        with pd.Sequence():
+            return call(**kw)
+    return inside
+
+
+UNARY = ["exp", "log", "tanh", "sigmoid", "sqrt", "rsqrt", "abs", "neg", "square", "relu", "sin", "cos",
+         "floor", "ceil"]
+BINARY = ["max", "min", "pow"]
+REDUCTIONS = ["reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_sum_squares", "reduce_logsumexp"]
+NAME_AND_PROG = {"name": ("name", None), "prog": ("prog", None)}
+
+APIS = (
+    [Api(f"pd.{f}", _seq(lambda f=f, **kw: getattr(pd, f)(**kw)), {"x": ("operand", X), **NAME_AND_PROG})
+     for f in UNARY]
+    + [Api("pd.logical_not", _seq(lambda **kw: pd.logical_not(**kw)), {"x": ("operand", FLAG), **NAME_AND_PROG})]
+    + [Api(f"pd.{f}", _seq(lambda f=f, **kw: getattr(pd, f)(**kw)),
+           {"a": ("operand", X), "b": ("operand", Y), **NAME_AND_PROG}) for f in BINARY]
+    + [Api(f"pd.{f}", _seq(lambda f=f, **kw: getattr(pd, f)(**kw)),
+           {"a": ("operand", FLAG), "b": ("operand", FLAG2), **NAME_AND_PROG}) for f in ["logical_and", "logical_or"]]
+    + [Api("pd.where", _seq(lambda **kw: pd.where(**kw)),
+           {"condition": ("operand", FLAG), "a": ("operand", X), "b": ("operand", Y), **NAME_AND_PROG})]
+    + [Api(f"pd.{f}", _seq(lambda f=f, **kw: getattr(pd, f)(**kw)),
+           {"t": ("tensor", X), "axis": ("axis", 0), **NAME_AND_PROG}) for f in REDUCTIONS]
+    + [Api(f"Tensor.{m}", _seq(lambda m=m, t=X, **kw: getattr(t, m)(**kw)), {"axis": ("axis", 0)})
+       for m in ["sum", "max", "min", "prod"]]
+    + [
+        Api("pd.map", _seq(lambda fn, tensors: pd.map(fn, tensors)), {"fn": ("fn", lambda a: a + 1), "tensors": _t(X)}),
+        Api("pd.map_", _seq(lambda fn, target: pd.map_(fn, target)), {"fn": ("fn", lambda a: a + 1),
+                                                                       "target": _t(X)}),
+        Api("pd.cast", _seq(lambda **kw: pd.cast(**kw)), {"t": _t(X), "dtype": ("dtype", pd.int32), **NAME_AND_PROG}),
+        Api("pd.copy", _seq(lambda **kw: pd.copy(**kw)), {"src": _t(X), "dst": _t(Y), **NAME_AND_PROG}),
+        Api("pd.fill", _seq(lambda **kw: pd.fill(**kw)), {"t": _t(X), "value": ("value", 1.0), **NAME_AND_PROG}),
+        Api("pd.zero", _seq(lambda **kw: pd.zero(**kw)), {"t": _t(X), **NAME_AND_PROG}),
+        Api("pd.concat", lambda **kw: pd.concat(**kw), {"tensors": ("tensors", [X, Y]), "axis": ("axis", 0)}),
+        Api("pd.print_tensor", _seq(lambda **kw: pd.print_tensor(**kw)),
+            {"t": _t(X), "title": ("title", "x"), "prog": ("prog", None)}),
+        Api("pd.nonlinearity", _seq(lambda **kw: pd.nonlinearity(**kw)),
+            {"t": _t(X), "kind": ("kind", "relu"), **NAME_AND_PROG}),
+        Api("pd.nonlinearity_", _seq(lambda **kw: pd.nonlinearity_(**kw)),
+            {"t": _t(X), "kind": ("kind", "relu"), **NAME_AND_PROG}),
+        Api("pd.nonlinearity_grad", _seq(lambda **kw: pd.nonlinearity_grad(**kw)),
+            {"activation": _t(X), "out_grad": _t(Y), "kind": ("kind", "relu"), **NAME_AND_PROG}),
+        Api("pd.matmul", _seq(lambda **kw: pd.matmul(**kw)),
+            {"a": ("matrix", A), "b": ("matrix", B), "options": ("options", None), "out": ("tensor", None),
+             **NAME_AND_PROG}),
+        Api("pd.matmul_acc", _seq(lambda **kw: pd.matmul_acc(**kw)),
+            {"c": _t(C), "a": _t(A), "b": _t(B), "scale": ("scale", 1.0), "options": ("options", None),
+             **NAME_AND_PROG}),
+        Api("pd.Sequence", lambda **kw: pd.Sequence(**kw), {"name": ("name", None)}),
+        Api("pd.Repeat", _seq(lambda **kw: pd.Repeat(**kw)), {"count": ("count", 2), "name": ("name", None)}),
+        Api("pd.If", _seq(lambda **kw: pd.If(**kw)), {"predicate": _t(FLAG), "name": ("name", None)}),
+        Api("pd.While", _seq(lambda **kw: pd.While(**kw)), {"cond_fn": ("fn", lambda: FLAG), "name": ("name", None)}),
+        Api("pd.Switch", _seq(lambda **kw: pd.Switch(**kw)), {"index": _t(I), "name": ("name", None)}),
+        Api("Switch.case", _seq(lambda value: pd.Switch(I).case(value)), {"value": ("case", 0)}),
+        Api("pd.Graph", lambda **kw: pd.Graph(**kw), {"device_or_target": ("device", DEVICE)}, (TypeError,)),
+        Api("pd.ipu_model", lambda **kw: pd.ipu_model(**kw),
+            {"version": ("text", "ipu2"), "tiles": ("tiles", 4)}, (ValueError, TypeError)),
+        Api("pd.as_type", lambda **kw: pd.as_type(**kw), {"dtype": ("dtype", pd.float32)}, (TypeError,)),
+        Api("pd.name_scope", lambda name: _enter(pd.name_scope(name)), {"name": ("text", "s")}),
+        Api("Graph.variable", lambda **kw: G.variable(**kw),
+            {"dtype": ("dtype", pd.float32), "shape": ("shape", (2,)), "name": ("name", None),
+             "mapping": ("mapping", "linear"), "init": ("init", None)}),
+        Api("Graph.sliceable", lambda **kw: G.sliceable(**kw),
+            {"dtype": ("dtype", pd.float32), "shape": ("shape", (2, 2)), "axes": ("axis", (0,)),
+             "name": ("name", None)}),
+        Api("Graph.constant", lambda **kw: G.constant(**kw),
+            {"value": ("constant", 1.0), "dtype": ("dtype", None), "name": ("name", None),
+             "mapping": ("mapping", "linear")}),
+        Api("Graph.clone", lambda **kw: G.clone(**kw), {"t": _t(X), "name": ("name", None)}),
+        Api("Graph.host_to_device", lambda **kw: G.host_to_device(**kw),
+            {"dtype": ("dtype", pd.float32), "shape": ("shape", (2,)), "name": ("name", None)}),
+        Api("Graph.device_to_host", lambda **kw: G.device_to_host(**kw),
+            {"dtype": ("dtype", pd.float32), "shape": ("shape", (2,)), "name": ("name", None)}),
+        Api("HostToDevice.read", _seq(lambda **kw: IN_STREAM.read(**kw)),
+            {"into": ("optional_tensor", X), **NAME_AND_PROG}),
+        Api("DeviceToHost.write", _seq(lambda **kw: OUT_STREAM.write(**kw)), {"t": _t(X), **NAME_AND_PROG}),
+        Api("Graph.add_codelets", lambda **kw: G.add_codelets(**kw),
+            {"source_or_path": ("text", "// nothing\n"), "flags": ("text", "")}),
+        Api("Graph.function", lambda fn: G.function(fn), {"fn": ("decorated", lambda: None)}),
+        Api("pd.compute_set", _seq(lambda **kw: pd.compute_set(**kw).__enter__()),
+            {"name": ("name", None), "graph": ("graph", None), "prog": ("prog", None)}),
+        Api("ComputeSet.vertex", _seq(lambda **kw: pd.compute_set(graph=G).__enter__().vertex(**kw)),
+            {"vertex_type": ("text", "SumVertex"), "tile": ("tile", 0)}, good_call_builds=False),
+        Api("pd.host_callback", _seq(lambda fn, tensors, name: pd.host_callback(fn, tensors, name=name)),
+            {"fn": ("fn", lambda a: None), "tensors": _t(X), "name": ("name", None)}),
+        Api("pd.cycle_count", _seq(lambda **kw: pd.cycle_count(**kw)),
+            {"graph": ("graph", G), "tile": ("tile", 0), "sync": ("kind", "internal"), "name": ("name", None)}),
+        Api("pd.cycle_stamp", _seq(lambda **kw: pd.cycle_stamp(**kw)),
+            {"graph": ("graph", G), "tile": ("tile", 0), "sync": ("kind", "internal"), **NAME_AND_PROG}),
+        Api("pd.random.get_hw_seeds", _seq(lambda **kw: pd.random.get_hw_seeds(**kw)),
+            {"graph": ("graph", G), **NAME_AND_PROG}),
+        Api("pd.random.set_hw_seeds", _seq(lambda **kw: pd.random.set_hw_seeds(**kw)),
+            {"seeds": _t(SEEDS), **NAME_AND_PROG}),
+        Api("Tensor.reshape", lambda shape: X.reshape(shape), {"shape": ("reshape", (3, 2))}),
+        Api("Tensor.transpose", lambda perm: X.transpose(perm), {"perm": ("axis", (1, 0))}),
+        Api("Tensor.expand", lambda axis: X.expand(axis), {"axis": ("axis", 0)}),
+        Api("Tensor.squeeze", lambda axis: X.expand(0).squeeze(axis), {"axis": ("axis", 0)}),
+        Api("Tensor.broadcast", lambda shape: X.broadcast(shape), {"shape": ("shape", (4, 2, 3))}),
+        Api("Tensor.at.get", _seq(lambda index: X.at[index].get()), {"index": _t(I)}),
+        Api("Tensor.at.set", _seq(lambda value: X.at[I].set(value)), {"value": ("tensor", X[0])}),
+        Api("Session", lambda **kw: pd.Session(**kw),
+            {"graph": ("graph", G), "programs": ("value", MAIN), "device": ("device", None),
+             "options": ("options", None), "cache_dir": ("path", None), "seed": ("count", None),
+             "name": ("name", None)}, (TypeError, pd.SessionError, pd.BuildError)),
+        Api("Session.write", lambda **kw: _attached(SESSION.write, **kw),
+            {"t": ("session_tensor", X), "values": ("value", np.zeros((2, 3), np.float32))},
+            (TypeError, pd.SessionError)),
+        Api("Session.read", lambda **kw: _attached(SESSION.read, **kw), {"t": ("session_tensor", X)},
+            (TypeError, pd.SessionError)),
+        Api("Session.run", lambda **kw: _attached(SESSION.run, **kw),
+            {"name": ("name", "main"), "feeds": ("stream_feed", None)}, (TypeError, pd.SessionError)),
+        Api("Session.save", lambda **kw: SESSION.save(**kw), {"path": ("path", "unused")}, (TypeError,),
+            good_call_builds=False),
+        Api("Session.load", lambda **kw: pd.Session.load(**kw), {"path": ("path", "unused")}, (TypeError,),
+            good_call_builds=False),
+        Api("pd.nn.flash_attention_qkv_packed", _seq(lambda **kw: pd.nn.flash_attention_qkv_packed(**kw)),
+            {"qkv": _t(QKV), "num_chunks_q": ("positive", 2), "num_chunks_kv": ("positive", 2)}),
+        Api("pd.nn.flash_attention_qkv_packed_grad", _seq(lambda **kw: pd.nn.flash_attention_qkv_packed_grad(**kw)),
+            {"grad": _t(Q), "qkv": _t(QKV), "num_chunks_q": ("positive", 2), "num_chunks_kv": ("positive", 2)}),
+        Api("pd.nn.vanilla_attention", _seq(lambda **kw: pd.nn.vanilla_attention(**kw)), {"qkv": _t(QKV)}),
+        Api("pd.nn.vanilla_attention (qkv layout)", _seq(lambda **kw: pd.nn.vanilla_attention(**kw)),
+            {"qkv": ("qkv", QKV)}),
+        Api("pd.nn.flash_attention_qkv_packed (qkv layout)",
+            _seq(lambda **kw: pd.nn.flash_attention_qkv_packed(**kw, num_chunks_q=2, num_chunks_kv=2)),
+            {"qkv": ("qkv", QKV)}),
+        Api("Tensor in-place operator", _seq(lambda other: X.__iadd__(other)), {"other": ("operand", Y)}),
+        Api("pd.map traced max", _seq(lambda b: pd.map(lambda a: pd.max(a, b), X)), {"b": ("operand", 1.0)}),
+        Api("pd.map traced where", _seq(lambda condition: pd.map(lambda a: pd.where(condition, a, 0.0), X)),
+            {"condition": ("operand", True)}),
+        Api("pd.nn.vanilla_attention_grad", _seq(lambda **kw: pd.nn.vanilla_attention_grad(**kw)),
+            {"grad": _t(Q), "qkv": _t(QKV)}),
+        Api("pd.nn.scaled_dot_product_attention", _seq(lambda **kw: pd.nn.scaled_dot_product_attention(**kw)),
+            {"q": _t(Q), "k": _t(Q), "v": _t(Q), "scale": ("scale", None), "num_chunks": ("chunks", None)}),
+        Api("pd.nn.chunk_counts", lambda **kw: pd.nn.chunk_counts(**kw),
+            {"length": ("positive", 4), "head_dim": ("positive", 2)}, (pd.BuildError, ValueError)),
+        Api("pd.nn.triu_offset_sequence", lambda **kw: pd.nn.triu_offset_sequence(**kw),
+            {"rows": ("positive", 2), "cols": ("positive", 2)}, (ValueError,)),
+        Api("pd.nn.causal_mask_blocks", _seq(lambda **kw: pd.nn.causal_mask_blocks(**kw)), {"ref": _t(X)},
+            (ValueError,)),
+        Api("pd.nn.lstm.LstmParams", lambda **kw: lstm.LstmParams(**kw),
+            {"dtype": ("dtype", pd.float32), "batch_size": ("positive", 1), "time_steps": ("positive", 2),
+             "layer_sizes": ("shape", (2, 2)), "activation": ("kind", "tanh")}),
+        Api("pd.nn.lstm.create_input", lambda **kw: lstm.create_input(**kw),
+            {"graph": ("graph", G), "params": ("params", PARAMS), "name": ("name", "lstm/input")}),
+        Api("pd.nn.lstm.create_weights", lambda **kw: lstm.create_weights(**kw),
+            {"graph": ("graph", G), "params": ("params", PARAMS), "name": ("name", "lstm/weights")}),
+        Api("pd.nn.lstm.forward", _seq(lambda **kw: lstm.forward(**kw)),
+            {"params": ("params", PARAMS), "state": ("lstm_state", LSTM_STATE), "x": ("lstm_input", LSTM_INPUT),
+             "weights": ("lstm_weights", LSTM_WEIGHTS), "options": ("options", None)}),
+        Api("pd.nn.lstm.fwd_flops", lambda **kw: lstm.fwd_flops(**kw), {"params": ("params", PARAMS)}),
+    ]
+)
+
+
+def _enter(block):
+    with block:
+        pass
+
+
+def _attached(method, **kwargs):
+    with SESSION:
+        return method(**kwargs)
+
+
+def _cases():
+    for api in APIS:
+        tensor_params = [p for p, (kind, _) in api.params.items() if kind in ("tensor", "operand")]
+        for param, (kind, good) in api.params.items():
+            for bad in BAD_VALUES[kind]:
+                if bad is good:  # None is a bad count for Repeat but the default seed of a Session
+                    continue
+                if bad is OTHER_X and len(tensor_params) < 2:  # another graph's tensor is fine on its own
+                    continue
+                yield pytest.param(api, param, bad, id=f"{api.name}-{param}-{type(bad).__name__}:{str(bad)[:20]}")
+
+
+def test_catalogue_is_broad():
+    assert len(list(_cases())) > 1000
+
+
+@pytest.mark.parametrize("api", [api for api in APIS if api.good_call_builds], ids=lambda api: api.name)
+def test_the_good_arguments_work(api):
+    """Each misuse case differs from a working call in one argument only."""
+    api.call(**{p: good for p, (_kind, good) in api.params.items()})
+
+
+@pytest.mark.parametrize("api,param,bad", _cases())
+def test_misuse_raises_a_clear_error_naming_the_argument(api, param, bad):
+    kwargs = {p: good for p, (_kind, good) in api.params.items()}
+    kwargs[param] = bad
+    allowed = api.raises + (TypeError,) if api.params[param][0] == "dtype" else api.raises  # as numpy's dtypes
+    with pytest.raises(allowed) as caught:
+        api.call(**kwargs)
+    message = str(caught.value)
+    assert not _PYBIND_LEAKS.search(message), message
+    if isinstance(caught.value, pd.BuildError):
+        location = re.match(r"test_pythonic_misuse\.py:(\d+): ", message)
+        assert location, message
+        # The rest of the message must name the argument, not the quoted source line
+        statement = linecache.getline(__file__, int(location[1])).strip()
+        message = message[location.end():].removeprefix(statement + ": ")
+    assert re.search(rf"\b{re.escape(param)}\b", message), message
