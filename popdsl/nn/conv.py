@@ -5,8 +5,8 @@ Layouts are poplibs': x [batch][groups * in_channels][field...], weights
 1 to 3 (or more) field dimensions. The number of groups is weights' first dimension."""
 from popdsl._core import poplin
 from popdsl.debug import BuildError
-from popdsl.ops import _graph_of, _run_library
-from popdsl.tensor import Tensor
+from popdsl.ops import _run_library
+from popdsl.tensor import Tensor, expect_tensor
 
 
 def per_dimension(value, dims, what):
@@ -61,9 +61,10 @@ def conv(x: Tensor, weights: Tensor, stride=1, padding=0, dilation=1, input_dila
          name=None, prog=None, options=None) -> Tensor:
     """The convolution of x with weights (poplin::convolution), plus bias[channel] when given
     (poplin::addBias). See conv_params for stride, padding and the dilations."""
-    if not (isinstance(x, Tensor) and isinstance(weights, Tensor)):
-        raise BuildError("conv needs pd.Tensors x and weights")
-    graph = _graph_of([x, weights] + ([bias] if bias is not None else []))
+    graph = expect_tensor(x, "pd.nn.conv: x").graph
+    expect_tensor(weights, "pd.nn.conv: weights", graph, "x")
+    if bias is not None:
+        expect_tensor(bias, "pd.nn.conv: bias", graph, "x")
     params = conv_params(x.shape, weights.shape, x.dtype, stride, padding, dilation, input_dilation)
 
     def build(seq, dc):

@@ -3,7 +3,7 @@ from popdsl._core import popnn
 from popdsl.debug import BuildError
 from popdsl.nn.conv import padding_ends, per_dimension
 from popdsl.ops import _run_library
-from popdsl.tensor import Tensor
+from popdsl.tensor import Tensor, expect_tensor
 
 POOLING_TYPES = {"max": popnn.PoolingType.MAX, "avg": popnn.PoolingType.AVG, "sum": popnn.PoolingType.SUM}
 
@@ -27,8 +27,7 @@ def pool_params(kind, x_shape, dtype, kernel, stride=None, padding=0):
 
 def pool(x: Tensor, kind, kernel, stride=None, padding=0, name=None, prog=None) -> Tensor:
     """Max, average or sum pooling (kind "max", "avg" or "sum") of each channel of x."""
-    if not isinstance(x, Tensor):
-        raise BuildError(f"pool needs a pd.Tensor, not {type(x).__name__}")
+    expect_tensor(x, "pd.nn.pool: x")
     params = pool_params(kind, x.shape, x.dtype, kernel, stride, padding)
     graph = x.graph
     out = _run_library(lambda seq, dc: popnn.pooling.pool(graph.raw, params, x.raw, seq, dc), name, prog)

@@ -1,6 +1,7 @@
 """Loading damaged executables never crashes: a few hundred mutations of one executable
 (bytes flipped, inserted or dropped, truncations, length and count fields set to other
-values; each with its checksum recomputed, so the checks behind it are reached) are each
+values; mostly inside one section with the file's frame kept, and each with its
+checksum recomputed, so the checks behind them are reached) are each
 deserialized, made into an engine, loaded and run in a forked child. Each child must end
 normally (a clean Python exception is fine) within its time limit: no signal, no hang."""
 import os
@@ -28,8 +29,42 @@ WORKER = textwrap.dedent("""
             h = ((h ^ b) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
         return h
 
+    def sections(body):
+        # The executable's outer frame: (head, [(name, data)]): magic, version and count,
+        # then each section as a length-prefixed name and length-prefixed data.
+        def string(at):
+            (n,) = struct.unpack_from("<Q", body, at)
+            return body[at + 8:at + 8 + n], at + 8 + n
+        _, at = string(0)
+        (count,) = struct.unpack_from("<Q", body, at + 8)
+        head, at, parts = body[:at + 16], at + 16, []
+        for _ in range(count):
+            name, at = string(at)
+            data, at = string(at)
+            parts.append((name, data))
+        return head, parts
+
+    def framed(head, parts):
+        out = bytearray(head)
+        for name, data in parts:
+            out += struct.pack("<Q", len(name)) + name + struct.pack("<Q", len(data)) + data
+        return bytes(out)
+
     def mutate(body, rng):
-        kind = rng.randrange(5)
+        # Most mutations damage one section and keep the frame intact, so that section's
+        # reader meets the damage; the rest damage the file as a whole.
+        if rng.random() < 0.8:
+            head, parts = sections(body)
+            i = rng.choices(range(len(parts)), weights=[len(d) for _, d in parts])[0]
+            parts[i] = (parts[i][0], damage(parts[i][1], rng))
+            data = framed(head, parts)
+        else:
+            data = damage(body, rng)
+        return data + struct.pack("<Q", fnv1a(data))
+
+    def damage(body, rng):
+        # Mostly value changes, which keep the structure and so reach deeper checks.
+        kind = rng.choices(range(5), weights=[4, 1, 3, 1, 1])[0]
         data = bytearray(body)
         if kind == 0:  # flip bytes
             for _ in range(rng.randint(1, 8)):
@@ -46,7 +81,7 @@ WORKER = textwrap.dedent("""
         else:  # drop bytes
             at = rng.randrange(len(data))
             del data[at:at + rng.randint(1, 16)]
-        return bytes(data) + struct.pack("<Q", fnv1a(data))
+        return bytes(data)
 
     def load_and_run(data):
         resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))  # huge sizes: bad_alloc, not the OOM killer

@@ -56,7 +56,8 @@ VoidFunction::VoidFunction(poplar::Graph &graph, Signature sig_,
                           " has no tensor to clone (only created() entries may omit it)");
     params.push_back(graph.clone(sig[i].similarTensor, {debugContext, sig[i].debugName}));
   }
-  f(params, prog, debugContext);
+  const poplar::DebugInfo debugInfo(debugContext, "poputil");
+  f(params, prog, poplar::DebugNameAndId(debugInfo));
   for (std::size_t i = 0; i < sig.size(); ++i)
     if (sig[i].type == CreatedArg && !params[i].valid())
       throw poplibs_error("graph function: the body did not set created argument " + std::to_string(i));
