@@ -55,6 +55,7 @@ def test_runtime_options_are_checked_and_taken_by_prepare_and_run(counting, devi
         poplar.RuntimeOptions({"target.syncMethod": "often"})
 
 
+@pytest.mark.needs_emulator("profile data (Engine.getProfileData)")
 def test_runs_with_profiling_disabled_leave_no_counts_and_no_summary(counting):
     counting.connectStream("in", np.arange(5, dtype=np.int32))
     counting.run(0)

@@ -16,7 +16,7 @@ from popdsl.popops import expr as pe
 # Nested Repeats of this many iterations each run a one-element step for minutes.
 FOREVER = 100_000
 
-pytestmark = pytest.mark.skipif(pd.backend() != "emulator", reason="Ctrl-C stops runs on the emulator backend")
+CTRL_C = "Ctrl-C stopping a run (Engine::stop from a signal handler)"
 
 
 def after(seconds, action):
@@ -45,6 +45,7 @@ def read_count(engine):
     return int(out[0])
 
 
+@pytest.mark.needs_emulator(CTRL_C)
 def test_ctrl_c_stops_a_run_and_raises_keyboard_interrupt(graph, device):
     engine = counting_engine(graph, device)
     timer = after(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
@@ -59,6 +60,7 @@ def test_ctrl_c_stops_a_run_and_raises_keyboard_interrupt(graph, device):
     assert read_count(engine) == 7
 
 
+@pytest.mark.needs_emulator(CTRL_C)
 def test_ctrl_c_reaches_a_python_sigint_handler(graph, device):
     engine = counting_engine(graph, device)
     seen = []
@@ -73,6 +75,7 @@ def test_ctrl_c_reaches_a_python_sigint_handler(graph, device):
     assert signal.getsignal(signal.SIGINT) is previous
 
 
+@pytest.mark.needs_emulator(CTRL_C)
 def test_ctrl_c_stops_a_session_run_and_the_session_runs_again(device):
     g = pd.Graph(device)
     count = g.variable(pd.uint32, (1,), name="count", init=0)

@@ -907,8 +907,9 @@ def test_a_loop_survives_executable_serialization(graph, device):
     engine.load(device)
     received = Received()
     engine.connectStream("step_in", np.arange(20, 30, dtype=np.int32))
-    engine.connectStreamToCallback("step_out", received)
-    engine.connectStreamToCallback("stop", Feed([0, 1]))
+    # Each callback's buffer described: the sdk backend cannot read it from the executable.
+    engine.connectStreamToCallback("step_out", received, (poplar.INT, 1, False))
+    engine.connectStreamToCallback("stop", Feed([0, 1]), (poplar.INT, 1, True))
     with pytest.raises(poplar.application_runtime_error, match="Abort: stop"):
         engine.run(0)
     assert received.values() == [[20], [21]]

@@ -123,6 +123,7 @@ def test_a_vertex_without_an_estimate_or_estimator_has_none():
         graph.getPerfEstimate(v)
 
 
+@pytest.mark.needs_emulator("a vertex field's initial values in a Python perf estimator (FieldData.getInitialValue)")
 def test_an_estimator_sees_sizes_initial_values_and_constants_and_sets_the_profile_cycles():
     device, graph = make_graph()
     cs = graph.addComputeSet("vs")
@@ -149,6 +150,7 @@ def test_an_estimator_sees_sizes_initial_values_and_constants_and_sets_the_profi
     assert compute_cycles(device, graph, cs) == 45
 
 
+@pytest.mark.needs_emulator("profile data (Engine.getProfileData)")
 def test_the_estimator_runs_when_the_engine_is_built_and_an_explicit_estimate_wins():
     device, graph = make_graph()
     cs = graph.addComputeSet("vs")
@@ -181,6 +183,7 @@ def test_an_estimator_returning_a_plain_count_and_one_that_raises():
         poplar.Engine(graph, program.Execute(cs))
 
 
+@pytest.mark.needs_emulator("a vertex field's initial values in a Python perf estimator (FieldData.getInitialValue)")
 def test_field_data_errors_name_the_vertex_and_field():
     _, graph = make_graph()
     cs = graph.addComputeSet("vs")
@@ -211,6 +214,7 @@ def test_field_data_errors_name_the_vertex_and_field():
     }
 
 
+@pytest.mark.needs_emulator("a vertex field's initial values in a Python perf estimator (FieldData.getInitialValue)")
 def test_an_unset_plain_field_has_no_initial_value():
     _, graph = make_graph()
     cs = graph.addComputeSet("vs")
