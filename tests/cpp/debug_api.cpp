@@ -12,16 +12,9 @@
 #include <string>
 #include <vector>
 
-namespace {
+#include "expect_error.hpp"
 
-template <class F> void expectError(const char *label, F f) {
-  try {
-    f();
-    std::cout << label << ": no error\n";
-  } catch (const poplar::poplar_error &e) {
-    std::cout << label << ": " << e.what() << '\n';
-  }
-}
+namespace {
 
 int sum(poplar::ArrayRef<const int> values) {
   int total = 0;

@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "expect_error.hpp"
+
 namespace {
 
 // Supplies 1, 2, 3, ... and asks the engine to stop after the second element.
@@ -56,15 +58,6 @@ private:
   bool &awaitingSeen_;
   std::thread filler_;
 };
-
-template <class F> void expectError(const char *label, F f) {
-  try {
-    f();
-    std::cout << label << ": no error\n";
-  } catch (const poplar::poplar_error &e) {
-    std::cout << label << ": " << e.what() << '\n';
-  }
-}
 
 } // namespace
 

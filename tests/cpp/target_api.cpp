@@ -10,16 +10,9 @@
 #include <iostream>
 #include <string>
 
-namespace {
+#include "expect_error.hpp"
 
-template <class F> void expectError(const char *label, F f) {
-  try {
-    f();
-    std::cout << label << ": no error\n";
-  } catch (const poplar::poplar_error &e) {
-    std::cout << label << ": " << e.what() << '\n';
-  }
-}
+namespace {
 
 void printTarget(const char *name, const poplar::Target &t) {
   std::cout << name << ": tiles " << t.getTilesPerIPU() << ", bytes " << t.getBytesPerTile() << ", clock "

@@ -36,7 +36,9 @@ def build_program(tmp_path, source, std="c++17", include=INCLUDE, link_emulator=
     (tmp_path / "prog.cpp").write_text(source)
     exe = tmp_path / "prog"
     warnings = ["-Wall", "-Wextra", "-Werror", "-pedantic"] if strict else []
-    command = [compiler(), f"-std={std}", *warnings, f"-I{include}", str(tmp_path / "prog.cpp"), "-o", str(exe)]
+    # -iquote: the programs' shared test helpers (tests/cpp/*.hpp) beside their sources.
+    command = [compiler(), f"-std={std}", *warnings, f"-I{include}", "-iquote", str(ROOT / "tests" / "cpp"),
+               str(tmp_path / "prog.cpp"), "-o", str(exe)]
     if link_emulator:
         command += [f"-L{PREFIX / 'lib'}", f"-Wl,-rpath,{PREFIX / 'lib'}", *LINK_LINE]
     subprocess.run(command, check=True)
