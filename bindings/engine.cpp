@@ -46,6 +46,12 @@ py::array contiguousBuffer(py::handle obj, bool writeable, const char *what) {
   if (!(arr.flags() & py::array::c_style))
     throw py::value_error(std::string(what) + ": the array must be C-contiguous");
   if (writeable && !arr.writeable()) throw py::value_error(std::string(what) + ": the array is read-only");
+  // Device bytes written over object pointers would crash the interpreter, and object
+  // pointers sent to the device would leak addresses: only plain numbers and bools.
+  const char kind = arr.dtype().kind();
+  if (kind != 'b' && kind != 'i' && kind != 'u' && kind != 'f')
+    throw py::type_error(std::string(what) + ": the array's dtype " + std::string(py::str(arr.dtype())) +
+                         " holds no device element type; use a numeric or bool array");
   return arr;
 }
 

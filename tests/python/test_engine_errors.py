@@ -2,6 +2,8 @@
 that names the problem (and the tensor, stream or handle involved)."""
 import json
 
+import re
+
 import numpy as np
 import pytest
 
@@ -219,6 +221,17 @@ def test_host_buffers_must_be_c_contiguous_numpy_arrays(handle_engine):
         handle_engine.readTensor("r", np.zeros((2, 6), np.float32)[:, ::2])
     with pytest.raises(TypeError, match="expected a numpy array, got <class 'list'>"):
         handle_engine.writeTensor("w", [0.0] * 6)
+
+
+@pytest.mark.parametrize("dtype", [object, "U1", "S4", "V4", "datetime64[s]", complex])
+def test_host_buffers_of_non_numeric_dtypes_are_refused(handle_engine, dtype):
+    # An object array read into would have device bytes written over its object pointers.
+    buffer = np.zeros(24 // max(np.dtype(dtype).itemsize, 1) if np.dtype(dtype) != object else 6, dtype)
+    for call in (lambda: handle_engine.readTensor("r", buffer), lambda: handle_engine.writeTensor("w", buffer),
+                 lambda: handle_engine.connectStream("w", buffer)):
+        with pytest.raises(TypeError, match=rf"the array's dtype {re.escape(str(np.dtype(dtype)))} holds no "
+                                            "device element type"):
+            call()
 
 
 def test_read_into_a_read_only_array_is_rejected(handle_engine):
