@@ -7,6 +7,7 @@
 // CMake compiles exactly one of the two (POPDSL_BACKEND).
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -56,6 +57,10 @@ ExecutableInterface executableInterface(const poplar::Executable &exe);
 // The serialized parts of an executable in canonical form ("target", "graph",
 // "programs", "options"): equal inputs give equal bytes (popdsl's executable cache).
 std::vector<std::pair<std::string, std::string>> executableSections(const poplar::Executable &exe);
+
+// The element type of an engine's host read (`read`) or write handle, where the backend
+// can tell (the SDK cannot: its Engine does not say), to check numpy buffers' dtypes.
+std::optional<poplar::Type> hostTensorType(const poplar::Engine &engine, const std::string &handle, bool read);
 
 // Whether Engine::stop may be called from a signal handler (Ctrl-C stops a run).
 bool engineStopIsAsyncSignalSafe();

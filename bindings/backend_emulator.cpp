@@ -28,6 +28,12 @@ std::vector<std::pair<std::string, std::string>> executableSections(const poplar
   return poplar::detail::executableSections(exe);
 }
 
+std::optional<poplar::Type> hostTensorType(const poplar::Engine &engine, const std::string &handle, bool read) {
+  poplar::Type type;
+  if (!poplar::detail::hostTensorType(engine, handle, read, type)) return std::nullopt;
+  return type;
+}
+
 // The emulator's Engine::stop stores to a lock-free atomic flag.
 bool engineStopIsAsyncSignalSafe() { return true; }
 

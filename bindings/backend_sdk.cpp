@@ -19,6 +19,10 @@ std::vector<std::pair<std::string, std::string>> executableSections(const poplar
   throw NeedsEmulatorBackend("the executable cache (canonical executable sections, poplar._executableSections)");
 }
 
+std::optional<poplar::Type> hostTensorType(const poplar::Engine &, const std::string &, bool) {
+  return std::nullopt;
+}
+
 // The SDK does not document Engine::stop as safe in a signal handler: Ctrl-C waits for the run.
 bool engineStopIsAsyncSignalSafe() { return false; }
 

@@ -9,6 +9,7 @@
 #include <exception>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <streambuf>
@@ -53,6 +54,16 @@ py::array contiguousBuffer(py::handle obj, bool writeable, const char *what) {
     throw py::type_error(std::string(what) + ": the array's dtype " + std::string(py::str(arr.dtype())) +
                          " holds no device element type; use a numeric or bool array");
   return arr;
+}
+
+// Refuses a buffer whose dtype is not the numpy dtype of the handle's element type (a
+// handle of unknown type, as on the sdk backend, is checked by size only).
+void checkHostDtype(const py::array &arr, const std::optional<poplar::Type> &type, const std::string &handle,
+                    const char *what) {
+  if (type && !arr.dtype().is(numpyDtype(*type)) && !arr.dtype().equal(numpyDtype(*type)))
+    throw py::type_error(std::string(what) + ": handle '" + handle + "' holds " + type->toString().str() +
+                         " (numpy " + std::string(py::str(numpyDtype(*type))) + "); the array's dtype is " +
+                         std::string(py::str(arr.dtype())));
 }
 
 // What a stream callback's buffer is: its element type and count and its direction.
@@ -279,6 +290,7 @@ void bindEngine(py::module_ &m) {
       .def("writeTensor",
            [](PyEngine &e, const std::string &handle, py::handle data) {
              py::array arr = contiguousBuffer(data, false, "writeTensor");
+             checkHostDtype(arr, backend::hostTensorType(e.get(), handle, false), handle, "writeTensor");
              const char *p = static_cast<const char *>(arr.data());
              e.get().writeTensor(handle, p, p + arr.nbytes());
            },
@@ -286,6 +298,7 @@ void bindEngine(py::module_ &m) {
       .def("readTensor",
            [](PyEngine &e, const std::string &handle, py::handle out) {
              py::array arr = contiguousBuffer(out, true, "readTensor");
+             checkHostDtype(arr, backend::hostTensorType(e.get(), handle, true), handle, "readTensor");
              char *p = static_cast<char *>(arr.mutable_data());
              e.get().readTensor(handle, p, p + arr.nbytes());
              return arr;
@@ -294,6 +307,9 @@ void bindEngine(py::module_ &m) {
       .def("connectStream",
            [](PyEngine &e, const std::string &handle, py::handle data) {
              py::array arr = contiguousBuffer(data, true, "connectStream");
+             const auto stream = e.streams.find(handle);
+             if (stream != e.streams.end())
+               checkHostDtype(arr, stream->second.elementType(), handle, "connectStream");
              char *p = static_cast<char *>(arr.mutable_data());
              e.get().connectStream(handle, p, p + arr.nbytes());
              e.streamBuffers[handle] = arr;

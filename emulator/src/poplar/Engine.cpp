@@ -747,6 +747,14 @@ void setRandomSeed(Engine &engine, std::uint64_t seed) {
 
 std::uint64_t getRandomSeed(const Engine &engine) { return engineState(engine).randomSeed; }
 
+bool hostTensorType(const Engine &engine, const std::string &handle, bool read, Type &type) {
+  const auto &handles = read ? engineState(engine).hostReads : engineState(engine).hostWrites;
+  const auto it = handles.find(handle);
+  if (it == handles.end()) return false;
+  type = it->second.type;
+  return true;
+}
+
 } // namespace detail
 
 Engine::Engine(std::unique_ptr<EngineState> state) : state_(std::move(state)) {}
