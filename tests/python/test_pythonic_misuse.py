@@ -294,7 +294,7 @@ def test_the_good_arguments_work(api):
     api.call(**{p: good for p, (_kind, good) in api.params.items()})
 
 
-@pytest.mark.parametrize("api,param,bad", _cases())
+@pytest.mark.parametrize("api,param,bad", list(_cases()))
 def test_misuse_raises_a_clear_error_naming_the_argument(api, param, bad):
     kwargs = {p: good for p, (_kind, good) in api.params.items()}
     kwargs[param] = bad
