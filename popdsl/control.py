@@ -4,7 +4,6 @@ Ops go into the innermost open block. A block is a list of steps that becomes a
 poplar Sequence when built; control-flow steps build their bodies the same way,
 so `If` can still take an `Else` after its block has closed.
 """
-from popdsl._core import poplar
 from popdsl._core import program as _program
 from popdsl.debug import BuildError, debug_name, describe, expect_callable, expect_int
 from popdsl.dtypes import is_integral_or_bool

@@ -6,7 +6,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from popdsl import poplar, popops
+from popdsl import poplar
 from popdsl.popops import expr as pe
 from cpp_build import build_program
 from raw_runner import Runner

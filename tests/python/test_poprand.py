@@ -6,7 +6,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from popdsl import poplar, poprand, poputil, program
+from popdsl import poplar, poprand, poputil
 from cpp_build import INTERNAL, build_program
 from raw_runner import Runner
 

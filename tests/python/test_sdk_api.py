@@ -27,7 +27,6 @@ import functools
 import re
 from pathlib import Path
 
-import pytest
 
 from cpp_build import build_program, compiler
 
@@ -120,11 +119,16 @@ def manifests():
     return sorted(MANIFESTS.rglob("*.api"))
 
 
+def header_of(manifest: Path) -> str:
+    """tests/sdk_api/poplar/Graph.hpp.api -> poplar/Graph.hpp"""
+    return str(manifest.relative_to(MANIFESTS))[: -len(".api")]
+
+
 @functools.lru_cache(maxsize=None)
 def declarations():
     found = []
     for path in manifests():
-        header = str(path.relative_to(MANIFESTS))[: -len(".api")]
+        header = header_of(path)
         for number, line in enumerate(path.read_text().splitlines(), 1):
             line = line.strip()
             if not line or line.startswith("#") or line.startswith("using "):
@@ -144,10 +148,10 @@ def check_source():
     """One translation unit holding every declaration's check, per header in a block."""
     lines = ["#include <type_traits>\n"]
     for path in manifests():
-        lines.append(f"#include <{str(path.relative_to(MANIFESTS))[:-len('.api')]}>\n")
+        lines.append(f"#include <{header_of(path)}>\n")
     lines += ["#include <poplar/Engine.hpp>\n#include <poplar/Graph.hpp>\n#include <poplar/Program.hpp>\n"]
     for index, path in enumerate(manifests()):
-        header = str(path.relative_to(MANIFESTS))[: -len(".api")]
+        header = header_of(path)
         mine = [d for d in declarations() if d.header == header]
         lines.append(f"namespace check{index} {{ // {header}\n")
         lines += [f"using namespace {ns};\n" for ns in usings(path)]

@@ -827,7 +827,6 @@ void Engine::run(unsigned prog, const std::string &) {
   if (s.profiling) ++s.runs;
   s.stopRequested = false; // a stop() before this run does not end it
   s.execute(s.entries[prog]);
-  s.stopRequested = false;
 }
 
 void Engine::run(unsigned prog, const std::string &debugName, const RuntimeOptions &) { run(prog, debugName); }
