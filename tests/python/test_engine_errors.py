@@ -61,16 +61,24 @@ def test_strict_memory_rejects_a_variable_too_big_for_its_tile(device):
     assert "tile 0" in str(info.value)
 
 
+@pytest.mark.needs_emulator("profile data (Engine.getProfileData)")
 def test_default_memory_accounting_accepts_an_over_full_tile(device):
     graph, prog = oversized_graph(device)
     engine = poplar.Engine(graph, prog)
     engine.load(device)
     engine.run(0)
+    profile = engine.getProfileData()
+    assert profile["runs"] == 1
+    assert profile["variable_bytes_per_tile"][0] == device.getTarget().getBytesPerTile() + 4
 
 
-def test_strict_memory_accepts_a_graph_that_fits(graph):
-    fits = mapped_variable(graph, poplar.FLOAT, [1000], "fits")
-    poplar.Engine(graph, program.WriteUndef(fits), {"debug.allowOutOfMemory": False})
+@pytest.mark.needs_emulator("profile data (Engine.getProfileData)")
+def test_strict_memory_accepts_a_tile_filled_exactly(device):
+    graph = poplar.Graph(device.getTarget())
+    bytes_per_tile = device.getTarget().getBytesPerTile()
+    full = mapped_variable(graph, poplar.FLOAT, [bytes_per_tile // 4], "full")  # on tile 0, as oversized_graph's
+    engine = poplar.Engine(graph, program.WriteUndef(full), {"debug.allowOutOfMemory": False})
+    assert engine.getProfileData()["variable_bytes_per_tile"][0] == bytes_per_tile
 
 
 def test_unknown_option_key_is_rejected(graph):
