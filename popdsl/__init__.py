@@ -64,14 +64,16 @@ from popdsl.ops import (abs, cast, ceil, concat, copy, cos, exp, fill, floor, lo
                         nonlinearity, nonlinearity_, nonlinearity_grad, print_tensor, rsqrt, sigmoid, sin, sqrt,
                         square, tanh, where, zero)
 from popdsl.control import Else, If, Repeat, Sequence, Switch, While  # noqa: E402
+from popdsl.autodiff.grad import grad  # noqa: E402
 from popdsl.indexing import _AtIndexer  # noqa: E402,F401  (adds Tensor.at)
 from popdsl.instrument import cycle_count, cycle_stamp  # noqa: E402
 from popdsl.linalg import matmul, matmul_acc  # noqa: E402
-from popdsl.reductions import (reduce_all, reduce_any, reduce_logsumexp, reduce_max,  # noqa: E402
+from popdsl.reductions import (mean, reduce_all, reduce_any, reduce_logsumexp, reduce_max,  # noqa: E402
                                reduce_min, reduce_prod, reduce_sum, reduce_sum_squares)
 from popdsl.profile import Profile  # noqa: E402
 from popdsl.session import Session, SessionError  # noqa: E402
 from popdsl.tensor import Tensor  # noqa: E402
 from popdsl.vertices import compute_set  # noqa: E402
 
+from popdsl import optim  # noqa: E402,F401  (pd.optim.SGD, Adam, AdamW)
 from popdsl import nn  # noqa: E402  (builders on the layer above: pd.nn.lstm, pd.nn.flash_attention_...; imported last)

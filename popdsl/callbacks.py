@@ -7,7 +7,7 @@ function as numpy arrays and its results are written to the output tensors.
 import numpy as np
 
 from popdsl._core import program as _program
-from popdsl.control import emit
+from popdsl.control import emit, record
 from popdsl.debug import BuildError, debug_name, expect_callable, expect_str, source_location
 from popdsl.dtypes import as_type, numpy_dtype
 from popdsl.tensor import expect_tensor
@@ -88,3 +88,4 @@ def host_callback(fn, *tensors, outputs=(), name=None, prog=None):
     host_function = graph.raw.addHostFunction(handle, arguments(tensors), arguments(outputs))
     graph.host_callbacks[handle] = HostCallback(fn, handle, specs(tensors), specs(outputs), source_location())
     emit(_program.Call(host_function, [t.raw for t in tensors], [t.raw for t in outputs], debug_name(name)), prog)
+    record("pd.host_callback", tensors, outputs, prog, written=outputs)

@@ -5,6 +5,7 @@ poplar Sequence when built; control-flow steps build their bodies the same way,
 so `If` can still take an `Else` after its block has closed.
 """
 from popdsl._core import program as _program
+from popdsl.autodiff.tape import Record, Tape
 from popdsl.debug import BuildError, debug_name, describe, expect_callable, expect_int
 from popdsl.dtypes import is_integral_or_bool
 
@@ -17,6 +18,7 @@ class Block:
     def __init__(self, name=None):
         self.name = name
         self.steps = []
+        self.tape = Tape()  # the ops as pd.grad sees them
 
     def add(self, step):
         """Append a poplar program or a deferred step (anything with build())."""
@@ -53,6 +55,20 @@ def emit(raw_sequence: _program.Sequence, prog=None):
     current_block(prog).add(raw_sequence)
 
 
+def record(kind: str, inputs, outputs, prog=None, written=(), **attrs):
+    """Records an op just emitted into the current block for pd.grad: `kind` names its
+    gradient rule; `written` lists the tensors it overwrote (in-place ops)."""
+    current_block(prog).tape.add(Record(kind, inputs, outputs, written, attrs))
+
+
+def record_control(kind: str, bodies, block: Block, **attrs):
+    """Records a control-flow step of the given body blocks in `block` as one op that
+    reads what its bodies read from outside and overwrites all they produced or wrote."""
+    inputs = {i: t for body in bodies for i, t in body.tape.reads.items()}
+    outputs = list({i: t for body in bodies for i, t in body.tape.changed.items()}.values())
+    record(kind, inputs.values(), outputs, block, written=outputs, bodies=bodies, **attrs)
+
+
 class Sequence(Block):
     """A program: `with pd.Sequence("main") as main:` collects the ops built inside."""
 
@@ -75,6 +91,8 @@ def check_control(tensor, what: str):
 class _Nested:
     """A `with` block whose body becomes a step of the enclosing block on exit."""
 
+    kind = None  # the op kind pd.grad sees
+
     def __init__(self):
         self.parent = current_block()
         self.body = Block()
@@ -87,11 +105,17 @@ class _Nested:
         _open_blocks.pop()
         if exc_type is None:
             self.parent.add(self)
+            record_control(self.kind, self.bodies(), self.parent)
         return False
+
+    def bodies(self) -> list:
+        return [self.body]
 
 
 class Repeat(_Nested):
     """`with pd.Repeat(n):` runs the block n times (program::Repeat)."""
+
+    kind = "pd.Repeat"
 
     def __init__(self, count: int, name=None):
         count = expect_int(count, "pd.Repeat: count")
@@ -104,6 +128,8 @@ class Repeat(_Nested):
 
 class If(_Nested):
     """`with pd.If(pred):` runs the block when the one-element `pred` is non-zero."""
+
+    kind = "pd.If"
 
     def __init__(self, predicate, name=None):
         super().__init__()
@@ -131,13 +157,17 @@ class Else:
         _open_blocks.append(self.if_step.else_body)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, *exc):
         _open_blocks.pop()
+        if exc_type is None:
+            record_control("pd.If", [self.if_step.else_body], self.block)
         return False
 
 
 class While(_Nested):
     """`with pd.While(cond_fn):` runs cond_fn's ops, then the block while its result is non-zero."""
+
+    kind = "pd.While"
 
     def __init__(self, cond_fn, name=None):
         expect_callable(cond_fn, "pd.While: cond_fn")
@@ -146,6 +176,9 @@ class While(_Nested):
         self.condition = Block()
         with self.condition:
             self.predicate = check_control(cond_fn(), "While condition")
+
+    def bodies(self) -> list:
+        return [self.condition, self.body]
 
     def build(self):
         return _program.RepeatWhileTrue(self.condition.build(), self.predicate, self.body.build(), self.name)
@@ -167,6 +200,8 @@ class Switch:
     def __exit__(self, exc_type, *exc):
         if exc_type is None:
             self.parent.add(self)
+            record_control("pd.Switch", list(self.cases.values()) + [b for b in [self.default_body] if b],
+                           self.parent)
         return False
 
     def case(self, value: int) -> Block:
@@ -195,11 +230,13 @@ class Function:
         self.graph, self.fn = graph, expect_callable(fn, "Graph.function: fn")
         self.name = name or getattr(fn, "__qualname__", "function")
         self._function = None
+        self._body = None
 
     def __call__(self, prog=None):
         if self._function is None:
-            body = Block(self.name)
-            with body:
+            self._body = Block(self.name)
+            with self._body:
                 self.fn()
-            self._function = self.graph.raw.addFunction(body.build())
+            self._function = self.graph.raw.addFunction(self._body.build())
         emit(_program.Call(self._function, debug_name(self.name)), prog)
+        record_control("pd.Function", [self._body], current_block(prog))

@@ -8,7 +8,7 @@ from popdsl._core import poplar, popops, poputil
 from popdsl._core import program as _program
 from popdsl.debug import BuildError, debug_name, describe, expect_int, expect_str
 from popdsl.dtypes import as_type, numpy_dtype
-from popdsl.control import Function, emit
+from popdsl.control import Function, emit, record
 from popdsl.tensor import Tensor, as_shape, expect_tensor
 
 LINEAR = "linear"
@@ -180,6 +180,7 @@ class HostToDevice:
                 or into.size != self.size:
             raise BuildError(f"stream '{self.handle}' carries {self.shape} {self.dtype}, not {into!r}")
         emit(_program.Copy(self.raw, into.raw, False, debug_name(name)), prog)
+        record("stream read", [], [into], prog, written=[into])
         return into
 
     def __repr__(self):

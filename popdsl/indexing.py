@@ -11,6 +11,7 @@ leaves its result as it was (zero after the engine loads, else the value of its 
 run) and set() writes nothing.
 """
 from popdsl._core import poplar, popops
+from popdsl.control import record
 from popdsl.debug import BuildError
 from popdsl.dtypes import is_floating, uint32
 from popdsl.ops import _run_library, cast
@@ -37,17 +38,20 @@ class _At:
         self.indices = indices
 
     def _offsets(self, prog):
+        """The indices as uint32 tensors (the recorded inputs) and their concatenation."""
         as_unsigned = [i if i.dtype == uint32 else cast(i, uint32, prog=prog) for i in self.indices]
-        return poplar.concat([i.raw.reshape([1]) for i in as_unsigned])
+        return as_unsigned, poplar.concat([i.raw.reshape([1]) for i in as_unsigned])
 
     def get(self, name=None, prog=None) -> Tensor:
         """The selected elements (a new tensor; the indexed dimensions are dropped). An
         out-of-range index leaves the result unchanged (see the module docstring)."""
         t = self.tensor
-        offsets = self._offsets(prog)
+        indices, offsets = self._offsets(prog)
         raw = _run_library(lambda seq, dc: popops.dynamicSlice(t.graph.raw, t.raw, offsets, self.dims,
                                                                [1] * len(self.dims), seq, dc), name, prog)
-        return t.graph.track(Tensor(raw.squeeze(self.dims), t.graph))
+        out = t.graph.track(Tensor(raw.squeeze(self.dims), t.graph))
+        record("Tensor.at.get", [t, *indices], [out], prog, dims=self.dims)
+        return out
 
     def set(self, value: Tensor, name=None, prog=None) -> Tensor:
         """Writes value (shaped like get()'s result) at the selected position; returns the
@@ -56,12 +60,13 @@ class _At:
         expected = tuple(d for i, d in enumerate(t.shape) if i not in self.dims)
         if not isinstance(value, Tensor) or value.shape != expected or value.dtype != t.dtype:
             raise BuildError(f"t.at[...].set: value must be a {t.dtype} tensor of shape {expected}, got {value!r}")
-        offsets = self._offsets(prog)
+        indices, offsets = self._offsets(prog)
         update = value.raw
         for d in self.dims:
             update = update.expand([d])
         _run_library(lambda seq, dc: popops.dynamicUpdate(t.graph.raw, t.raw, update, offsets, self.dims,
                                                           [1] * len(self.dims), seq, dc), name, prog)
+        record("Tensor.at.set", [t, value, *indices], [t], prog, written=[t], dims=self.dims)
         return t
 
 

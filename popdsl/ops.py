@@ -10,7 +10,7 @@ from popdsl._core import program as _program
 from popdsl._core.popops import expr as pe
 from popdsl.debug import BuildError, debug_name, describe, expect_callable, expect_int, expect_str
 from popdsl.dtypes import as_type, is_floating
-from popdsl.control import current_block, emit
+from popdsl.control import current_block, emit, record
 from popdsl.tensor import Tensor, expect_tensor
 
 _PLACEHOLDERS = [getattr(pe, f"_{i}") for i in range(1, 21)]
@@ -78,13 +78,16 @@ def _map(expression, tensors, name=None, prog=None) -> Tensor:
     graph = _graph_of(tensors, "tensors")
     raw = _run_library(lambda seq, dc: popops.map(graph.raw, expression, [t.raw for t in tensors], seq, dc),
                        name, prog)
-    return graph.track(Tensor(raw, graph))
+    out = graph.track(Tensor(raw, graph))
+    record("pd.map", tensors, [out], prog, expression=expression)
+    return out
 
 
 def _map_in_place(expression, tensors, name=None, prog=None) -> Tensor:
     graph = _graph_of(tensors, "tensors")
     _run_library(lambda seq, dc: popops.mapInPlace(graph.raw, expression, [t.raw for t in tensors], seq, dc),
                  name, prog)
+    record("pd.map", tensors, tensors[:1], prog, written=tensors[:1], expression=expression)
     return tensors[0]
 
 
@@ -195,6 +198,7 @@ def copy(src: Tensor, dst: Tensor, name=None, prog=None) -> Tensor:
     if src.dtype != dst.dtype or src.size != dst.size:
         raise BuildError(f"cannot copy {src!r} into {dst!r}: dtypes and element counts must match")
     emit(_program.Copy(src.raw, dst.raw, False, debug_name(name)), prog)
+    record("pd.copy", [src, dst], [dst], prog, written=[dst])
     return dst
 
 
@@ -205,6 +209,7 @@ def fill(t: Tensor, value, name=None, prog=None) -> Tensor:
         raise BuildError(f"pd.fill: value must be a Python number, got {describe(value)}")
     _check_scalars([t], [value])
     _run_library(lambda seq, dc: popops.fill(t.graph.raw, t.raw, seq, value, dc), name, prog)
+    record("pd.fill", [t], [t], prog, written=[t])
     return t
 
 
@@ -222,9 +227,11 @@ def concat(tensors, axis: int = 0) -> Tensor:
     rank = tensors[0].ndim
     axis = expect_int(axis, "pd.concat: axis", -rank, rank - 1)
     try:
-        return Tensor(poplar.concat([t.raw for t in tensors], axis % rank), graph)
+        joined = Tensor(poplar.concat([t.raw for t in tensors], axis % rank), graph)
     except poplar.poplar_error as e:
         raise BuildError(str(e)) from None
+    joined.view_of = ("pd.concat", tuple(tensors), {"axis": axis % rank})
+    return joined
 
 
 # --- operators on pd.Tensor -------------------------------------------------------------
@@ -302,7 +309,9 @@ def nonlinearity(t: Tensor, kind: str, name=None, prog=None) -> Tensor:
     expect_tensor(t, "pd.nonlinearity: t")
     kind = _nonlinearity_type(kind, "pd.nonlinearity")
     raw = _run_library(lambda seq, dc: popnn.nonLinearity(t.graph.raw, kind, t.raw, seq, dc), name, prog)
-    return t.graph.track(Tensor(raw, t.graph))
+    out = t.graph.track(Tensor(raw, t.graph))
+    record("pd.nonlinearity", [t], [out], prog, kind=kind.name)
+    return out
 
 
 def nonlinearity_(t: Tensor, kind: str, name=None, prog=None) -> Tensor:
@@ -310,6 +319,7 @@ def nonlinearity_(t: Tensor, kind: str, name=None, prog=None) -> Tensor:
     expect_tensor(t, "pd.nonlinearity_: t")
     kind = _nonlinearity_type(kind, "pd.nonlinearity_")
     _run_library(lambda seq, dc: popnn.nonLinearityInPlace(t.graph.raw, kind, t.raw, seq, dc), name, prog)
+    record("pd.nonlinearity_", [t], [t], prog, written=[t], kind=kind.name)
     return t
 
 
@@ -320,4 +330,6 @@ def nonlinearity_grad(activation: Tensor, out_grad: Tensor, kind: str, name=None
     kind = _nonlinearity_type(kind, "pd.nonlinearity_grad")
     raw = _run_library(lambda seq, dc: popnn.nonLinearityInputGradient(
         graph.raw, kind, activation.raw, out_grad.raw, seq, dc), name, prog)
-    return activation.graph.track(Tensor(raw, activation.graph))
+    out = activation.graph.track(Tensor(raw, activation.graph))
+    record("pd.nonlinearity_grad", [activation, out_grad], [out], prog)
+    return out

@@ -2,7 +2,10 @@
 
 The reduced dimensions are dropped, as poplibs does; axis=None reduces everything.
 """
+import numpy as np
+
 from popdsl._core import popops
+from popdsl.control import record
 from popdsl.debug import BuildError
 from popdsl.ops import _run_library
 from popdsl.tensor import Tensor, _check_axes, expect_tensor
@@ -25,7 +28,9 @@ def _reducer(function_name, operation, doc):
         dims = _axes(t, axis)
         raw = _run_library(lambda seq, dc: popops.reduce(t.graph.raw, t.raw, dims,
                                                          popops.ReduceParams(operation), seq, dc), name, prog)
-        return t.graph.track(Tensor(raw, t.graph))
+        out = t.graph.track(Tensor(raw, t.graph))
+        record(f"pd.{function_name}", [t], [out], prog, axes=dims)
+        return out
     reduce.__doc__ = doc
     return reduce
 
@@ -41,7 +46,17 @@ reduce_logsumexp = _reducer("reduce_logsumexp", popops.Operation.LOG_ADD, "log(s
 reduce_all = _reducer("reduce_all", popops.Operation.LOGICAL_AND, "True where every element is (bool tensors).")
 reduce_any = _reducer("reduce_any", popops.Operation.LOGICAL_OR, "True where any element is (bool tensors).")
 
+
+
+def mean(t: Tensor, axis=None, name=None, prog=None) -> Tensor:
+    """The mean over axis (all axes when None): the sum times 1 / the count reduced."""
+    total = reduce_sum(t, axis, name, prog)
+    count = int(np.prod([t.shape[a] for a in _axes(t, axis)]))
+    return total * (1.0 / max(count, 1))
+
+
 Tensor.sum = lambda self, axis=None, name=None, prog=None: reduce_sum(self, axis, name, prog)
 Tensor.max = lambda self, axis=None, name=None, prog=None: reduce_max(self, axis, name, prog)
 Tensor.min = lambda self, axis=None, name=None, prog=None: reduce_min(self, axis, name, prog)
+Tensor.mean = lambda self, axis=None, name=None, prog=None: mean(self, axis, name, prog)
 Tensor.prod = lambda self, axis=None, name=None, prog=None: reduce_prod(self, axis, name, prog)

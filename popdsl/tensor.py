@@ -51,6 +51,7 @@ class Tensor:
     """A view of device variables. Views alias; operators add ops to the open block."""
 
     __array_ufunc__ = None  # numpy must not try to combine a device tensor element-wise
+    view_of = None  # for a view: (kind, base tensors, attributes), which pd.grad follows
 
     def __init__(self, raw: poplar.Tensor, graph):
         self.raw = raw
@@ -80,8 +81,10 @@ class Tensor:
     def __repr__(self):
         return f"<pd.Tensor '{self.name}' shape={self.shape} dtype={self.dtype}>"
 
-    def _view(self, raw) -> "Tensor":
-        return Tensor(raw, self.graph)
+    def _view(self, raw, kind: str, **attrs) -> "Tensor":
+        view = Tensor(raw, self.graph)
+        view.view_of = (kind, (self,), attrs)
+        return view
 
     # --- views (all alias this tensor) -------------------------------------------------
     def __getitem__(self, key) -> "Tensor":
@@ -112,7 +115,7 @@ class Tensor:
             else:
                 raise BuildError(f"static indexing takes ints and slices; use t.at[i] for a tensor index, not {k!r}")
             dim += 1
-        return self._view(raw.squeeze(drop) if drop else raw)
+        return self._view(raw.squeeze(drop) if drop else raw, "Tensor.__getitem__", key=key)
 
     def reshape(self, *shape) -> "Tensor":
         shape = as_shape(shape[0] if len(shape) == 1 else shape, "Tensor.reshape", inferred=True)
@@ -121,7 +124,7 @@ class Tensor:
             shape[shape.index(-1)] = self.size // known if known else 0
         if int(np.prod(shape)) != self.size:
             raise BuildError(f"cannot reshape {self!r} ({self.size} elements) to {tuple(shape)}")
-        return self._view(self.raw.reshape(shape))
+        return self._view(self.raw.reshape(shape), "Tensor.reshape")
 
     def transpose(self, *perm) -> "Tensor":
         perm = list(perm[0] if len(perm) == 1 and isinstance(perm[0], (tuple, list)) else perm)
@@ -131,7 +134,8 @@ class Tensor:
         if not integers or sorted(perm) != list(range(self.ndim)):
             raise BuildError(f"transpose: perm {tuple(perm)} is not a permutation of the {self.ndim} dimensions "
                              f"of {self!r}")
-        return self._view(self.raw.dimShuffle([int(p) for p in perm]))
+        perm = [int(p) for p in perm]
+        return self._view(self.raw.dimShuffle(perm), "Tensor.transpose", perm=perm)
 
     @property
     def T(self) -> "Tensor":
@@ -150,7 +154,7 @@ class Tensor:
         """Insert a size-1 dimension before dimension `axis` (numpy's expand_dims)."""
         axis = expect_int(axis, "Tensor.expand: axis", -self.ndim - 1, self.ndim)
         axis = axis + self.ndim + 1 if axis < 0 else axis
-        return self._view(self.raw.expand([axis]))
+        return self._view(self.raw.expand([axis]), "Tensor.expand")
 
     def squeeze(self, axis=None) -> "Tensor":
         given = [] if axis is None else axis if isinstance(axis, (tuple, list)) else [axis]
@@ -159,18 +163,19 @@ class Tensor:
         bad = [a for a in axes if self.shape[a] != 1]
         if bad:
             raise BuildError(f"cannot squeeze dimension(s) {bad} of {self!r}: their size is not 1")
-        return self._view(self.raw.squeeze(axes))
+        return self._view(self.raw.squeeze(axes), "Tensor.squeeze")
 
     def broadcast(self, shape) -> "Tensor":
         """A view broadcast to `shape` by numpy's rules (no copy)."""
         from popdsl._core import poputil
         try:
-            return self._view(poputil.broadcastToMatch(self.raw, as_shape(shape, "Tensor.broadcast")))
+            return self._view(poputil.broadcastToMatch(self.raw, as_shape(shape, "Tensor.broadcast")),
+                              "Tensor.broadcast")
         except poputil.poplibs_error as e:
             raise BuildError(str(e)) from None
 
     def flatten(self) -> "Tensor":
-        return self._view(self.raw.flatten())
+        return self._view(self.raw.flatten(), "Tensor.flatten")
 
     # --- guards against silent mistakes --------------------------------------------------
     def __iter__(self):

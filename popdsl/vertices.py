@@ -16,7 +16,7 @@ import numpy as np
 
 from popdsl._core import poplar
 from popdsl._core import program as _program
-from popdsl.control import current_block
+from popdsl.control import current_block, record
 from popdsl.debug import BuildError, debug_name, describe, expect_str
 from popdsl.graph import Graph
 from popdsl.tensor import Tensor
@@ -96,6 +96,10 @@ class ComputeSet:
         except poplar.poplar_error as e:
             raise BuildError(f"cs.vertex('{vertex_type}'): {type(e).__name__}: {e}") from None
         self.vertices.append(v)
+        # pd.grad cannot tell a vertex's inputs from its outputs: each connected tensor is both.
+        connected = [t for value in fields.values() for t in (value if isinstance(value, (list, tuple)) else [value])
+                     if isinstance(t, Tensor)]
+        record("pd.compute_set vertex", connected, connected, self.prog, written=connected)
         return v
 
 

@@ -4,6 +4,7 @@ Layouts are poplibs': x [batch][groups * in_channels][field...], weights
 [groups][out_channels][in_channels][kernel...], result [batch][groups * out_channels][field...];
 1 to 3 (or more) field dimensions. The number of groups is weights' first dimension."""
 from popdsl._core import poplin
+from popdsl.control import record
 from popdsl.debug import BuildError
 from popdsl.ops import _run_library
 from popdsl.tensor import Tensor, expect_tensor
@@ -72,4 +73,6 @@ def conv(x: Tensor, weights: Tensor, stride=1, padding=0, dilation=1, input_dila
         if bias is not None:
             poplin.addBias(graph.raw, out, bias.raw, seq, dc)
         return out
-    return graph.track(Tensor(_run_library(build, name, prog), graph))
+    out = graph.track(Tensor(_run_library(build, name, prog), graph))
+    record("pd.nn.conv", [x, weights] + ([bias] if bias is not None else []), [out], prog)
+    return out

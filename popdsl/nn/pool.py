@@ -1,5 +1,6 @@
 """Pooling through popnn: pd.nn.pool over x [batch][channels][field...]."""
 from popdsl._core import popnn
+from popdsl.control import record
 from popdsl.debug import BuildError
 from popdsl.nn.conv import padding_ends, per_dimension
 from popdsl.ops import _run_library
@@ -31,4 +32,6 @@ def pool(x: Tensor, kind, kernel, stride=None, padding=0, name=None, prog=None) 
     params = pool_params(kind, x.shape, x.dtype, kernel, stride, padding)
     graph = x.graph
     out = _run_library(lambda seq, dc: popnn.pooling.pool(graph.raw, params, x.raw, seq, dc), name, prog)
-    return graph.track(Tensor(out, graph))
+    pooled = graph.track(Tensor(out, graph))
+    record("pd.nn.pool", [x], [pooled], prog)
+    return pooled

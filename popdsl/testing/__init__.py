@@ -1,7 +1,8 @@
 """Helpers for testing graphs: dtype-aware comparisons and float64 numpy references.
 
 The pytest plugin (popdsl.testing.plugin, registered as an entry point) adds the
-fixtures `ipu_device` and `session_factory`.
+fixtures `ipu_device` and `session_factory`. check_grads (popdsl.testing.gradients) checks
+pd.grad against finite differences.
 """
 import numpy as np
 
@@ -41,3 +42,6 @@ def reference(name: str, *args):
     if name not in table:
         raise KeyError(f"no reference for {name!r}; known: {sorted(table)}")
     return table[name](*x)
+
+
+from popdsl.testing.gradients import check_grads  # noqa: E402,F401  (imports popdsl: last)

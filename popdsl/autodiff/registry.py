@@ -1,0 +1,59 @@
+"""The table of gradient rules: op kind -> vector-Jacobian product.
+
+A rule is `rule(op, grads) -> one gradient (or None) per input`, where `op` is an
+OpContext and `grads` has one output gradient (or None) per output. Rules are
+written with the Pythonic layer, so their ops land in the open block like any
+other; a gradient of another shape than its input (a broadcast operand) is summed
+down to the input's shape by pd.grad.
+"""
+from popdsl.debug import BuildError
+
+RULES = {}
+
+
+def gradient(*kinds):
+    """Decorator registering a rule for the given op kinds."""
+    def register(rule):
+        for kind in kinds:
+            RULES[kind] = rule
+        return rule
+    return register
+
+
+class OpContext:
+    """What a rule sees of its record. `input(i)` and `output(k)` give tensors whose
+    values the backward reads; they refuse one that an op wrote after the record,
+    since the backward runs later and would read the new value."""
+
+    def __init__(self, record, needs, writes_after):
+        self.record, self.needs, self._writes_after = record, needs, writes_after
+        self.attrs = record.attrs
+        self.inputs = record.inputs  # for shapes and dtypes: reading values goes through input(i)
+
+    def input(self, i: int):
+        t = self.record.inputs[i]
+        # An in-place op overwrites its own inputs' storage; other ops only their outputs'.
+        self._check_intact(t, f"input {i}", first=self.record.index + (0 if self.record.in_place else 1))
+        return t
+
+    def output(self, k: int = 0):
+        t = self.record.outputs[k]
+        self._check_intact(t, "output" if len(self.record.outputs) == 1 else f"output {k}",
+                           first=self.record.index + 1)
+        return t
+
+    def _check_intact(self, t, what, first):
+        writer = self._writes_after(t, first)
+        if writer is not None:
+            by_itself = writer is self.record
+            raise BuildError(
+                f"pd.grad: {self.record} needs its {what} {t!r} for the gradient, but "
+                + ("it overwrites that tensor itself" if by_itself else f"{writer} overwrites it before pd.grad")
+                + "; compute into a new tensor instead of in place (y = y * 2 rather than y *= 2)")
+
+
+def rule_for(record):
+    rule = RULES.get(record.kind)
+    if rule is None:
+        raise BuildError(f"pd.grad: no gradient for {record} on the path to the differentiated tensor")
+    return rule

@@ -1,0 +1,204 @@
+"""Gradient rules of the Pythonic layer's ops, written with the layer itself."""
+import numpy as np
+
+import popdsl.ops as ops
+from popdsl.autodiff import expressions
+from popdsl.autodiff.registry import gradient
+from popdsl.debug import BuildError
+from popdsl.linalg import matmul
+from popdsl.reductions import reduce_sum
+
+
+def _zeros(like, shape=None):
+    z = like.graph.variable(like.dtype, like.shape if shape is None else shape, name="pd.grad/zeros")
+    return ops.zero(z)
+
+
+# --- element-wise ------------------------------------------------------------------------
+@gradient("pd.map")
+def _map(op, grads):
+    (g,) = grads
+    count = len(op.inputs)
+    cotangents = expressions.input_cotangents(op.attrs["expression"], [t.dtype for t in op.inputs])
+    return [_fused(ct, op, g, count) if needed and ct is not None else None
+            for ct, needed in zip(cotangents, op.needs)]
+
+
+def _fused(cotangent, op, g, count):
+    """One map computing a cotangent expression from the inputs it uses and g."""
+    used = sorted(expressions.placeholders(cotangent))
+    if used == [count + 1]:
+        if isinstance(cotangent, expressions.pe.PlaceHolder):
+            return g  # the gradient passes through unchanged (additions)
+    tensors = [g if i == count + 1 else op.input(i - 1) for i in used]
+    renumbered = expressions.renumbered(cotangent, {old: new for new, old in enumerate(used, 1)})
+    return ops._map(renumbered, tensors)
+
+
+# --- views -------------------------------------------------------------------------------
+@gradient("Tensor.__getitem__")
+def _getitem(op, grads):
+    (g,) = grads
+    (x,) = op.inputs
+    dx = _zeros(x)
+    ops.copy(g, dx[op.attrs["key"]])
+    return [dx]
+
+
+@gradient("Tensor.reshape", "Tensor.squeeze", "Tensor.flatten", "Tensor.expand")
+def _reshape(op, grads):
+    return [grads[0].reshape(op.inputs[0].shape)]
+
+
+@gradient("Tensor.transpose")
+def _transpose(op, grads):
+    return [grads[0].transpose(list(np.argsort(op.attrs["perm"])))]
+
+
+@gradient("Tensor.broadcast")
+def _broadcast(op, grads):
+    return [grads[0]]  # pd.grad sums it down to the input's shape
+
+
+@gradient("pd.concat")
+def _concat(op, grads):
+    (g,) = grads
+    axis, begin, parts = op.attrs["axis"], 0, []
+    for t in op.inputs:
+        index = [slice(None)] * g.ndim
+        index[axis] = slice(begin, begin + t.shape[axis])
+        parts.append(g[tuple(index)])
+        begin += t.shape[axis]
+    return parts
+
+
+# --- matmul ------------------------------------------------------------------------------
+@gradient("pd.matmul")
+def _matmul(op, grads):
+    (g,) = grads
+    a_needed, b_needed = op.needs
+    return [matmul(g, op.input(1).mT) if a_needed else None,
+            matmul(op.input(0).mT, g) if b_needed else None]
+
+
+@gradient("pd.matmul_acc")
+def _matmul_acc(op, grads):
+    """c += k * a @ b: c's old value gets g, a and b the matmul's gradients times k."""
+    (g,) = grads
+    c_needed, a_needed, b_needed, *scale_needed = op.needs
+    if any(scale_needed):
+        raise BuildError(f"pd.grad: no gradient for the scale tensor of {op.record}")
+    k = op.input(3) if scale_needed else op.attrs["scale"]
+
+    def scaled(p):
+        return p * k if isinstance(k, float) else ops.map(lambda a, s: a * s, p, k.reshape([1] * p.ndim))
+    return [g if c_needed else None,
+            scaled(matmul(g, op.input(2).mT)) if a_needed else None,
+            scaled(matmul(op.input(1).mT, g)) if b_needed else None] + [None] * len(scale_needed)
+
+
+# --- reductions --------------------------------------------------------------------------
+def _unreduced(g, op):
+    """g with the reduced axes put back (size 1) and broadcast to the input's shape."""
+    x = op.inputs[0]
+    kept = [1 if i in op.attrs["axes"] else d for i, d in enumerate(x.shape)]
+    return g.reshape(kept).broadcast(x.shape)
+
+
+@gradient("pd.reduce_sum")
+def _reduce_sum(op, grads):
+    return [_unreduced(grads[0], op)]
+
+
+@gradient("pd.reduce_sum_squares")
+def _reduce_sum_squares(op, grads):
+    return [ops.map(lambda g, x: 2.0 * g * x, _unreduced(grads[0], op), op.input(0))]
+
+
+@gradient("pd.reduce_logsumexp")
+def _reduce_logsumexp(op, grads):
+    return [ops.map(lambda g, x, y: g * ops.exp(x - y), _unreduced(grads[0], op), op.input(0),
+                    _unreduced(op.output(), op))]
+
+
+@gradient("pd.reduce_max", "pd.reduce_min")
+def _reduce_extreme(op, grads):
+    """The gradient is shared equally among the elements equal to the extreme (ties)."""
+    x, y = op.input(0), _unreduced(op.output(), op)
+    hits = ops.map(lambda a, b: ops.cast(a == b, x.dtype), x, y)
+    count = _unreduced(reduce_sum(hits, op.attrs["axes"]), op)
+    return [ops.map(lambda g, h, n: g * h / n, _unreduced(grads[0], op), hits, count)]
+
+
+# --- dynamic indexing, copies ------------------------------------------------------------
+def _indices(op, first):
+    return [op.input(i) for i in range(first, len(op.inputs))]
+
+
+def _at(t, dims, indices):
+    """t.at[...] selecting `indices` on `dims` again."""
+    key = [slice(None)] * t.ndim
+    for d, i in zip(dims, indices):
+        key[d] = i
+    return t.at[tuple(key)]
+
+
+@gradient("Tensor.at.get")
+def _at_get(op, grads):
+    (g,) = grads
+    dx = _zeros(op.inputs[0])
+    _at(dx, op.attrs["dims"], _indices(op, 1)).set(g)
+    return [dx] + [None] * (len(op.inputs) - 1)
+
+
+@gradient("Tensor.at.set")
+def _at_set(op, grads):
+    (g,) = grads
+    t_needed, value_needed = op.needs[:2]
+    indices = _indices(op, 2)
+    dims = op.attrs["dims"]
+    dt = None
+    if t_needed:  # the overwritten position gets no gradient
+        dt = ops.cast(g, g.dtype)
+        _at(dt, dims, indices).set(_zeros(op.inputs[1]))
+    dvalue = _at(g, dims, indices).get() if value_needed else None
+    return [dt, dvalue] + [None] * len(indices)
+
+
+@gradient("pd.copy")
+def _copy(op, grads):
+    src, _ = op.inputs
+    return [grads[0].reshape(src.shape), None]  # dst's old value is overwritten
+
+
+@gradient("pd.fill")
+def _fill(op, grads):
+    return [None]
+
+
+# --- non-linearities ---------------------------------------------------------------------
+_FROM_INPUT = {"GELU", "GELU_ERF", "SWISH"}  # popnn takes their input, the others' output
+
+
+@gradient("pd.nonlinearity", "pd.nonlinearity_")
+def _nonlinearity(op, grads):
+    kind = op.attrs["kind"]
+    activation = op.input(0) if kind in _FROM_INPUT else op.output()
+    return [ops.nonlinearity_grad(activation, grads[0], kind)]
+
+
+# --- control flow ------------------------------------------------------------------------
+def _not_differentiable(why):
+    def rule(op, grads):
+        raise BuildError(f"pd.grad: cannot differentiate through {op.record}: {why}")
+    return rule
+
+
+for _kind in ("pd.Repeat", "pd.Function"):
+    gradient(_kind)(_not_differentiable(
+        "loops are not differentiable yet; call pd.grad inside the loop body on that body's tensors, "
+        "or write the backward loop by hand"))
+gradient("pd.If", "pd.Switch")(_not_differentiable("conditionals are not differentiable yet"))
+gradient("pd.While")(_not_differentiable(
+    "its trip count is only known when it runs, so the memory for what the backward needs cannot be "
+    "bounded when the graph is built; use pd.Repeat(n), or pd.Repeat(max_n) with pd.If(i < n) in the body"))

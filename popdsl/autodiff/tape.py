@@ -1,0 +1,68 @@
+"""Recording: every op of the Pythonic layer appends a Record to its block's Tape.
+
+A tensor is storage, so one Python tensor holds several values over a program: the
+tape names values by their *source*, the (record, output index) that produced them,
+or the tensor itself for a value that existed before the block's ops (a leaf). An
+in-place write makes the written tensor's source the write's record, so later ops
+read the new value and earlier records keep the old one.
+
+Views (reshape, slices, transpose, concat, ...) emit no program step. They remember
+their base on the tensor (`Tensor.view_of`) and become a view record when an op
+consumes them, so a view made before a block opened, or read after its base was
+written, follows its base's value at the time it is read.
+
+Recording costs a small object per op and nothing else: pd.grad does all the work.
+"""
+from popdsl.debug import source_location
+
+
+class Record:
+    """One op: its kind (the gradient rule's key), input tensors and their sources,
+    output tensors, the tensors it overwrote, static attributes and the user's line."""
+
+    __slots__ = ("kind", "inputs", "sources", "outputs", "written", "attrs", "location", "index")
+
+    def __init__(self, kind, inputs, outputs, written, attrs):
+        self.kind, self.inputs, self.outputs, self.written = kind, tuple(inputs), tuple(outputs), tuple(written)
+        self.attrs = attrs
+        self.location = source_location(skip_builders=True)
+
+    @property
+    def in_place(self) -> bool:
+        return bool(self.written)
+
+    def __repr__(self):
+        return f"{self.kind} (built at {self.location})"
+
+
+class Tape:
+    """The records of one block, in program order, and the latest source of each tensor."""
+
+    def __init__(self):
+        self.records = []
+        self._latest = {}  # id(tensor) -> (record, output index); records keep the tensors alive
+        self.reads = {}  # id -> tensor: tensors read whose value comes from outside the block
+        self.changed = {}  # id -> tensor: tensors the block's ops produced or wrote
+
+    def source(self, t):
+        """The source of t's current value: (record, k), or t itself for a leaf."""
+        found = self._latest.get(id(t))
+        if found is not None:
+            return found
+        if t.view_of is not None:
+            kind, bases, attrs = t.view_of
+            return self.add(Record(kind, bases, (t,), (), attrs))[0]
+        self.reads.setdefault(id(t), t)
+        return t
+
+    def add(self, record: Record) -> list:
+        """Appends record; returns the sources of its outputs."""
+        record.sources = tuple(self.source(t) for t in record.inputs)
+        record.index = len(self.records)
+        self.records.append(record)
+        produced = [(record, k) for k in range(len(record.outputs))]
+        for t, src in zip(record.outputs, produced):
+            if t.view_of is None or record.written:
+                self._latest[id(t)] = src
+            self.changed.setdefault(id(t), t)
+        return produced

@@ -1,0 +1,49 @@
+"""Losses and log-softmax, composed of the layer's ops (so pd.grad differentiates them)."""
+import numpy as np
+
+import popdsl as pd
+from popdsl._core.popops import expr as pe
+from popdsl.debug import BuildError, expect_int
+from popdsl.dtypes import is_floating
+
+
+def log_softmax(x: pd.Tensor) -> pd.Tensor:
+    """log(softmax(x)) over the last axis: x - logsumexp(x)."""
+    _expect_float(x, "pd.nn.log_softmax: x")
+    if x.ndim == 0:
+        raise BuildError(f"pd.nn.log_softmax: x must have an axis to normalise over, got {x!r}")
+    return x - pd.reduce_logsumexp(x, x.ndim - 1).expand(-1)
+
+
+def cross_entropy(logits: pd.Tensor, labels: pd.Tensor, ignore_index: int = -100) -> pd.Tensor:
+    """The mean over the rows of -log_softmax(logits)[row, label] for logits [N, C] and
+    integer labels [N], leaving out rows labelled `ignore_index`: their gradient is zero.
+    A batch with every row ignored gives 0 (PyTorch gives NaN, which would poison
+    optimiser state). A label outside [0, C) other than ignore_index picks no class."""
+    _expect_float(logits, "pd.nn.cross_entropy: logits")
+    ignore_index = expect_int(ignore_index, "pd.nn.cross_entropy: ignore_index", -2 ** 31, 2 ** 31 - 1)
+    if logits.ndim != 2 or not isinstance(labels, pd.Tensor) or labels.shape != logits.shape[:1] \
+            or is_floating(labels.dtype):
+        raise BuildError(f"pd.nn.cross_entropy: logits must be [N, C] and labels N integers, got {logits!r} and "
+                         f"{labels!r}")
+    classes = logits.graph.constant(np.arange(logits.shape[1], dtype=np.int32), name="cross_entropy/classes")
+    label_column = pd.cast(labels, pd.int32).expand(1)
+    one_hot = pd.map(lambda c, y: pe.Cast(c == y, logits.dtype), classes, label_column)
+    kept = pd.map(lambda y: pe.Cast(y != ignore_index, logits.dtype), label_column)
+    picked = pd.reduce_sum(log_softmax(logits) * one_hot * kept, 1)
+    count = pd.map(lambda n: pd.max(n, 1.0), kept.sum())
+    return pd.map(lambda total, n: -total / n, picked.sum(), count)
+
+
+def mse(prediction: pd.Tensor, target: pd.Tensor) -> pd.Tensor:
+    """The mean of (prediction - target)**2 over every element."""
+    _expect_float(prediction, "pd.nn.mse: prediction")
+    if not isinstance(target, pd.Tensor) or target.shape != prediction.shape:
+        raise BuildError(f"pd.nn.mse: target must be a tensor shaped like prediction {prediction.shape}, "
+                         f"got {target!r}")
+    return pd.reduce_sum_squares(prediction - target) * (1.0 / max(prediction.size, 1))
+
+
+def _expect_float(t, what):
+    if not isinstance(t, pd.Tensor) or not is_floating(t.dtype):
+        raise BuildError(f"{what} must be a float pd.Tensor, got {t!r}")

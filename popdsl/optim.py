@@ -1,0 +1,161 @@
+"""Optimisers as graph builders: `opt.step(weights, grads)` updates the weights in place.
+
+They follow PyTorch's formulas and defaults (torch.optim.SGD, Adam, AdamW), in the
+weights' dtype. Their state (momentum buffers, moments, the step count) are variables
+made with init=, so a session keeps them as weights: saved, read and written like the
+model's. The learning rate is a one-element float32 tensor (`opt.lr`, made by the first
+step unless one is given), so `session.write(opt.lr, ...)` changes it between runs
+without recompiling; the other hyper-parameters are compiled in.
+"""
+import numpy as np
+
+from popdsl._core.popops import expr as pe
+from popdsl.debug import BuildError, describe
+from popdsl.dtypes import float32, is_floating
+from popdsl.ops import cast, map as _map, map_, where
+from popdsl.tensor import Tensor
+
+
+class Optimizer:
+    """The state and checks every optimiser shares; subclasses define _update."""
+
+    name = "optimizer"
+
+    def __init__(self, lr):
+        if isinstance(lr, Tensor):
+            if lr.size != 1 or lr.dtype != float32:
+                raise BuildError(f"pd.optim.{type(self).__name__}: lr must be a number or a one-element float32 "
+                                 f"tensor, got {lr!r}")
+            self.lr = lr
+        else:
+            self._lr_value = _number(lr, "lr", 0.0)
+            self.lr = None
+        self.state = {}  # id(weight) -> its state tensors, by name
+        self._step_count = None
+
+    def step(self, weights, grads):
+        """Appends the update of each weight by its gradient to the open block."""
+        weights, grads = _pairs(weights, grads, f"pd.optim.{type(self).__name__}.step")
+        graph = weights[0].graph
+        if self.lr is None:
+            self.lr = graph.variable(float32, (1,), name=f"optim/{self.name}/lr", init=self._lr_value)
+        if self._step_count is None:
+            self._step_count = graph.variable(float32, (1,), name=f"optim/{self.name}/step", init=0.0)
+        self._step_count += 1.0
+        self._before_updates()
+        for w, g in zip(weights, grads):
+            self._update(w, g)
+
+    def _before_updates(self):
+        """Per-step work shared by all weights (after the step count is incremented)."""
+
+    def _state(self, w: Tensor, name: str) -> Tensor:
+        """The state tensor `name` of weight w, zero before the first step."""
+        tensors = self.state.setdefault(id(w), {})
+        if name not in tensors:
+            tensors[name] = w.graph.variable(w.dtype, w.shape, name=f"{w.name}/{self.name}/{name}",
+                                             init=np.zeros(w.shape))
+        return tensors[name]
+
+
+class SGD(Optimizer):
+    """torch.optim.SGD: g += weight_decay * w; with momentum mu the buffer is b = g on the
+    first step and b = mu * b + (1 - dampening) * g later; the step is g + mu * b with
+    nesterov, else b; w -= lr * step."""
+
+    name = "sgd"
+
+    def __init__(self, lr, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False):
+        super().__init__(lr)
+        self.momentum = _number(momentum, "momentum", 0.0)
+        self.dampening = _number(dampening, "dampening", 0.0, 1.0)
+        self.weight_decay = _number(weight_decay, "weight_decay", 0.0)
+        if nesterov and (self.momentum <= 0 or self.dampening != 0):
+            raise BuildError("pd.optim.SGD: Nesterov momentum needs momentum > 0 and dampening = 0")
+        self.nesterov = bool(nesterov)
+
+    def _update(self, w, g):
+        wd, mu, damp, lr = self.weight_decay, self.momentum, self.dampening, _as(self.lr, w)
+        if mu == 0:
+            map_(lambda w_, g_, lr_: w_ - lr_ * (g_ + wd * w_), w, g, lr)
+            return
+        buffer, first = self._state(w, "momentum"), _as(self._step_count, w)
+        map_(lambda b, g_, w_, t: where(t == 1.0, g_ + wd * w_, mu * b + (1.0 - damp) * (g_ + wd * w_)),
+             buffer, g, w, first)
+        if self.nesterov:
+            map_(lambda w_, g_, b, lr_: w_ - lr_ * (g_ + wd * w_ + mu * b), w, g, buffer, lr)
+        else:
+            map_(lambda w_, b, lr_: w_ - lr_ * b, w, buffer, lr)
+
+
+class Adam(Optimizer):
+    """torch.optim.Adam: g += weight_decay * w (L2); m = b1 * m + (1 - b1) * g,
+    v = b2 * v + (1 - b2) * g**2; w -= lr * m_hat / (sqrt(v_hat) + eps) with the moments
+    bias-corrected by 1 - b**t for step t (eps outside the square root)."""
+
+    name = "adam"
+    decoupled = False  # AdamW decays the weight itself instead
+
+    def __init__(self, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):
+        super().__init__(lr)
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise BuildError(f"pd.optim.{type(self).__name__}: betas must be a pair of numbers, got {describe(betas)}")
+        self.betas = tuple(_number(b, "betas", 0.0, 1.0, open_top=True) for b in betas)
+        self.eps = _number(eps, "eps", 0.0)
+        self.weight_decay = _number(weight_decay, "weight_decay", 0.0)
+
+    def _before_updates(self):
+        b1, b2 = self.betas
+        self._corrections = (_map(lambda t: 1.0 - pe.Pow(b1, t), self._step_count),
+                             _map(lambda t: 1.0 - pe.Pow(b2, t), self._step_count))
+
+    def _update(self, w, g):
+        (b1, b2), eps, wd = self.betas, self.eps, self.weight_decay
+        lr, (c1, c2) = _as(self.lr, w), (_as(c, w) for c in self._corrections)
+        m, v = self._state(w, "m"), self._state(w, "v")
+        decay = 0.0 if self.decoupled else wd
+        if self.decoupled and wd:
+            map_(lambda w_, lr_: w_ * (1.0 - lr_ * wd), w, lr)
+        map_(lambda m_, g_, w_: b1 * m_ + (1.0 - b1) * (g_ + decay * w_), m, g, w)
+        map_(lambda v_, g_, w_: b2 * v_ + (1.0 - b2) * pe.Square(g_ + decay * w_), v, g, w)
+        map_(lambda w_, m_, v_, lr_, c1_, c2_: w_ - lr_ * (m_ / c1_) / (pe.Sqrt(v_ / c2_) + eps),
+             w, m, v, lr, c1, c2)
+
+
+class AdamW(Adam):
+    """torch.optim.AdamW: Adam whose weight decay is w *= 1 - lr * weight_decay before the
+    update (decoupled from the moments); weight_decay defaults to 1e-2."""
+
+    name = "adamw"
+    decoupled = True
+
+    def __init__(self, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2):
+        super().__init__(lr, betas, eps, weight_decay)
+
+
+def _as(t: Tensor, w: Tensor) -> Tensor:
+    """A one-element float32 tensor in w's dtype and rank, to combine with w in place."""
+    return (t if t.dtype == w.dtype else cast(t, w.dtype)).reshape([1] * w.ndim)
+
+
+def _number(value, what, minimum, maximum=np.inf, open_top=False):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not minimum <= value <= maximum \
+            or (open_top and value == maximum):
+        bounds = f"[{minimum}, {maximum}{')' if open_top else ']'}"
+        raise BuildError(f"pd.optim: {what} must be a number in {bounds}, got {describe(value)}")
+    return float(value)
+
+
+def _pairs(weights, grads, what):
+    weights = [weights] if isinstance(weights, Tensor) else list(weights)
+    grads = [grads] if isinstance(grads, Tensor) else list(grads)
+    if not weights or len(weights) != len(grads):
+        raise BuildError(f"{what}: needs as many gradients as weights (and at least one), got {len(weights)} "
+                         f"weights and {len(grads)} gradients")
+    for i, (w, g) in enumerate(zip(weights, grads)):
+        if not isinstance(w, Tensor) or not isinstance(g, Tensor):
+            raise BuildError(f"{what}: weights[{i}] and grads[{i}] must be pd.Tensors, got {describe(w)} and "
+                             f"{describe(g)}")
+        if not is_floating(w.dtype) or g.shape != w.shape or g.dtype != w.dtype:
+            raise BuildError(f"{what}: grads[{i}] {g!r} must be a float tensor shaped like weights[{i}] {w!r}")
+    return weights, grads

@@ -1,0 +1,285 @@
+"""pd.grad: every op with a gradient rule against finite differences, and its errors."""
+import warnings
+
+import numpy as np
+import pytest
+
+import popdsl as pd
+from popdsl.autodiff import registry
+from popdsl.popops import expr as pe
+from popdsl.testing import assert_close, check_grads
+
+rng = np.random.default_rng(7)
+
+
+def away_from_zero(*shape):
+    """Values in +-[0.3, 1.2]: no kinks (relu, abs) or ties near them."""
+    return (rng.uniform(0.3, 1.2, shape) * rng.choice([-1.0, 1.0], shape)).astype(np.float32)
+
+
+def positive(*shape):
+    return rng.uniform(0.5, 2.0, shape).astype(np.float32)
+
+
+def distinct(*shape):
+    """Well-separated values (no ties for max/min)."""
+    return (rng.permutation(int(np.prod(shape))).reshape(shape) * 0.25 - 1).astype(np.float32)
+
+
+def in_place_chain(x, w):
+    h = x * 2.0
+    h += w
+    h *= 0.5
+    return h * h
+
+
+def accumulate(x):
+    return x * x + x.sum() + pd.exp(x)  # x reaches the result on three paths
+
+
+def indexed_get(x, i):
+    return x.at[i].get() * 3.0
+
+
+def indexed_set(x, v, i):
+    h = x * 1.0
+    h.at[i].set(v * 2.0)
+    return h * h
+
+
+def copied(x):
+    buffer = x.graph.variable(pd.float32, (6,), name="buffer")
+    pd.copy(x, buffer)
+    return buffer * buffer
+
+
+def nonlinearity_in_place(x):
+    h = x * 1.5
+    pd.nonlinearity_(h, "tanh")
+    return h
+
+
+CASES = {
+    "add (broadcast)": (lambda a, b: a + b, [away_from_zero(2, 3), away_from_zero(3)]),
+    "sub (broadcast)": (lambda a, b: a - b, [away_from_zero(2, 3), away_from_zero(2, 1)]),
+    "mul": (lambda a, b: a * b, [away_from_zero(2, 3), away_from_zero(2, 3)]),
+    "div": (lambda a, b: a / b, [away_from_zero(2, 3), positive(2, 3)]),
+    "scalar operators": (lambda a: (3.0 - a) * 2.0 / 4.0 + 1.0, [away_from_zero(4)]),
+    "pow (tensor exponent)": (lambda a, b: a ** b, [positive(2, 3), away_from_zero(2, 3)]),
+    "square via **": (lambda a: a ** 2.0, [away_from_zero(5)]),
+    "neg": (lambda a: -a, [away_from_zero(4)]),
+    "exp": (pd.exp, [away_from_zero(4)]),
+    "log": (pd.log, [positive(4)]),
+    "tanh": (pd.tanh, [away_from_zero(4)]),
+    "sigmoid": (pd.sigmoid, [away_from_zero(4)]),
+    "sqrt": (pd.sqrt, [positive(4)]),
+    "rsqrt": (pd.rsqrt, [positive(4)]),
+    "abs": (pd.abs, [away_from_zero(4)]),
+    "square": (pd.square, [away_from_zero(4)]),
+    "relu": (pd.relu, [away_from_zero(6)]),
+    "sin": (pd.sin, [away_from_zero(4)]),
+    "cos": (pd.cos, [away_from_zero(4)]),
+    "max": (pd.max, [distinct(2, 3), distinct(2, 3)[::-1].copy()]),
+    "min": (pd.min, [distinct(2, 3), distinct(2, 3)[::-1].copy()]),
+    "where": (lambda a, b: pd.where(a > 0.0, a * b, b), [away_from_zero(2, 3), away_from_zero(2, 3)]),
+    "cast of an integer factor": (lambda a, i: a * pd.cast(i, pd.float32), [away_from_zero(4),
+                                                                             np.array([1, -2, 3, 0], np.int32)]),
+    "pd.map lambda": (lambda a, b: pd.map(lambda x, y: pd.exp(x - y) * pd.tanh(x) + x / (1.0 + y * y), a, b),
+                      [away_from_zero(2, 3), away_from_zero(3)]),
+    "pd.map clamp and cast": (lambda a: pd.map(lambda x: pe.Clamp(x, -0.5, 0.5) * pe.Cast(x, pd.float32), a),
+                              [away_from_zero(6)]),
+    "in-place operators": (in_place_chain, [away_from_zero(2, 3), away_from_zero(3)]),
+    "several uses": (accumulate, [away_from_zero(2, 2)]),
+    "matmul": (lambda a, b: a @ b, [away_from_zero(2, 3), away_from_zero(3, 4)]),
+    "grouped matmul": (lambda a, b: pd.matmul(a, b), [away_from_zero(2, 2, 3), away_from_zero(2, 3, 2)]),
+    "matmul_acc": (lambda c, a, b: pd.matmul_acc(c * 1.0, a, b, scale=0.5),
+                   [away_from_zero(2, 2), away_from_zero(2, 3), away_from_zero(3, 2)]),
+    "reduce_sum": (lambda a: pd.reduce_sum(a, 1), [away_from_zero(2, 3)]),
+    "reduce_sum all": (lambda a: a.sum(), [away_from_zero(2, 3)]),
+    "reduce_max": (lambda a: a.max(0), [distinct(3, 2)]),
+    "reduce_min": (lambda a: a.min(1), [distinct(3, 2)]),
+    "reduce_sum_squares": (lambda a: pd.reduce_sum_squares(a, 0), [away_from_zero(3, 2)]),
+    "reduce_logsumexp": (lambda a: pd.reduce_logsumexp(a, 1), [away_from_zero(2, 3)]),
+    "reshape and flatten": (lambda a: a.reshape(3, 2).flatten() * a.reshape(-1), [away_from_zero(2, 3)]),
+    "transpose and mT": (lambda a: a.T @ a.transpose(1, 0).mT, [away_from_zero(2, 3)]),
+    "slices": (lambda a: a[1:, ::-2] * a[0, 1:], [away_from_zero(3, 3)]),
+    "expand and squeeze": (lambda a: a.expand(0).squeeze() * a.expand(-1).squeeze(1), [away_from_zero(3)]),
+    "broadcast": (lambda a: a.broadcast((2, 3)) * 2.0, [away_from_zero(3)]),
+    "concat": (lambda a, b: pd.concat([a, b, a], axis=1) * 2.0, [away_from_zero(2, 1), away_from_zero(2, 2)]),
+    "at get": (indexed_get, [away_from_zero(3, 2), np.array([1], np.uint32)]),
+    "at set": (indexed_set, [away_from_zero(3, 2), away_from_zero(2), np.array([2], np.int32)]),
+    "copy": (copied, [away_from_zero(2, 3)]),
+    "sigmoid (popnn)": (lambda a: pd.nonlinearity(a, "sigmoid"), [away_from_zero(4)]),
+    "tanh (popnn)": (lambda a: pd.nonlinearity(a, "tanh"), [away_from_zero(4)]),
+    "relu (popnn)": (lambda a: pd.nonlinearity(a, "relu"), [away_from_zero(4)]),
+    "gelu (popnn)": (lambda a: pd.nonlinearity(a, "gelu"), [away_from_zero(4)]),
+    "softmax (popnn)": (lambda a: pd.nonlinearity(a, "softmax"), [away_from_zero(2, 4)]),
+    "softmax_stable (popnn)": (lambda a: pd.nonlinearity(a, "softmax_stable"), [away_from_zero(2, 4)]),
+    "nonlinearity in place": (nonlinearity_in_place, [away_from_zero(4)]),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_gradient_matches_finite_differences(case):
+    fn, inputs = CASES[case]
+    check_grads(fn, inputs)
+
+
+def test_check_grads_fails_on_a_wrong_gradient(monkeypatch):
+    right = registry.RULES["pd.reduce_sum"]
+    monkeypatch.setitem(registry.RULES, "pd.reduce_sum", lambda op, grads: [right(op, grads)[0] * 1.01])
+    with pytest.raises(AssertionError, match="input 0: pd.grad against central differences"):
+        check_grads(lambda a: a.sum(0), [away_from_zero(2, 3)])
+
+
+def test_gradients_against_numpy_mlp_layer(ipu_device, session_factory):
+    x, w, b = away_from_zero(4, 3), away_from_zero(3, 2), away_from_zero(2)
+    g = pd.Graph(ipu_device)
+    tx, tw, tb = (g.variable(pd.float32, a.shape, name=n, init=a) for a, n in [(x, "x"), (w, "w"), (b, "b")])
+    with pd.Sequence() as main:
+        loss = pd.reduce_sum_squares(pd.tanh(tx @ tw + tb))
+        dw, db = pd.grad(loss, [tw, tb])
+    with session_factory(g, main) as s:
+        s.run()
+        h = np.tanh(x.astype(np.float64) @ w + b)
+        dz = 2 * h * (1 - h * h)
+        assert_close(s.read(dw), x.T.astype(np.float64) @ dz)
+        assert_close(s.read(db), dz.sum(0))
+
+
+def test_a_map_gradient_is_one_fused_map_per_input():
+    g = pd.Graph(pd.ipu_model(tiles=4))
+    a, b = g.variable(pd.float32, (3,), name="a"), g.variable(pd.float32, (3,), name="b")
+    with pd.Sequence() as main:
+        y = pd.map(lambda x, z: pd.exp(x) * pd.sin(z) + x * z, a, b)
+        before = len(main.tape.records)
+        pd.grad(y, [a, b], grad_y=g.variable(pd.float32, (3,), name="dy"))
+    backward = [r.kind for r in main.tape.records[before:]]
+    assert backward == ["pd.map", "pd.map"]
+
+
+def test_gradient_descent_inside_a_repeat_body(ipu_device, session_factory):
+    """pd.grad of the body's own ops: w -= 0.1 * d/dw sum((w * x - t)**2), three times."""
+    x, t, w0 = away_from_zero(4), away_from_zero(4), away_from_zero(4)
+    g = pd.Graph(ipu_device)
+    tx, tt = g.constant(x, name="x"), g.constant(t, name="t")
+    w = g.variable(pd.float32, (4,), name="w", init=w0)
+    with pd.Sequence() as main:
+        with pd.Repeat(3):
+            loss = pd.reduce_sum_squares(w * tx - tt)
+            (dw,) = pd.grad(loss, [w])
+            w -= dw * 0.1
+    expected = w0.astype(np.float64)
+    for _ in range(3):
+        expected = expected - 0.1 * 2 * (expected * x - t) * x
+    with session_factory(g, main) as s:
+        s.run()
+        assert_close(s.read(w), expected)
+
+
+def test_unreachable_tensor_gets_zeros_and_a_warning(ipu_device, session_factory):
+    g = pd.Graph(ipu_device)
+    a, b = g.variable(pd.float32, (2,), name="a", init=1.0), g.variable(pd.float32, (2,), name="b", init=1.0)
+    with pd.Sequence() as main:
+        loss = (a * a).sum()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            da, db = pd.grad(loss, [a, b])
+    assert any("does not depend on <pd.Tensor 'b'" in str(w.message) for w in caught)
+    with session_factory(g, main) as s:
+        s.run()
+        assert_close(s.read(da), [2.0, 2.0])
+        assert_close(s.read(db), [0.0, 0.0])
+
+
+def graph_with(shape=(3,)):
+    g = pd.Graph(pd.ipu_model(tiles=4))
+    return g, g.variable(pd.float32, shape, name="x"), g.variable(pd.float32, shape, name="w")
+
+
+def test_an_op_without_a_gradient_names_itself_and_its_line():
+    g, x, w = graph_with((2, 3))
+    with pd.Sequence():
+        y = pd.nonlinearity_grad(x, w, "tanh").sum()
+        with pytest.raises(pd.BuildError, match=r"no gradient for pd\.nonlinearity_grad \(built at "
+                                                r"test_autodiff\.py:\d+: y = pd\.nonlinearity_grad"):
+            pd.grad(y, [w])
+
+
+def test_overwriting_a_value_the_backward_needs_is_refused():
+    g, x, w = graph_with()
+    with pd.Sequence():
+        h = x * 1.0
+        y = (h * w).sum()  # d/dw needs h
+        h += 1.0
+        with pytest.raises(pd.BuildError, match=r"pd\.map \(built at .*y = \(h \* w\)\.sum\(\)\) needs its "
+                                                r"input 0 <pd\.Tensor .*pd\.map \(built at .*h \+= 1\.0\) "
+                                                r"overwrites it"):
+            pd.grad(y, [w])
+
+
+def test_an_in_place_op_that_destroys_its_own_input_is_refused():
+    g, x, w = graph_with()
+    with pd.Sequence():
+        h = x * 1.0
+        h *= w  # d/dw needs h's old value, which this op overwrites
+        with pytest.raises(pd.BuildError, match="it overwrites that tensor itself"):
+            pd.grad(h.sum(), [w])
+
+
+def test_in_place_ops_whose_inputs_survive_are_differentiated(ipu_device, session_factory):
+    g = pd.Graph(ipu_device)
+    x = g.variable(pd.float32, (3,), name="x", init=[1.0, 2.0, 3.0])
+    with pd.Sequence() as main:
+        y = pd.exp(x)
+        y *= 2.0  # exp's rule needs x, not y: fine
+        (dx,) = pd.grad(y.sum(), [x])
+    with session_factory(g, main) as s:
+        s.run()
+        assert_close(s.read(dx), 2 * np.exp([1.0, 2.0, 3.0]))
+
+
+def test_a_write_through_a_view_is_refused():
+    g, x, w = graph_with((2, 3))
+    with pd.Sequence():
+        h = x * w
+        h[0] *= 2.0
+        with pytest.raises(pd.BuildError, match="wrote through another tensor"):
+            pd.grad(h.sum(), [w])
+
+
+def test_loops_are_not_differentiable_yet():
+    g, x, w = graph_with()
+    with pd.Sequence():
+        h = x * w
+        with pd.Repeat(2):
+            h *= 2.0
+        with pytest.raises(pd.BuildError, match=r"cannot differentiate through pd\.Repeat .*loops are not "
+                                                "differentiable yet"):
+            pd.grad(h.sum(), [w])
+
+
+def test_conditionals_are_not_differentiable_yet():
+    g, x, w = graph_with()
+    flag = g.variable(pd.bool_, (1,), name="flag")
+    with pd.Sequence():
+        h = x * w
+        with pd.If(flag):
+            h *= 2.0
+        with pytest.raises(pd.BuildError, match=r"cannot differentiate through pd\.If .*conditionals"):
+            pd.grad(h.sum(), [w])
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda y, w, g: pd.grad(y, [g.variable(pd.int32, (3,), name="i")]), "not a float tensor; integer"),
+    (lambda y, w, g: pd.grad(y * w, [w]), "has 3 elements; differentiate a one-element tensor"),
+    (lambda y, w, g: pd.grad(y, [w], grad_y=w), "must have y's shape"),
+    (lambda y, w, g: pd.grad(y, []), "wrt must be a pd.Tensor or a non-empty list"),
+    (lambda y, w, g: pd.grad(y, [np.zeros(3)]), "wrt\\[0\\] must be a pd.Tensor"),
+])
+def test_bad_arguments_are_refused(call, message):
+    g, x, w = graph_with()
+    with pd.Sequence():
+        y = (x * w).sum()
+        with pytest.raises(pd.BuildError, match=message):
+            call(y, w, g)
