@@ -310,7 +310,7 @@ def nonlinearity(t: Tensor, kind: str, name=None, prog=None) -> Tensor:
     kind = _nonlinearity_type(kind, "pd.nonlinearity")
     raw = _run_library(lambda seq, dc: popnn.nonLinearity(t.graph.raw, kind, t.raw, seq, dc), name, prog)
     out = t.graph.track(Tensor(raw, t.graph))
-    record("pd.nonlinearity", [t], [out], prog, kind=kind.name)
+    record("pd.nonlinearity", [t], [out], prog, function=kind.name)
     return out
 
 
@@ -319,7 +319,7 @@ def nonlinearity_(t: Tensor, kind: str, name=None, prog=None) -> Tensor:
     expect_tensor(t, "pd.nonlinearity_: t")
     kind = _nonlinearity_type(kind, "pd.nonlinearity_")
     _run_library(lambda seq, dc: popnn.nonLinearityInPlace(t.graph.raw, kind, t.raw, seq, dc), name, prog)
-    record("pd.nonlinearity_", [t], [t], prog, written=[t], kind=kind.name)
+    record("pd.nonlinearity_", [t], [t], prog, written=[t], function=kind.name)
     return t
 
 

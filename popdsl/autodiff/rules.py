@@ -125,7 +125,7 @@ def _reduce_logsumexp(op, grads):
 def _reduce_extreme(op, grads):
     """The gradient is shared equally among the elements equal to the extreme (ties)."""
     x, y = op.input(0), _unreduced(op.output(), op)
-    hits = ops.map(lambda a, b: ops.cast(a == b, x.dtype), x, y)
+    hits = ops.map(lambda a, b: expressions.pe.Cast(a == b, x.dtype), x, y)
     count = _unreduced(reduce_sum(hits, op.attrs["axes"]), op)
     return [ops.map(lambda g, h, n: g * h / n, _unreduced(grads[0], op), hits, count)]
 
@@ -182,7 +182,7 @@ _FROM_INPUT = {"GELU", "GELU_ERF", "SWISH"}  # popnn takes their input, the othe
 
 @gradient("pd.nonlinearity", "pd.nonlinearity_")
 def _nonlinearity(op, grads):
-    kind = op.attrs["kind"]
+    kind = op.attrs["function"]
     activation = op.input(0) if kind in _FROM_INPUT else op.output()
     return [ops.nonlinearity_grad(activation, grads[0], kind)]
 

@@ -8,6 +8,7 @@ import popdsl as pd
 from popdsl.autodiff import registry
 from popdsl.popops import expr as pe
 from popdsl.testing import assert_close, check_grads
+from popdsl.testing.plugin import ipu_device, session_factory  # noqa: F401  (fixtures)
 
 rng = np.random.default_rng(7)
 
@@ -127,7 +128,7 @@ def test_gradient_matches_finite_differences(case):
 
 def test_check_grads_fails_on_a_wrong_gradient(monkeypatch):
     right = registry.RULES["pd.reduce_sum"]
-    monkeypatch.setitem(registry.RULES, "pd.reduce_sum", lambda op, grads: [right(op, grads)[0] * 1.01])
+    monkeypatch.setitem(registry.RULES, "pd.reduce_sum", lambda op, grads: [right(op, grads)[0] * 1.05])
     with pytest.raises(AssertionError, match="input 0: pd.grad against central differences"):
         check_grads(lambda a: a.sum(0), [away_from_zero(2, 3)])
 
@@ -212,7 +213,7 @@ def test_overwriting_a_value_the_backward_needs_is_refused():
         h = x * 1.0
         y = (h * w).sum()  # d/dw needs h
         h += 1.0
-        with pytest.raises(pd.BuildError, match=r"pd\.map \(built at .*y = \(h \* w\)\.sum\(\)\) needs its "
+        with pytest.raises(pd.BuildError, match=r"pd\.map \(built at .*y = \(h \* w\)\.sum\(\).*\) needs its "
                                                 r"input 0 <pd\.Tensor .*pd\.map \(built at .*h \+= 1\.0\) "
                                                 r"overwrites it"):
             pd.grad(y, [w])
