@@ -6,6 +6,7 @@ builders in popdsl.nn are written on the Pythonic layer like user code: their op
 are named after the builder's lines, while errors name the line that called them.
 """
 import contextlib
+import functools
 import linecache
 import operator
 import os
@@ -19,7 +20,12 @@ _scopes: list = []
 def _is_library(frame, skip_builders: bool) -> bool:
     if frame.f_code.co_filename == "<string>":  # a dataclass's generated __init__ (LstmParams) is ours
         return type(frame.f_locals.get("self")).__module__.startswith("popdsl.")
-    path = os.path.abspath(frame.f_code.co_filename)
+    return _is_library_file(frame.f_code.co_filename, skip_builders)
+
+
+@functools.lru_cache(maxsize=None)  # every op and every pd.grad record asks, for a handful of files
+def _is_library_file(filename: str, skip_builders: bool) -> bool:
+    path = os.path.abspath(filename)
     return path.startswith(_PACKAGE_DIR) and (skip_builders or not path.startswith(_BUILDERS_DIR))
 
 
