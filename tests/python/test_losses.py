@@ -1,0 +1,82 @@
+"""pd.mean and pd.nn's losses: values against numpy, gradients against finite differences."""
+import numpy as np
+import pytest
+
+import popdsl as pd
+from popdsl.testing import assert_close, check_grads
+from popdsl.testing.plugin import ipu_device, session_factory  # noqa: F401  (fixtures)
+
+rng = np.random.default_rng(11)
+LOGITS = rng.standard_normal((5, 4)).astype(np.float32)
+LABELS = np.array([2, -100, 0, 3, 1], np.int32)  # row 1 is ignored
+
+
+def numpy_log_softmax(x):
+    shifted = x - x.max(-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
+
+
+def run(ipu_device, session_factory, fn, *arrays):
+    g = pd.Graph(ipu_device)
+    tensors = [g.constant(a, name=f"in{i}") for i, a in enumerate(arrays)]
+    with pd.Sequence() as main:
+        out = fn(*tensors)
+    with session_factory(g, main) as s:
+        s.run()
+        return s.read(out)
+
+
+def test_values_match_numpy(ipu_device, session_factory):
+    x = LOGITS.astype(np.float64)
+    assert_close(run(ipu_device, session_factory, pd.nn.log_softmax, LOGITS), numpy_log_softmax(x))
+    kept = LABELS != -100
+    expected = -numpy_log_softmax(x)[kept, LABELS[kept]].mean()
+    assert_close(run(ipu_device, session_factory, pd.nn.cross_entropy, LOGITS, LABELS), expected)
+    target = rng.standard_normal((5, 4)).astype(np.float32)
+    assert_close(run(ipu_device, session_factory, pd.nn.mse, LOGITS, target), np.mean((x - target) ** 2))
+    assert_close(run(ipu_device, session_factory, lambda t: pd.mean(t, 1), LOGITS), x.mean(1))
+    assert_close(run(ipu_device, session_factory, lambda t: t.mean(), LOGITS), x.mean())
+
+
+def test_cross_entropy_of_an_all_ignored_batch_is_zero(ipu_device, session_factory):
+    ignored = np.full(5, 7, np.int32)
+    loss = run(ipu_device, session_factory, lambda x, y: pd.nn.cross_entropy(x, y, ignore_index=7), LOGITS, ignored)
+    assert_close(loss, 0.0)
+
+
+@pytest.mark.parametrize("fn, inputs", [
+    (pd.nn.log_softmax, [LOGITS]),
+    (pd.nn.cross_entropy, [LOGITS, LABELS]),
+    (pd.nn.mse, [LOGITS, rng.standard_normal((5, 4)).astype(np.float32)]),
+    (lambda t: pd.mean(t, 0), [LOGITS]),
+], ids=["log_softmax", "cross_entropy", "mse", "mean"])
+def test_gradients_match_finite_differences(fn, inputs):
+    check_grads(fn, inputs)
+
+
+def test_cross_entropy_gradient_is_softmax_minus_one_hot(ipu_device, session_factory):
+    g = pd.Graph(ipu_device)
+    logits, labels = g.constant(LOGITS, name="logits"), g.constant(LABELS, name="labels")
+    with pd.Sequence() as main:
+        (d_logits,) = pd.grad(pd.nn.cross_entropy(logits, labels), [logits])
+    kept = LABELS != -100
+    expected = np.exp(numpy_log_softmax(LOGITS.astype(np.float64)))
+    expected[kept, LABELS[kept]] -= 1
+    expected[~kept] = 0  # ignored rows get no gradient
+    with session_factory(g, main) as s:
+        s.run()
+        assert_close(s.read(d_logits), expected / kept.sum())
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda x, i: pd.nn.cross_entropy(x, x), "labels N integers"),
+    (lambda x, i: pd.nn.cross_entropy(x[0], i), "logits must be \\[N, C\\]"),
+    (lambda x, i: pd.nn.log_softmax(i), "x must be a float pd.Tensor"),
+    (lambda x, i: pd.nn.mse(x, x[0]), "target must be a tensor shaped like prediction"),
+])
+def test_bad_arguments_are_refused(call, message):
+    g = pd.Graph(pd.ipu_model(tiles=4))
+    x, i = g.variable(pd.float32, (5, 4), name="x"), g.variable(pd.int32, (5,), name="i")
+    with pd.Sequence():
+        with pytest.raises(pd.BuildError, match=message):
+            call(x, i)
