@@ -51,8 +51,8 @@ def _backward(tape, y, seed, wrt) -> list:
         if all(g is None for g in grads):
             continue
         needs = [s in differentiable and is_floating(t.dtype) for s, t in zip(record.sources, record.inputs)]
-        _check_no_hidden_writes(tape.records, record, needs)
-        context = OpContext(record, needs, lambda t, first: _writer(tape.records, t, first, end))
+        _check_no_hidden_writes(tape, record, needs)
+        context = OpContext(record, needs, lambda t, first: tape.writer(t, first, end))
         input_grads = rule_for(record)(context, grads)
         for source, t, needed, g in zip(record.sources, record.inputs, needs, input_grads):
             if needed and g is not None:
@@ -100,24 +100,16 @@ def _path(records, y_source, wrt_sources):
     return path, differentiable
 
 
-def _check_no_hidden_writes(records, record, needs):
+def _check_no_hidden_writes(tape, record, needs):
     """Refuses an input whose storage an op wrote through another tensor (a view or an
     alias) after the input's value was made: the tape would miss that write."""
     for t, source, needed in zip(record.inputs, record.sources, needs):
         made = source[0].index + 1 if isinstance(source, tuple) else 0
-        writer = _writer(records, t, made, record.index) if needed else None
+        writer = tape.writer(t, made, record.index) if needed else None
         if writer is not None:
             raise BuildError(f"pd.grad: {record} reads {t!r}, which {writer} wrote through another tensor (a view "
                              "or an alias of it); pd.grad cannot follow writes through views yet: build the new "
                              "value as a new tensor (pd.concat, pd.where) instead")
-
-
-def _writer(records, t, first, end):
-    """The first record in records[first:end] that writes storage of t, or None."""
-    for r in records[first:end]:
-        if any(w.raw.intersectsWith(t.raw) for w in r.written):
-            return r
-    return None
 
 
 def _total(parts):

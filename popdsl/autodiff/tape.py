@@ -13,6 +13,8 @@ written, follows its base's value at the time it is read.
 
 Recording costs a small object per op and nothing else: pd.grad does all the work.
 """
+import bisect
+
 from popdsl.debug import source_location
 
 
@@ -40,6 +42,8 @@ class Tape:
 
     def __init__(self):
         self.records = []
+        self.writes = []  # the records that overwrite tensors (in-place ops), in order
+        self._write_indices = []  # their indices in records, to bisect
         self._latest = {}  # id(tensor) -> (record, output index); records keep the tensors alive
         self.reads = {}  # id -> tensor: tensors read whose value comes from outside the block
         self.changed = {}  # id -> tensor: tensors the block's ops produced or wrote
@@ -60,9 +64,21 @@ class Tape:
         record.sources = tuple(self.source(t) for t in record.inputs)
         record.index = len(self.records)
         self.records.append(record)
+        if record.written:
+            self.writes.append(record)
+            self._write_indices.append(record.index)
         produced = [(record, k) for k in range(len(record.outputs))]
         for t, src in zip(record.outputs, produced):
             if t.view_of is None or record.written:
                 self._latest[id(t)] = src
             self.changed.setdefault(id(t), t)
         return produced
+
+    def writer(self, t, first: int, end: int):
+        """The first record of records[first:end] that writes storage of t, or None."""
+        for r in self.writes[bisect.bisect_left(self._write_indices, first):]:
+            if r.index >= end:
+                break
+            if any(w.raw.intersectsWith(t.raw) for w in r.written):
+                return r
+        return None

@@ -178,6 +178,20 @@ def test_gradient_descent_inside_a_repeat_body(ipu_device, session_factory):
         assert_close(s.read(w), expected)
 
 
+def test_gradient_inside_an_if_body(ipu_device, session_factory):
+    g = pd.Graph(ipu_device)
+    x = g.variable(pd.float32, (3,), name="x", init=[1.0, -2.0, 0.5])
+    flag = g.variable(pd.bool_, (1,), name="flag", init=True)
+    dx = g.variable(pd.float32, (3,), name="dx", init=0.0)
+    with pd.Sequence() as main:
+        with pd.If(flag):
+            pd.copy(pd.grad((pd.sin(x) * x).sum(), x), dx)
+    with session_factory(g, main) as s:
+        s.run()
+        x0 = np.array([1.0, -2.0, 0.5])
+        assert_close(s.read(dx), np.cos(x0) * x0 + np.sin(x0))
+
+
 def test_unreachable_tensor_gets_zeros_and_a_warning(ipu_device, session_factory):
     g = pd.Graph(ipu_device)
     a, b = g.variable(pd.float32, (2,), name="a", init=1.0), g.variable(pd.float32, (2,), name="b", init=1.0)
