@@ -101,15 +101,15 @@ def _path(records, y_source, wrt_sources):
 
 
 def _check_no_hidden_writes(tape, record, needs):
-    """Refuses an input whose storage an op wrote through another tensor (a view or an
-    alias) after the input's value was made: the tape would miss that write."""
+    """Refuses an input whose storage an op wrote through an alias the tape did not see
+    made (a tensor wrapped from the raw bindings) after the input's value was made."""
     for t, source, needed in zip(record.inputs, record.sources, needs):
         made = source[0].index + 1 if isinstance(source, tuple) else 0
         writer = tape.writer(t, made, record.index) if needed else None
-        if writer is not None:
-            raise BuildError(f"pd.grad: {record} reads {t!r}, which {writer} wrote through another tensor (a view "
-                             "or an alias of it); pd.grad cannot follow writes through views yet: build the new "
-                             "value as a new tensor (pd.concat, pd.where) instead")
+        if writer is not None and writer is not record.attrs.get("write"):  # a merge accounts for its write
+            raise BuildError(f"pd.grad: {record} reads {t!r}, which {writer} wrote through another tensor "
+                             "aliasing it that is not a view of it (made from the raw bindings?); pd.grad cannot "
+                             "follow that write: write through t's own views (t[...], t.reshape(...))")
 
 
 def _total(parts):

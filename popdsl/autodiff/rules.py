@@ -4,6 +4,7 @@ import numpy as np
 import popdsl.ops as ops
 from popdsl.autodiff import expressions
 from popdsl.autodiff.registry import gradient
+from popdsl.autodiff.tape import WRITE_INTO_VIEW
 from popdsl.debug import BuildError
 from popdsl.linalg import matmul
 from popdsl.reductions import reduce_sum
@@ -60,16 +61,50 @@ def _broadcast(op, grads):
     return [grads[0]]  # pd.grad sums it down to the input's shape
 
 
+def _along(t, axis, begin, end):
+    """t[begin:end] along axis (a view)."""
+    index = [slice(None)] * t.ndim
+    index[axis] = slice(begin, end)
+    return t[tuple(index)]
+
+
 @gradient("pd.concat")
 def _concat(op, grads):
     (g,) = grads
     axis, begin, parts = op.attrs["axis"], 0, []
     for t in op.inputs:
-        index = [slice(None)] * g.ndim
-        index[axis] = slice(begin, begin + t.shape[axis])
-        parts.append(g[tuple(index)])
+        parts.append(_along(g, axis, begin, begin + t.shape[axis]))
         begin += t.shape[axis]
     return parts
+
+
+def _region(t, kind, attrs, shape):
+    """The view of `kind` (with its attributes) of t, shaped like the view's base."""
+    if kind == "Tensor.__getitem__":
+        return t[attrs["key"]]
+    if kind == "Tensor.transpose":
+        return t.transpose(attrs["perm"])
+    return t.reshape(shape)  # reshape, flatten, expand, squeeze
+
+
+@gradient(WRITE_INTO_VIEW)
+def _write_into_view(op, grads):
+    """base = its old value with the view's region replaced by the view's new value."""
+    (g,) = grads
+    base, view = op.inputs
+    kind, attrs = op.attrs["view_kind"], op.attrs["view_attrs"]
+    if kind == "pd.concat":  # the base is one part of the joined view, wholly overwritten
+        d_view = _zeros(view)
+        ops.copy(g, _along(d_view, attrs["axis"], *op.attrs["part"]))
+        return [None, d_view]
+    if kind == "Tensor.broadcast":
+        raise BuildError(f"pd.grad: cannot differentiate {op.record}: its view is a broadcast, whose elements "
+                         "alias each other")
+    d_base = None
+    if kind == "Tensor.__getitem__":  # outside the slice the base keeps its old value
+        d_base = ops.cast(g, g.dtype)
+        ops.zero(_region(d_base, kind, attrs, view.shape))
+    return [d_base, _region(g, kind, attrs, view.shape)]
 
 
 # --- matmul ------------------------------------------------------------------------------

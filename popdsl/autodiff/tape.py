@@ -37,6 +37,15 @@ class Record:
         return f"{self.kind} (built at {self.location})"
 
 
+WRITE_INTO_VIEW = "a write into a view"
+
+
+def _bases(view) -> list:
+    """Every tensor a view is a view of, directly or through other views."""
+    direct = view.view_of[1]
+    return [b for base in direct for b in [base] + (_bases(base) if base.view_of is not None else [])]
+
+
 class Tape:
     """The records of one block, in program order, and the latest source of each tensor."""
 
@@ -59,9 +68,12 @@ class Tape:
         self.reads.setdefault(id(t), t)
         return t
 
-    def add(self, record: Record) -> list:
-        """Appends record; returns the sources of its outputs."""
-        record.sources = tuple(self.source(t) for t in record.inputs)
+    def add(self, record: Record, sources=None) -> list:
+        """Appends record (its inputs' sources looked up unless given); returns the sources
+        of its outputs."""
+        record.sources = tuple(self.source(t) for t in record.inputs) if sources is None else sources
+        old_bases = {id(b): self.source(b) for t in record.outputs if t.view_of is not None and record.written
+                     for b in _bases(t)}  # looked up before the write
         record.index = len(self.records)
         self.records.append(record)
         if record.written:
@@ -69,10 +81,27 @@ class Tape:
             self._write_indices.append(record.index)
         produced = [(record, k) for k in range(len(record.outputs))]
         for t, src in zip(record.outputs, produced):
-            if t.view_of is None or record.written:
-                self._latest[id(t)] = src
             self.changed.setdefault(id(t), t)
+            if t.view_of is None:
+                self._latest[id(t)] = src  # a view's value is always read through its bases
+            elif record.written:
+                self._write_into_bases(t, src, old_bases, record)
         return produced
+
+    def _write_into_bases(self, view, written, old_bases, write):
+        """After a write into a view, each of its bases holds a new value: the old one with
+        the view's region replaced (a record of kind WRITE_INTO_VIEW; the write itself is
+        what overwrote their storage)."""
+        kind, bases, attrs = view.view_of
+        begin = 0
+        for base in bases:
+            end = begin + (base.shape[attrs["axis"]] if kind == "pd.concat" else 0)
+            merge = Record(WRITE_INTO_VIEW, (base, view), (base,), (),
+                           dict(view_kind=kind, view_attrs=attrs, part=(begin, end), write=write))
+            (merged,) = self.add(merge, sources=(old_bases[id(base)], written))
+            if base.view_of is not None:
+                self._write_into_bases(base, merged, old_bases, write)
+            begin = end
 
     def writer(self, t, first: int, end: int):
         """The first record of records[first:end] that writes storage of t, or None."""

@@ -54,6 +54,23 @@ def copied(x):
     return buffer * buffer
 
 
+def written_through_views(x, w):
+    h = x * w
+    h[0] *= 2.0  # through a slice
+    h.T[1:, 1] += w[0, 1:]  # through a slice of a transpose
+    buffer = x.graph.variable(pd.float32, (2, 3), name="buffer")
+    buffer[:, :2] = h[:, 1:]  # assembled by copies into views
+    buffer[:, 2] = h[:, 0] * 3.0
+    return buffer * pd.concat([x, w], 1)[:, 1:4]
+
+
+def written_through_concat(x, w):
+    joined = pd.concat([x * 1.0, w * 1.0], 0)
+    joined *= 2.0  # writes both parts
+    joined[1] += 1.0
+    return x * w * 0.0 + joined[0:2] * joined[2:4]
+
+
 def nonlinearity_in_place(x):
     h = x * 1.5
     pd.nonlinearity_(h, "tanh")
@@ -117,6 +134,8 @@ CASES = {
     "softmax (popnn)": (lambda a: pd.nonlinearity(a, "softmax"), [away_from_zero(2, 4)]),
     "softmax_stable (popnn)": (lambda a: pd.nonlinearity(a, "softmax_stable"), [away_from_zero(2, 4)]),
     "nonlinearity in place": (nonlinearity_in_place, [away_from_zero(4)]),
+    "writes through views": (written_through_views, [away_from_zero(2, 3), away_from_zero(2, 3)]),
+    "writes through a concat": (written_through_concat, [away_from_zero(2, 3), away_from_zero(2, 3)]),
 }
 
 
@@ -229,9 +248,10 @@ def overwrites_its_own_input(g, x, w):
     return h.sum()
 
 
-def writes_through_a_view(g, x, w):
+def writes_through_an_alias(g, x, w):
     h = x * w
-    h[0] *= 2.0
+    alias = pd.Tensor(h.raw, g)  # the same storage, from the raw bindings: no view of h
+    alias *= 2.0
     return h.sum()
 
 
@@ -255,7 +275,7 @@ def branches(g, x, w):
     (overwrites_a_saved_input, r"pd\.map \(built at .*y = \(h \* w\)\.sum\(\).*\) needs its input 0 "
                                r"<pd\.Tensor .*pd\.map \(built at .*h \+= 1\.0\) overwrites it"),
     (overwrites_its_own_input, "it overwrites that tensor itself"),
-    (writes_through_a_view, "wrote through another tensor"),
+    (writes_through_an_alias, "wrote through another tensor aliasing it that is not a view of it"),
     (loops, r"cannot differentiate through pd\.Repeat .*loops are not differentiable yet"),
     (branches, r"cannot differentiate through pd\.If .*conditionals"),
 ])
