@@ -43,6 +43,9 @@ def grad(y: Tensor, wrt, grad_y: Tensor = None, prog=None):
 def _backward(tape, y, seed, wrt) -> list:
     y_source = tape.source(y)
     wrt_sources = [tape.source(w) for w in wrt]
+    if not isinstance(y_source, tuple) and not any(y_source is s for s in wrt_sources):  # no == on tensors
+        raise BuildError(f"pd.grad: y {y!r} was not computed by the ops of this block; pd.grad follows the ops of "
+                         "the block it is called in, so build the forward there")
     end = len(tape.records)  # the backward's own ops come after: they overwrite nothing of the forward
     path, differentiable = _path(tape.records[:end], y_source, set(wrt_sources))
     partials = {y_source: [seed]}

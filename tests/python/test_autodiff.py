@@ -305,6 +305,8 @@ def test_in_place_ops_whose_inputs_survive_are_differentiated(ipu_device, sessio
     (lambda y, w, g: pd.grad(y, [w], grad_y=w), "must have y's shape"),
     (lambda y, w, g: pd.grad(y, []), "wrt must be a pd.Tensor or a non-empty list"),
     (lambda y, w, g: pd.grad(y, [np.zeros(3)]), "wrt\\[0\\] must be a pd.Tensor"),
+    (lambda y, w, g: pd.grad(g.variable(pd.float32, (1,), name="elsewhere"), [w]),
+     "was not computed by the ops of this block"),
 ])
 def test_bad_arguments_are_refused(call, message):
     g, x, w = graph_with()
