@@ -46,9 +46,11 @@ class ComputeSet:
         self.prog = prog
         self.raw = None
         self.vertices = []
+        self.block = None  # where the compute set runs, once its `with` has started
 
     def __enter__(self):
-        current_block(self.prog).add(self)  # built into an Execute when the program is built
+        self.block = current_block(self.prog)
+        self.block.add(self)  # built into an Execute when the program is built
         return self
 
     def __exit__(self, *exc):
@@ -96,10 +98,10 @@ class ComputeSet:
         except poplar.poplar_error as e:
             raise BuildError(f"cs.vertex('{vertex_type}'): {type(e).__name__}: {e}") from None
         self.vertices.append(v)
-        # pd.grad cannot tell a vertex's inputs from its outputs: each connected tensor is both.
-        connected = [t for value in fields.values() for t in (value if isinstance(value, (list, tuple)) else [value])
-                     if isinstance(t, Tensor)]
-        record("pd.compute_set vertex", connected, connected, self.prog, written=connected)
+        if self.block is not None:  # pd.grad cannot tell a vertex's inputs from its outputs: each is both
+            connected = [t for value in fields.values()
+                         for t in (value if isinstance(value, (list, tuple)) else [value]) if isinstance(t, Tensor)]
+            record("pd.compute_set vertex", connected, connected, self.block, written=connected)
         return v
 
 
