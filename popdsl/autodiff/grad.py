@@ -2,7 +2,7 @@
 import warnings
 
 from popdsl import ops
-from popdsl.autodiff import rules  # noqa: F401  (fills the table of rules)
+from popdsl.autodiff import custom, rules  # noqa: F401  (fill the table of rules)
 from popdsl.autodiff.registry import OpContext, rule_for
 from popdsl.control import current_block
 from popdsl.debug import BuildError, describe

@@ -64,13 +64,14 @@ class Tape:
             return found
         if t.view_of is not None:
             kind, bases, attrs = t.view_of
-            return self.add(Record(kind, bases, (t,), (), attrs))[0]
+            return self.add(Record(kind, bases, (t,), (), attrs), of_a_view=True)[0]
         self.reads.setdefault(id(t), t)
         return t
 
-    def add(self, record: Record, sources=None) -> list:
+    def add(self, record: Record, sources=None, of_a_view=False) -> list:
         """Appends record (its inputs' sources looked up unless given); returns the sources
-        of its outputs."""
+        of its outputs. The record `of_a_view` reads a view of its inputs: the view's value
+        stays that of its bases."""
         record.sources = tuple(self.source(t) for t in record.inputs) if sources is None else sources
         old_bases = {id(b): self.source(b) for t in record.outputs if t.view_of is not None and record.written
                      for b in _bases(t)}  # looked up before the write
@@ -82,10 +83,10 @@ class Tape:
         produced = [(record, k) for k in range(len(record.outputs))]
         for t, src in zip(record.outputs, produced):
             self.changed.setdefault(id(t), t)
-            if t.view_of is None:
-                self._latest[id(t)] = src  # a view's value is always read through its bases
-            elif record.written:
-                self._write_into_bases(t, src, old_bases, record)
+            if t.view_of is not None and record.written:
+                self._write_into_bases(t, src, old_bases, record)  # the view is read through its bases
+            elif not of_a_view:
+                self._latest[id(t)] = src
         return produced
 
     def _write_into_bases(self, view, written, old_bases, write):

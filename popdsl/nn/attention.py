@@ -24,6 +24,15 @@ def flash_attention_qkv_packed(qkv: pd.Tensor, num_chunks_q: int, num_chunks_kv:
     return flash_attention_qkv_packed_with_stash(qkv, num_chunks_q, num_chunks_kv)[0]
 
 
+def _flash_attention_vjp(grads, qkv, num_chunks_q, num_chunks_kv):
+    """pd.grad's gradient of flash attention: its grad builder (log_sum_exp has none)."""
+    d_out, d_log_sum_exp = grads
+    if d_log_sum_exp is not None:
+        raise BuildError("pd.grad: flash attention's log_sum_exp output has no gradient")
+    return [None if d_out is None else flash_attention_qkv_packed_grad(d_out, qkv, num_chunks_q, num_chunks_kv)]
+
+
+@pd.custom_grad(_flash_attention_vjp)
 def flash_attention_qkv_packed_with_stash(qkv: pd.Tensor, num_chunks_q: int, num_chunks_kv: int):
     """(out [G, L, D], log_sum_exp [num_chunks_q, G, L/num_chunks_q]): the forward and its softmax
     statistics, log-sum-exp over the keys of each query's masked scores, chunk-major."""
@@ -47,6 +56,7 @@ def flash_attention_qkv_packed_grad(grad: pd.Tensor, qkv: pd.Tensor, num_chunks_
         return _packed_like(qkv, [_unchunked(g) for g in grads])
 
 
+@pd.custom_grad(lambda grads, qkv: [vanilla_attention_grad(grads[0], qkv)])
 def vanilla_attention(qkv: pd.Tensor) -> pd.Tensor:
     """The same attention with the whole [G, L, L] score matrix: the in-graph reference."""
     _check_qkv(qkv)

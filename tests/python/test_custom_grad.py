@@ -1,0 +1,95 @@
+"""@pd.custom_grad: builders differentiated through their own gradient builders."""
+import numpy as np
+import pytest
+
+import popdsl as pd
+from popdsl.testing import assert_close
+from popdsl.testing.attention import causal_attention_grad
+from popdsl.testing.plugin import ipu_device, session_factory  # noqa: F401  (fixtures)
+
+rng = np.random.default_rng(5)
+QKV = rng.standard_normal((3, 2, 8, 4)).astype(np.float32)
+D_OUT = rng.standard_normal((2, 8, 4)).astype(np.float32)
+
+
+def gradient_of(ipu_device, session_factory, attention, wrt_shape=QKV.shape):
+    """pd.grad of sum(attention(qkv) * D_OUT) with respect to qkv."""
+    g = pd.Graph(ipu_device)
+    qkv, d_out = g.constant(QKV, name="qkv"), g.constant(D_OUT, name="d_out")
+    with pd.Sequence() as main:
+        (dqkv,) = pd.grad((attention(qkv) * d_out).sum(), [qkv])
+    with session_factory(g, main) as s:
+        s.run()
+        return s.read(dqkv)
+
+
+@pytest.mark.parametrize("attention", [
+    lambda qkv: pd.nn.flash_attention_qkv_packed(qkv, 2, 2),
+    lambda qkv: pd.nn.flash_attention_qkv_packed_with_stash(qkv, 4, 2)[0],
+    pd.nn.vanilla_attention,
+], ids=["flash", "flash with stash", "vanilla"])
+def test_attention_builders_use_their_gradient_builders(attention, ipu_device, session_factory):
+    assert_close(gradient_of(ipu_device, session_factory, attention), causal_attention_grad(QKV, D_OUT),
+                 rtol=1e-4, atol=1e-5)
+
+
+def test_scaled_dot_product_attention_differentiates_its_scaling_and_packing(ipu_device, session_factory):
+    scale = 0.5
+    g = pd.Graph(ipu_device)
+    q, k, v = (g.constant(QKV[i], name=n) for i, n in enumerate("qkv"))
+    d_out = g.constant(D_OUT, name="d_out")
+    with pd.Sequence() as main:
+        out = pd.nn.scaled_dot_product_attention(q, k, v, scale=scale, num_chunks=(2, 2))
+        grads = pd.grad((out * d_out).sum(), [q, k, v])
+    scaled = QKV.astype(np.float64).copy()
+    scaled[0] *= scale
+    expected = causal_attention_grad(scaled, D_OUT)
+    expected[0] *= scale
+    with session_factory(g, main) as s:
+        s.run()
+        for got, want in zip(grads, expected):
+            assert_close(s.read(got), want, rtol=1e-4, atol=1e-5)
+
+
+def quadruple_in_a_loop(x):
+    """4 * x, by a loop pd.grad could not differentiate itself."""
+    out = x * 1.0
+    with pd.Repeat(2):
+        out *= 2.0
+    return out
+
+
+def test_a_user_builder_with_a_custom_gradient(ipu_device, session_factory):
+    builder = pd.custom_grad(lambda grads, x: [grads[0] * 4.0])(quadruple_in_a_loop)
+    g = pd.Graph(ipu_device)
+    x = g.variable(pd.float32, (3,), name="x", init=[1.0, 2.0, 3.0])
+    with pd.Sequence() as main:
+        y = pd.square(builder(x)).sum()
+        (dx,) = pd.grad(y, [x])
+    with session_factory(g, main) as s:
+        s.run()
+        assert_close(s.read(dx), 2 * 4 * 4 * np.array([1.0, 2.0, 3.0]))
+
+
+@pytest.mark.parametrize("grad_builder, message", [
+    (lambda grads, x: [grads[0], grads[0]], "gave 2 gradients for 1 tensor arguments"),
+    (lambda grads, x: [grads[0].sum()], r"gave <pd.Tensor .* shape=\(\) .* as the gradient of argument 0 "
+                                        r"<pd.Tensor 'x' shape=\(3,\) dtype=float>: it must be a tensor of that shape"),
+])
+def test_a_wrong_gradient_builder_is_named(grad_builder, message):
+    builder = pd.custom_grad(grad_builder)(quadruple_in_a_loop)
+    g = pd.Graph(pd.ipu_model(tiles=4))
+    x = g.variable(pd.float32, (3,), name="x")
+    with pd.Sequence():
+        y = builder(x).sum()
+        with pytest.raises(pd.BuildError, match=f"the gradient builder of quadruple_in_a_loop {message}"):
+            pd.grad(y, [x])
+
+
+def test_flash_attention_log_sum_exp_has_no_gradient():
+    g = pd.Graph(pd.ipu_model(tiles=4))
+    qkv = g.variable(pd.float32, QKV.shape, name="qkv")
+    with pd.Sequence():
+        _, log_sum_exp = pd.nn.flash_attention_qkv_packed_with_stash(qkv, 2, 2)
+        with pytest.raises(pd.BuildError, match="log_sum_exp output has no gradient"):
+            pd.grad(log_sum_exp.sum(), [qkv])
