@@ -14,11 +14,13 @@ from popdsl.tensor import Tensor
 CUSTOM = "a builder with a custom gradient"
 
 
-def custom_grad(grad_builder):
-    """Decorator: `grad_builder(out_grads, *args, **kwargs)` gives the gradient of the
-    decorated builder. `out_grads` has one output gradient per tensor the builder returns
-    (None for an output nothing depends on); the result has one gradient (or None) per
-    tensor argument of the call, in order. The decorated builder is called as before."""
+def custom_grad(grad_builder, reads_outputs=False):
+    """Decorator: `grad_builder(out_grads, outputs, *args, **kwargs)` gives the gradient of
+    the decorated builder. `out_grads` has one output gradient per tensor the builder
+    returned (None for one nothing depends on); with `reads_outputs`, `outputs` are those
+    tensors (what the backward reuses; pd.grad refuses them if overwritten since), else
+    None. The result has one gradient (or None) per tensor argument of the call, in
+    order. The decorated builder is called as before."""
     def decorate(builder):
         name = f"pd.nn.{builder.__name__}" if builder.__module__.startswith("popdsl.nn") else builder.__qualname__
 
@@ -27,7 +29,8 @@ def custom_grad(grad_builder):
             result = builder(*args, **kwargs)
             outputs = result if isinstance(result, tuple) else (result,)
             tensors = [a for a in args if isinstance(a, Tensor)]
-            record(CUSTOM, tensors, outputs, name=name, grad_builder=grad_builder, args=args, kwargs=kwargs)
+            record(CUSTOM, tensors, outputs, name=name, grad_builder=grad_builder, reads_outputs=reads_outputs,
+                   args=args, kwargs=kwargs)
             return result
         return build
     return decorate
@@ -37,7 +40,8 @@ def custom_grad(grad_builder):
 def _custom(op, grads):
     tensors = iter(range(len(op.inputs)))
     args = [op.input(next(tensors)) if isinstance(a, Tensor) else a for a in op.attrs["args"]]  # checked intact
-    result = op.attrs["grad_builder"](grads, *args, **op.attrs["kwargs"])
+    outputs = tuple(op.output(k) for k in range(len(op.record.outputs))) if op.attrs["reads_outputs"] else None
+    result = op.attrs["grad_builder"](grads, outputs, *args, **op.attrs["kwargs"])
     result = list(result) if isinstance(result, (tuple, list)) else [result]
     name = op.attrs["name"]
     if len(result) != len(op.inputs):

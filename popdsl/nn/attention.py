@@ -24,8 +24,9 @@ def flash_attention_qkv_packed(qkv: pd.Tensor, num_chunks_q: int, num_chunks_kv:
     return flash_attention_qkv_packed_with_stash(qkv, num_chunks_q, num_chunks_kv)[0]
 
 
-def _flash_attention_vjp(grads, qkv, num_chunks_q, num_chunks_kv):
-    """pd.grad's gradient of flash attention: its grad builder (log_sum_exp has none)."""
+def _flash_attention_vjp(grads, outputs, qkv, num_chunks_q, num_chunks_kv):
+    """pd.grad's gradient of flash attention: its grad builder, which recomputes the forward
+    (log_sum_exp has no gradient)."""
     d_out, d_log_sum_exp = grads
     if d_log_sum_exp is not None:
         raise BuildError("pd.grad: flash attention's log_sum_exp output has no gradient")
@@ -56,7 +57,7 @@ def flash_attention_qkv_packed_grad(grad: pd.Tensor, qkv: pd.Tensor, num_chunks_
         return _packed_like(qkv, [_unchunked(g) for g in grads])
 
 
-@pd.custom_grad(lambda grads, qkv: [vanilla_attention_grad(grads[0], qkv)])
+@pd.custom_grad(lambda grads, outputs, qkv: [vanilla_attention_grad(grads[0], qkv)])
 def vanilla_attention(qkv: pd.Tensor) -> pd.Tensor:
     """The same attention with the whole [G, L, L] score matrix: the in-graph reference."""
     _check_qkv(qkv)

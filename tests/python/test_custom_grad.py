@@ -60,7 +60,8 @@ def quadruple_in_a_loop(x):
 
 
 def test_a_user_builder_with_a_custom_gradient(ipu_device, session_factory):
-    builder = pd.custom_grad(lambda grads, x: [grads[0] * 4.0])(quadruple_in_a_loop)
+    builder = pd.custom_grad(lambda grads, outputs, x: [grads[0] * outputs[0] / x],
+                             reads_outputs=True)(quadruple_in_a_loop)  # 4x / x
     g = pd.Graph(ipu_device)
     x = g.variable(pd.float32, (3,), name="x", init=[1.0, 2.0, 3.0])
     with pd.Sequence() as main:
@@ -72,8 +73,8 @@ def test_a_user_builder_with_a_custom_gradient(ipu_device, session_factory):
 
 
 @pytest.mark.parametrize("grad_builder, message", [
-    (lambda grads, x: [grads[0], grads[0]], "gave 2 gradients for 1 tensor arguments"),
-    (lambda grads, x: [grads[0].sum()], r"gave <pd.Tensor .* shape=\(\) .* as the gradient of argument 0 "
+    (lambda grads, outputs, x: [grads[0], grads[0]], "gave 2 gradients for 1 tensor arguments"),
+    (lambda grads, outputs, x: [grads[0].sum()], r"gave <pd.Tensor .* shape=\(\) .* as the gradient of argument 0 "
                                         r"<pd.Tensor 'x' shape=\(3,\) dtype=float>: it must be a tensor of that shape"),
 ])
 def test_a_wrong_gradient_builder_is_named(grad_builder, message):
