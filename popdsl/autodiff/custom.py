@@ -20,16 +20,17 @@ def custom_grad(grad_builder, reads_outputs=False):
     returned (None for one nothing depends on); with `reads_outputs`, `outputs` are those
     tensors (what the backward reuses; pd.grad refuses them if overwritten since), else
     None. The result has one gradient (or None) per tensor argument of the call, in
-    order. The decorated builder is called as before."""
+    order; tensors inside tuple arguments (NamedTuples such as LstmWeights) count one by
+    one, and a builder's result may be a tuple with None in it. The decorated builder is
+    called as before."""
     def decorate(builder):
         name = f"pd.nn.{builder.__name__}" if builder.__module__.startswith("popdsl.nn") else builder.__qualname__
 
         @functools.wraps(builder)
         def build(*args, **kwargs):
             result = builder(*args, **kwargs)
-            outputs = result if isinstance(result, tuple) else (result,)
-            tensors = [a for a in args if isinstance(a, Tensor)]
-            record(CUSTOM, tensors, outputs, name=name, grad_builder=grad_builder, reads_outputs=reads_outputs,
+            outputs = _tensors(result if isinstance(result, tuple) else (result,))
+            record(CUSTOM, _tensors(args), outputs, name=name, grad_builder=grad_builder, reads_outputs=reads_outputs,
                    args=args, kwargs=kwargs)
             return result
         return build
@@ -38,8 +39,7 @@ def custom_grad(grad_builder, reads_outputs=False):
 
 @gradient(CUSTOM)
 def _custom(op, grads):
-    tensors = iter(range(len(op.inputs)))
-    args = [op.input(next(tensors)) if isinstance(a, Tensor) else a for a in op.attrs["args"]]  # checked intact
+    args = _with_tensors(op.attrs["args"], iter([op.input(i) for i in range(len(op.inputs))]))  # checked intact
     outputs = tuple(op.output(k) for k in range(len(op.record.outputs))) if op.attrs["reads_outputs"] else None
     result = op.attrs["grad_builder"](grads, outputs, *args, **op.attrs["kwargs"])
     result = list(result) if isinstance(result, (tuple, list)) else [result]
@@ -47,9 +47,27 @@ def _custom(op, grads):
     if len(result) != len(op.inputs):
         raise BuildError(f"pd.grad: the gradient builder of {name} gave {len(result)} gradients for "
                          f"{len(op.inputs)} tensor arguments")
-    for i, (g, t) in enumerate(zip(result, op.inputs)):
+    for i, (g, t, needed) in enumerate(zip(result, op.inputs, op.needs)):
+        if g is None and needed:
+            raise BuildError(f"pd.grad: the gradient builder of {name} gave no gradient for argument {i} {t!r}, "
+                             "which pd.grad needs")
         if g is not None and (not isinstance(g, Tensor) or g.shape != t.shape or g.dtype != t.dtype):
             given = repr(g) if isinstance(g, Tensor) else describe(g)
             raise BuildError(f"pd.grad: the gradient builder of {name} gave {given} as the gradient of "
                              f"argument {i} {t!r}: it must be a tensor of that shape and dtype")
     return result
+
+
+def _tensors(values) -> list:
+    """The tensors in values, looking into tuples and lists."""
+    return [t for v in values for t in ([v] if isinstance(v, Tensor) else
+                                        _tensors(v) if isinstance(v, (tuple, list)) else [])]
+
+
+def _with_tensors(values, tensors):
+    """values with each tensor replaced by the next of `tensors` (tuples keep their type)."""
+    rebuilt = [next(tensors) if isinstance(v, Tensor) else _with_tensors(v, tensors) if isinstance(v, (tuple, list))
+               else v for v in values]
+    if isinstance(values, tuple) and hasattr(values, "_fields"):  # a NamedTuple
+        return type(values)(*rebuilt)
+    return type(values)(rebuilt) if isinstance(values, tuple) else rebuilt

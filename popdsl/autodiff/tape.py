@@ -82,10 +82,12 @@ class Tape:
             self._write_indices.append(record.index)
         produced = [(record, k) for k in range(len(record.outputs))]
         for t, src in zip(record.outputs, produced):
+            if of_a_view:
+                continue  # reading a view changes nothing
             self.changed.setdefault(id(t), t)
             if t.view_of is not None and record.written:
                 self._write_into_bases(t, src, old_bases, record)  # the view is read through its bases
-            elif not of_a_view:
+            else:
                 self._latest[id(t)] = src
         return produced
 

@@ -380,6 +380,26 @@ def _saved_rows(params: LstmParams, opts: _Options, step: Tensor) -> Tensor:
 
 
 # --- forward ---------------------------------------------------------------------------------
+def _forward_vjp(grads, outputs, params, state, x, weights, save_intermediates=True, options=None):
+    """pd.grad's gradient of forward: backward_with_weight_update, from the saved intermediates."""
+    if not save_intermediates:
+        raise BuildError("pd.grad through pd.nn.lstm.forward needs save_intermediates=True: the backward reads them")
+    out, cell, inter = outputs
+    out_grad, cell_grad, inter_grad = grads
+    if inter_grad is not None:
+        raise BuildError("pd.grad: the intermediates of pd.nn.lstm.forward have no gradient")
+    last = None
+    if cell_grad is not None:  # the final output's gradient is part of out_grad
+        no_output_grad = pd.zero(x.graph.variable(params.dtype, cell.shape, name="lstm/noOutputGrad"))
+        last = LstmState(no_output_grad, cell_grad)
+    if out_grad is None:
+        out_grad = pd.zero(x.graph.variable(params.dtype, out.shape, name="lstm/noOutGrad"))
+    state_grad, input_grad, weight_grads = backward_with_weight_update(params, state, inter, weights, x, out,
+                                                                       out_grad, last, options)
+    return [*state_grad, input_grad, *weight_grads]
+
+
+@pd.custom_grad(_forward_vjp, reads_outputs=True)
 def forward(params: LstmParams, state: LstmState, x: Tensor, weights: LstmWeights, save_intermediates=True,
             options=None):
     """Runs the LSTM over x. Returns (output, final cell state, intermediates or None):

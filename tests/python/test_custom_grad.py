@@ -94,3 +94,31 @@ def test_flash_attention_log_sum_exp_has_no_gradient():
         _, log_sum_exp = pd.nn.flash_attention_qkv_packed_with_stash(qkv, 2, 2)
         with pytest.raises(pd.BuildError, match="log_sum_exp output has no gradient"):
             pd.grad(log_sum_exp.sum(), [qkv])
+
+
+@pytest.mark.parametrize("full", [True, False], ids=["full_sequence", "last_output"])
+def test_lstm_forward_uses_backward_with_weight_update(full):
+    from test_lstm import Reference, make_config, make_data  # the float64 numpy LSTM
+
+    cfg = make_config(full=full, last_grad=False)
+    data = make_data(cfg)
+    data["dc_last"] = np.random.default_rng(1).uniform(-1, 1, data["dc_last"].shape)
+    ref = Reference(cfg, data)
+    dev = pd.ipu_model(tiles=4)
+    g = pd.Graph(dev)
+    params = pd.nn.lstm.LstmParams(pd.float32, cfg["B"], cfg["S"], (cfg["I"], cfg["H"]), output_full_sequence=full,
+                                   calc_input_gradients=True)
+    x = pd.nn.lstm.create_input(g, params)
+    state = pd.nn.lstm.create_initial_state(g, params)
+    weights = pd.nn.lstm.create_weights(g, params)
+    d_out, d_cell = g.constant(data["dY"], name="dY"), g.constant(data["dc_last"], name="dc")
+    with pd.Sequence() as main:
+        out, cell, _ = pd.nn.lstm.forward(params, state, x, weights)
+        loss = (out * d_out).sum() + (cell * d_cell).sum()
+        grads = pd.grad(loss, [state.output, state.cell_state, x, *weights])
+    with pd.Session(g, main, device=dev) as s:
+        for t, key in zip([x, state.output, state.cell_state, *weights], ["x", "h0", "c0", "Win", "Wout", "b"]):
+            s.write(t, data[key])
+        s.run()
+        for got, want in zip(grads, [ref.dh0, ref.dc0, ref.dx, ref.dWin, ref.dWout, ref.db]):
+            assert_close(s.read(got), want, rtol=2e-5, atol=2e-6)
