@@ -10,6 +10,8 @@ from popdsl.dtypes import is_floating
 from popdsl.reductions import reduce_sum
 from popdsl.tensor import Tensor, expect_tensor
 
+MAX_SUMMANDS = 20  # a popops map has placeholders _1 to _20
+
 
 def grad(y: Tensor, wrt, grad_y: Tensor = None, prog=None):
     """Appends the gradient of `y` with respect to each tensor of `wrt` to the open block
@@ -116,19 +118,13 @@ def _check_no_hidden_writes(tape, record, needs):
 
 
 def _total(parts):
-    """One sum of a tensor's partial gradients (a single fused map for several)."""
+    """One sum of a tensor's partial gradients: a fused map of up to MAX_SUMMANDS at once."""
     if not parts:
         return None
-    if len(parts) == 1:
-        return parts[0]
-    return ops.map(lambda *xs: _sum_expressions(xs), *parts)
-
-
-def _sum_expressions(xs):
-    total = xs[0]
-    for x in xs[1:]:
-        total = total + x
-    return total
+    while len(parts) > 1:
+        parts = [ops.map(lambda *xs: sum(xs[1:], xs[0]), *group) if len(group) > 1 else group[0]
+                 for group in (parts[i:i + MAX_SUMMANDS] for i in range(0, len(parts), MAX_SUMMANDS))]
+    return parts[0]
 
 
 def _summed_to(g: Tensor, shape: tuple) -> Tensor:

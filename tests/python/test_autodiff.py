@@ -71,6 +71,10 @@ def written_through_concat(x, w):
     return x * w * 0.0 + joined[0:2] * joined[2:4]
 
 
+def used_many_times(x):
+    return pd.concat([x[i:i + 1] * float(i) for i in range(3)] * 9)  # 27 partial gradients of x
+
+
 def nonlinearity_in_place(x):
     h = x * 1.5
     pd.nonlinearity_(h, "tanh")
@@ -134,6 +138,7 @@ CASES = {
     "softmax (popnn)": (lambda a: pd.nonlinearity(a, "softmax"), [away_from_zero(2, 4)]),
     "softmax_stable (popnn)": (lambda a: pd.nonlinearity(a, "softmax_stable"), [away_from_zero(2, 4)]),
     "nonlinearity in place": (nonlinearity_in_place, [away_from_zero(4)]),
+    "more uses than a map has placeholders": (used_many_times, [away_from_zero(3)]),
     "writes through views": (written_through_views, [away_from_zero(2, 3), away_from_zero(2, 3)]),
     "writes through a concat": (written_through_concat, [away_from_zero(2, 3), away_from_zero(2, 3)]),
 }
