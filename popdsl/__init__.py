@@ -70,7 +70,7 @@ from popdsl.indexing import _AtIndexer  # noqa: E402,F401  (adds Tensor.at)
 from popdsl.instrument import cycle_count, cycle_stamp  # noqa: E402
 from popdsl.linalg import matmul, matmul_acc  # noqa: E402
 from popdsl.reductions import (mean, reduce_all, reduce_any, reduce_logsumexp, reduce_max,  # noqa: E402
-                               reduce_min, reduce_prod, reduce_sum, reduce_sum_squares)
+                               reduce_min, reduce_prod, reduce_sum, reduce_sum_squares, var)
 from popdsl.profile import Profile  # noqa: E402
 from popdsl.session import Session, SessionError  # noqa: E402
 from popdsl.tensor import Tensor  # noqa: E402

@@ -192,6 +192,9 @@ def cast(t: Tensor, dtype, name=None, prog=None) -> Tensor:
     return _map(pe.Cast(pe._1, as_type(dtype, "pd.cast: dtype")), [t], name, prog)
 
 
+Tensor.astype = lambda self, dtype, name=None, prog=None: cast(self, dtype, name, prog)
+
+
 def copy(src: Tensor, dst: Tensor, name=None, prog=None) -> Tensor:
     """Copies src into dst (same dtype and element count)."""
     expect_tensor(dst, "pd.copy: dst", expect_tensor(src, "pd.copy: src").graph, "src")

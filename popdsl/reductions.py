@@ -7,7 +7,7 @@ import numpy as np
 from popdsl._core import popops
 from popdsl.control import record
 from popdsl.debug import BuildError
-from popdsl.ops import _run_library
+from popdsl.ops import _run_library, map as _map, square
 from popdsl.tensor import Tensor, _check_axes, expect_tensor
 
 
@@ -52,11 +52,19 @@ def mean(t: Tensor, axis=None, name=None, prog=None) -> Tensor:
     """The mean over axis (all axes when None): the sum times 1 / the count reduced."""
     total = reduce_sum(t, axis, name, prog)
     count = int(np.prod([t.shape[a] for a in _axes(t, axis)]))
-    return total * (1.0 / max(count, 1))
+    return _map(lambda s: s * (1.0 / max(count, 1)), total, prog=prog)
+
+
+def var(t: Tensor, axis=None, name=None, prog=None) -> Tensor:
+    """The variance over axis (all axes when None) about the mean, as numpy.var (ddof=0)."""
+    axes = _axes(expect_tensor(t, "pd.var: t"), axis)
+    centre = mean(t, axis, prog=prog).reshape([1 if i in axes else d for i, d in enumerate(t.shape)])
+    return mean(_map(lambda x, m: square(x - m), t, centre, prog=prog), axis, name, prog)
 
 
 Tensor.sum = lambda self, axis=None, name=None, prog=None: reduce_sum(self, axis, name, prog)
 Tensor.max = lambda self, axis=None, name=None, prog=None: reduce_max(self, axis, name, prog)
 Tensor.min = lambda self, axis=None, name=None, prog=None: reduce_min(self, axis, name, prog)
 Tensor.mean = lambda self, axis=None, name=None, prog=None: mean(self, axis, name, prog)
+Tensor.var = lambda self, axis=None, name=None, prog=None: var(self, axis, name, prog)
 Tensor.prod = lambda self, axis=None, name=None, prog=None: reduce_prod(self, axis, name, prog)

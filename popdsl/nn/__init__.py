@@ -5,11 +5,11 @@ from popdsl.nn.attention import (chunk_counts, flash_attention_qkv_packed, flash
                                  flash_attention_qkv_packed_with_stash, scaled_dot_product_attention,
                                  vanilla_attention, vanilla_attention_grad)
 from popdsl.nn.conv import conv, conv_params
-from popdsl.nn.losses import cross_entropy, log_softmax, mse
+from popdsl.nn.losses import cross_entropy, log_softmax, mse, one_hot
 from popdsl.nn.masks import MASK_VALUE, MaskBlocks, causal_mask_blocks, triu_offset_sequence
 from popdsl.nn.pool import pool, pool_params
 
 __all__ = ["MASK_VALUE", "MaskBlocks", "causal_mask_blocks", "chunk_counts", "conv", "conv_params", "cross_entropy",
            "flash_attention_qkv_packed",
-           "flash_attention_qkv_packed_grad", "flash_attention_qkv_packed_with_stash", "log_softmax", "lstm", "mse", "pool",
+           "flash_attention_qkv_packed_grad", "flash_attention_qkv_packed_with_stash", "log_softmax", "lstm", "mse", "one_hot", "pool",
            "pool_params", "scaled_dot_product_attention", "triu_offset_sequence", "vanilla_attention", "vanilla_attention_grad"]

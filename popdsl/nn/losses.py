@@ -4,7 +4,7 @@ import numpy as np
 import popdsl as pd
 from popdsl._core.popops import expr as pe
 from popdsl.debug import BuildError, expect_int
-from popdsl.dtypes import is_floating
+from popdsl.dtypes import as_type, is_floating
 
 
 def log_softmax(x: pd.Tensor) -> pd.Tensor:
@@ -26,13 +26,21 @@ def cross_entropy(logits: pd.Tensor, labels: pd.Tensor, ignore_index: int = -100
             or is_floating(labels.dtype):
         raise BuildError(f"pd.nn.cross_entropy: logits must be [N, C] and labels N integers, got {logits!r} and "
                          f"{labels!r}")
-    classes = logits.graph.constant(np.arange(logits.shape[1], dtype=np.int32), name="cross_entropy/classes")
-    label_column = pd.cast(labels, pd.int32).expand(1)
-    one_hot = pd.map(lambda c, y: pe.Cast(c == y, logits.dtype), classes, label_column)
-    kept = pd.map(lambda y: pe.Cast(y != ignore_index, logits.dtype), label_column)
-    picked = pd.reduce_sum(log_softmax(logits) * one_hot * kept, 1)
+    kept = pd.map(lambda y: pe.Cast(y != ignore_index, logits.dtype), labels.astype(pd.int32).expand(1))
+    picked = pd.reduce_sum(log_softmax(logits) * one_hot(labels, logits.shape[1], logits.dtype) * kept, 1)
     count = pd.map(lambda n: pd.max(n, 1.0), kept.sum())
     return pd.map(lambda total, n: -total / n, picked.sum(), count)
+
+
+def one_hot(labels: pd.Tensor, classes: int, dtype=pd.float32) -> pd.Tensor:
+    """[*labels.shape, classes]: 1 where the last index equals the label, else 0 (a label
+    outside [0, classes) gives a row of zeros)."""
+    if not isinstance(labels, pd.Tensor) or is_floating(labels.dtype):
+        raise BuildError(f"pd.nn.one_hot: labels must be an integer pd.Tensor, got {labels!r}")
+    classes = expect_int(classes, "pd.nn.one_hot: classes", 1)
+    dtype = as_type(dtype, "pd.nn.one_hot: dtype")
+    indices = labels.graph.constant(np.arange(classes, dtype=np.int32), name="one_hot/classes")
+    return pd.map(lambda c, y: pe.Cast(c == y, dtype), indices, labels.astype(pd.int32).expand(-1))
 
 
 def mse(prediction: pd.Tensor, target: pd.Tensor) -> pd.Tensor:

@@ -106,6 +106,7 @@ CASES = {
     "where": (lambda a, b: pd.where(a > 0.0, a * b, b), [away_from_zero(2, 3), away_from_zero(2, 3)]),
     "cast of an integer factor": (lambda a, i: a * pd.cast(i, pd.float32), [away_from_zero(4),
                                                                              np.array([1, -2, 3, 0], np.int32)]),
+    "astype": (lambda a: a.astype(pd.float32) * a, [away_from_zero(4)]),
     "pd.map lambda": (lambda a, b: pd.map(lambda x, y: pd.exp(x - y) * pd.tanh(x) + x / (1.0 + y * y), a, b),
                       [away_from_zero(2, 3), away_from_zero(3)]),
     "pd.map clamp and cast": (lambda a: pd.map(lambda x: pe.Clamp(x, -0.5, 0.5) * pe.Cast(x, pd.float32), a),

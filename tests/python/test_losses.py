@@ -36,6 +36,10 @@ def test_values_match_numpy(ipu_device, session_factory):
     assert_close(run(ipu_device, session_factory, pd.nn.mse, LOGITS, target), np.mean((x - target) ** 2))
     assert_close(run(ipu_device, session_factory, lambda t: pd.mean(t, 1), LOGITS), x.mean(1))
     assert_close(run(ipu_device, session_factory, lambda t: t.mean(), LOGITS), x.mean())
+    assert_close(run(ipu_device, session_factory, lambda t: pd.var(t, 0), LOGITS), x.var(0))
+    assert_close(run(ipu_device, session_factory, lambda t: t.var(), LOGITS), x.var())
+    assert_close(run(ipu_device, session_factory, lambda y: pd.nn.one_hot(y, 4, np.float16), LABELS),
+                 [[0, 0, 1, 0], [0, 0, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 1, 0, 0]])
 
 
 def test_cross_entropy_of_an_all_ignored_batch_is_zero(ipu_device, session_factory):
@@ -49,7 +53,8 @@ def test_cross_entropy_of_an_all_ignored_batch_is_zero(ipu_device, session_facto
     (pd.nn.cross_entropy, [LOGITS, LABELS]),
     (pd.nn.mse, [LOGITS, rng.standard_normal((5, 4)).astype(np.float32)]),
     (lambda t: pd.mean(t, 0), [LOGITS]),
-], ids=["log_softmax", "cross_entropy", "mse", "mean"])
+    (lambda t: pd.var(t, 1), [LOGITS]),
+], ids=["log_softmax", "cross_entropy", "mse", "mean", "var"])
 def test_gradients_match_finite_differences(fn, inputs):
     check_grads(fn, inputs)
 
@@ -73,6 +78,8 @@ def test_cross_entropy_gradient_is_softmax_minus_one_hot(ipu_device, session_fac
     (lambda x, i: pd.nn.cross_entropy(x[0], i), "logits must be \\[N, C\\]"),
     (lambda x, i: pd.nn.log_softmax(i), "x must be a float pd.Tensor"),
     (lambda x, i: pd.nn.mse(x, x[0]), "target must be a tensor shaped like prediction"),
+    (lambda x, i: pd.nn.one_hot(x, 3), "labels must be an integer pd.Tensor"),
+    (lambda x, i: pd.nn.one_hot(i, 0), "classes must be an int in \\[1, "),
 ])
 def test_bad_arguments_are_refused(call, message):
     g = pd.Graph(pd.ipu_model(tiles=4))
