@@ -5,6 +5,32 @@
 
 namespace popdsl_bindings {
 
+namespace {
+
+// A multiconv argument struct with its ConvParams and OptionFlags fields.
+template <class Args> py::class_<Args> argsClass(py::module_ &m, const char *name) {
+  py::class_<Args> c(m, name);
+  c.def_readwrite("params", &Args::params).def_readwrite("options", &Args::options);
+  return c;
+}
+
+// ConvWeightUpdateArgs and ConvWeightUpdateArgsScalar differ only in their scale.
+template <class Args, class Scale> void weightUpdateArgsClass(py::module_ &m, const char *name) {
+  argsClass<Args>(m, name)
+      .def(py::init([](const poplar::Tensor &dz, const poplar::Tensor &w, const poplar::Tensor &acts,
+                       Scale scale, const poplin::ConvParams &p, const poplar::OptionFlags &o) {
+             return Args{dz, w, acts, scale, p, o};
+           }),
+           py::arg("zDeltas"), py::arg("weights"), py::arg("activations"), py::arg("scale"), py::arg("params"),
+           py::arg("options") = poplar::OptionFlags())
+      .def_readwrite("zDeltas", &Args::zDeltas)
+      .def_readwrite("weights", &Args::weights)
+      .def_readwrite("activations", &Args::activations)
+      .def_readwrite("scale", &Args::scale);
+}
+
+} // namespace
+
 void bindPoplinMultiConv(py::module_ &poplin) {
   using namespace poplin::multiconv;
   using poplar::DebugContext;
@@ -16,48 +42,28 @@ void bindPoplinMultiConv(py::module_ &poplin) {
 
   const auto params = py::arg("params");
   const auto options = py::arg("options") = OptionFlags();
-  py::class_<CreateTensorArgs>(m, "CreateTensorArgs")
+  argsClass<CreateTensorArgs>(m, "CreateTensorArgs")
       .def(py::init([](const ConvParams &p, const OptionFlags &o, const std::string &name) {
              return CreateTensorArgs{p, o, name};
            }),
            params, options, py::arg("name") = "")
-      .def_readwrite("params", &CreateTensorArgs::params)
-      .def_readwrite("options", &CreateTensorArgs::options)
       .def_readwrite("name", &CreateTensorArgs::name);
-  py::class_<ConvolutionArgs>(m, "ConvolutionArgs")
+  argsClass<ConvolutionArgs>(m, "ConvolutionArgs")
       .def(py::init([](const Tensor &in, const Tensor &w, const ConvParams &p, const OptionFlags &o) {
              return ConvolutionArgs{in, w, p, o};
            }),
            py::arg("inputs"), py::arg("weights"), params, options)
       .def_readwrite("inputs", &ConvolutionArgs::inputs)
-      .def_readwrite("weights", &ConvolutionArgs::weights)
-      .def_readwrite("params", &ConvolutionArgs::params)
-      .def_readwrite("options", &ConvolutionArgs::options);
-  py::class_<CalculateWeightDeltasArgs>(m, "CalculateWeightDeltasArgs")
+      .def_readwrite("weights", &ConvolutionArgs::weights);
+  argsClass<CalculateWeightDeltasArgs>(m, "CalculateWeightDeltasArgs")
       .def(py::init([](const Tensor &dz, const Tensor &acts, const ConvParams &p, const OptionFlags &o) {
              return CalculateWeightDeltasArgs{dz, acts, p, o};
            }),
            py::arg("zDeltas"), py::arg("activations"), params, options)
       .def_readwrite("zDeltas", &CalculateWeightDeltasArgs::zDeltas)
-      .def_readwrite("activations", &CalculateWeightDeltasArgs::activations)
-      .def_readwrite("params", &CalculateWeightDeltasArgs::params)
-      .def_readwrite("options", &CalculateWeightDeltasArgs::options);
-  py::class_<ConvWeightUpdateArgs>(m, "ConvWeightUpdateArgs")
-      .def(py::init([](const Tensor &dz, const Tensor &w, const Tensor &acts, const Tensor &scale,
-                       const ConvParams &p, const OptionFlags &o) {
-             return ConvWeightUpdateArgs{dz, w, acts, scale, p, o};
-           }),
-           py::arg("zDeltas"), py::arg("weights"), py::arg("activations"), py::arg("scale"), params,
-           options)
-      .def_readwrite("scale", &ConvWeightUpdateArgs::scale);
-  py::class_<ConvWeightUpdateArgsScalar>(m, "ConvWeightUpdateArgsScalar")
-      .def(py::init([](const Tensor &dz, const Tensor &w, const Tensor &acts, float scale,
-                       const ConvParams &p, const OptionFlags &o) {
-             return ConvWeightUpdateArgsScalar{dz, w, acts, scale, p, o};
-           }),
-           py::arg("zDeltas"), py::arg("weights"), py::arg("activations"), py::arg("scale"), params,
-           options)
-      .def_readwrite("scale", &ConvWeightUpdateArgsScalar::scale);
+      .def_readwrite("activations", &CalculateWeightDeltasArgs::activations);
+  weightUpdateArgsClass<ConvWeightUpdateArgs, const Tensor &>(m, "ConvWeightUpdateArgs");
+  weightUpdateArgsClass<ConvWeightUpdateArgsScalar, float>(m, "ConvWeightUpdateArgsScalar");
 
   const auto graph = py::arg("graph"), args = py::arg("args"), prog = py::arg("prog");
   const auto dc = py::arg("debugContext") = DebugContext();
