@@ -34,6 +34,7 @@ void bindPopops(py::module_ &popops);         // reductions, slicing, fill/cast/
 void bindPopopsGroupedSlice(py::module_ &popops);
 void bindPoplin(py::module_ &poplin);
 void bindPoplinConv(py::module_ &poplin); // poplin/ConvParams.hpp, poplin/Convolution.hpp
+void bindPoplinMultiConv(py::module_ &poplin); // poplin.multiconv
 void bindPopnn(py::module_ &popnn);
 void bindPopnnLoss(py::module_ &popnn);       // popnn/Loss.hpp
 void bindPopnnPooling(py::module_ &popnn);    // popnn/Pooling.hpp, popnn/PoolingDef.hpp

@@ -39,6 +39,7 @@ PYBIND11_MODULE(_core, m) {
   bindPopopsGroupedSlice(popops);
   bindPoplin(poplin);
   bindPoplinConv(poplin);
+  bindPoplinMultiConv(poplin);
   bindPopnn(popnn);
   bindPopnnLoss(popnn);
   bindPopnnPooling(popnn);

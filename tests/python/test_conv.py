@@ -179,6 +179,37 @@ def test_weight_deltas_and_updates_match_the_reference(case):
     assert_close(got_tensor, w + 0.25 * expected, np.abs(w) + 0.25 * magnitude, dtype)
 
 
+def half_partials_model(products):
+    """poplin's documented half partials: 16 products summed, then the running sum rounded
+    to half (as test_poplin.py's matmul test has it)."""
+    running = np.float16(0)
+    for begin in range(0, len(products), 16):
+        running = np.float16(float(running) + float(np.sum(products[begin:begin + 16], dtype=np.float64)))
+    return running
+
+
+def test_half_partials_round_the_running_sum_of_convolutions_and_weight_deltas():
+    # 4096 products of 1 and 0.0999755859375 (exact in half) sum to exactly 409.5; rounded
+    # to half after every 16 they do not.
+    small = 0.0999755859375
+    exact, rounded = np.float16(409.5), half_partials_model(np.full(4096, small))
+    assert rounded != exact
+    r = Runner()
+    # Forward: 256 channels times a 16-tap kernel, one output.
+    fwd = conv_params([16], [16], dtype=poplar.HALF, in_chans=256)
+    x, w = np.ones((1, 256, 16)), np.full((1, 1, 256, 16), small)
+    X, W = r.tensor(x, poplar.HALF, "x"), r.tensor(w, poplar.HALF, "w")
+    outs = {partials: poplin.convolution(r.graph, X, W, fwd, False, r.prog, "conv", {"partialsType": partials})
+            for partials in ("float", "half")}
+    # Weight deltas: one channel, 4096 outputs of a 1-tap kernel.
+    wu = conv_params([4096], [1], dtype=poplar.HALF)
+    DY, ACTS = r.tensor(np.ones((1, 1, 4096)), poplar.HALF, "dy"), r.tensor(np.full((1, 1, 4096), small), poplar.HALF, "a")
+    deltas = {partials: poplin.calculateWeightDeltas(r.graph, DY, ACTS, wu, r.prog, "wd", {"partialsType": partials})
+              for partials in ("float", "half")}
+    got = r.run(outs["float"], outs["half"], deltas["float"], deltas["half"])
+    assert [g.item() for g in got] == [exact, rounded, exact, rounded]
+
+
 def test_biases_are_added_per_channel_and_updated_from_the_output_gradient():
     r = Runner()
     acts, dy = random((2, 3, 4, 5), 8), random((2, 3, 4, 5), 9)

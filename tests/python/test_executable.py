@@ -106,6 +106,23 @@ def test_host_function_errors(device, graph):
         graph.addHostFunction("summarise", [], [])
 
 
+def test_hw_seeds_set_are_the_seeds_read_back(graph, device):
+    prog = program.Sequence()
+    shape = [graph.getTarget().getNumTiles(), graph.getTarget().getNumWorkerContexts(), 4]
+    chosen = np.arange(np.prod(shape), dtype=np.uint32).reshape(shape) * np.uint32(2654435761)
+    seeds = graph.addVariable(poplar.UNSIGNED_INT, shape, "seeds")
+    graph.setTileMapping(seeds, 0)
+    graph.setInitialValue(seeds, chosen)
+    poplar.setHwSeeds(graph, seeds, prog)
+    read = poplar.getHwSeeds(graph, prog, "read")
+    assert read.shape() == shape and read.elementType() == poplar.UNSIGNED_INT
+    graph.createHostRead("read", read)
+    engine = poplar.Engine(graph, prog)
+    engine.load(device)
+    engine.run()
+    np.testing.assert_array_equal(engine.readTensor("read", np.zeros(shape, np.uint32)), chosen)
+
+
 def test_hw_seeds_shape_is_checked(graph):
     prog = program.Sequence()
     wrong = graph.addVariable(poplar.UNSIGNED_INT, [2], "wrong")

@@ -289,6 +289,28 @@ def test_raw_cycle_count_and_bad_tile(graph, device):
         poplar.cycleStamp(graph, seq, 9, poplar.SyncType.INTERNAL)
 
 
+
+@pytest.mark.needs_emulator("estimated cycle counters")
+def test_cycle_stamps_snapshot_the_counter_after_a_sync(graph, device):
+    x = graph.addVariable(poplar.FLOAT, [8], "x")
+    graph.setTileMapping(x, 0)
+    seq = program.Sequence()
+    before = poplar.cycleStamp(graph, seq, 0, poplar.SyncType.INTERNAL, "before")
+    seq.add(program.Copy(x, x))
+    after = poplar.cycleStamp(graph, seq, [0, 1], poplar.SyncType.INTERNAL, "after")
+    assert len(after) == 2 and all(t.shape() == [2] and t.elementType() == poplar.UNSIGNED_INT for t in after)
+    stamps = [before, *after]
+    for i, t in enumerate(stamps):
+        graph.createHostRead(f"stamp{i}", t)
+    engine = poplar.Engine(graph, seq)
+    engine.load(device)
+    engine.run()
+    got = [list(engine.readTensor(f"stamp{i}", np.zeros(2, np.uint32))) for i in range(len(stamps))]
+    # The counter starts at 0; each stamp syncs first; the copy of 8 floats is a sync and
+    # 8 * 4 bytes at 8 a cycle; the stamp on the second tile syncs again.
+    copy = SYNC + 8 * 4 // 8
+    assert got == [[SYNC, 0], [SYNC + copy + SYNC, 0], [SYNC + copy + 2 * SYNC, 0]]
+
 SCRIPT = """
 import popdsl as pd
 dev = pd.ipu_model(tiles=4)

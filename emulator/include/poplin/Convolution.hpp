@@ -13,8 +13,9 @@
 //
 // FLOAT and HALF; products are summed in float and rounded once to the output
 // type. Options (invalid keys or values throw poplar::invalid_option):
-//   partialsType              "float" (default) or "half"; HALF partials are
-//                             summed in float here
+//   partialsType              "float" (default) or "half"; with HALF operands, half
+//                             partials round the running sum to half after every 16
+//                             products, as poplin::matMul's do
 //   availableMemoryProportion a number in [0, 1]; only guides the planner
 //   pass                      NONE, INFERENCE_FWD, TRAINING_FWD, TRAINING_BWD,
 //                             TRAINING_WU, FC_INFERENCE_FWD, FC_TRAINING_FWD,

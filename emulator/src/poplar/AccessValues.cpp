@@ -40,7 +40,7 @@ void writeValues(const Access &access, const std::vector<double> &values) {
     std::memcpy(raw.data(), f.data(), raw.size());
   } else if (access.type == HALF) {
     std::vector<std::uint16_t> h(access.numElements);
-    for (std::size_t i = 0; i < h.size(); ++i) h[i] = floatToHalf(static_cast<float>(values[i]));
+    for (std::size_t i = 0; i < h.size(); ++i) h[i] = doubleToHalf(static_cast<double>(values[i]));
     std::memcpy(raw.data(), h.data(), raw.size());
   } else {
     for (std::size_t i = 0; i < access.numElements; ++i)

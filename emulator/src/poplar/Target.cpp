@@ -137,7 +137,7 @@ void copyDeviceHalfToFloat(const Target &, const void *src, float *dst, std::siz
 
 void copyDoubleToDeviceHalf(const Target &, const double *src, void *dst, std::size_t n) {
   auto *out = static_cast<std::uint16_t *>(dst);
-  for (std::size_t i = 0; i < n; ++i) out[i] = detail::floatToHalf(static_cast<float>(src[i]));
+  for (std::size_t i = 0; i < n; ++i) out[i] = detail::doubleToHalf(src[i]);
 }
 
 void copyDeviceHalfToDouble(const Target &, const void *src, double *dst, std::size_t n) {

@@ -2,6 +2,8 @@
 #include <poplar/Type.hpp>
 #include <poplar/exceptions.hpp>
 
+#include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "TypeInfo.hpp"
@@ -62,6 +64,22 @@ std::uint16_t floatToHalf(float f) {
   const std::uint32_t rem = rebased & 0x1fffu;
   const std::uint32_t rounded = kept + (rem > 0x1000u || (rem == 0x1000u && (kept & 1u)));
   return static_cast<std::uint16_t>(sign | rounded);
+}
+
+std::uint16_t doubleToHalf(double d) {
+  float f = static_cast<float>(d);
+  // Rounding twice (to float, then to half) can turn a value just off a half-way
+  // point into a tie. Rounding to float towards zero and setting the lowest bit when
+  // inexact ("round to odd") keeps that information: float's 24 bits are more than
+  // half's 11 plus 2, so the rounding to half is then as if from d.
+  if (std::isfinite(f) && static_cast<double>(f) != d) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    if (std::fabs(static_cast<double>(f)) > std::fabs(d)) --bits; // the neighbour towards zero
+    bits |= 1u;
+    std::memcpy(&f, &bits, 4);
+  }
+  return floatToHalf(f);
 }
 
 float halfToFloat(std::uint16_t h) {
@@ -146,7 +164,7 @@ void storeElement(const Type &t, void *p, long double v) {
   case LONG_ID: case LONGLONG_ID: storeInt<std::int64_t>(p, v); return;
   case ULONG_ID: case ULONGLONG_ID: storeInt<std::uint64_t>(p, v); return;
   case HALF_ID: {
-    const std::uint16_t h = floatToHalf(static_cast<float>(v));
+    const std::uint16_t h = doubleToHalf(static_cast<double>(v));
     std::memcpy(p, &h, 2);
     return;
   }

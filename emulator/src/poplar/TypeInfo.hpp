@@ -20,6 +20,8 @@ const TypeInfo &typeInfo(const Type &t);
 inline unsigned typeSize(const Type &t) { return typeInfo(t).size; }
 
 std::uint16_t floatToHalf(float f);
+// Rounded once, to nearest with ties to even, as floatToHalf does for floats.
+std::uint16_t doubleToHalf(double d);
 float halfToFloat(std::uint16_t h);
 
 // Loads one element as long double (exact for every integer type up to 64 bits).

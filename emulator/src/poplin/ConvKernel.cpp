@@ -10,8 +10,10 @@
 
 #include "ConvGeometry.hpp"
 #include "FloatStaging.hpp"
+#include "Gemm.hpp"
 #include "poplar/Kernel.hpp"
 #include "poplar/KernelOperands.hpp"
+#include "poplar/TypeInfo.hpp"
 
 namespace poplin::detail {
 
@@ -77,10 +79,26 @@ void product(std::size_t m, std::size_t n, std::size_t k, Matrix a, Matrix b, bo
                     int(n), int(k), 1.0f, a.data, int(a.ld), b.data, int(b.ld), beta, c, int(ldc));
 }
 
+// C = A x B (or A x B^T), summed in float or, with half partials, as matmul's are:
+// kHalfPartialsChunk products at a time, the running sum rounded to half after each.
+void partialSums(std::size_t m, std::size_t n, std::size_t k, Matrix a, Matrix b, bool transposeB,
+                 bool halfPartials, float *c, std::size_t ldc) {
+  if (!halfPartials) return product(m, n, k, a, b, transposeB, 0.0f, c, ldc);
+  for (std::size_t begin = 0; begin == 0 || begin < k; begin += kHalfPartialsChunk) {
+    // A's columns and B's rows (B^T's columns) from `begin` on.
+    const Matrix aPart{a.data + begin, a.ld}, bPart{b.data + (transposeB ? begin : begin * b.ld), b.ld};
+    product(m, n, std::min(kHalfPartialsChunk, k - begin), aPart, bPart, transposeB,
+            begin == 0 ? 0.0f : 1.0f, c, ldc);
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < n; ++j)
+        c[i * ldc + j] = poplar::detail::halfToFloat(poplar::detail::floatToHalf(c[i * ldc + j]));
+  }
+}
+
 class ForwardKernel {
 public:
-  ForwardKernel(const ConvParams &params, bool transposeAndFlipWeights)
-      : im2col_(params), transposeAndFlip_(transposeAndFlipWeights) {}
+  ForwardKernel(const ConvParams &params, bool transposeAndFlipWeights, bool halfPartials)
+      : im2col_(params), transposeAndFlip_(transposeAndFlipWeights), halfPartials_(halfPartials) {}
 
   void run(const Access &in, const Access &weights, const Access &out) {
     const ConvParams &p = im2col_.params();
@@ -109,8 +127,8 @@ public:
     product_.resize(outChans * cols);
     for (std::size_t grp = 0; grp < groups; ++grp) {
       im2col_.build(input_.data(), grp);
-      product(outChans, cols, rows, {weights_.data() + grp * outChans * rows, rows},
-              {im2col_.columns(), cols}, false, 0.0f, product_.data(), cols);
+      partialSums(outChans, cols, rows, {weights_.data() + grp * outChans * rows, rows},
+                  {im2col_.columns(), cols}, false, halfPartials_, product_.data(), cols);
       for (std::size_t n = 0; n < p.batchSize; ++n) {
         float *result = output_.data() + (n * groups + grp) * outChans * outField;
         for (std::size_t co = 0; co < outChans; ++co) {
@@ -125,13 +143,14 @@ public:
 
 private:
   Im2Col im2col_;
-  bool transposeAndFlip_;
+  bool transposeAndFlip_, halfPartials_;
   std::vector<float> input_, rawWeights_, weights_, product_, output_;
 };
 
 class WeightDeltasKernel {
 public:
-  explicit WeightDeltasKernel(const ConvParams &params) : im2col_(params) {}
+  WeightDeltasKernel(const ConvParams &params, bool halfPartials)
+      : im2col_(params), halfPartials_(halfPartials) {}
 
   void run(const Access &zDeltas, const Access &activations, const Access &deltas) {
     const ConvParams &p = im2col_.params();
@@ -158,8 +177,8 @@ public:
       }
       // The deltas transposed, [in channel * taps][out channel]: the columns are the
       // untransposed operand, which OpenBLAS handles far faster than the other way round.
-      product(rows, outChans, cols, {im2col_.columns(), cols}, {groupGradients_.data(), cols},
-              true, 0.0f, sums_.data(), outChans);
+      partialSums(rows, outChans, cols, {im2col_.columns(), cols}, {groupGradients_.data(), cols},
+                  true, halfPartials_, sums_.data(), outChans);
       for (std::size_t co = 0; co < outChans; ++co)
         for (std::size_t ci = 0; ci < inChans; ++ci)
           for (std::size_t t = 0; t < taps; ++t)
@@ -171,6 +190,7 @@ public:
 
 private:
   Im2Col im2col_;
+  bool halfPartials_;
   std::vector<float> gradients_, input_, groupGradients_, sums_, result_;
 };
 
@@ -191,10 +211,10 @@ void checkConvOperands(const char *kind, const std::vector<Access> &operands, co
 
 poplar::detail::KernelCompile forwardCompile(poplar::detail::ByteReader &params) {
   const ConvParams conv = readConvParams(params);
-  const bool transposeAndFlip = params.boolean();
-  return [conv, transposeAndFlip](const std::vector<Access> &operands) -> std::function<void()> {
+  const bool transposeAndFlip = params.boolean(), halfPartials = params.boolean();
+  return [conv, transposeAndFlip, halfPartials](const std::vector<Access> &operands) -> std::function<void()> {
     checkConvOperands("poplin::Convolution", operands, conv, {0, 1, 2});
-    auto kernel = std::make_shared<ForwardKernel>(conv, transposeAndFlip);
+    auto kernel = std::make_shared<ForwardKernel>(conv, transposeAndFlip, halfPartials);
     return [kernel, operands] { kernel->run(operands[0], operands[1], operands[2]); };
   };
 }
@@ -202,9 +222,10 @@ const poplar::detail::KernelKind forwardKind("poplin::Convolution", forwardCompi
 
 poplar::detail::KernelCompile weightDeltasCompile(poplar::detail::ByteReader &params) {
   const ConvParams conv = readConvParams(params);
-  return [conv](const std::vector<Access> &operands) -> std::function<void()> {
+  const bool halfPartials = params.boolean();
+  return [conv, halfPartials](const std::vector<Access> &operands) -> std::function<void()> {
     checkConvOperands("poplin::ConvolutionWeightDeltas", operands, conv, {1, 2, 0});
-    auto kernel = std::make_shared<WeightDeltasKernel>(conv);
+    auto kernel = std::make_shared<WeightDeltasKernel>(conv, halfPartials);
     return [kernel, operands] { kernel->run(operands[0], operands[1], operands[2]); };
   };
 }
@@ -236,19 +257,21 @@ void execute(poplar::Graph &graph, poplar::program::Sequence &prog, const char *
 void addConvolution(poplar::Graph &graph, poplar::program::Sequence &prog,
                     const ConvParams &params, const poplar::Tensor &in,
                     const poplar::Tensor &weights, bool transposeAndFlipWeights,
-                    const poplar::Tensor &out, const poplar::DebugContext &debugContext) {
+                    const poplar::Tensor &out, bool halfPartials,
+                    const poplar::DebugContext &debugContext) {
   poplar::detail::ByteWriter bytes;
   writeConvParams(bytes, params);
-  bytes.boolean(transposeAndFlipWeights);
+  bytes.boolean(transposeAndFlipWeights).boolean(halfPartials);
   execute(graph, prog, "poplin::Convolution", params, {in, weights}, out, bytes, debugContext);
 }
 
 void addWeightDeltas(poplar::Graph &graph, poplar::program::Sequence &prog,
                      const ConvParams &params, const poplar::Tensor &zDeltas,
                      const poplar::Tensor &activations, const poplar::Tensor &deltas,
-                     const poplar::DebugContext &debugContext) {
+                     bool halfPartials, const poplar::DebugContext &debugContext) {
   poplar::detail::ByteWriter bytes;
   writeConvParams(bytes, params);
+  bytes.boolean(halfPartials);
   execute(graph, prog, "poplin::ConvolutionWeightDeltas", params, {zDeltas, activations}, deltas,
           bytes, debugContext);
 }

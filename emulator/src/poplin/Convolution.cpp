@@ -71,6 +71,13 @@ Tensor channelsSwapped(const Tensor &weights) {
   return weights.dimShuffle(order);
 }
 
+// Whether the sums of a convolution of `params`' types round as half partials.
+// Checks the options as well.
+bool halfPartials(const ConvParams &params, const poplar::OptionFlags &options) {
+  const poplar::Type partialsType = detail::parseConvOptions(options).partialsType;
+  return params.inputType == poplar::HALF && partialsType == poplar::HALF;
+}
+
 Tensor addMappedVariable(Graph &graph, const poplar::Type &type, const Shape &shape,
                          const poplar::DebugContext &debugContext) {
   Tensor t = graph.addVariable(type, shape, debugContext);
@@ -189,14 +196,14 @@ void convolutionWithOutput(Graph &graph, const Tensor &in, const Tensor &weights
                            const poplar::DebugContext &debugContext,
                            const poplar::OptionFlags &options, PlanningCache *cache) {
   const std::string api = "poplin::convolution";
-  detail::parseConvOptions(options);
+  const bool roundPartials = halfPartials(params, options);
   checkParams(api, params, cache);
   checkOperand(api, "in", in, inputShape(params), params.inputType);
   checkOperand(api, "weights", weights, weightsShape(params, transposeAndFlipWeights),
                params.inputType);
   checkOperand(api, "out", out, outputShape(params), params.outputType);
   detail::addConvolution(graph, prog, params, in, weights, transposeAndFlipWeights, out,
-                         debugContext);
+                         roundPartials, debugContext);
 }
 
 Tensor convolution(Graph &graph, const Tensor &in, const Tensor &weights, const ConvParams &params,
@@ -242,13 +249,14 @@ Tensor calculateWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &
                              const poplar::DebugContext &debugContext,
                              const poplar::OptionFlags &options, PlanningCache *cache) {
   const std::string api = "poplin::calculateWeightDeltas";
-  detail::parseConvOptions(options);
+  const bool roundPartials = halfPartials(params, options);
   checkParams(api, params, cache);
   checkOperand(api, "zDeltas", zDeltas, outputShape(params), params.outputType);
   checkOperand(api, "activations", activations, inputShape(params), params.inputType);
   const Tensor deltas = addMappedVariable(graph, params.inputType, weightsShape(params, false),
                                           {debugContext, "weightDeltas"});
-  detail::addWeightDeltas(graph, prog, params, zDeltas, activations, deltas, debugContext);
+  detail::addWeightDeltas(graph, prog, params, zDeltas, activations, deltas, roundPartials,
+                          debugContext);
   return deltas;
 }
 

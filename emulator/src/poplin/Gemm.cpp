@@ -17,11 +17,6 @@ namespace {
 using poplar::detail::Access;
 using poplar::detail::Segment;
 
-// With half partials, the number of products summed in float before the running
-// sum is rounded to half. A model of half partials' precision, not of the
-// hardware's exact order of summation.
-constexpr std::size_t kHalfPartialsChunk = 16;
-
 // The multiply-adds a batch of products needs before threading it pays.
 constexpr double kThreadedBatchWork = 1 << 22;
 

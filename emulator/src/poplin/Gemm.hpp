@@ -10,6 +10,11 @@
 
 namespace poplin::detail {
 
+// With half partials, the number of products summed in float before the running
+// sum is rounded to half. A model of half partials' precision, not of the
+// hardware's exact order of summation.
+constexpr std::size_t kHalfPartialsChunk = 16;
+
 // C[g] = alpha * A[g] x B[g], or C[g] += alpha * A[g] x B[g] when accumulating,
 // for each group g, with A[g] [m,k], B[g] [k,n] and C[g] [m,n]. Operands are
 // FLOAT or HALF; products are always formed in float.

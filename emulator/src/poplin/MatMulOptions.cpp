@@ -42,6 +42,10 @@ bool isProportion(const std::string &text) {
   }
 }
 
+bool isWholeNumber(const std::string &text) {
+  return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+}
+
 // partialsType, availableMemoryProportion, planConstraints, the boolean keys and
 // the pass key (`passKey`, one of `passes`) are accepted; anything else throws.
 poplar::Type parsePartialsType(const poplar::OptionFlags &options,
@@ -79,6 +83,20 @@ MatMulOptions parseMatMulOptions(const poplar::OptionFlags &options) {
 
 MatMulOptions parseConvOptions(const poplar::OptionFlags &options) {
   return {parsePartialsType(options, kConvBooleanOptions, "pass", kConvPasses)};
+}
+
+void parseMultiConvOptions(const poplar::OptionFlags &options) {
+  for (const auto &[key, value] : options) {
+    if (key == "planType") {
+      if (value != "serial" && value != "parallel") invalidValue(key, value, "serial or parallel");
+    } else if (key == "perConvReservedTiles") {
+      if (!isWholeNumber(value)) invalidValue(key, value, "a whole number");
+    } else if (key == "cycleBackOff") {
+      if (!isProportion(value)) invalidValue(key, value, "a number between 0 and 1");
+    } else {
+      throw poplar::invalid_option("Unrecognised option '" + key + "'");
+    }
+  }
 }
 
 } // namespace poplin::detail

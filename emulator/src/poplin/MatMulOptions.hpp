@@ -14,5 +14,7 @@ struct MatMulOptions {
 MatMulOptions parseMatMulOptions(const poplar::OptionFlags &options);
 // The convolution options (poplin/Convolution.hpp) have the same form.
 MatMulOptions parseConvOptions(const poplar::OptionFlags &options);
+// The options of a set of convolutions (poplin/MultiConvolution.hpp): checked only.
+void parseMultiConvOptions(const poplar::OptionFlags &options);
 
 } // namespace poplin::detail
