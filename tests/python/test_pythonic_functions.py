@@ -110,3 +110,71 @@ def test_reductions_over_one_axis(ipu_device, session_factory, name):
     got, result = run_on_device(ipu_device, session_factory, lambda t: fn(t, 1), x)
     assert result.shape == (3,)
     assert_close(got, ref(x.astype(np.float64)), err_msg=name)
+
+
+def sigmoid(a):
+    return 1 / (1 + np.exp(-a))
+
+
+# kind -> (float64 forward, its gradient from the forward's output)
+NONLINEARITIES = {
+    "sigmoid": (sigmoid, lambda y: y * (1 - y)),
+    "tanh": (np.tanh, lambda y: 1 - y * y),
+    "relu": (lambda a: np.maximum(a, 0), lambda y: (y > 0).astype(np.float64)),
+}
+
+
+@pytest.mark.parametrize("kind", NONLINEARITIES)
+def test_nonlinearity_and_its_gradient(ipu_device, session_factory, kind):
+    forward, gradient = NONLINEARITIES[kind]
+    upstream = np.linspace(-1, 2, ANY.size).astype(np.float32)
+
+    def build(x, g):
+        y = pd.nonlinearity(x, kind)
+        return pd.concat([y, pd.nonlinearity_grad(y, g, kind)]) * 1.0  # one tensor of both
+    got, _ = run_on_device(ipu_device, session_factory, build, ANY, upstream)
+    y = forward(ANY.astype(np.float64))
+    assert_close(got, np.concatenate([y, gradient(y) * upstream]), rtol=1e-5, atol=1e-6)
+
+
+def test_nonlinearity_in_place_and_softmax(ipu_device, session_factory):
+    x = np.array([[0.0, np.log(3.0)], [5.0, 5.0]], np.float32)
+
+    def build(t):
+        pd.nonlinearity_(t, "softmax")
+        return t * 1.0
+    got, _ = run_on_device(ipu_device, session_factory, build, x)
+    assert_close(got, [[0.25, 0.75], [0.5, 0.5]])
+
+
+def test_print_tensor_prints_the_values_when_the_program_runs(ipu_device, session_factory, capsys):
+    g = pd.Graph(ipu_device)
+    x = g.variable(pd.int32, (3,), name="x")
+    with pd.Sequence() as main:
+        pd.print_tensor(x, "before")
+        x += 1
+        pd.print_tensor(x)
+    with session_factory(g, main) as s:
+        s.write(x, [1, 2, 3])
+        assert capsys.readouterr().out == ""  # printed by the run, not while building
+        s.run()
+    assert capsys.readouterr().out == "before: [1 2 3]\nx: [2 3 4]\n"
+
+
+def test_map_fuses_and_map_in_place_writes_its_target(ipu_device, session_factory):
+    def build(x, y):
+        z = pd.map(lambda a, b: a * b + 1.0, x, y)
+        pd.map_(lambda a, b: a - pd.exp(b * 0.5), x, z)
+        return pd.concat([x, z]) * 1.0
+    got, _ = run_on_device(ipu_device, session_factory, build, ANY, POSITIVE)
+    x, y = ANY.astype(np.float64), POSITIVE.astype(np.float64)
+    z = x * y + 1
+    assert_close(got, np.concatenate([x - np.exp(z * 0.5), z]))
+
+
+@pytest.mark.parametrize("version, tiles, bytes_per_tile", [("ipu1", None, 256 * 1024), ("ipu2", 8, 624 * 1024),
+                                                             ("ipu21", 2, 624 * 1024)])
+def test_ipu_model_has_the_targets_figures(version, tiles, bytes_per_tile):
+    target = pd.ipu_model(version, tiles=tiles).getTarget()
+    assert target.getNumTiles() == (tiles or 1216)  # ipu1: 1216 tiles
+    assert target.getTargetArchString() == version and target.getBytesPerTile() == bytes_per_tile
