@@ -9,7 +9,7 @@ from pathlib import Path
 
 import popdsl
 from popdsl import _core
-from test_sdk_api import functions_of_tests, mentions
+from test_sdk_api import problems_with_tests
 
 TABLE = Path(__file__).resolve().parents[1] / "python_functions.api"
 LIBRARIES = ("popops", "popnn", "poplin", "poputil")
@@ -55,17 +55,5 @@ def test_every_function_is_exercised_by_a_named_test():
     problems += [f"{name}: listed in {TABLE.name} but popdsl has no such function"
                  for name in sorted(entries.keys() - functions)]
     for name, tests in sorted(entries.items()):
-        short = name.rsplit(".", 1)[-1]
-        sources = []
-        for test in tests:
-            module, _, function = test.partition("::")
-            source = functions_of_tests(module).get(function)
-            if source is None:
-                problems.append(f"{name}: no test {test}")
-            else:
-                sources.append(source)
-        if not tests:
-            problems.append(f"{name}: no test named")
-        elif sources and not any(mentions(source, short) for source in sources):
-            problems.append(f"{name}: none of {tests} uses '{short}'")
+        problems += problems_with_tests(name, tests, name.rsplit(".", 1)[-1])
     assert not problems, "\n".join(problems)
