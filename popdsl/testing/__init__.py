@@ -6,7 +6,8 @@ pd.grad against finite differences.
 """
 import numpy as np
 
-from popdsl.dtypes import as_type, numpy_dtype
+from popdsl._core import poplar
+from popdsl.dtypes import numpy_dtype
 
 # (rtol, atol) by device dtype: float32 rounds at ~6e-8 per op, float16 at ~5e-4.
 TOLERANCES = {
@@ -15,17 +16,31 @@ TOLERANCES = {
 }
 
 
+def _host_dtype(dtype) -> np.dtype:
+    return numpy_dtype(dtype) if isinstance(dtype, poplar.Type) else np.dtype(dtype)
+
+
 def tolerance(dtype) -> tuple:
-    """(rtol, atol) for results computed in `dtype`; exact for integers and bool."""
-    return TOLERANCES.get(numpy_dtype(as_type(dtype)) if not isinstance(dtype, np.dtype) else dtype, (0.0, 0.0))
+    """(rtol, atol) for results computed in `dtype` (a device type or a numpy dtype); exact
+    for integers, bool and float64."""
+    return TOLERANCES.get(_host_dtype(dtype), (0.0, 0.0))
 
 
 def assert_close(actual, expected, dtype=None, rtol=None, atol=None, err_msg=""):
-    """Compares a device result with a float64 reference using the device dtype's tolerance."""
-    actual = np.asarray(actual)
-    dtype = actual.dtype if dtype is None else numpy_dtype(as_type(dtype))
-    default_rtol, default_atol = TOLERANCES.get(np.dtype(dtype), (0.0, 0.0))
-    np.testing.assert_allclose(actual.astype(np.float64), np.asarray(expected, np.float64),
+    """Compares a device result with a float64 reference using the device dtype's tolerance
+    (`dtype`, else the result's own). Fails on values outside it, NaN on one side only, shapes
+    that differ (a scalar reference is compared with every element), a result whose dtype is
+    not `dtype`, and results that are not numbers."""
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    where = f"{err_msg}: " if err_msg else ""
+    if actual.dtype.kind not in "biuf":
+        raise AssertionError(f"{where}the result has dtype {actual.dtype}, not a number")
+    if dtype is not None and actual.dtype != _host_dtype(dtype):
+        raise AssertionError(f"{where}the result has dtype {actual.dtype}, expected {_host_dtype(dtype)}")
+    if expected.ndim and actual.shape != expected.shape:
+        raise AssertionError(f"{where}the result has shape {actual.shape}, the reference {expected.shape}")
+    default_rtol, default_atol = tolerance(actual.dtype)
+    np.testing.assert_allclose(actual.astype(np.float64), expected.astype(np.float64),
                                rtol=default_rtol if rtol is None else rtol,
                                atol=default_atol if atol is None else atol, err_msg=err_msg)
 

@@ -164,11 +164,32 @@ def test_memory_per_tile_is_what_the_mapping_implies(device):
     with pd.Sequence() as main:
         pass
     with pd.Session(g, main, device=device) as s:
-        memory = s.profile.memory
+        memory, summary = s.profile.memory, s.profile.summary()
     assert memory.variable_bytes == [2 * 4 + 3 * 4, 10 * 4 + 3 * 4, 4 * 4 + 3 * 4, 3 * 4]
     assert memory.constant_bytes == [0, 0, 0, 8 * 2]
+    assert memory.tile_bytes == [20, 52, 28, 28] and memory.total_bytes == 112 + 16
     assert memory.largest_tiles(2) == [(1, 52), (2, 28)]
     assert memory.bytes_per_tile == 638976 and memory.out_of_memory_tiles() == []
+    lines = [" ".join(line.split()) for line in summary.splitlines()]
+    for expected in ("Including Gaps: 128 B", "Variables: 112 B", "Constants: 16 B", "Always-live: 128 B",
+                     "Maximum (Excluding Gaps): 52 (0.1 K) on tile 1", "0 tile(s) out of memory",
+                     "Tile # 1 52 B (variables 52 B, constants 0 B, 0.0% of the tile)",
+                     "Tile # 3 28 B (variables 12 B, constants 16 B, 0.0% of the tile)"):
+        assert expected in lines, (expected, summary)
+
+
+@pytest.mark.needs_emulator("profile data (Engine.getProfileData, Session.profile)")
+def test_out_of_memory_tiles_are_those_over_the_limit(device):
+    tile_bytes = 638976
+    g = pd.Graph(device)
+    g.variable(pd.uint8, (tile_bytes,), name="full", mapping=0)  # exactly the limit: fits
+    g.variable(pd.uint8, (tile_bytes + 1,), name="over", mapping=1)
+    with pd.Sequence() as main:
+        pass
+    with pd.Session(g, main, device=device) as s:
+        memory, summary = s.profile.memory, s.profile.summary()
+    assert memory.total_bytes == 2 * tile_bytes + 1 and memory.out_of_memory_tiles() == [1]
+    assert "1 tile(s) out of memory" in [" ".join(line.split()) for line in summary.splitlines()]
 
 
 @pytest.fixture
@@ -249,23 +270,25 @@ def test_no_report_files_without_auto_report(device, tmp_path, monkeypatch):
 @pytest.mark.needs_emulator("profile data (Engine.getProfileData, Session.profile)")
 def test_cycle_count_is_the_estimated_cycles_of_its_block(device):
     g = pd.Graph(device)
-    x = g.variable(pd.float32, (100,), name="x")
+    x = g.variable(pd.float32, (120,), name="x", mapping=0)
     with pd.Sequence() as main:
         with pd.cycle_count(tile=2) as counted:
             with pd.name_scope("timed"), pd.Repeat(2):
                 x += 1.0
-                pd.exp(x)
+                pd.map_(lambda a: pd.exp(a), x)
         first = pd.cycle_stamp()
         with pd.name_scope("between"):
             x *= 2.0
         second = pd.cycle_stamp()
+    # By the README's table: 120 floats on one tile are 60 vectors, 10 per worker.
+    add = SYNC + VERTEX + 10 * WORKERS * 1
+    exp = SYNC + VERTEX + 10 * WORKERS * TRANSCENDENTAL
+    timed = 2 * 10 + 2 * (add + exp)  # the Repeat's branches and two iterations
     with pd.Session(g, main, device=device) as s:
         s.run()
-        profile = s.profile
-        timed = sum(st.total_cycles for st in steps_named(profile, "timed"))
-        between = only_step(profile, "between/").total_cycles
-        assert s.read(counted) == timed + SYNC  # plus the sync that closes the window
-        assert s.read(second) - s.read(first) == between + SYNC
+        assert s.read(counted) == timed + SYNC == 2040  # plus the sync that closes the window
+        assert s.read(second) - s.read(first) == add + SYNC == 310
+        assert sum(st.total_cycles for st in steps_named(s.profile, "timed")) == timed
         assert s.read(counted.tensor).dtype == np.uint32 and s.read(counted.tensor).shape == (2,)
     assert pd.cycle_count.value(None, [5, 2]) == 5 + (2 << 32)
 

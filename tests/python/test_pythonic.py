@@ -157,16 +157,18 @@ def test_while_switch_and_functions(graph, session_factory):
         assert got[id(picked)][0] == want
 
 
-def test_streams_feed_a_batch_axis_and_return_outputs(graph, session_factory):
+@pytest.mark.parametrize("copies", [1, 2, 4])
+def test_streams_feed_a_batch_axis_and_return_outputs(graph, session_factory, copies):
     inputs = graph.host_to_device(pd.float32, (3,), name="in")
     outputs = graph.device_to_host(pd.float32, (3,), name="out")
     with pd.Sequence() as main:
-        with pd.Repeat(4):
+        with pd.Repeat(copies):
             x = inputs.read()
             outputs.write(x * 2)
-    feed = np.arange(12, dtype=np.float32).reshape(4, 3)
+    feed = np.arange(3 * copies, dtype=np.float32).reshape(copies, 3)
     out = run_main(session_factory, graph, main, feeds={inputs: feed})["out"]
-    assert_close(out[outputs], feed * 2)
+    # one row per write, stacked; a single write is returned as it is
+    assert_close(out[outputs], feed * 2 if copies > 1 else feed[0] * 2)
 
 
 def test_stream_feed_errors(graph, session_factory):

@@ -214,22 +214,28 @@ def mentions(source, name):
     return any(re.search(rf"\b{re.escape(name)}\b", p.read_text()) for p in programs)
 
 
+def problems_with_tests(what, tests, name=None) -> list:
+    """What is wrong with the tests tied to `what`: none named, a named one that does not
+    exist, or (given a name) none of them using the name."""
+    problems = [] if tests else [f"{what}: no test named"]
+    sources = []
+    for test in tests:
+        module, _, function = test.partition("::")
+        source = functions_of_tests(module).get(function)
+        if source is None:
+            problems.append(f"{what}: no test {test}")
+        else:
+            sources.append(source)
+    if name and sources and not any(mentions(s, name) for s in sources):
+        problems.append(f"{what}: none of {tests} uses '{name}'")
+    return problems
+
+
 def test_every_declaration_is_exercised_by_a_named_test():
     problems = []
     for d in declarations():
-        if not d.tests:
-            problems.append(f"{d}: no test named")
-        sources = []
-        for test in d.tests:
-            module, _, function = test.partition("::")
-            source = functions_of_tests(module).get(function)
-            if source is None:
-                problems.append(f"{d}: no test {test}")
-            else:
-                sources.append(source)
         named = d.name and d.kind != "type" and not d.name.startswith("operator")
-        if named and sources and not any(mentions(s, d.name) for s in sources):
-            problems.append(f"{d}: none of {d.tests} uses '{d.name}'")
+        problems += problems_with_tests(d, d.tests, d.name if named else None)
     assert not problems, "\n".join(problems)
 
 
