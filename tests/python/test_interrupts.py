@@ -19,6 +19,15 @@ FOREVER = 100_000
 CTRL_C = "Ctrl-C stopping a run (Engine::stop from a signal handler)"
 
 
+@pytest.fixture(autouse=True)
+def python_handles_ctrl_c():
+    """Python's own Ctrl-C handler for each test: a shell that starts the suite in the
+    background starts it with SIGINT ignored, and an ignored SIGINT stops no run."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def after(seconds, action):
     timer = threading.Timer(seconds, action)
     timer.start()
