@@ -13,7 +13,7 @@ reports=$build/reports
 
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$root" -B "$build" -G Ninja -DPOPDSL_SANITIZE=address,undefined -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=OFF \
-        -Dpybind11_DIR="$(python -c 'import pybind11;print(pybind11.get_cmake_dir())')" > "$build.configure.log"
+        -Dpybind11_DIR="$(python -c 'import pybind11;print(pybind11.get_cmake_dir())')"
 fi
 ninja -C "$build" -j "${JOBS:-$(nproc)}"
 # A package of its own: the checkout's popdsl/ keeps its uninstrumented extension.
