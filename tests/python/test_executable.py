@@ -1,5 +1,7 @@
 """The raw Poplar API of the session lifecycle: compileGraph, Executable (de)serialization,
 host functions and hardware seeds, with the errors a user can hit."""
+import struct
+
 import numpy as np
 import pytest
 
@@ -49,6 +51,20 @@ def test_corrupt_executables_are_refused(graph):
         poplar.Executable.deserialize(b"abc")
     with pytest.raises(poplar.poplar_error, match="truncated or corrupt"):
         poplar.Executable.deserialize(data[:60], checkPackageHash=False)
+
+
+def test_element_counts_that_wrap_around_are_refused(graph):
+    # v's shape [2, 3] (a count, then the dims) rewritten to [2**63 + 3, 2]: its element
+    # count wraps to 6 in 64 bits, matching v's data and mapping, so only an overflow
+    # check tells it from v.
+    _, prog = doubling_graph(graph)
+    data = poplar.compileGraph(graph, prog).serialize()
+    shape = struct.pack("<3Q", 2, 2, 3)
+    assert shape in data
+    with pytest.raises(poplar.poplar_error, match=r"Cannot read an executable: a variable: shape "
+                                                  r"\[9223372036854775811,2\] of float has too many elements"):
+        poplar.Executable.deserialize(data.replace(shape, struct.pack("<3Q", 2, 2 ** 63 + 3, 2)),
+                                      checkPackageHash=False)
 
 
 def test_compile_graph_checks_options(graph):

@@ -10,6 +10,7 @@
 #include <poplar/Executable.hpp>
 #include <poplar/exceptions.hpp>
 
+#include <cstdint>
 #include <istream>
 #include <iterator>
 #include <ostream>
@@ -144,6 +145,8 @@ public:
     impl->shape = r_.sizes();
     impl->vars = g_.vars;
     impl->blocks.resize(r_.count(8));
+    // Element counts are checked for overflow: crafted dims could wrap to a matching count.
+    const auto whatTensor = [] { return std::string("Cannot read an executable: a tensor"); };
     std::size_t elements = 0;
     for (Block &b : impl->blocks) {
       b.var = static_cast<unsigned>(r_.u64());
@@ -152,9 +155,10 @@ public:
       b.strides.resize(r_.count(8));
       for (auto &s : b.strides) s = r_.i64();
       checkBlock(b, impl->type);
-      elements += b.numElements();
+      if (__builtin_add_overflow(elements, checkedNumElements(b.dims, impl->type, whatTensor), &elements))
+        r_.corrupt();
     }
-    if (elements != impl->numElements()) r_.corrupt();
+    if (elements != checkedNumElements(impl->shape, impl->type, whatTensor)) r_.corrupt();
     return makeTensor(std::move(impl));
   }
 
@@ -216,8 +220,7 @@ public:
       v.type = r_.type();
       if (!typeInfo(v.type).supportedOnDevice) r_.corrupt();
       v.shape = r_.sizes();
-      v.numElements = 1;
-      for (std::size_t d : v.shape) v.numElements *= d;
+      v.numElements = checkedNumElements(v.shape, v.type, [] { return std::string("Cannot read an executable: a variable"); });
       v.name = r_.str();
       v.isConstant = r_.boolean();
       v.data = r_.raw();
@@ -287,8 +290,12 @@ private:
     std::int64_t lo = b.offset, hi = b.offset;
     for (std::size_t d = 0; d < b.dims.size(); ++d) {
       if (b.dims[d] == 0) return; // no elements
-      const std::int64_t reach = static_cast<std::int64_t>(b.dims[d] - 1) * b.strides[d];
-      (reach < 0 ? lo : hi) += reach;
+      // Crafted dims and strides must not overflow into a reach that looks in bounds.
+      std::int64_t reach;
+      if (b.dims[d] - 1 > static_cast<std::uint64_t>(INT64_MAX) ||
+          __builtin_mul_overflow(static_cast<std::int64_t>(b.dims[d] - 1), b.strides[d], &reach) ||
+          __builtin_add_overflow(reach < 0 ? lo : hi, reach, reach < 0 ? &lo : &hi))
+        r_.corrupt();
     }
     if (lo < 0 || hi >= static_cast<std::int64_t>(v.numElements)) r_.corrupt();
   }
