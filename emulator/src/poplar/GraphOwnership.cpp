@@ -3,7 +3,7 @@
 #include <poplar/exceptions.hpp>
 
 #include <atomic>
-#include <set>
+#include <unordered_set>
 
 #include "GraphState.hpp"
 #include "ProgramNode.hpp"
@@ -52,13 +52,14 @@ std::string hostFunctionName(unsigned id, const GraphState *owner) {
   return "host function " + std::to_string(id);
 }
 
-// Checks every node; the functions that calls reach are checked after the programs.
+// Checks every node once; the functions that calls reach are checked after the programs.
 class OwnershipCheck : public ProgramVisitor<NoNodeState> {
 public:
   explicit OwnershipCheck(const GraphState &graph) : graph_(graph) {}
 
   bool enter(const ProgramNode &n, NoNodeState &) {
     using K = ProgramNode::Kind;
+    if (!checked_.insert(&n).second) return false;
     for (const Tensor &t : n.tensors) {
       const TensorImpl &impl = tensorImpl(t);
       if (impl.vars != graph_.vars)
@@ -70,7 +71,7 @@ public:
     case K::Execute: check(n, n.owner, computeSetName); break;
     case K::Call:
       check(n, n.owner, functionName);
-      if (n.id < graph_.functions.size() && seen_.insert(n.id).second) pending.push_back(n.id);
+      if (n.id < graph_.functions.size()) pending.push_back(n.id);
       break;
     case K::HostCall: check(n, n.owner, hostFunctionName); break;
     case K::StreamToTensor:
@@ -95,7 +96,7 @@ private:
   }
 
   const GraphState &graph_;
-  std::set<unsigned> seen_;
+  std::unordered_set<const ProgramNode *> checked_; // each once, however often it is used
 };
 
 } // namespace
