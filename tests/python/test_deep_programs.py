@@ -73,7 +73,8 @@ def compile_run_and_reload(device, graph, prog):
         out = np.zeros(1, np.uint32)
         engine.readTensor("count", out)
         counts.append(int(out[0]))
-        assert engine.getProfileData()["runs"] == 1
+        if pd.backend() == "emulator":  # the profile's walk of the programs (emulator-only data)
+            assert engine.getProfileData()["runs"] == 1
     return {"counts": counts, "dump_lines": dump.count("\n"), "empty": prog.isEmpty()}
 
 
@@ -186,6 +187,7 @@ def test_deep_pythonic_blocks_build_on_a_small_stack():
     assert on_small_stack(build_and_run) == [2]
 
 
+@pytest.mark.needs_emulator("the emulator's dumpProgram format")
 def test_deep_lines_of_a_dump_say_their_level(device):
     # Indenting every level would make the dump grow with the square of the depth
     # (100 MB for 10000 levels); past 64 levels a line says its level instead.
