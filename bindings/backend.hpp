@@ -58,9 +58,14 @@ ExecutableInterface executableInterface(const poplar::Executable &exe);
 // "programs", "options"): equal inputs give equal bytes (popdsl's executable cache).
 std::vector<std::pair<std::string, std::string>> executableSections(const poplar::Executable &exe);
 
-// The element type of an engine's host read (`read`) or write handle, where the backend
-// can tell (the SDK cannot: its Engine does not say), to check numpy buffers' dtypes.
-std::optional<poplar::Type> hostTensorType(const poplar::Engine &engine, const std::string &handle, bool read);
+// The element type and number of elements of an engine's host read (`read`) or write
+// handle, where the backend can tell (the SDK cannot: its Engine does not say), to check
+// numpy buffers' dtypes and saved sessions' manifests.
+struct HostTensor {
+  poplar::Type type;
+  std::size_t numElements;
+};
+std::optional<HostTensor> hostTensor(const poplar::Engine &engine, const std::string &handle, bool read);
 
 // Whether Engine::stop may be called from a signal handler (Ctrl-C stops a run).
 bool engineStopIsAsyncSignalSafe();

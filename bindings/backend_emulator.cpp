@@ -28,10 +28,10 @@ std::vector<std::pair<std::string, std::string>> executableSections(const poplar
   return poplar::detail::executableSections(exe);
 }
 
-std::optional<poplar::Type> hostTensorType(const poplar::Engine &engine, const std::string &handle, bool read) {
-  poplar::Type type;
-  if (!poplar::detail::hostTensorType(engine, handle, read, type)) return std::nullopt;
-  return type;
+std::optional<HostTensor> hostTensor(const poplar::Engine &engine, const std::string &handle, bool read) {
+  HostTensor t;
+  if (!poplar::detail::hostTensor(engine, handle, read, t.type, t.numElements)) return std::nullopt;
+  return t;
 }
 
 // The emulator's Engine::stop stores to a lock-free atomic flag.

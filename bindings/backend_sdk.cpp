@@ -19,7 +19,7 @@ std::vector<std::pair<std::string, std::string>> executableSections(const poplar
   throw NeedsEmulatorBackend("the executable cache (canonical executable sections, poplar._executableSections)");
 }
 
-std::optional<poplar::Type> hostTensorType(const poplar::Engine &, const std::string &, bool) {
+std::optional<HostTensor> hostTensor(const poplar::Engine &, const std::string &, bool) {
   return std::nullopt;
 }
 

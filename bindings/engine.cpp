@@ -56,13 +56,12 @@ py::array contiguousBuffer(py::handle obj, bool writeable, const char *what) {
   return arr;
 }
 
-// Refuses a buffer whose dtype is not the numpy dtype of the handle's element type (a
-// handle of unknown type, as on the sdk backend, is checked by size only).
-void checkHostDtype(const py::array &arr, const std::optional<poplar::Type> &type, const std::string &handle,
-                    const char *what) {
-  if (type && !arr.dtype().is(numpyDtype(*type)) && !arr.dtype().equal(numpyDtype(*type)))
-    throw py::type_error(std::string(what) + ": handle '" + handle + "' holds " + type->toString().str() +
-                         " (numpy " + std::string(py::str(numpyDtype(*type))) + "); the array's dtype is " +
+// Refuses a buffer whose dtype is not the numpy dtype of the handle's element type
+// (callers skip a handle of unknown type, as on the sdk backend: it is checked by size only).
+void checkHostDtype(const py::array &arr, const poplar::Type &type, const std::string &handle, const char *what) {
+  if (!arr.dtype().is(numpyDtype(type)) && !arr.dtype().equal(numpyDtype(type)))
+    throw py::type_error(std::string(what) + ": handle '" + handle + "' holds " + type.toString().str() +
+                         " (numpy " + std::string(py::str(numpyDtype(type))) + "); the array's dtype is " +
                          std::string(py::str(arr.dtype())));
 }
 
@@ -290,7 +289,8 @@ void bindEngine(py::module_ &m) {
       .def("writeTensor",
            [](PyEngine &e, const std::string &handle, py::handle data) {
              py::array arr = contiguousBuffer(data, false, "writeTensor");
-             checkHostDtype(arr, backend::hostTensorType(e.get(), handle, false), handle, "writeTensor");
+             if (const auto tensor = backend::hostTensor(e.get(), handle, false))
+               checkHostDtype(arr, tensor->type, handle, "writeTensor");
              const char *p = static_cast<const char *>(arr.data());
              e.get().writeTensor(handle, p, p + arr.nbytes());
            },
@@ -298,12 +298,22 @@ void bindEngine(py::module_ &m) {
       .def("readTensor",
            [](PyEngine &e, const std::string &handle, py::handle out) {
              py::array arr = contiguousBuffer(out, true, "readTensor");
-             checkHostDtype(arr, backend::hostTensorType(e.get(), handle, true), handle, "readTensor");
+             if (const auto tensor = backend::hostTensor(e.get(), handle, true))
+               checkHostDtype(arr, tensor->type, handle, "readTensor");
              char *p = static_cast<char *>(arr.mutable_data());
              e.get().readTensor(handle, p, p + arr.nbytes());
              return arr;
            },
            py::arg("handle"), py::arg("buffer"), "Reads a host-read handle into a writeable C-contiguous numpy array")
+      .def("_hostTensor",
+           [](PyEngine &e, const std::string &handle, bool read) -> py::object {
+             const auto tensor = backend::hostTensor(e.get(), handle, read);
+             if (!tensor) return py::none();
+             return py::make_tuple(tensor->type, tensor->numElements);
+           },
+           py::arg("handle"), py::arg("read"),
+           "Emulator: (element type, number of elements) of a host read (read=True) or write handle; None "
+           "when there is no such handle (always on the sdk backend, whose Engine does not say)")
       .def("connectStream",
            [](PyEngine &e, const std::string &handle, py::handle data) {
              py::array arr = contiguousBuffer(data, true, "connectStream");

@@ -3,6 +3,11 @@
 Ops go into the innermost open block. A block is a list of steps that becomes a
 poplar Sequence when built; control-flow steps build their bodies the same way,
 so `If` can still take an `Else` after its block has closed.
+
+A step is a poplar program, something with build() (a compute set, a cycle counter),
+or a block or control-flow step: parts() (the blocks it holds) and assemble(programs)
+(its program from theirs). Blocks nest as deep as Poplar's programs (10000 levels),
+past Python's recursion limit, so build_program keeps its own stack.
 """
 from popdsl._core import program as _program
 from popdsl.autodiff.tape import Record, Tape
@@ -24,9 +29,14 @@ class Block:
         """Append a poplar program or a deferred step (anything with build())."""
         self.steps.append(step)
 
+    def parts(self):
+        return self.steps
+
+    def assemble(self, programs) -> _program.Sequence:
+        return _program.Sequence(programs, self.name)
+
     def build(self) -> _program.Sequence:
-        return _program.Sequence([s.build() if hasattr(s, "build") else s for s in self.steps],
-                                 self.name)
+        return build_program(self)
 
     def __enter__(self):
         _open_blocks.append(self)
@@ -35,6 +45,27 @@ class Block:
     def __exit__(self, *exc):
         _open_blocks.pop()
         return False
+
+
+def build_program(step):
+    """The poplar program of `step`, its parts built before it, depth first without recursion."""
+    built = []  # the programs of the parts finished so far, in order
+    todo = [(step, None)]  # (step, its parts once they are on the way)
+    while todo:
+        step, parts = todo.pop()
+        if parts is None and hasattr(step, "parts"):
+            parts = list(step.parts())
+            todo.append((step, parts))
+            todo.extend((part, None) for part in reversed(parts))
+            continue
+        if parts is None:
+            built.append(step.build() if hasattr(step, "build") else step)
+            continue
+        first = len(built) - len(parts)
+        programs = built[first:]
+        del built[first:]
+        built.append(step.assemble(programs))
+    return built[0]
 
 
 def current_block(prog=None) -> Block:
@@ -105,11 +136,8 @@ class _Nested:
         _open_blocks.pop()
         if exc_type is None:
             self.parent.add(self)
-            record_control(self.kind, self.bodies(), self.parent)
+            record_control(self.kind, self.parts(), self.parent)
         return False
-
-    def bodies(self) -> list:
-        return [self.body]
 
 
 class Repeat(_Nested):
@@ -122,8 +150,11 @@ class Repeat(_Nested):
         super().__init__()
         self.count, self.name = count, debug_name(name)
 
-    def build(self):
-        return _program.Repeat(self.count, self.body.build(), self.name)
+    def parts(self):
+        return [self.body]
+
+    def assemble(self, programs):
+        return _program.Repeat(self.count, programs[0], self.name)
 
 
 class If(_Nested):
@@ -137,9 +168,12 @@ class If(_Nested):
         self.name = debug_name(name)
         self.else_body = None
 
-    def build(self):
-        else_body = self.else_body.build() if self.else_body else _program.Sequence()
-        return _program.If(self.predicate, self.body.build(), else_body, self.name)
+    def parts(self):
+        return [self.body] + ([self.else_body] if self.else_body else [])
+
+    def assemble(self, programs):
+        then_body, *else_body = programs
+        return _program.If(self.predicate, then_body, else_body[0] if else_body else _program.Sequence(), self.name)
 
 
 class Else:
@@ -177,11 +211,12 @@ class While(_Nested):
         with self.condition:
             self.predicate = check_control(cond_fn(), "While condition")
 
-    def bodies(self) -> list:
+    def parts(self):
         return [self.condition, self.body]
 
-    def build(self):
-        return _program.RepeatWhileTrue(self.condition.build(), self.predicate, self.body.build(), self.name)
+    def assemble(self, programs):
+        condition, body = programs
+        return _program.RepeatWhileTrue(condition, self.predicate, body, self.name)
 
 
 class Switch:
@@ -217,10 +252,12 @@ class Switch:
         self.default_body = Block()
         return self.default_body
 
-    def build(self):
-        cases = [(value, body.build()) for value, body in self.cases.items()]
-        default = self.default_body.build() if self.default_body else _program.Sequence()
-        return _program.Switch(self.control, cases, default, self.name)
+    def parts(self):
+        return [self.default_body or Block()] + list(self.cases.values())
+
+    def assemble(self, programs):
+        default, *cases = programs
+        return _program.Switch(self.control, list(zip(self.cases, cases)), default, self.name)
 
 
 class Function:

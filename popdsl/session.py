@@ -132,6 +132,7 @@ class Session:
                     device or poplar.Device.createSimulatorDevice(graph.target), seed, name)
 
     def _setup(self, executable, program_names, tensors, streams, callbacks, device, seed, name):
+        self._lock = threading.RLock()
         self.executable = executable
         self.program_names = program_names
         self.device = device
@@ -152,7 +153,6 @@ class Session:
             self.seed = seed
         self._host_data = {}  # handle -> host copy of a weight written through this session
         self._depth = 0
-        self._lock = threading.RLock()
 
     # --- saving and loading -----------------------------------------------------------------
     def save(self, path):
@@ -201,6 +201,7 @@ class Session:
         self._setup(executable, manifest["programs"], tensors, streams,
                     {h: HostCallback.from_json(saved[h], fn) for h, fn in callbacks.items()},
                     device or poplar.Device.createSimulatorDevice(target), seed, manifest["name"])
+        _check_saved_tensors(self.engine, path, tensors)
         return self
 
     # --- lifecycle ------------------------------------------------------------------------
@@ -236,12 +237,14 @@ class Session:
     def attached(self) -> bool:
         return _holders.get(id(self.device)) is self
 
+    @_one_at_a_time
     def __enter__(self):
         if self._depth == 0:
             self.attach()
         self._depth += 1
         return self
 
+    @_one_at_a_time
     def __exit__(self, *exc):
         self._depth -= 1
         if self._depth == 0:
@@ -269,6 +272,7 @@ class Session:
         return self.engine.getRandomSeed()
 
     @seed.setter
+    @_one_at_a_time
     def seed(self, value: int):
         if not isinstance(value, (int, np.integer)) or not 0 <= int(value) < 2 ** 64:
             raise SessionError(f"the seed must be an integer in [0, 2**64), not {value!r}")
@@ -400,6 +404,28 @@ def _file_path(path, what: str) -> str:
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"{what}: path must be a str or os.PathLike, got {describe(path)}")
     return os.path.expanduser(os.fspath(path))
+
+
+def _check_saved_tensors(engine, path, tensors):
+    """Each saved tensor's dtype and shape are those of its host handles in the executable:
+    reads and writes size their buffers by the manifest, so a manifest that disagrees
+    raises SessionError naming the file, the handle and both dtypes. The sdk backend's
+    Engine does not describe its handles; there the buffers' sizes are still checked."""
+    if _core_backend == "sdk":
+        return
+    for t in tensors:
+        for read in (True, False) if not t.constant else (True,):
+            handle = ("r" if read else "w") + t.handle
+            found = engine._hostTensor(handle, read)
+            if found is None:
+                raise SessionError(f"Session.load({path!r}): the file's manifest names tensor {t.name!r}, but its "
+                                   f"executable has no host {'read' if read else 'write'} handle {handle!r}")
+            element_type, elements = found
+            if np.dtype(element_type.numpy_dtype) != t.dtype or elements != int(np.prod(t.shape)):
+                raise SessionError(
+                    f"Session.load({path!r}): the file's manifest gives tensor {t.name!r} (handle {handle!r}) dtype "
+                    f"{t.dtype} and shape {t.shape}, but the executable's handle holds {elements} elements of "
+                    f"{element_type} (numpy {np.dtype(element_type.numpy_dtype)}); the file is damaged")
 
 
 def _unique_names(names) -> list:

@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from popdsl import poplar, program
+from popdsl import poplar, popops, program
 
 
 @pytest.fixture(autouse=True)
@@ -160,6 +160,104 @@ def test_tensors_from_another_graph_do_not_compile(graph, device):
     foreign = mapped_variable(other, poplar.INT, [1], "foreign")
     with pytest.raises(poplar.graph_program_compilation_error, match="'foreign'.*different graph"):
         poplar.Engine(graph, program.WriteUndef(foreign))
+
+
+def graph_pair(device):
+    """Two graphs, made one after the other (so numbered n and n + 1), each with a compute
+    set, function, host function and streams of the same ids and handles: an element
+    taken by its id alone would silently be the other graph's."""
+    graphs = []
+    for name in ("ours", "theirs"):
+        g = poplar.Graph(device.getTarget())
+        elements = {
+            "tensor": mapped_variable(g, poplar.INT, [1], f"{name} x"),
+            "compute set": g.addComputeSet(f"{name} cs"),
+            "function": g.addFunction(program.Sequence([], f"{name} body")),
+            "host function": g.addHostFunction("report", [], []),
+            "to device": g.addHostToDeviceFIFO("in", poplar.INT, 1),
+            "to host": g.addDeviceToHostFIFO("out", poplar.INT, 1),
+        }
+        graphs.append((g, elements))
+    return graphs
+
+
+def using(element, theirs, our_x):
+    """A program of ours that uses one of their elements."""
+    return {
+        "compute set": lambda: program.Execute(theirs["compute set"], "step"),
+        "function": lambda: program.Call(theirs["function"], "call"),
+        "host function": lambda: program.Call(theirs["host function"], [], [], "call"),
+        "to device": lambda: program.Copy(theirs["to device"], our_x, False, "copy"),
+        "to host": lambda: program.Copy(our_x, theirs["to host"], False, "copy"),
+    }[element]()
+
+
+@pytest.mark.needs_emulator("which graph compute sets, functions, host functions and streams belong to")
+@pytest.mark.parametrize("element, described", [
+    ("compute set", r"Execute 'step': compute set 0 'theirs cs'"),
+    ("function", r"Call 'call': function 0 'theirs body'"),
+    ("host function", r"Call\(host function\) 'call': host function 'report'"),
+    ("to device", r"StreamCopy\(host to device\) 'copy': stream 'in'"),
+    ("to host", r"StreamCopy\(device to host\) 'copy': stream 'out'"),
+])
+def test_programs_using_another_graphs_elements_do_not_compile(device, element, described):
+    (ours, our_elements), (_, their_elements) = graph_pair(device)
+    prog = using(element, their_elements, our_elements["tensor"])
+    for compile_it in (lambda: poplar.compileGraph(ours, [prog]), lambda: poplar.Engine(ours, prog)):
+        with pytest.raises(poplar.graph_program_compilation_error) as caught:
+            compile_it()
+        found = re.fullmatch(described + r" belongs to a different graph \(graph #(\d+)\) than graph #(\d+), "
+                             r"the graph being compiled", str(caught.value))
+        assert found, str(caught.value)
+        assert int(found[1]) == int(found[2]) + 1  # theirs, made after ours
+    # Their own engine takes the element (and ours takes ours).
+    poplar.Engine(ours, using(element, our_elements, our_elements["tensor"]))
+
+
+@pytest.mark.needs_emulator("which graph compute sets, functions, host functions and streams belong to")
+def test_functions_called_from_a_program_are_checked_too(device):
+    (ours, our_elements), (_, their_elements) = graph_pair(device)
+    helper = ours.addFunction(program.Sequence([program.WriteUndef(their_elements["tensor"], "forget")]))
+    with pytest.raises(poplar.graph_program_compilation_error,
+                       match=r"WriteUndef 'forget': tensor 'theirs x' \[1\] int belongs to a different graph "
+                             r"\(graph #\d+\)"):
+        poplar.Engine(ours, program.Sequence([program.Call(helper)]))
+
+
+@pytest.mark.needs_emulator("which graph compute sets belong to")
+def test_a_compute_set_of_a_graph_that_is_gone_does_not_compile(device):
+    ours = poplar.Graph(device.getTarget())
+    ours.addComputeSet("ours")
+    gone = poplar.Graph(device.getTarget())
+    orphan = gone.addComputeSet("orphan")
+    del gone
+    with pytest.raises(poplar.graph_program_compilation_error,
+                       match=r"compute set 0 belongs to a graph that no longer exists, not to graph #\d+"):
+        poplar.Engine(ours, program.Execute(orphan))
+
+
+@pytest.mark.needs_emulator("which graph compute sets belong to")
+def test_adding_to_another_graphs_compute_set_is_an_error(device):
+    (ours, our_elements), (_, their_elements) = graph_pair(device)
+    popops.addCodelets(ours)
+    with pytest.raises(poplar.poplar_error, match=r"compute set 0 'theirs cs' belongs to a different graph "
+                                                  r"\(graph #\d+\) than graph #\d+"):
+        popops.zero(ours, our_elements["tensor"], 0, their_elements["compute set"])
+
+
+def test_a_compute_set_made_from_its_id_is_taken_by_id(graph, device):
+    popops.addCodelets(graph)
+    x = mapped_variable(graph, poplar.INT, [1], "x")
+    graph.setInitialValue(x, np.array([5], np.int32))
+    cs = graph.addComputeSet("zero x")
+    popops.zero(graph, x, 0, cs)
+    graph.createHostRead("x", x)
+    engine = poplar.Engine(graph, program.Execute(poplar.ComputeSet(cs.getId())))
+    engine.load(device)
+    engine.run(0)
+    out = np.ones(1, np.int32)
+    engine.readTensor("x", out)
+    assert out.tolist() == [0]
 
 
 # --- Loading and running --------------------------------------------------------------------------

@@ -297,8 +297,8 @@ def test_adding_a_program_to_itself_adds_its_old_value(graph, device):
 
 
 def test_programs_nest_at_most_10000_levels_deep(graph, device):
-    # Compiling, serializing and destroying recurse once per level: 30000 nested
-    # Sequences overflowed the stack (SIGSEGV); now the 10001st level is refused.
+    # Poplar's limit: the 10001st level is refused (before it was, 30000 nested Sequences
+    # overflowed the stack of the recursive walks; test_deep_programs.py runs 10000).
     deepest = program.Sequence()
     for _ in range(9999):
         deepest = program.Sequence([deepest])

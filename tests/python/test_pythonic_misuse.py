@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import popdsl as pd
+from popdsl import poplar
 from popdsl.nn import lstm
 
 _PYBIND_LEAKS = re.compile(r"incompatible function arguments|Unable to cast|TypeError: __init__\(\)|"
@@ -310,3 +311,39 @@ def test_misuse_raises_a_clear_error_naming_the_argument(api, param, bad):
         statement = linecache.getline(__file__, int(location[1])).strip()
         message = message[location.end():].removeprefix(statement + ": ")
     assert re.search(rf"\b{re.escape(param)}\b", message), message
+
+
+# --- Programs of one graph in a session of another --------------------------------------------
+
+
+def _call_their_function(theirs, t):
+    @theirs.function
+    def bump():
+        pd.fill(t, 1.0)
+    bump()
+
+
+def _call_their_callback(theirs, t):
+    pd.host_callback(lambda values: None, t, name="their_callback")
+
+
+def _read_their_stream(theirs, t):
+    theirs.host_to_device(pd.float32, (2,), name="their_in").read(t)
+
+
+@pytest.mark.needs_emulator("which graph functions belong to (the other cases check tensors)")
+@pytest.mark.parametrize("use, element", [
+    (_call_their_function, r"Call '[^']*bump': function 0 '[^']*bump'"),
+    (_call_their_callback, r"Call\(host function\) 'their_callback': tensor 'theirs_t' \[2\] float"),
+    (_read_their_stream, r"StreamCopy\(host to device\) '[^']*': tensor 'theirs_t' \[2\] float"),
+], ids=["function", "host-callback", "stream"])
+def test_a_session_refuses_a_program_built_on_another_graph(use, element):
+    ours, theirs = pd.Graph(DEVICE), pd.Graph(DEVICE)
+    ours.variable(pd.float32, (2,), name="ours_t")
+    t = theirs.variable(pd.float32, (2,), name="theirs_t")
+    with pd.Sequence() as main:
+        use(theirs, t)
+    with pytest.raises(poplar.graph_program_compilation_error,
+                       match=element + r" belongs to a different graph \(graph #\d+\) than graph #\d+, "
+                                       r"the graph being compiled"):
+        pd.Session(ours, main, device=DEVICE)

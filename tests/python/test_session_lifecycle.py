@@ -303,6 +303,23 @@ def test_a_session_manifest_is_checked_field_by_field(device, tmp_path, edit, pr
         pd.Session.load(tmp_path / "m", device=device)
 
 
+@pytest.mark.needs_emulator("the host handles' element types (the sdk's Engine does not say)")
+@pytest.mark.parametrize("edit, problem", [
+    (set_first("tensors", "dtype", "<i4"), r"gives tensor 'x' \(handle 'r0'\) dtype int32 and shape \(4, 8\), but the "
+                                           r"executable's handle holds 32 elements of float \(numpy float32\)"),
+    (set_first("tensors", "dtype", "|b1"), r"gives tensor 'x' \(handle 'r0'\) dtype bool .* holds 32 elements of float"),
+    (set_first("tensors", "shape", [8, 8]), r"gives tensor 'x' \(handle 'r0'\) dtype float32 and shape \(8, 8\)"),
+    (set_first("tensors", "handle", "99"), r"names tensor 'x', but its executable has no host read handle 'r99'"),
+    (lambda m: m["tensors"][1].update(constant=False), r"names tensor 'w', but its executable has no host write handle"),
+], ids=["int32-for-float", "bool-for-float", "shape", "unknown-handle", "constant-made-writable"])
+def test_a_session_manifest_must_match_its_executable(device, tmp_path, edit, problem):
+    g, main, _ = build_model(device)
+    pd.Session(g, main, device=device).save(tmp_path / "m")
+    saved_with_manifest(tmp_path / "m", edit)
+    with pytest.raises(pd.SessionError, match=rf"Session.load\('{tmp_path}/m'\): the file's manifest {problem}"):
+        pd.Session.load(tmp_path / "m", device=device)
+
+
 def test_session_paths_expand_the_home_directory(device, tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))
     g, main, x = build_model(device)
@@ -568,4 +585,39 @@ def test_detach_from_another_thread_waits_for_the_run(device):
     helper.join()
     # Weights copied after the run, never from part way through it.
     assert detached["weights"]["count"].tolist() == [steps]
+    assert not s.attached
+
+
+def test_detach_waits_for_a_run_in_another_thread(device):
+    # The run pauses in a host callback (the count is 1 then) until the detach has begun
+    # or 0.5 s have passed; it then sets the count to 2. Without the session's lock the
+    # detach would copy the count as 1 and release the device mid-run.
+    g = pd.Graph(device)
+    count = g.variable(pd.int32, (1,), name="count", init=0)
+    in_callback, detach_called = threading.Event(), threading.Event()
+    events = []
+
+    def pause(value):
+        in_callback.set()
+        detach_called.wait(0.5)
+        events.append(("callback saw", value.tolist()))
+
+    with pd.Sequence() as main:
+        count += 1
+        pd.host_callback(pause, count)
+        count += 1
+    s = pd.Session(g, main, device=device)
+    s.attach()
+
+    def detach_during_the_run():
+        in_callback.wait(5)
+        detach_called.set()
+        s.detach()
+        events.append(("detached", s.weights()["count"].tolist()))
+
+    helper = threading.Thread(target=detach_during_the_run)
+    helper.start()
+    s.run()
+    helper.join()
+    assert events == [("callback saw", [1]), ("detached", [2])]
     assert not s.attached

@@ -6,6 +6,11 @@
 
 namespace poplar {
 
+namespace detail {
+struct GraphState;
+struct Internals;
+} // namespace detail
+
 enum class DataStreamType { HostToDeviceFIFO, DeviceToHostFIFO, HostToDeviceBuffer, DeviceToHostBuffer };
 enum class ReplicatedStreamMode { REPLICATE, BROADCAST };
 
@@ -36,7 +41,10 @@ public:
   bool valid() const { return !handle_.empty(); }
 
 private:
+  friend struct detail::Internals;
   std::string handle_;
+  // The graph that made the stream, as for the elements of GraphElements.hpp.
+  std::weak_ptr<const detail::GraphState> graph_;
   Type type_;
   std::size_t numElements_ = 0;
   DataStreamType kind_ = DataStreamType::HostToDeviceFIFO;

@@ -1,6 +1,7 @@
 #pragma once
 // Small id wrappers for objects that live in a Graph.
 #include <cstddef>
+#include <memory>
 
 #include <poplar/StringRef.hpp>
 
@@ -8,8 +9,13 @@ namespace poplar {
 
 namespace detail {
 struct GraphState;
+struct Internals;
 struct VertexRefAccess;
 } // namespace detail
+
+// The elements below are ids in the graph that made them; the emulator also keeps
+// which graph that was (graph_, unset for one made from a bare id), so a program
+// that uses one in another graph's engine is an error naming both graphs.
 
 class ComputeSet {
 public:
@@ -19,7 +25,9 @@ public:
   friend bool operator==(ComputeSet a, ComputeSet b) { return a.id_ == b.id_; }
 
 private:
+  friend struct detail::Internals;
   unsigned id_ = ~0u;
+  std::weak_ptr<const detail::GraphState> graph_;
 };
 
 class Function {
@@ -29,7 +37,9 @@ public:
   unsigned getId() const { return id_; }
 
 private:
+  friend struct detail::Internals;
   unsigned id_ = ~0u;
+  std::weak_ptr<const detail::GraphState> graph_;
 };
 
 // A function run on the host, called from a program with program::Call.
@@ -40,7 +50,9 @@ public:
   unsigned getId() const { return id_; }
 
 private:
+  friend struct detail::Internals;
   unsigned id_ = ~0u;
+  std::weak_ptr<const detail::GraphState> graph_;
 };
 
 class FieldRef;

@@ -26,9 +26,9 @@ Engine makeEngine(const Executable &exe, const OptionFlags &opt, ProgressFunc pr
 void setRandomSeed(Engine &engine, std::uint64_t seed);
 std::uint64_t getRandomSeed(const Engine &engine);
 
-// The element type of the engine's host read (`read`) or write handle `handle`, in
-// `type`; false when it has no such handle.
-bool hostTensorType(const Engine &engine, const std::string &handle, bool read, Type &type);
+// The element type and number of elements of the engine's host read (`read`) or write
+// handle `handle`; false when it has no such handle.
+bool hostTensor(const Engine &engine, const std::string &handle, bool read, Type &type, std::size_t &numElements);
 
 // What the engine recorded about its programs and memory (cycles are estimates).
 ProfileData getProfileData(const Engine &engine);

@@ -51,6 +51,15 @@ struct Internals {
   }
   static const VertexIntrospectorState &vertexIntrospectorState(const VertexIntrospector &v) { return *v.vertex_; }
   static Type type(unsigned id) { return Type(id); }
+  // The graph a compute set, function, host function or data stream belongs to
+  // (unset for one made from a bare id), and the element marked as `graph`'s.
+  template <class Element> static const std::weak_ptr<const GraphState> &owner(const Element &e) {
+    return e.graph_;
+  }
+  template <class Element> static Element owned(Element e, const std::shared_ptr<const GraphState> &graph) {
+    e.graph_ = graph;
+    return e;
+  }
   // Calls cb.fetch(p) and waits until the callback has called notify().
   static void fetchWhenReady(ResumableStreamCallback &cb, void *p);
 };

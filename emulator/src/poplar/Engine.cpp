@@ -15,6 +15,7 @@
 #include "EngineState.hpp"
 #include "ExecutableState.hpp"
 #include "ProgramNode.hpp"
+#include "ProgramWalk.hpp"
 #include "TensorImpl.hpp"
 #include "VertexKernel.hpp"
 
@@ -255,9 +256,7 @@ private:
   }
 
   void checkWritable(const Tensor &t, const ProgramNode &n, const char *role) {
-    std::string what = kindName(n.kind);
-    if (!n.name.empty()) what += " '" + n.name + "'";
-    checkWritableTensor(t, what + ": " + role);
+    checkWritableTensor(t, nodeLabel(n) + ": " + role);
   }
 
   StreamState &streamFor(const ProgramNode &n) {
@@ -267,103 +266,58 @@ private:
     return it->second;
   }
 
-  void emit(const program::Program &p) {
-    const ProgramNode &n = detail::programNode(p);
+  void emit(const program::Program &p) { walkProgram(p, *this); }
+
+public:
+  // What a control program's code needs between its children (walkProgram gives each
+  // node its own).
+  struct ControlCode {
+    std::uint32_t top = 0;        // Repeat: the body's first instruction; Loop, While: the loop's
+    std::uint32_t slot = 0;       // Repeat: the loop counter; Switch: the table; CycleCount: the start step
+    std::uint32_t predicate = 0;  // While: the scalar of the predicate
+    std::uint32_t pendingJump = 0; // While: the exit; If: to the else, then over it
+    std::vector<std::uint32_t> exits; // Switch: the jumps out after each case
+  };
+  using NodeState = ControlCode;
+
+  // The code of a program before its children: all of it for the programs without.
+  bool enter(const ProgramNode &n, ControlCode &code) {
     using K = ProgramNode::Kind;
     switch (n.kind) {
-    case K::Sequence:
-      for (const auto &child : n.children) emit(child);
-      return;
-    case K::Execute: {
-      auto step = std::make_unique<ExecuteStep>();
-      step->codeletStream = &s_.codeletPrintStream;
-      const ComputeSetInfo &cs = s_.graph->computeSet(n.id);
-      const std::vector<std::vector<bool>> snapshotted = vertexReadsWrittenByOthers(cs.kernels);
-      for (std::size_t ki = 0; ki < cs.kernels.size(); ++ki) {
-        const Kernel &k = cs.kernels[ki];
-        std::vector<Access> operands;
-        for (std::size_t i = 0; i < k.reads.size(); ++i) {
-          const Access a = s_.access(k.reads[i]);
-          operands.push_back(snapshotted[ki][i] ? step->vertices.snapshot(a) : a);
-        }
-        for (const Tensor &t : k.writes) {
-          checkWritable(t, n, "output");
-          operands.push_back(s_.access(t));
-        }
-        if (const auto placement = vertexPlacement(k)) {
-          std::uint64_t elements = 0;
-          for (const Access &a : operands) elements += a.numElements;
-          step->vertices.add(placement->tile, k.compile(operands), elements);
-        } else {
-          step->kernels.push_back(k.compile(operands));
-        }
-      }
-      addStep(std::move(step), n, [kernels = cs.kernels](const CostModel &m) { return m.computeSet(kernels); });
-      if (!cs.name.empty() && n.name.empty()) s_.steps.back()->name = cs.name;
-      return;
-    }
-    case K::Repeat: {
-      if (n.id == 0) return;
+    case K::Sequence: return true;
+    case K::Execute: emitExecute(n); return true;
+    case K::Repeat:
+      if (n.id == 0) return false;
       addControlStep(n, [count = n.id](const CostModel &m) { return m.loop(count); });
-      const auto slot = static_cast<std::uint32_t>(s_.loopCounts.size());
+      code.slot = static_cast<std::uint32_t>(s_.loopCounts.size());
       s_.loopCounts.push_back(n.id);
-      s_.code.push_back({Op::LoopInit, slot, 0});
-      const std::uint32_t body = here();
-      emit(n.children[0]);
-      s_.code.push_back({Op::LoopNext, slot, body});
-      return;
-    }
-    case K::Loop: {
-      const std::uint32_t top = here();
+      s_.code.push_back({Op::LoopInit, code.slot, 0});
+      code.top = here();
+      return true;
+    case K::Loop:
+      code.top = here();
       addControlStep(n, branch); // once per iteration
-      emit(n.children[0]);
-      s_.code.push_back({Op::Jump, 0, top});
-      return;
-    }
+      return true;
     case K::RepeatWhileTrue:
-    case K::RepeatWhileFalse: {
-      const std::uint32_t pred = addScalar(n.tensors[0]);
-      const std::uint32_t top = here();
-      emit(n.children[0]);
-      addControlStep(n, branch); // once per evaluation of the predicate
-      const std::uint32_t exitJump = here();
-      s_.code.push_back({n.kind == K::RepeatWhileTrue ? Op::JumpIfFalse : Op::JumpIfTrue, pred, 0});
-      emit(n.children[1]);
-      s_.code.push_back({Op::Jump, 0, top});
-      s_.code[exitJump].target = here();
-      return;
-    }
+    case K::RepeatWhileFalse:
+      code.predicate = addScalar(n.tensors[0]);
+      code.top = here();
+      return true;
     case K::If: {
       const std::uint32_t pred = addScalar(n.tensors[0]);
       addControlStep(n, branch);
-      const std::uint32_t toElse = here();
+      code.pendingJump = here();
       s_.code.push_back({Op::JumpIfFalse, pred, 0});
-      emit(n.children[0]);
-      const std::uint32_t toEnd = here();
-      s_.code.push_back({Op::Jump, 0, 0});
-      s_.code[toElse].target = here();
-      emit(n.children[1]);
-      s_.code[toEnd].target = here();
-      return;
+      return true;
     }
     case K::Switch: {
       SwitchTable table;
       table.control = addScalar(n.tensors[0]);
-      const auto index = static_cast<std::uint32_t>(s_.switches.size());
+      code.slot = static_cast<std::uint32_t>(s_.switches.size());
       s_.switches.push_back(table);
       addControlStep(n, branch);
-      s_.code.push_back({Op::Switch, index, 0});
-      std::vector<std::uint32_t> exits;
-      for (std::size_t c = 0; c < n.children.size(); ++c) {
-        const std::uint32_t start = here();
-        if (c == 0) s_.switches[index].defaultTarget = start;
-        else s_.switches[index].cases.emplace_back(n.caseValues[c - 1], start);
-        emit(n.children[c]);
-        exits.push_back(here());
-        s_.code.push_back({Op::Jump, 0, 0});
-      }
-      for (std::uint32_t e : exits) s_.code[e].target = here();
-      return;
+      s_.code.push_back({Op::Switch, code.slot, 0});
+      return true;
     }
     case K::Copy: {
       checkWritable(n.tensors[1], n, "destination");
@@ -371,7 +325,7 @@ private:
       step->src = s_.access(n.tensors[0]);
       step->dst = s_.access(n.tensors[1]);
       addStep(std::move(step), n, [src = n.tensors[0], dst = n.tensors[1]](const CostModel &m) { return m.copy(src, dst); });
-      return;
+      return true;
     }
     case K::StreamToTensor: {
       checkWritable(n.tensors[0], n, "destination");
@@ -379,25 +333,25 @@ private:
       step->stream = &streamFor(n);
       step->dst = s_.access(n.tensors[0]);
       addStep(std::move(step), n, hostTransfer(step->dst));
-      return;
+      return true;
     }
     case K::TensorToStream: {
       auto step = std::make_unique<TensorToStreamStep>();
       step->stream = &streamFor(n);
       step->src = s_.access(n.tensors[0]);
       addStep(std::move(step), n, hostTransfer(step->src));
-      return;
+      return true;
     }
     case K::WriteUndef:
       s_.access(n.tensors[0]);
-      return;
+      return true;
     case K::Call:
       if (n.id >= s_.graph->functions.size())
         throw graph_program_compilation_error("Call '" + n.name + "': unknown function id " + std::to_string(n.id));
       addControlStep(n, [](const CostModel &m) { return m.loop(1); });
       pendingCalls_.push_back(here());
       s_.code.push_back({Op::Call, n.id, 0});
-      return;
+      return true;
     case K::PrintTensor: {
       auto step = std::make_unique<PrintTensorStep>();
       step->title = n.text.empty() ? detail::tensorImpl(n.tensors[0]).describe() : n.text;
@@ -406,18 +360,18 @@ private:
       step->format = n.format;
       step->stream = &s_.printStream;
       addStep(std::move(step), n, hostTransfer(step->src));
-      return;
+      return true;
     }
     case K::Sync:
       addControlStep(n, syncOf(n));
-      return;
+      return true;
     case K::HostCall: {
       auto step = hostCall(n);
       std::size_t bytes = 0; // a host call sends its inputs to the host and its outputs back
       for (const auto *side : {&step->inputs, &step->outputs})
         for (const Access &a : *side) bytes += a.numElements * a.elemSize;
       addStep(std::move(step), n, [bytes](const CostModel &m) { return m.hostTransfer(bytes); });
-      return;
+      return true;
     }
     case K::Abort:
     case K::AbortOnCondition: {
@@ -427,7 +381,7 @@ private:
       const std::uint32_t pred = conditional ? addScalar(n.tensors[0]) : 0;
       addStep(std::move(step), n, conditional ? branch : Step::Estimate([](const CostModel &) { return CycleEstimate{}; }));
       if (conditional) pendingConditions_.emplace_back(s_.steps.size() - 1, pred);
-      return;
+      return true;
     }
     case K::CycleStamp: {
       s_.hasCounters = true;
@@ -436,24 +390,109 @@ private:
       step->clock = &s_.clock;
       step->dst = s_.access(n.tensors[0]);
       addStep(std::move(step), n, syncOf(n));
-      return;
+      return true;
     }
     case K::CycleCount: {
       s_.hasCounters = true;
       checkWritable(n.tensors[0], n, "destination");
       auto start = std::make_unique<CycleCountStartStep>();
       start->clock = &s_.clock;
-      const CycleCountStartStep *startStep = start.get();
       addStep(std::move(start), n, syncOf(n));
-      emit(n.children[0]);
+      code.slot = static_cast<std::uint32_t>(s_.steps.size() - 1);
+      return true;
+    }
+    }
+    return true;
+  }
+
+  void beforeChild(const ProgramNode &n, std::size_t child, ControlCode &code) {
+    if (n.kind != ProgramNode::Kind::Switch) return;
+    // A switch's children are its default then its cases.
+    SwitchTable &table = s_.switches[code.slot];
+    if (child == 0) table.defaultTarget = here();
+    else table.cases.emplace_back(n.caseValues[child - 1], here());
+  }
+
+  void afterChild(const ProgramNode &n, std::size_t child, ControlCode &code) {
+    using K = ProgramNode::Kind;
+    switch (n.kind) {
+    case K::RepeatWhileTrue:
+    case K::RepeatWhileFalse:
+      if (child != 0) return; // the code below comes after the condition, before the body
+      addControlStep(n, branch); // once per evaluation of the predicate
+      code.pendingJump = here();
+      s_.code.push_back({n.kind == K::RepeatWhileTrue ? Op::JumpIfFalse : Op::JumpIfTrue, code.predicate, 0});
+      return;
+    case K::If:
+      if (child == 0) { // after the then-body: jump over the else-body, which starts here
+        const std::uint32_t toEnd = here();
+        s_.code.push_back({Op::Jump, 0, 0});
+        s_.code[code.pendingJump].target = here();
+        code.pendingJump = toEnd;
+      }
+      return;
+    case K::Switch:
+      code.exits.push_back(here());
+      s_.code.push_back({Op::Jump, 0, 0});
+      return;
+    default: return;
+    }
+  }
+
+  // The code of a program after its children.
+  void leave(const ProgramNode &n, ControlCode &code) {
+    using K = ProgramNode::Kind;
+    switch (n.kind) {
+    case K::Repeat: s_.code.push_back({Op::LoopNext, code.slot, code.top}); return;
+    case K::Loop: s_.code.push_back({Op::Jump, 0, code.top}); return;
+    case K::RepeatWhileTrue:
+    case K::RepeatWhileFalse:
+      s_.code.push_back({Op::Jump, 0, code.top});
+      s_.code[code.pendingJump].target = here();
+      return;
+    case K::If: s_.code[code.pendingJump].target = here(); return;
+    case K::Switch:
+      for (std::uint32_t e : code.exits) s_.code[e].target = here();
+      return;
+    case K::CycleCount: {
       auto end = std::make_unique<CycleCountEndStep>();
       end->clock = &s_.clock;
-      end->start = startStep;
+      end->start = static_cast<const CycleCountStartStep *>(s_.steps[code.slot].get());
       end->dst = s_.access(n.tensors[0]);
       addStep(std::move(end), n, syncOf(n));
       return;
     }
+    default: return;
     }
+  }
+
+private:
+  void emitExecute(const ProgramNode &n) {
+    auto step = std::make_unique<ExecuteStep>();
+    step->codeletStream = &s_.codeletPrintStream;
+    const ComputeSetInfo &cs = s_.graph->computeSet(n.id);
+    const std::vector<std::vector<bool>> snapshotted = vertexReadsWrittenByOthers(cs.kernels);
+    for (std::size_t ki = 0; ki < cs.kernels.size(); ++ki) {
+      const Kernel &k = cs.kernels[ki];
+      std::vector<Access> operands;
+      for (std::size_t i = 0; i < k.reads.size(); ++i) {
+        const Access a = s_.access(k.reads[i]);
+        operands.push_back(snapshotted[ki][i] ? step->vertices.snapshot(a) : a);
+      }
+      for (const Tensor &t : k.writes) {
+        checkWritable(t, n, "output");
+        operands.push_back(s_.access(t));
+      }
+      if (const auto placement = vertexPlacement(k)) {
+        std::uint64_t elements = 0;
+        for (const Access &a : operands) elements += a.numElements;
+        step->vertices.add(placement->tile, k.compile(operands), elements);
+      } else {
+        step->kernels.push_back(k.compile(operands));
+      }
+    }
+    addStep(std::move(step), n, [kernels = cs.kernels](const CostModel &m) { return m.computeSet(kernels); });
+    if (!cs.name.empty() && n.name.empty()) s_.steps.back()->name = cs.name;
   }
 
   // A Sync program, or the sync before a cycle stamp.
@@ -747,11 +786,12 @@ void setRandomSeed(Engine &engine, std::uint64_t seed) {
 
 std::uint64_t getRandomSeed(const Engine &engine) { return engineState(engine).randomSeed; }
 
-bool hostTensorType(const Engine &engine, const std::string &handle, bool read, Type &type) {
+bool hostTensor(const Engine &engine, const std::string &handle, bool read, Type &type, std::size_t &numElements) {
   const auto &handles = read ? engineState(engine).hostReads : engineState(engine).hostWrites;
   const auto it = handles.find(handle);
   if (it == handles.end()) return false;
   type = it->second.type;
+  numElements = it->second.numElements;
   return true;
 }
 

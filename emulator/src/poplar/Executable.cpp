@@ -18,7 +18,9 @@
 
 #include "Bytes.hpp"
 #include "ExecutableState.hpp"
+#include "GraphOwnership.hpp"
 #include "ProgramNode.hpp"
+#include "ProgramWalk.hpp"
 #include "TensorImpl.hpp"
 #include "TypeInfo.hpp"
 #include "VertexKernel.hpp"
@@ -66,17 +68,33 @@ void writeArguments(ByteWriter &w, const std::vector<HostFunctionArgument> &args
   for (const auto &a : args) w.type(std::get<0>(a)).u64(std::get<1>(a));
 }
 
+// A node is its kind, name and number of children, the children, then its fields.
+class ProgramWriter : public ProgramVisitor<NoNodeState> {
+public:
+  explicit ProgramWriter(ByteWriter &w) : w_(w) {}
+
+  bool enter(const ProgramNode &n, NoNodeState &) {
+    w_.u64(static_cast<unsigned>(n.kind)).str(n.name).u64(n.children.size());
+    return true;
+  }
+
+  void leave(const ProgramNode &n, NoNodeState &) {
+    writeTensors(w_, n.tensors);
+    w_.u64(n.caseValues.size());
+    for (std::int32_t v : n.caseValues) w_.i64(v);
+    w_.str(n.stream.handle()).u64(n.id).str(n.text);
+    const PrintTensorFmt &f = n.format;
+    w_.u64(f.summariseThreshold).u64(f.edgeItems).u64(f.maxLineWidth).u64(f.digits)
+        .u64(static_cast<unsigned>(f.floatFormat)).i64(f.separator).i64(f.openBracket).i64(f.closeBracket);
+  }
+
+private:
+  ByteWriter &w_;
+};
+
 void writeProgram(ByteWriter &w, const program::Program &p) {
-  const ProgramNode &n = detail::programNode(p);
-  w.u64(static_cast<unsigned>(n.kind)).str(n.name).u64(n.children.size());
-  for (const auto &c : n.children) writeProgram(w, c);
-  writeTensors(w, n.tensors);
-  w.u64(n.caseValues.size());
-  for (std::int32_t v : n.caseValues) w.i64(v);
-  w.str(n.stream.handle()).u64(n.id).str(n.text);
-  const PrintTensorFmt &f = n.format;
-  w.u64(f.summariseThreshold).u64(f.edgeItems).u64(f.maxLineWidth).u64(f.digits)
-      .u64(static_cast<unsigned>(f.floatFormat)).i64(f.separator).i64(f.openBracket).i64(f.closeBracket);
+  ProgramWriter writer(w);
+  walkProgram(p, writer);
 }
 
 // Streams, host functions and compute sets come before the functions whose
@@ -177,39 +195,30 @@ public:
     return args;
   }
 
-  // `level`: how deep this node is, checked before recursing into its children.
-  program::Program program(unsigned level = 1) {
-    if (level > kMaxProgramDepth) r_.corrupt();
-    auto n = std::make_shared<ProgramNode>();
-    n->kind = static_cast<ProgramNode::Kind>(enumValue(static_cast<unsigned>(ProgramNode::Kind::Loop)));
-    n->name = r_.str();
-    n->children.resize(r_.count(8));
-    for (auto &c : n->children) {
-      c = program(level + 1);
-      adoptDepth(*n, c);
+  // Reads what writeProgram wrote, keeping the nodes whose children are still being
+  // read on a stack (as deep as the tree) rather than recursing.
+  program::Program program() {
+    struct Open {
+      std::shared_ptr<ProgramNode> node;
+      std::size_t nextChild;
+    };
+    std::vector<Open> open;
+    open.push_back({nodeStart(), 0});
+    for (;;) {
+      Open &top = open.back();
+      if (top.nextChild < top.node->children.size()) {
+        if (open.size() == kMaxProgramDepth) r_.corrupt();
+        open.push_back({nodeStart(), 0});
+        continue;
+      }
+      nodeEnd(*top.node);
+      program::Program done = programFromNode(std::move(top.node));
+      open.pop_back();
+      if (open.empty()) return done;
+      Open &parent = open.back();
+      adoptDepth(*parent.node, done);
+      parent.node->children[parent.nextChild++] = std::move(done);
     }
-    n->tensors = tensors();
-    n->caseValues.resize(r_.count(8));
-    for (auto &v : n->caseValues) v = static_cast<std::int32_t>(r_.i64());
-    const std::string stream = r_.str();
-    if (!stream.empty()) {
-      const auto it = g_.streams.find(stream);
-      if (it == g_.streams.end()) r_.corrupt();
-      n->stream = it->second;
-    }
-    n->id = static_cast<unsigned>(r_.u64());
-    n->text = r_.str();
-    PrintTensorFmt &f = n->format;
-    f.summariseThreshold = static_cast<unsigned>(r_.u64());
-    f.edgeItems = static_cast<unsigned>(r_.u64());
-    f.maxLineWidth = static_cast<unsigned>(r_.u64());
-    f.digits = static_cast<unsigned>(r_.u64());
-    f.floatFormat = static_cast<PrintTensorFmt::FloatFormat>(enumValue(3));
-    f.separator = static_cast<char>(r_.i64());
-    f.openBracket = static_cast<char>(r_.i64());
-    f.closeBracket = static_cast<char>(r_.i64());
-    checkNode(*n);
-    return programFromNode(std::move(n));
   }
 
   // Reads what graphSection wrote.
@@ -283,6 +292,40 @@ public:
   }
 
 private:
+  // A node's kind, name and (still empty) children.
+  std::shared_ptr<ProgramNode> nodeStart() {
+    auto n = std::make_shared<ProgramNode>();
+    n->kind = static_cast<ProgramNode::Kind>(enumValue(static_cast<unsigned>(ProgramNode::Kind::Loop)));
+    n->name = r_.str();
+    n->children.resize(r_.count(8));
+    return n;
+  }
+
+  // The fields after a node's children.
+  void nodeEnd(ProgramNode &n) {
+    n.tensors = tensors();
+    n.caseValues.resize(r_.count(8));
+    for (auto &v : n.caseValues) v = static_cast<std::int32_t>(r_.i64());
+    const std::string stream = r_.str();
+    if (!stream.empty()) {
+      const auto it = g_.streams.find(stream);
+      if (it == g_.streams.end()) r_.corrupt();
+      n.stream = it->second;
+    }
+    n.id = static_cast<unsigned>(r_.u64());
+    n.text = r_.str();
+    PrintTensorFmt &f = n.format;
+    f.summariseThreshold = static_cast<unsigned>(r_.u64());
+    f.edgeItems = static_cast<unsigned>(r_.u64());
+    f.maxLineWidth = static_cast<unsigned>(r_.u64());
+    f.digits = static_cast<unsigned>(r_.u64());
+    f.floatFormat = static_cast<PrintTensorFmt::FloatFormat>(enumValue(3));
+    f.separator = static_cast<char>(r_.i64());
+    f.openBracket = static_cast<char>(r_.i64());
+    f.closeBracket = static_cast<char>(r_.i64());
+    checkNode(n);
+  }
+
   void checkBlock(const Block &b, const Type &type) {
     if (b.var >= g_.vars->vars.size() || b.dims.size() != b.strides.size()) r_.corrupt();
     const Variable &v = g_.vars->vars[b.var];
@@ -463,6 +506,7 @@ Executable compileGraph(const Graph &graph, ArrayRef<program::Program> progs, co
   detail::materializeVertices(detail::graphState(graph));
   state->graph = detail::graphStatePtr(graph);
   state->programs = progs.vec();
+  detail::checkProgramsBelongTo(*state->graph, state->programs);
   state->options = detail::validatedOptions(opt);
   if (progress) progress(1, 1);
   return detail::makeExecutable(std::move(state));

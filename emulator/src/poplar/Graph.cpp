@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "GraphOwnership.hpp"
 #include "GraphState.hpp"
 #include "TensorImpl.hpp"
 #include "TypeInfo.hpp"
@@ -32,6 +33,16 @@ ComputeSetInfo &GraphState::computeSet(unsigned id) {
   if (id >= computeSets.size())
     throw graph_object_creation_error("Unknown compute set id " + std::to_string(id));
   return computeSets[id];
+}
+
+ComputeSetInfo &GraphState::computeSet(ComputeSet cs, const std::string &what) {
+  const auto &owner = Internals::owner(cs);
+  if (!ownedBy(owner, *this)) {
+    const auto other = owner.lock();
+    throw poplar_error(what + ": " + computeSetName(cs.getId(), other.get()) + " " +
+                       belongsElsewhere(other.get(), *this));
+  }
+  return computeSet(cs.getId());
 }
 
 } // namespace detail
@@ -358,7 +369,8 @@ DataStream Graph::addHostToDeviceFIFO(StringRef handle, const Type &elementType,
                                       const OptionFlags &) {
   if (state_->streams.count(handle.str()))
     throw stream_connection_error("A stream with handle '" + handle.str() + "' already exists");
-  DataStream s(handle.str(), elementType, numElements, DataStreamType::HostToDeviceFIFO, mode);
+  const DataStream s = detail::Internals::owned(
+      DataStream(handle.str(), elementType, numElements, DataStreamType::HostToDeviceFIFO, mode), state_);
   state_->streams[handle.str()] = s;
   return s;
 }
@@ -367,7 +379,8 @@ DataStream Graph::addDeviceToHostFIFO(StringRef handle, const Type &elementType,
                                       std::size_t numElements, const OptionFlags &) {
   if (state_->streams.count(handle.str()))
     throw stream_connection_error("A stream with handle '" + handle.str() + "' already exists");
-  DataStream s(handle.str(), elementType, numElements, DataStreamType::DeviceToHostFIFO);
+  const DataStream s =
+      detail::Internals::owned(DataStream(handle.str(), elementType, numElements, DataStreamType::DeviceToHostFIFO), state_);
   state_->streams[handle.str()] = s;
   return s;
 }
@@ -386,12 +399,12 @@ void Graph::createHostRead(StringRef handle, const Tensor &t, bool) {
 
 ComputeSet Graph::addComputeSet(const DebugContext &debugContext) {
   state_->computeSets.push_back({debugContext.getPathName(), {}});
-  return ComputeSet(static_cast<unsigned>(state_->computeSets.size() - 1));
+  return detail::Internals::owned(ComputeSet(static_cast<unsigned>(state_->computeSets.size() - 1)), state_);
 }
 
 Function Graph::addFunction(const program::Program &program) {
   state_->functions.push_back(program);
-  return Function(static_cast<unsigned>(state_->functions.size() - 1));
+  return detail::Internals::owned(Function(static_cast<unsigned>(state_->functions.size() - 1)), state_);
 }
 
 HostFunction Graph::addHostFunction(StringRef handle, ArrayRef<HostFunctionArgument> in,
@@ -405,7 +418,7 @@ HostFunction Graph::addHostFunction(StringRef handle, ArrayRef<HostFunctionArgum
         throw type_error("Host function '" + handle.str() + "': argument type '" +
                          std::get<0>(arg).toString().str() + "' is not supported on the device");
   state_->hostFunctions.push_back({handle.str(), in.vec(), out.vec()});
-  return HostFunction(static_cast<unsigned>(state_->hostFunctions.size() - 1));
+  return detail::Internals::owned(HostFunction(static_cast<unsigned>(state_->hostFunctions.size() - 1)), state_);
 }
 
 bool Graph::isConstant(VariableRef v) const { return getVariable(v).containsConstant(); }

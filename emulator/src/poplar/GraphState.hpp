@@ -48,6 +48,9 @@ struct GraphState {
   unsigned addVariable(Type type, const std::vector<std::size_t> &shape, std::string name,
                        bool isConstant);
   ComputeSetInfo &computeSet(unsigned id);
+  // The compute set `cs` names; `what` (the operation) is in the error when it is
+  // another graph's or unknown.
+  ComputeSetInfo &computeSet(ComputeSet cs, const std::string &what);
 };
 
 // Converts `count` host values of a C++ type to device elements of `type`.

@@ -34,7 +34,7 @@ Kernel makeKernel(const std::string &kind, std::vector<Tensor> reads, std::vecto
 }
 
 void addKernel(poplar::Graph &graph, poplar::ComputeSet cs, Kernel kernel) {
-  detail::graphState(graph).computeSet(cs.getId()).kernels.push_back(std::move(kernel));
+  detail::graphState(graph).computeSet(cs, kernel.kind).kernels.push_back(std::move(kernel));
 }
 
 void executeKernel(poplar::Graph &graph, poplar::program::Sequence &prog, Kernel kernel,

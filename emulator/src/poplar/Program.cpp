@@ -6,6 +6,7 @@
 
 #include "GraphState.hpp"
 #include "ProgramNode.hpp"
+#include "ProgramWalk.hpp"
 #include "TensorImpl.hpp"
 #include "TypeInfo.hpp"
 
@@ -39,16 +40,33 @@ const char *kindName(ProgramNode::Kind kind) {
   return "Program";
 }
 
+std::string nodeLabel(const ProgramNode &n) {
+  return std::string(kindName(n.kind)) + (n.name.empty() ? "" : " '" + n.name + "'");
+}
+
 void adoptDepth(ProgramNode &n, const program::Program &child) {
   const unsigned depth = detail::programNode(child).depth;
   if (depth >= kMaxProgramDepth)
-    throw control_program_error(std::string(kindName(n.kind)) + (n.name.empty() ? "" : " '" + n.name + "'") +
-                                ": programs cannot nest more than " + std::to_string(kMaxProgramDepth) +
-                                " levels deep");
+    throw control_program_error(nodeLabel(n) + ": programs cannot nest more than " +
+                                std::to_string(kMaxProgramDepth) + " levels deep");
   n.depth = std::max(n.depth, depth + 1);
 }
 
 const void *programIdentity(const program::Program &program) { return &programNode(program); }
+
+// Destroying a node destroys its children's nodes, and theirs, one call deeper per
+// level: the children of nodes about to go are moved here first, so each node dies
+// childless. A node that other programs share keeps its children.
+ProgramNode::~ProgramNode() {
+  std::vector<program::Program> dying = std::move(children);
+  while (!dying.empty()) {
+    program::Program p = std::move(dying.back());
+    dying.pop_back();
+    const std::shared_ptr<ProgramNode> &node = Internals::programNode(p);
+    if (node && node.use_count() == 1)
+      for (program::Program &c : node->children) dying.push_back(std::move(c));
+  }
+}
 
 } // namespace detail
 
@@ -95,11 +113,21 @@ ProgramNode &Program::mutableNode() {
   return *node_;
 }
 
+namespace {
+// Finds a node that is not a Sequence.
+struct EmptinessCheck : detail::ProgramVisitor<detail::NoNodeState> {
+  bool empty = true;
+  bool enter(const ProgramNode &n, detail::NoNodeState &) {
+    if (n.kind != Kind::Sequence) empty = false;
+    return empty;
+  }
+};
+} // namespace
+
 bool Program::isEmpty() const {
-  if (node_->kind != Kind::Sequence) return false;
-  for (const Program &p : node_->children)
-    if (!p.isEmpty()) return false;
-  return true;
+  EmptinessCheck check;
+  detail::walkProgram(*this, check);
+  return check.empty;
 }
 
 Sequence::Sequence(const DebugContext &dc) : Program(makeNode(Kind::Sequence, dc)) {}
@@ -119,6 +147,7 @@ void Sequence::add(const Program &p) {
 
 Execute::Execute(ComputeSet cs, const DebugContext &dc) : Program(makeNode(Kind::Execute, dc)) {
   mutableNode().id = cs.getId();
+  mutableNode().owner = detail::Internals::owner(cs);
 }
 Execute::Execute(ComputeSet cs, const Tensor &, const DebugContext &dc) : Execute(cs, dc) {}
 
@@ -271,13 +300,16 @@ Block::Block(const Program &program, const DebugContext &dc) : Program(makeNode(
 
 Call::Call(Function f, const DebugContext &dc) : Program(makeNode(Kind::Call, dc)) {
   mutableNode().id = f.getId();
+  mutableNode().owner = detail::Internals::owner(f);
 }
 
 Call::Call(HostFunction f, ArrayRef<Tensor> inputs, ArrayRef<Tensor> outputs, const DebugContext &dc)
     : Program(makeNode(Kind::HostCall, dc)) {
-  mutableNode().id = f.getId();
-  mutableNode().tensors = inputs.vec();
-  for (const Tensor &t : outputs) mutableNode().tensors.push_back(t);
+  auto &n = mutableNode();
+  n.id = f.getId();
+  n.owner = detail::Internals::owner(f);
+  n.tensors = inputs.vec();
+  for (const Tensor &t : outputs) n.tensors.push_back(t);
 }
 
 PrintTensor::PrintTensor(const Tensor &t, const DebugContext &dc) : PrintTensor("", t, PrintTensorFmt(), dc) {}
@@ -322,34 +354,57 @@ ErrorProgram::ErrorProgram(StringRef message, const Tensor &debugTensor, const D
 
 namespace {
 
-void dumpNode(const detail::GraphState &graph, const Program &program, unsigned depth, std::ostream &out) {
-  const ProgramNode &n = detail::programNode(program);
-  out << std::string(2 * depth, ' ') << detail::kindName(n.kind);
-  if (!n.name.empty()) out << " '" << n.name << "'";
-  if (n.kind == Kind::Execute) {
-    const bool known = n.id < graph.computeSets.size();
-    out << " compute set " << n.id;
-    if (known && !graph.computeSets[n.id].name.empty()) out << " '" << graph.computeSets[n.id].name << "'";
+// One line per node, indented by its depth; a switch's cases under labels.
+class Dumper : public detail::ProgramVisitor<unsigned> { // the node's indentation
+public:
+  Dumper(const detail::GraphState &graph, std::ostream &out) : graph_(graph), out_(out) {}
+
+  bool enter(const ProgramNode &n, unsigned &indent) {
+    indent = childIndent_;
+    out_ << margin(indent) << detail::kindName(n.kind);
+    if (!n.name.empty()) out_ << " '" << n.name << "'";
+    if (n.kind == Kind::Execute) {
+      const bool known = n.id < graph_.computeSets.size();
+      out_ << " compute set " << n.id;
+      if (known && !graph_.computeSets[n.id].name.empty()) out_ << " '" << graph_.computeSets[n.id].name << "'";
+    }
+    if (n.kind == Kind::Repeat) out_ << " x" << n.id;
+    if (n.kind == Kind::Call) out_ << " function " << n.id;
+    if (!n.text.empty()) out_ << " \"" << n.text << "\"";
+    for (const Tensor &t : n.tensors) out_ << " " << detail::tensorImpl(t).describe();
+    if (n.kind == Kind::StreamToTensor || n.kind == Kind::TensorToStream) out_ << " stream '" << n.stream.handle() << "'";
+    out_ << "\n";
+    return true;
   }
-  if (n.kind == Kind::Repeat) out << " x" << n.id;
-  if (n.kind == Kind::Call) out << " function " << n.id;
-  if (!n.text.empty()) out << " \"" << n.text << "\"";
-  for (const Tensor &t : n.tensors) out << " " << detail::tensorImpl(t).describe();
-  if (n.kind == Kind::StreamToTensor || n.kind == Kind::TensorToStream) out << " stream '" << n.stream.handle() << "'";
-  out << "\n";
-  for (std::size_t c = 0; c < n.children.size(); ++c) {
+
+  void beforeChild(const ProgramNode &n, std::size_t c, unsigned &indent) {
+    childIndent_ = indent + 1;
     // A switch's children are its default then its cases, in the order added.
-    if (n.kind == Kind::Switch)
-      out << std::string(2 * depth + 2, ' ')
-          << (c == 0 ? std::string("default:") : "case " + std::to_string(n.caseValues[c - 1]) + ":") << "\n";
-    dumpNode(graph, n.children[c], depth + (n.kind == Kind::Switch ? 2 : 1), out);
+    if (n.kind != Kind::Switch) return;
+    out_ << margin(indent + 1)
+         << (c == 0 ? std::string("default:") : "case " + std::to_string(n.caseValues[c - 1]) + ":") << "\n";
+    childIndent_ = indent + 2;
   }
-}
+
+private:
+  // Two spaces a level; lines deeper than kDeepestIndent levels say their level instead,
+  // so the dump of a deep program grows with its size, not with the square of its depth.
+  static constexpr unsigned kDeepestIndent = 64;
+  static std::string margin(unsigned indent) {
+    if (indent <= kDeepestIndent) return std::string(2 * indent, ' ');
+    return std::string(2 * kDeepestIndent, ' ') + "[level " + std::to_string(indent) + "] ";
+  }
+
+  const detail::GraphState &graph_;
+  std::ostream &out_;
+  unsigned childIndent_ = 0; // of the node entered next
+};
 
 } // namespace
 
 void dumpProgram(const Graph &graph, const Program &program, std::ostream &out) {
-  dumpNode(detail::graphState(graph), program, 0, out);
+  Dumper dumper(detail::graphState(graph), out);
+  detail::walkProgram(program, dumper);
 }
 
 } // namespace program

@@ -1,6 +1,7 @@
 #pragma once
 // The tree node behind every program::Program.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,12 @@ struct ProgramNode {
     CycleCount,        // tensors: {dst}; children: {body}; id: SyncType
     Loop,              // children: {body} (the last kind: Executable.cpp reads up to it)
   };
+  ProgramNode() = default;
+  ProgramNode(const ProgramNode &) = default;
+  ProgramNode &operator=(const ProgramNode &) = default;
+  // Frees the tree under this node without recursing into it.
+  ~ProgramNode();
+
   Kind kind = Kind::Sequence;
   std::string name;
   std::vector<program::Program> children;
@@ -42,16 +49,20 @@ struct ProgramNode {
   std::vector<std::int32_t> caseValues;
   DataStream stream;
   unsigned id = 0;
+  // Execute, Call, HostCall: the graph whose compute set, function or host function
+  // `id` is (unset when the program was given a ComputeSet(id) made from a bare id).
+  std::weak_ptr<const GraphState> owner;
   std::string text;
   PrintTensorFmt format;
   unsigned depth = 1; // levels of this tree: 1 + the deepest child's
 };
 
 const char *kindName(ProgramNode::Kind kind);
+// How errors name a program: its kind and, when it has one, its name ("Repeat 'loop'").
+std::string nodeLabel(const ProgramNode &n);
 
-// Walks of a program tree (compiling, serializing, destroying it) recurse once
-// per level, so a deeper tree is refused where it is built, before a walk can
-// overflow the stack.
+// Poplar's limit on nesting. Walks of a program tree (ProgramWalk.hpp) keep their
+// own stack, so a tree this deep compiles, serializes and runs on a small thread stack.
 constexpr unsigned kMaxProgramDepth = 10000;
 // Raises n.depth for a new child; throws control_program_error (n is left
 // unchanged) when that would make n deeper than kMaxProgramDepth.

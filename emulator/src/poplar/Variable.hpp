@@ -27,7 +27,12 @@ struct Variable {
                                                             std::size_t end) const;
 };
 
+// A new graph's number (1, 2, ...): how errors name graphs, which have no names.
+unsigned newGraphNumber();
+
+// The variables of one graph; tensors share it, so it also says which graph they belong to.
 struct VarTable {
+  const unsigned graphNumber = newGraphNumber();
   std::vector<Variable> vars;
 };
 

@@ -257,7 +257,7 @@ bool Graph::addCodelets(std::stringstream &stream, StringRef compileFlags, Codel
 bool Graph::hasCodelet(StringRef vertexType) const { return state_->vertexClasses.count(vertexType.str()) != 0; }
 
 VertexRef Graph::addVertex(ComputeSet cs, StringRef vertexType) {
-  detail::ComputeSetInfo &info = state_->computeSet(cs.getId());
+  detail::ComputeSetInfo &info = state_->computeSet(cs, "Graph::addVertex");
   const auto it = state_->vertexClasses.find(vertexType.str());
   if (it == state_->vertexClasses.end()) {
     std::string known;
@@ -488,7 +488,8 @@ unsigned Graph::getNumVertices() const { return static_cast<unsigned>(state_->ve
 
 std::vector<ComputeSet> Graph::getComputeSets() const {
   std::vector<ComputeSet> sets;
-  for (unsigned i = 0; i < state_->computeSets.size(); ++i) sets.emplace_back(i);
+  for (unsigned i = 0; i < state_->computeSets.size(); ++i)
+    sets.push_back(detail::Internals::owned(ComputeSet(i), state_));
   return sets;
 }
 
