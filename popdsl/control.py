@@ -136,8 +136,12 @@ class _Nested:
         _open_blocks.pop()
         if exc_type is None:
             self.parent.add(self)
-            record_control(self.kind, self.parts(), self.parent)
+            record_control(self.kind, self.bodies(), self.parent)
         return False
+
+    def bodies(self) -> list:
+        """The blocks whose ops pd.grad's record of this step reads and writes through."""
+        return [self.body]
 
 
 class Repeat(_Nested):
@@ -217,6 +221,8 @@ class While(_Nested):
     def assemble(self, programs):
         condition, body = programs
         return _program.RepeatWhileTrue(condition, self.predicate, body, self.name)
+
+    bodies = parts
 
 
 class Switch:
