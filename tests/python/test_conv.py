@@ -397,6 +397,9 @@ def test_bad_operands_and_params_raise_named_poplibs_errors():
                  convolve(conv_params([5], [6], in_chans=2, out_chans=3), w_values=np.zeros((1, 3, 2, 6))))
     expect_error(r"inputTransform.dilation\[0\] is 0", convolve(conv_params([5], [3], in_chans=2, out_chans=3,
                                                                           input_dilation=0)))
+    # (5 - 1) * 2**31 + 1 elements wrap around the SDK's unsigned sizes to a small one
+    expect_error(r"in dimension 0 the transformed input or kernel has more than 4294967295 elements",
+                 convolve(conv_params([5], [3], in_chans=2, out_chans=3, input_dilation=2 ** 31)))
     short = poplin.ConvParams(poplar.FLOAT, 1, [5, 5], [3], 1, 1, 1)
     expect_error(r"kernelShape has 1 entries; the field has 2 dimensions",
                  lambda r: poplin.createInput(r.graph, short, "in"))

@@ -198,15 +198,16 @@ private:
 // positions of its input (activations), weights and output (gradients of the output).
 void checkConvOperands(const char *kind, const std::vector<Access> &operands, const ConvParams &p,
                        std::array<std::size_t, 3> order) {
+  // From the shapes alone: the geometry's tables are only built for parameters the
+  // operands confirm (a damaged executable could otherwise ask for huge tables).
   const poplar::detail::KernelOperands checked(kind, operands, 3);
-  const ConvGeometry g = convGeometry(p);
   for (std::size_t i = 0; i < 3; ++i) checked.typeIn(i, {poplar::FLOAT, poplar::HALF});
   checked.elements(order[0], checked.product({p.batchSize, p.numConvGroups, p.inputChannelsPerConvGroup,
-                                              g.inputFieldElements}))
+                                              checked.product(p.inputFieldShape)}))
       .elements(order[1], checked.product({p.numConvGroups, p.outputChannelsPerConvGroup,
-                                           p.inputChannelsPerConvGroup, g.kernelElements}))
+                                           p.inputChannelsPerConvGroup, checked.product(p.kernelShape)}))
       .elements(order[2], checked.product({p.batchSize, p.numConvGroups, p.outputChannelsPerConvGroup,
-                                           g.outputFieldElements}));
+                                           checked.product(p.getOutputFieldShape())}));
 }
 
 poplar::detail::KernelCompile forwardCompile(poplar::detail::ByteReader &params) {

@@ -1,5 +1,6 @@
 #include <poplin/ConvParams.hpp>
 
+#include <limits>
 #include <ostream>
 #include <string>
 #include <tuple>
@@ -14,11 +15,18 @@ using Sizes = std::vector<std::size_t>;
 using Counts = std::vector<unsigned>;
 
 // The size of one dimension after truncation, dilation, padding (flips keep it).
+// Saturates at SIZE_MAX, so that validate() refuses a transform past the SDK's unsigned
+// sizes instead of seeing a wrapped, small one.
 std::size_t transformedSize(std::size_t size, const ConvParams::InputTransform &t, unsigned dim) {
   const std::size_t truncation = std::size_t(t.truncationLower[dim]) + t.truncationUpper[dim];
   const std::size_t truncated = size > truncation ? size - truncation : 0;
-  const std::size_t dilated = truncated ? (truncated - 1) * t.dilation[dim] + 1 : 0;
-  return dilated + t.paddingLower[dim] + t.paddingUpper[dim];
+  std::size_t dilated = 0, padded = 0;
+  if (truncated && (__builtin_mul_overflow(truncated - 1, std::size_t(t.dilation[dim]), &dilated) ||
+                    __builtin_add_overflow(dilated, std::size_t(1), &dilated)))
+    return SIZE_MAX;
+  if (__builtin_add_overflow(dilated, std::size_t(t.paddingLower[dim]) + t.paddingUpper[dim], &padded))
+    return SIZE_MAX;
+  return padded;
 }
 
 std::size_t combine(std::size_t seed, std::size_t value) {
@@ -214,6 +222,12 @@ void ConvParams::validate() const {
       throw poputil::poplibs_error("ConvParams: the kernel truncation in dimension " +
                                    std::to_string(d) + " exceeds the kernel size " +
                                    std::to_string(kernelShape[d]));
+    const std::size_t largestSize = std::numeric_limits<unsigned>::max();
+    if (transformedSize(inputFieldShape[d], inputTransform, d) > largestSize ||
+        transformedSize(kernelShape[d], kernelTransform, d) > largestSize)
+      throw poputil::poplibs_error("ConvParams: in dimension " + std::to_string(d) +
+                                   " the transformed input or kernel has more than " +
+                                   std::to_string(largestSize) + " elements");
     if (getTransformedKernelSize(d) > getTransformedInputSize(d))
       throw poputil::poplibs_error(
           "ConvParams: in dimension " + std::to_string(d) + " the transformed kernel (size " +
