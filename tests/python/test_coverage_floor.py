@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 REPOSITORY = Path(__file__).resolve().parents[2]
-FLOOR = 80  # measured: 81% of 2,712 statements and 642 branches
+FLOOR = 85  # measured: 87% of 3,563 statements and 914 branches (with the autodiff modules)
 MODULES = ["test_pythonic.py", "test_pythonic_functions.py", "test_pythonic_misuse.py", "test_session_lifecycle.py",
-           "test_profile.py", "test_testing_helpers.py", "test_vertices_pythonic.py"]
+           "test_profile.py", "test_testing_helpers.py", "test_vertices_pythonic.py",
+           "test_autodiff.py", "test_custom_grad.py", "test_losses.py", "test_optim.py"]
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_emulator("the floor is measured on the emulator backend")]
 
@@ -29,4 +30,4 @@ def test_python_coverage_of_the_pythonic_tests_stays_above_its_floor(tmp_path):
                           *(str(REPOSITORY / "tests" / "python" / m) for m in MODULES)],
                          cwd=REPOSITORY, env=env, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
-    assert "Required test coverage of 80% reached" in run.stdout
+    assert f"Required test coverage of {FLOOR}% reached" in run.stdout
