@@ -108,5 +108,5 @@ def test_popops_workload_is_sanitizer_clean(sanitized_popops, tmp_path):
                             capture_output=True, text=True, timeout=600)
     reports = "".join(report.read_text() for report in tmp_path.glob("report.*"))
     assert not reports, reports[-8000:]
+    # 0: every test collected passed, and there were some (no tests collected is 5)
     assert result.returncode == 0, f"{result.stdout[-6000:]}\n{result.stderr[-6000:]}"
-    assert " passed" in result.stdout.splitlines()[-1]
