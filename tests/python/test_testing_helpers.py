@@ -1,5 +1,6 @@
 """popdsl.testing itself: assert_close, tolerance and reference fail when they should and
 pass when they should, and the pytest plugin's fixtures give what they promise."""
+import importlib.metadata
 import math
 import os
 import re
@@ -187,7 +188,10 @@ def test_plugin_fixtures_in_a_pytest_run(tmp_path):
     registered, its fixtures make devices and sessions, and a wrong result fails the test."""
     (tmp_path / "test_inner.py").write_text(textwrap.dedent(PLUGIN_TESTS))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPOSITORY), os.environ.get("PYTHONPATH", "")]))
-    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "popdsl.testing.plugin", "-p", "no:cacheprovider",
+    # pip-installed, the entry point loads it already (loading it twice is an error)
+    installed = any(e.value == "popdsl.testing.plugin" for e in importlib.metadata.entry_points(group="pytest11"))
+    load = [] if installed else ["-p", "popdsl.testing.plugin"]
+    run = subprocess.run([sys.executable, "-m", "pytest", *load, "-p", "no:cacheprovider",
                           "--strict-markers", "-rA", "-q", "test_inner.py"],
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     outcomes = {line.split()[1].split("::")[1]: line.split()[0]
