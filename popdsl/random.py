@@ -1,13 +1,86 @@
-"""Random seeds: Poplar's hardware seeds (RandomSeed.hpp); each session's `seed` decides
-them (see pd.Session). poplibs' random functions are bound raw as popdsl.poprand.
+"""Random tensors (poprand) and Poplar's hardware seeds (RandomSeed.hpp).
+
+uniform, normal, truncated_normal and bernoulli fill a new tensor; dropout zeroes
+elements of a tensor at random. With seed=None (the default) they draw from the
+hardware generators, whose state each session's `seed` decides (see pd.Session): the
+same session seed gives the same numbers, and every tile draws independently. A seed
+tensor (uint32, 2 elements) instead makes the numbers a function of its value (and of
+seed_modifier). The raw poplibs functions are bound as popdsl.poprand.
 get_hw_seeds/set_hw_seeds are the SDK's API and work on both backends; a session's
 `seed` (the engine's seed) needs the emulator backend (NotImplementedError on the sdk one)."""
-from popdsl._core import poplar
+from popdsl._core import poplar, poprand
 from popdsl._core import program as _program
-from popdsl.control import emit
-from popdsl.debug import BuildError, debug_name, describe
+from popdsl.control import emit, record
+from popdsl.debug import BuildError, debug_name, describe, expect_int
+from popdsl.dtypes import as_type, is_floating
 from popdsl.graph import Graph
-from popdsl.tensor import Tensor, expect_tensor
+from popdsl.ops import _run_library, map as _map
+from popdsl.tensor import Tensor, as_shape, expect_tensor
+
+
+def _sample(kind, graph, shape, dtype, seed, seed_modifier, draw, name, prog) -> Tensor:
+    """A new tensor of shape and dtype filled by draw(raw graph, seed, modifier, reference,
+    type, seq, debug context): the reference is a variable laid out as pd.Graph lays out
+    its own, so the result is spread over the tiles the same way."""
+    what = f"pd.random.{kind}"
+    if not isinstance(graph, Graph):
+        raise BuildError(f"{what}: graph must be a pd.Graph, got {describe(graph)}")
+    shape = as_shape(shape, f"{what}: shape")
+    dtype = as_type(dtype, f"{what}: dtype")
+    if seed is not None:
+        expect_tensor(seed, f"{what}: seed", graph)
+        if seed.size != 2 or seed.dtype != poplar.UNSIGNED_INT:
+            raise BuildError(f"{what}: seed must be a uint32 tensor of 2 elements (or None for the hardware "
+                             f"generators), got {seed!r}")
+    modifier = expect_int(seed_modifier, f"{what}: seed_modifier", 0, 2 ** 32 - 1)
+    reference = graph.variable(dtype, shape, name=f"{what}/reference")
+    raw = _run_library(lambda seq, dc: draw(graph.raw, None if seed is None else seed.raw.reshape([2]), modifier,
+                                            reference.raw, dtype, seq, dc), name, prog)
+    out = graph.track(Tensor(raw, graph))
+    record(what, [] if seed is None else [seed], [out], prog)  # no gradient: nothing to differentiate
+    return out
+
+
+def uniform(graph, shape, low=0.0, high=1.0, dtype=poplar.FLOAT, seed=None, seed_modifier=0, name=None,
+            prog=None) -> Tensor:
+    """Uniform in [low, high) for floats; for int dtypes, integers in [low, high]."""
+    return _sample("uniform", graph, shape, dtype, seed, seed_modifier, lambda g, s, m, ref, t, seq, dc:
+                   poprand.uniform(g, s, m, ref, t, low, high, seq, dc), name, prog)
+
+
+def normal(graph, shape, mean=0.0, std=1.0, dtype=poplar.FLOAT, seed=None, seed_modifier=0, name=None,
+           prog=None) -> Tensor:
+    """Normally distributed with the given mean and standard deviation (float dtypes)."""
+    return _sample("normal", graph, shape, dtype, seed, seed_modifier, lambda g, s, m, ref, t, seq, dc:
+                   poprand.normal(g, s, m, ref, t, mean, std, seq, dc), name, prog)
+
+
+def truncated_normal(graph, shape, mean=0.0, std=1.0, alpha=2.0, dtype=poplar.FLOAT, seed=None, seed_modifier=0,
+                     name=None, prog=None) -> Tensor:
+    """Normal, redrawn wherever a value falls more than alpha standard deviations from the mean."""
+    return _sample("truncated_normal", graph, shape, dtype, seed, seed_modifier, lambda g, s, m, ref, t, seq, dc:
+                   poprand.truncatedNormal(g, s, m, ref, t, mean, std, alpha, seq, dc), name, prog)
+
+
+def bernoulli(graph, shape, p=0.5, dtype=poplar.FLOAT, seed=None, seed_modifier=0, name=None,
+              prog=None) -> Tensor:
+    """1 with probability p, else 0."""
+    return _sample("bernoulli", graph, shape, dtype, seed, seed_modifier, lambda g, s, m, ref, t, seq, dc:
+                   poprand.bernoulli(g, s, m, ref, t, p, seq, dc), name, prog)
+
+
+def dropout(x: Tensor, rate: float, seed=None, seed_modifier=0, name=None, prog=None) -> Tensor:
+    """x with each element zeroed with probability `rate` and the others scaled by
+    1 / (1 - rate), so the mean is kept. The mask is a tensor of its own (a bernoulli
+    draw), and pd.grad's gradient multiplies by that same mask."""
+    expect_tensor(x, "pd.random.dropout: x")
+    if not is_floating(x.dtype):
+        raise BuildError(f"pd.random.dropout: x must be a float tensor, got {x!r}")
+    if not isinstance(rate, (int, float)) or isinstance(rate, bool) or not 0.0 <= rate < 1.0:
+        raise BuildError(f"pd.random.dropout: rate must be a number in [0, 1), got {describe(rate)}")
+    keep = 1.0 - float(rate)
+    mask = bernoulli(x.graph, x.shape, keep, x.dtype, seed, seed_modifier, name, prog)
+    return _map(lambda a, m: a * m * (1.0 / keep), x, mask, name=name, prog=prog)
 
 
 def get_hw_seeds(graph, name=None, prog=None) -> Tensor:

@@ -2,12 +2,14 @@
 import numpy as np
 
 import popdsl.ops as ops
+from popdsl._core.popops import expr as pe
 from popdsl.autodiff import expressions
 from popdsl.autodiff.registry import gradient
 from popdsl.autodiff.tape import WRITE_INTO_VIEW
 from popdsl.debug import BuildError
 from popdsl.linalg import matmul
-from popdsl.reductions import reduce_sum
+from popdsl.reductions import reduce_prod, reduce_sum
+from popdsl.selection import scatter_add
 
 
 def _zeros(like, shape=None):
@@ -29,7 +31,7 @@ def _fused(cotangent, op, g, count):
     """One map computing a cotangent expression from the inputs it uses and g."""
     used = sorted(expressions.placeholders(cotangent))
     if used == [count + 1]:
-        if isinstance(cotangent, expressions.pe.PlaceHolder):
+        if isinstance(cotangent, pe.PlaceHolder):
             return g  # the gradient passes through unchanged (additions)
     tensors = [g if i == count + 1 else op.input(i - 1) for i in used]
     renumbered = expressions.renumbered(cotangent, {old: new for new, old in enumerate(used, 1)})
@@ -160,9 +162,45 @@ def _reduce_logsumexp(op, grads):
 def _reduce_extreme(op, grads):
     """The gradient is shared equally among the elements equal to the extreme (ties)."""
     x, y = op.input(0), _unreduced(op.output(), op)
-    hits = ops.map(lambda a, b: expressions.pe.Cast(a == b, x.dtype), x, y)
+    hits = ops.map(lambda a, b: pe.Cast(a == b, x.dtype), x, y)
     count = _unreduced(reduce_sum(hits, op.attrs["axes"]), op)
     return [ops.map(lambda g, h, n: g * h / n, _unreduced(grads[0], op), hits, count)]
+
+
+@gradient("pd.reduce_prod")
+def _reduce_prod(op, grads):
+    """Each element gets the product of the others: y / x, but worked out from the product
+    of the non-zero elements so that zeros give the right (finite) gradient: with one
+    zero, only it gets the others' product; with more, every element gets 0."""
+    x = op.input(0)
+    nonzero = ops.map(lambda a: pe.Select(a, 1.0, a != 0.0), x)
+    product = _unreduced(reduce_prod(nonzero, op.attrs["axes"]), op)
+    zeros = _unreduced(reduce_sum(ops.map(lambda a: pe.Cast(a == 0.0, x.dtype), x), op.attrs["axes"]), op)
+    return [ops.map(lambda g, a, p, n: g * pe.Select(p / pe.Select(a, 1.0, a != 0.0), 0.0,
+                                                     n == pe.Cast(a == 0.0, x.dtype)),
+                    _unreduced(grads[0], op), x, product, zeros)]
+
+
+# --- selection ---------------------------------------------------------------------------
+@gradient("pd.gather")
+def _gather(op, grads):
+    """Each gathered slice's gradient is added back where it came from."""
+    table, _ = op.inputs
+    return [scatter_add(table.shape, grads[0], op.input(1)), None]
+
+
+@gradient("pd.topk")
+def _topk(op, grads):
+    """values' gradient goes back to the columns the indices name, row by row."""
+    g = grads[0]
+    if g is None:
+        return [None]
+    rows, cols = op.inputs[0].shape
+    k = op.attrs["k"]
+    starts = op.inputs[0].graph.constant((np.arange(rows, dtype=np.uint32) * cols).reshape(rows, 1, 1),
+                                         name="pd.grad/row_starts")
+    flat = ops.map(lambda i, s: i + s, op.output(1), starts).reshape(rows * k, 1)  # index into rows * cols
+    return [scatter_add([rows * cols, 1], g.reshape(rows * k, 1, 1), flat).reshape(rows, cols)]
 
 
 # --- dynamic indexing, copies ------------------------------------------------------------

@@ -58,6 +58,38 @@ def conv_params(x_shape, weights_shape, dtype, stride=1, padding=0, dilation=1, 
                              groups, input_transform, kernel_transform, output_transform)
 
 
+def input_gradient_params(params):
+    """The ConvParams of the convolution giving conv's input gradient from its output
+    gradient (with the weights transposed and flipped): the output gradient, dilated by
+    the stride, padded by the kernel's extent less the forward's lower padding at the
+    start and by what makes the result the input's size at the end. Forward input
+    dilation and flips have no such convolution here: they are refused."""
+    fwd_in = params.inputTransform
+    dims = len(params.inputFieldShape)
+    if any(d != 1 for d in fwd_in.dilation) or any(fwd_in.flip) or any(params.kernelTransform.flip) \
+            or any(params.kernelTransform.truncationLower) or any(params.kernelTransform.truncationUpper):
+        raise BuildError(f"pd.grad: the input gradient of a convolution with input dilation, flips or kernel "
+                         f"truncation is not supported ({params})")
+    stride, dilation = params.outputTransform.stride, params.kernelTransform.dilation
+    out_field = params.getOutputFieldShape()
+    lower, upper = [], []
+    for d in range(dims):
+        fwd_lower = fwd_in.paddingLower[d] - fwd_in.truncationLower[d]  # negative: truncation
+        lower.append(dilation[d] * (params.kernelShape[d] - 1) - fwd_lower)
+        upper.append(params.inputFieldShape[d] - 1 - (out_field[d] - 1) * stride[d] + fwd_lower)
+    if any(s != 1 for s in stride) and any(p < 0 for p in lower + upper):
+        raise BuildError(f"pd.grad: the input gradient of a strided convolution padded by more than its kernel's "
+                         f"extent is not supported ({params})")
+    zeros, no_flips = [0] * dims, [False] * dims
+    return poplin.ConvParams(
+        params.inputType, params.outputType, params.batchSize, out_field, list(params.kernelShape),
+        params.outputChannelsPerConvGroup, params.inputChannelsPerConvGroup, params.numConvGroups,
+        poplin.ConvParams.InputTransform([max(-p, 0) for p in lower], [max(-p, 0) for p in upper], list(stride),
+                                         [max(p, 0) for p in lower], [max(p, 0) for p in upper], no_flips),
+        poplin.ConvParams.InputTransform(zeros, zeros, list(dilation), zeros, zeros, no_flips),
+        poplin.ConvParams.OutputTransform(dims))
+
+
 def conv(x: Tensor, weights: Tensor, stride=1, padding=0, dilation=1, input_dilation=1, bias: Tensor = None,
          name=None, prog=None, options=None) -> Tensor:
     """The convolution of x with weights (poplin::convolution), plus bias[channel] when given
@@ -74,5 +106,6 @@ def conv(x: Tensor, weights: Tensor, stride=1, padding=0, dilation=1, input_dila
             poplin.addBias(graph.raw, out, bias.raw, seq, dc)
         return out
     out = graph.track(Tensor(_run_library(build, name, prog), graph))
-    record("pd.nn.conv", [x, weights] + ([bias] if bias is not None else []), [out], prog)
+    record("pd.nn.conv", [x, weights] + ([bias] if bias is not None else []), [out], prog, params=params,
+           options=options or {})
     return out

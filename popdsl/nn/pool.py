@@ -33,5 +33,5 @@ def pool(x: Tensor, kind, kernel, stride=None, padding=0, name=None, prog=None) 
     graph = x.graph
     out = _run_library(lambda seq, dc: popnn.pooling.pool(graph.raw, params, x.raw, seq, dc), name, prog)
     pooled = graph.track(Tensor(out, graph))
-    record("pd.nn.pool", [x], [pooled], prog)
+    record("pd.nn.pool", [x], [pooled], prog, params=params)
     return pooled

@@ -10,6 +10,7 @@ import pytest
 from conv_reference import conv, linear_adjoint
 import popdsl as pd
 from popdsl import poplar, poplin, poputil
+from popdsl.nn.conv import input_gradient_params
 from raw_runner import Runner
 
 TOLERANCE = {poplar.FLOAT: 1e-5, poplar.HALF: 1e-2}
@@ -92,28 +93,6 @@ def test_convolution_matches_the_reference(case):
     (got,) = r.run(out)
     x, w = x.astype(dtype.numpy_dtype), w.astype(dtype.numpy_dtype)  # what the device holds
     assert_close(got, conv(x, w, p), conv(np.abs(x), np.abs(w), p), dtype)
-
-
-def input_gradient_params(fwd):
-    """The params of the convolution that computes fwd's input gradient from its output
-    gradient with fwd's weights (transposeAndFlipWeights): the output gradient dilated by
-    the stride and padded by the kernel's extent, less the forward padding."""
-    field, kernel = list(fwd.inputFieldShape), list(fwd.kernelShape)
-    out_field = fwd.getOutputFieldShape()
-    stride, dilation = fwd.outputTransform.stride, fwd.kernelTransform.dilation
-    lower, upper = [], []
-    for d in range(len(field)):
-        extent = dilation[d] * (kernel[d] - 1)
-        lower.append(extent - fwd.inputTransform.paddingLower[d])
-        upper.append(field[d] - 1 - (out_field[d] - 1) * stride[d] + fwd.inputTransform.paddingLower[d])
-    dims = len(field)
-    return poplin.ConvParams(
-        fwd.inputType, fwd.outputType, fwd.batchSize, out_field, kernel,
-        fwd.outputChannelsPerConvGroup, fwd.inputChannelsPerConvGroup, fwd.numConvGroups,
-        poplin.ConvParams.InputTransform([0] * dims, [0] * dims, list(stride), lower, upper, [False] * dims),
-        poplin.ConvParams.InputTransform([0] * dims, [0] * dims, list(dilation), [0] * dims, [0] * dims,
-                                         [False] * dims),
-        poplin.ConvParams.OutputTransform(dims))
 
 
 GRADIENT_CASES = {
