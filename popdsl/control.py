@@ -23,7 +23,7 @@ class Block:
     def __init__(self, name=None):
         self.name = name
         self.steps = []
-        self.tape = Tape()  # the ops as pd.grad sees them
+        self.tape = Tape(self.steps)  # the ops as pd.grad sees them
 
     def add(self, step):
         """Append a poplar program or a deferred step (anything with build())."""
@@ -86,18 +86,21 @@ def emit(raw_sequence: _program.Sequence, prog=None):
     current_block(prog).add(raw_sequence)
 
 
-def record(kind: str, inputs, outputs, prog=None, written=(), **attrs):
+def record(kind: str, inputs, outputs, prog=None, written=(), **attrs) -> Record:
     """Records an op just emitted into the current block for pd.grad: `kind` names its
     gradient rule; `written` lists the tensors it overwrote (in-place ops)."""
-    current_block(prog).tape.add(Record(kind, inputs, outputs, written, attrs))
+    op = Record(kind, inputs, outputs, written, attrs)
+    current_block(prog).tape.add(op)
+    return op
 
 
-def record_control(kind: str, bodies, block: Block, **attrs):
+def record_control(kind: str, bodies, block: Block, **attrs) -> Record:
     """Records a control-flow step of the given body blocks in `block` as one op that
-    reads what its bodies read from outside and overwrites all they produced or wrote."""
+    reads what its bodies read from outside and overwrites all they produced or wrote
+    (views left out: a write through a view is a write of its bases, which are there)."""
     inputs = {i: t for body in bodies for i, t in body.tape.reads.items()}
-    outputs = list({i: t for body in bodies for i, t in body.tape.changed.items()}.values())
-    record(kind, inputs.values(), outputs, block, written=outputs, bodies=bodies, **attrs)
+    outputs = list({i: t for body in bodies for i, t in body.tape.changed.items() if t.view_of is None}.values())
+    return record(kind, inputs.values(), outputs, block, written=outputs, bodies=bodies, **attrs)
 
 
 class Sequence(Block):
@@ -136,7 +139,7 @@ class _Nested:
         _open_blocks.pop()
         if exc_type is None:
             self.parent.add(self)
-            record_control(self.kind, self.bodies(), self.parent)
+            self.record = record_control(self.kind, self.bodies(), self.parent, step=self)
         return False
 
     def bodies(self) -> list:
@@ -169,8 +172,10 @@ class If(_Nested):
     def __init__(self, predicate, name=None):
         super().__init__()
         self.predicate = check_control(predicate, "If predicate")
+        self.predicate_tensor = predicate  # what pd.grad's backward If tests again
         self.name = debug_name(name)
         self.else_body = None
+        self.else_record = None
 
     def parts(self):
         return [self.body] + ([self.else_body] if self.else_body else [])
@@ -198,7 +203,8 @@ class Else:
     def __exit__(self, exc_type, *exc):
         _open_blocks.pop()
         if exc_type is None:
-            record_control("pd.If", [self.if_step.else_body], self.block)
+            self.if_step.else_record = record_control("pd.If", [self.if_step.else_body], self.block,
+                                                      step=self.if_step, negated=True)
         return False
 
 

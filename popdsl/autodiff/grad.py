@@ -2,15 +2,13 @@
 import warnings
 
 from popdsl import ops
-from popdsl.autodiff import custom, rules  # noqa: F401  (fill the table of rules)
-from popdsl.autodiff.registry import OpContext, rule_for
+from popdsl.autodiff import control_rules, custom, rules  # noqa: F401  (fill the table of rules)
+from popdsl.autodiff.backprop import propagate
+from popdsl.autodiff.registry import OpContext
 from popdsl.control import current_block
 from popdsl.debug import BuildError, describe
 from popdsl.dtypes import is_floating
-from popdsl.reductions import reduce_sum
 from popdsl.tensor import Tensor, expect_tensor
-
-MAX_SUMMANDS = 20  # a popops map has placeholders _1 to _20
 
 
 def grad(y: Tensor, wrt, grad_y: Tensor = None, prog=None):
@@ -49,22 +47,10 @@ def _backward(tape, y, seed, wrt) -> list:
         raise BuildError(f"pd.grad: y {y!r} was not computed by the ops of this block; pd.grad follows the ops of "
                          "the block it is called in, so build the forward there")
     end = len(tape.records)  # the backward's own ops come after: they overwrite nothing of the forward
-    path, differentiable = _path(tape.records[:end], y_source, set(wrt_sources))
-    partials = {y_source: [seed]}
-    for record in reversed(path):
-        grads = [_total(partials.pop((record, k), None)) for k in range(len(record.outputs))]
-        if all(g is None for g in grads):
-            continue
-        needs = [s in differentiable and is_floating(t.dtype) for s, t in zip(record.sources, record.inputs)]
-        _check_no_hidden_writes(tape, record, needs)
-        context = OpContext(record, needs, lambda t, first: tape.writer(t, first, end))
-        input_grads = rule_for(record)(context, grads)
-        for source, t, needed, g in zip(record.sources, record.inputs, needs, input_grads):
-            if needed and g is not None:
-                partials.setdefault(source, []).append(_summed_to(g, t.shape))
+    totals = propagate(tape, tape.records[:end], {y_source: seed}, wrt_sources,
+                       lambda record, needs: OpContext(record, needs, lambda t, first: tape.writer(t, first, end)))
     results = []
-    for w, source in zip(wrt, wrt_sources):
-        total = _total(partials.get(source))
+    for w, total in zip(wrt, totals):
         if total is None:
             warnings.warn(f"pd.grad: {y!r} does not depend on {w!r} through the ops of this block "
                           "(its gradient is zero)", stacklevel=3)
@@ -85,55 +71,6 @@ def _seed(y, grad_y):
     if grad_y.shape != y.shape or grad_y.dtype != y.dtype:
         raise BuildError(f"pd.grad: grad_y {grad_y!r} must have y's shape {y.shape} and dtype {y.dtype}")
     return grad_y
-
-
-def _path(records, y_source, wrt_sources):
-    """The records on a path from a tensor of wrt to y, in program order, and the sources
-    a gradient flows back to."""
-    reaches_y, pending = set(), [y_source]
-    while pending:
-        source = pending.pop()
-        if isinstance(source, tuple) and source[0] not in reaches_y:
-            reaches_y.add(source[0])
-            pending.extend(source[0].sources)
-    differentiable = set(wrt_sources)
-    path = []
-    for r in records:
-        if r in reaches_y and any(s in differentiable for s in r.sources):
-            path.append(r)
-            differentiable.update((r, k) for k in range(len(r.outputs)))
-    return path, differentiable
-
-
-def _check_no_hidden_writes(tape, record, needs):
-    """Refuses an input whose storage an op wrote through an alias the tape did not see
-    made (a tensor wrapped from the raw bindings) after the input's value was made."""
-    for t, source, needed in zip(record.inputs, record.sources, needs):
-        made = source[0].index + 1 if isinstance(source, tuple) else 0
-        writer = tape.writer(t, made, record.index) if needed else None
-        if writer is not None and writer is not record.attrs.get("write"):  # a merge accounts for its write
-            raise BuildError(f"pd.grad: {record} reads {t!r}, which {writer} wrote through another tensor "
-                             "aliasing it that is not a view of it (made from the raw bindings?); pd.grad cannot "
-                             "follow that write: write through t's own views (t[...], t.reshape(...))")
-
-
-def _total(parts):
-    """One sum of a tensor's partial gradients: a fused map of up to MAX_SUMMANDS at once."""
-    if not parts:
-        return None
-    while len(parts) > 1:
-        parts = [ops.map(lambda *xs: sum(xs[1:], xs[0]), *group) if len(group) > 1 else group[0]
-                 for group in (parts[i:i + MAX_SUMMANDS] for i in range(0, len(parts), MAX_SUMMANDS))]
-    return parts[0]
-
-
-def _summed_to(g: Tensor, shape: tuple) -> Tensor:
-    """g summed over the axes numpy broadcasting added or stretched to reach g's shape."""
-    if g.shape == shape:
-        return g
-    extra = g.ndim - len(shape)
-    axes = list(range(extra)) + [extra + i for i, d in enumerate(shape) if d == 1 and g.shape[extra + i] != 1]
-    return reduce_sum(g, axes).reshape(shape) if axes else g.reshape(shape)
 
 
 def _fresh(g, seed):

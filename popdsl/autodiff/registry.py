@@ -33,23 +33,28 @@ class OpContext:
     def input(self, i: int):
         t = self.record.inputs[i]
         # An in-place op overwrites its own inputs' storage; other ops only their outputs'.
-        self._check_intact(t, f"input {i}", first=self.record.index + (0 if self.record.in_place else 1))
-        return t
+        return self._intact(t, f"input {i}", first=self.record.index + (0 if self.record.in_place else 1))
 
     def output(self, k: int = 0):
         t = self.record.outputs[k]
-        self._check_intact(t, "output" if len(self.record.outputs) == 1 else f"output {k}",
-                           first=self.record.index + 1)
-        return t
+        return self._intact(t, "output" if len(self.record.outputs) == 1 else f"output {k}",
+                            first=self.record.index + 1)
 
-    def _check_intact(self, t, what, first):
+    def writes_after(self, t, first: int):
+        """The first op from record `first` on that overwrites t's storage, or None."""
+        return self._writes_after(t, first)
+
+    def _intact(self, t, what, first):
         writer = self._writes_after(t, first)
-        if writer is not None:
-            by_itself = writer is self.record
-            raise BuildError(
-                f"pd.grad: {self.record} needs its {what} {t!r} for the gradient, but "
-                + ("it overwrites that tensor itself" if by_itself else f"{writer} overwrites it before pd.grad")
-                + "; compute into a new tensor instead of in place (y = y * 2 rather than y *= 2)")
+        return t if writer is None else self._overwritten(t, what, writer)
+
+    def _overwritten(self, t, what, writer):
+        """What a rule reads in place of t, whose value `writer` overwrote: nothing here."""
+        by_itself = writer is self.record
+        raise BuildError(
+            f"pd.grad: {self.record} needs its {what} {t!r} for the gradient, but "
+            + ("it overwrites that tensor itself" if by_itself else f"{writer} overwrites it before pd.grad")
+            + "; compute into a new tensor instead of in place (y = y * 2 rather than y *= 2)")
 
 
 def rule_for(record):

@@ -260,18 +260,17 @@ def _nonlinearity(op, grads):
     return [ops.nonlinearity_grad(activation, grads[0], kind)]
 
 
-# --- control flow ------------------------------------------------------------------------
+# --- control flow (pd.Repeat and pd.If: control_rules.py) --------------------------------
 def _not_differentiable(why):
     def rule(op, grads):
         raise BuildError(f"pd.grad: cannot differentiate through {op.record}: {why}")
     return rule
 
 
-for _kind in ("pd.Repeat", "pd.Function"):
-    gradient(_kind)(_not_differentiable(
-        "loops are not differentiable yet; call pd.grad inside the loop body on that body's tensors, "
-        "or write the backward loop by hand"))
-gradient("pd.If", "pd.Switch")(_not_differentiable("conditionals are not differentiable yet"))
+gradient("pd.Function")(_not_differentiable(
+    "a function's body is shared by every call, so it cannot stash what each call's backward needs; "
+    "build the body inline (a Python function called in the block) instead"))
+gradient("pd.Switch")(_not_differentiable("a switch is not differentiable; use pd.If/pd.Else"))
 gradient("pd.While")(_not_differentiable(
     "its trip count is only known when it runs, so the memory for what the backward needs cannot be "
     "bounded when the graph is built; use pd.Repeat(n), or pd.Repeat(max_n) with pd.If(i < n) in the body"))

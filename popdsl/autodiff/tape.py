@@ -20,9 +20,11 @@ from popdsl.debug import source_location
 
 class Record:
     """One op: its kind (the gradient rule's key), input tensors and their sources,
-    output tensors, the tensors it overwrote, static attributes and the user's line."""
+    output tensors, the tensors it overwrote, static attributes and the user's line;
+    `after` is the block's step it came after (None at the start), where a loop's
+    gradient stashes the values the op's backward reads."""
 
-    __slots__ = ("kind", "inputs", "sources", "outputs", "written", "attrs", "location", "index")
+    __slots__ = ("kind", "inputs", "sources", "outputs", "written", "attrs", "location", "index", "after")
 
     def __init__(self, kind, inputs, outputs, written, attrs):
         self.kind, self.inputs, self.outputs, self.written = kind, tuple(inputs), tuple(outputs), tuple(written)
@@ -49,7 +51,8 @@ def _bases(view) -> list:
 class Tape:
     """The records of one block, in program order, and the latest source of each tensor."""
 
-    def __init__(self):
+    def __init__(self, steps=None):
+        self.steps = [] if steps is None else steps  # the block's steps, for Record.after
         self.records = []
         self.writes = []  # the records that overwrite tensors (in-place ops), in order
         self._write_indices = []  # their indices in records, to bisect
@@ -76,6 +79,7 @@ class Tape:
         old_bases = {id(b): self.source(b) for t in record.outputs if t.view_of is not None and record.written
                      for b in _bases(t)}  # looked up before the write
         record.index = len(self.records)
+        record.after = self.steps[-1] if self.steps else None
         self.records.append(record)
         if record.written:
             self.writes.append(record)
@@ -105,6 +109,11 @@ class Tape:
             if base.view_of is not None:
                 self._write_into_bases(base, merged, old_bases, write)
             begin = end
+
+    def latest(self, t):
+        """The source of t's value after the block's ops: (record, k), or None when they
+        did not produce or write t."""
+        return self._latest.get(id(t))
 
     def writer(self, t, first: int, end: int):
         """The first record of records[first:end] that writes storage of t, or None."""

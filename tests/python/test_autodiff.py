@@ -261,17 +261,18 @@ def writes_through_an_alias(g, x, w):
     return h.sum()
 
 
-def loops(g, x, w):
+def while_loops(g, x, w):
     h = x * w
-    with pd.Repeat(2):
+    with pd.While(lambda: pd.logical_not(g.variable(pd.bool_, (1,), name="done"))):
         h *= 2.0
     return h.sum()
 
 
-def branches(g, x, w):
+def switches(g, x, w):
     h = x * w
-    with pd.If(g.variable(pd.bool_, (1,), name="flag")):
-        h *= 2.0
+    with pd.Switch(g.variable(pd.int32, (1,), name="index")) as switch:
+        with switch.case(0):
+            h *= 2.0
     return h.sum()
 
 
@@ -282,8 +283,8 @@ def branches(g, x, w):
                                r"<pd\.Tensor .*pd\.map \(built at .*h \+= 1\.0\) overwrites it"),
     (overwrites_its_own_input, "it overwrites that tensor itself"),
     (writes_through_an_alias, "wrote through another tensor aliasing it that is not a view of it"),
-    (loops, r"cannot differentiate through pd\.Repeat .*loops are not differentiable yet"),
-    (branches, r"cannot differentiate through pd\.If .*conditionals"),
+    (while_loops, r"cannot differentiate through pd\.While .*trip count is only known when it runs"),
+    (switches, r"cannot differentiate through pd\.Switch .*use pd\.If/pd\.Else"),
 ])
 def test_gradients_pd_grad_cannot_give_are_refused(forward, message):
     g, x, w = graph_with()

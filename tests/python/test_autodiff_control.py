@@ -1,0 +1,186 @@
+"""pd.grad through pd.Repeat (per-iteration stashes, a reversed Repeat) and pd.If/pd.Else,
+against central differences, and the loops it refuses."""
+import numpy as np
+import pytest
+
+import popdsl as pd
+from popdsl.testing import assert_close, check_grads
+from popdsl.testing.plugin import ipu_device, session_factory  # noqa: F401  (fixtures)
+
+rng = np.random.default_rng(3)
+
+
+def uniform(*shape):
+    return rng.uniform(-1.0, 1.0, shape).astype(np.float32)
+
+
+def counter(g):
+    i = g.variable(pd.uint32, (1,), name="i")
+    pd.zero(i)
+    return i
+
+
+def recurrence(x, w, h0):
+    """h = tanh(h @ w + x[t]) over the rows of x: the state is carried, w is shared."""
+    h, i = h0 * 1.0, counter(x.graph)
+    with pd.Repeat(x.shape[0]):
+        pd.copy(pd.tanh(h @ w + x.at[i].get()), h)
+        i += 1
+    return h * h
+
+
+def accumulation(x, w):
+    total, i = pd.zero(x.graph.variable(pd.float32, w.shape, name="total")), counter(x.graph)
+    with pd.Repeat(x.shape[0]):
+        total += pd.exp(x.at[i].get() * w)
+    return total
+
+
+def last_iteration_value(x, w):
+    """`out` is made anew by every iteration; only the last one's reaches the result."""
+    h = x * 1.0
+    with pd.Repeat(3):
+        out = pd.sin(h) * w
+        pd.copy(out * 2.0, h)
+    return out * h
+
+
+def no_iterations(x, w):
+    h = x * 1.0
+    with pd.Repeat(0):
+        pd.copy(pd.sin(h), h)
+    return h * w
+
+
+def if_else(x, w, flag):
+    h = x * 1.0
+    with pd.If(flag):
+        pd.copy(pd.sin(h) * w, h)  # sin's rule reads h, which the copy then overwrites: stashed
+    with pd.Else():
+        h *= 2.0
+        h += pd.cos(w)
+    return h * w
+
+
+def if_alone(x, w, flag):
+    h = pd.exp(x)
+    with pd.If(flag):
+        h += pd.cos(w)
+    return h * h
+
+
+def repeat_of_a_branch_free_body_after_an_if(x, w, flag):
+    h = x * 1.0
+    with pd.If(flag):
+        pd.copy(h * w, h)
+    with pd.Repeat(2):
+        pd.copy(pd.tanh(h) * w, h)
+    return h
+
+
+CASES = {
+    "recurrence": (recurrence, [uniform(3, 1, 2), uniform(2, 2), uniform(1, 2)]),
+    "accumulation": (accumulation, [uniform(4, 3), uniform(3)]),
+    "a value of the last iteration": (last_iteration_value, [uniform(3), uniform(3)]),
+    "no iterations": (no_iterations, [uniform(3), uniform(3)]),
+    "if taken": (if_else, [uniform(3), uniform(3), np.array([1], np.int32)]),
+    "else taken": (if_else, [uniform(3), uniform(3), np.array([0], np.int32)]),
+    "if alone, taken": (if_alone, [uniform(3), uniform(3), np.array([1], np.int32)]),
+    "if alone, not taken": (if_alone, [uniform(3), uniform(3), np.array([0], np.int32)]),
+    "an if, then a repeat": (repeat_of_a_branch_free_body_after_an_if, [uniform(3), uniform(3),
+                                                                       np.array([1], np.int32)]),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_gradient_matches_finite_differences(case):
+    fn, inputs = CASES[case]
+    check_grads(fn, inputs)
+
+
+def test_a_recurrence_matches_numpy_backpropagation_through_time(ipu_device, session_factory):
+    x, w, h0 = uniform(5, 2, 3), uniform(3, 3), uniform(2, 3)
+    g = pd.Graph(ipu_device)
+    tx, tw, th = (g.variable(pd.float32, a.shape, name=n, init=a) for a, n in [(x, "x"), (w, "w"), (h0, "h0")])
+    with pd.Sequence() as main:
+        dx, dw, dh0 = pd.grad(recurrence(tx, tw, th).sum(), [tx, tw, th])
+    hs = [h0.astype(np.float64)]
+    for t in range(5):
+        hs.append(np.tanh(hs[-1] @ w + x[t]))
+    dh, dws, dxs = 2 * hs[-1], np.zeros((3, 3)), np.zeros(x.shape)
+    for t in reversed(range(5)):
+        dz = dh * (1 - hs[t + 1] ** 2)
+        dws += hs[t].T @ dz
+        dxs[t] = dz
+        dh = dz @ w.T
+    with session_factory(g, main) as s:
+        s.run()
+        assert_close(s.read(dx), dxs)
+        assert_close(s.read(dw), dws)
+        assert_close(s.read(dh0), dh)
+
+
+def test_the_backward_of_a_repeat_does_not_grow_with_its_count():
+    sizes = []
+    for count in (2, 200):
+        g = pd.Graph(pd.ipu_model(tiles=4))
+        x, w, h0 = (g.variable(pd.float32, s, name=n) for s, n in [((count, 1, 2), "x"), ((2, 2), "w"),
+                                                                     ((1, 2), "h0")])
+        with pd.Sequence() as main:
+            pd.grad(recurrence(x, w, h0).sum(), [w])
+        sizes.append((len(main.tape.records), len(main.steps)))
+    assert sizes[0] == sizes[1]
+
+
+def nested_repeat(g, x):
+    h = x * 1.0
+    with pd.Repeat(2):
+        with pd.Repeat(2):
+            pd.copy(pd.sin(h), h)
+    return h.sum()
+
+
+def if_in_a_repeat(g, x):
+    h = x * 1.0
+    with pd.Repeat(2):
+        with pd.If(g.variable(pd.bool_, (1,), name="flag")):
+            pd.copy(pd.sin(h), h)
+    return h.sum()
+
+
+def function_call(g, x):
+    h = x * 1.0
+    g.function(lambda: pd.copy(pd.sin(h), h))()
+    return h.sum()
+
+
+def predicate_overwritten(g, x):
+    h, flag = x * 1.0, g.variable(pd.int32, (1,), name="flag")
+    with pd.If(flag):
+        h *= 2.0
+        pd.zero(flag)
+    return h.sum()
+
+
+def in_place_on_what_its_rule_reads(g, x):
+    h = x * 1.0
+    with pd.Repeat(2):
+        pd.nonlinearity_(h, "tanh")  # tanh's gradient reads its output, written over its input: fine
+        h *= h  # reads h, and overwrites it
+    return h.sum()
+
+
+@pytest.mark.parametrize("forward, message", [
+    (nested_repeat, r"its body holds pd\.Repeat .*one level deep"),
+    (if_in_a_repeat, r"its body holds pd\.If .*one level deep"),
+    (function_call, r"pd\.Function .*shared by every call"),
+    (predicate_overwritten, r"its predicate <pd\.Tensor 'flag'.* is overwritten by pd\.If"),
+    (in_place_on_what_its_rule_reads, "it overwrites that tensor itself"),
+])
+def test_control_flow_pd_grad_cannot_differentiate_is_refused(forward, message):
+    g = pd.Graph(pd.ipu_model(tiles=4))
+    x = g.variable(pd.float32, (3,), name="x")
+    with pd.Sequence():
+        y = forward(g, x)
+        with pytest.raises(pd.BuildError, match=message):
+            pd.grad(y, x)
