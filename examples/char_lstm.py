@@ -66,15 +66,14 @@ def train(steps=30, lr=0.02):
         opt.step(trained, pd.grad(loss, trained))
         losses.write(loss)
 
-    curve = []
-    with pd.Session(g, {"train": train_step}, device=dev) as s:
-        for ids, next_ids in batches(steps):
-            out = s.run("train", feeds={inputs: ids[None], targets: next_ids[None]})
-            curve.append(float(out[losses].reshape(-1)[0]))
-    return curve
+    with pd.Session(g, {"train": train_step}, device=dev) as s:  # one run per batch, each feeding one
+        return [s.run("train", feeds={inputs: ids[None], targets: next_ids[None]})[losses].item()
+                for ids, next_ids in batches(steps)]
 
 
 if __name__ == "__main__":
-    for step, value in enumerate(train(), 1):
-        print(f"step {step:2d}: loss {value:.4f}")
+    curve = train()
+    for step, value in enumerate(curve, 1):
+        print(f"step {step:2d}: loss {value:.4f} {'#' * round(10 * value)}")
+    print(f"loss {curve[0]:.3f} -> {curve[-1]:.3f}")
     print("Program complete")

@@ -147,6 +147,13 @@ def test_a_gather_gradient_adds_the_rows_of_repeated_indices(ipu_device, session
         assert_close(s.read(dt), expected)
 
 
+@pytest.fixture
+def operands():
+    """A float tensor t [2, 3] and an integer one i [2]."""
+    g = pd.Graph(pd.ipu_model(tiles=4))
+    return g.variable(pd.float32, (2, 3), name="t"), g.variable(pd.int32, (2,), name="i")
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda t, i: pd.gather(t, t), "indices must be an integer tensor"),
     (lambda t, i: pd.gather(t, i, axis=2), "axis"),
@@ -160,12 +167,9 @@ def test_a_gather_gradient_adds_the_rows_of_repeated_indices(ipu_device, session
     (lambda t, i: pd.nn.layer_norm(t, t.graph.variable(pd.float32, (2,), name="w")), "gamma must be"),
     (lambda t, i: pd.nn.layer_norm(i), "x must be a float"),
 ])
-def test_bad_arguments_name_the_problem(call, message):
-    g = pd.Graph(pd.ipu_model(tiles=4))
-    t, i = g.variable(pd.float32, (2, 3), name="t"), g.variable(pd.int32, (2,), name="i")
-    with pd.Sequence():
-        with pytest.raises(pd.BuildError, match=message):
-            call(t, i)
+def test_bad_arguments_name_the_problem(call, message, operands):
+    with pd.Sequence(), pytest.raises(pd.BuildError, match=message):
+        call(*operands)
 
 
 def test_a_convolution_gradient_pd_grad_cannot_build_is_refused():

@@ -6,6 +6,7 @@ import runpy
 
 import numpy as np
 
+from numpy_adam import NumpyAdam
 from test_lstm import Reference, make_config
 
 EXAMPLE = runpy.run_path(str(pathlib.Path(__file__).resolve().parents[2] / "examples" / "char_lstm.py"))
@@ -15,11 +16,10 @@ STEPS, LR = 20, 0.02
 def numpy_losses(steps, lr):
     S, B, E, H = (EXAMPLE[k] for k in ("STEPS_PER_WINDOW", "BATCH", "EMBEDDING", "HIDDEN"))
     params = {k: v.astype(np.float64) for k, v in EXAMPLE["initial_weights"]().items()}
-    m = {k: 0.0 for k in params}
-    v = {k: 0.0 for k in params}
+    adam = NumpyAdam(params, lr)
     cfg = make_config(S=S, B=B, I=E, H=H)
     losses = []
-    for t, (ids, next_ids) in enumerate(EXAMPLE["batches"](steps), 1):
+    for ids, next_ids in EXAMPLE["batches"](steps):
         x = params["embedding"][ids]  # [S, B, E]
         data = dict(x=x, h0=np.zeros((B, H)), c0=np.zeros((B, H)), Win=params["input_weights"],
                     Wout=params["output_weights"], b=params["biases"], dY=np.zeros((S, B, H)),
@@ -35,12 +35,8 @@ def numpy_losses(steps, lr):
         lstm = Reference(cfg, data)  # backpropagation through time from dY
         d_embedding = np.zeros_like(params["embedding"])
         np.add.at(d_embedding, ids.reshape(-1), lstm.dx.reshape(-1, E))
-        grads = {"embedding": d_embedding, "input_weights": lstm.dWin, "output_weights": lstm.dWout,
-                 "biases": lstm.db, "projection": hidden.T @ d_logits, "projection_bias": d_logits.sum(0)}
-        for k, g in grads.items():
-            m[k] = 0.9 * m[k] + 0.1 * g
-            v[k] = 0.999 * v[k] + 0.001 * g * g
-            params[k] = params[k] - lr * (m[k] / (1 - 0.9 ** t)) / (np.sqrt(v[k] / (1 - 0.999 ** t)) + 1e-8)
+        adam.step({"embedding": d_embedding, "input_weights": lstm.dWin, "output_weights": lstm.dWout,
+                   "biases": lstm.db, "projection": hidden.T @ d_logits, "projection_bias": d_logits.sum(0)})
     return losses
 
 

@@ -4,6 +4,8 @@ import runpy
 
 import numpy as np
 
+from numpy_adam import NumpyAdam
+
 EXAMPLE = runpy.run_path(str(pathlib.Path(__file__).resolve().parents[2] / "examples" / "mlp_autodiff.py"))
 STEPS = 20
 
@@ -12,11 +14,10 @@ def numpy_losses(steps, lr):
     """The example's model, loss and Adam (PyTorch's formulas) in float64 numpy."""
     x, labels = (a.astype(np.float64) if a.dtype.kind == "f" else a for a in EXAMPLE["synthetic_data"]())
     params = {k: v.astype(np.float64) for k, v in EXAMPLE["initial_weights"]().items()}
-    m = {k: 0.0 for k in params}
-    v = {k: 0.0 for k in params}
+    adam = NumpyAdam(params, lr)
     one_hot = np.eye(params["b2"].size)[labels]
     losses = []
-    for t in range(1, steps + 1):
+    for _ in range(steps):
         pre = x @ params["w1"] + params["b1"]
         h = np.maximum(pre, 0)
         logits = h @ params["w2"] + params["b2"]
@@ -25,11 +26,7 @@ def numpy_losses(steps, lr):
         losses.append(-np.mean(np.sum(log_p * one_hot, 1)))
         d_logits = (np.exp(log_p) - one_hot) / len(x)
         d_pre = (d_logits @ params["w2"].T) * (pre > 0)
-        grads = {"w1": x.T @ d_pre, "b1": d_pre.sum(0), "w2": h.T @ d_logits, "b2": d_logits.sum(0)}
-        for k, g in grads.items():
-            m[k] = 0.9 * m[k] + 0.1 * g
-            v[k] = 0.999 * v[k] + 0.001 * g * g
-            params[k] = params[k] - lr * (m[k] / (1 - 0.9 ** t)) / (np.sqrt(v[k] / (1 - 0.999 ** t)) + 1e-8)
+        adam.step({"w1": x.T @ d_pre, "b1": d_pre.sum(0), "w2": h.T @ d_logits, "b2": d_logits.sum(0)})
     return losses
 
 
