@@ -20,15 +20,12 @@ from popdsl.control import Block, Else, If, Repeat
 from popdsl.debug import BuildError
 from popdsl.dtypes import is_floating, uint32
 
-NESTED = ("pd.Repeat", "pd.If", "pd.While", "pd.Switch", "pd.Function")
-
 
 def _body(op) -> Block:
+    if isinstance(op, (_SnapshotContext, _StashedContext)):  # the rule of an op in a differentiated body
+        raise BuildError(f"pd.grad: cannot differentiate through {op.record}: it is in the body of a loop or "
+                         "conditional pd.grad differentiates, and pd.grad goes through them one level deep")
     (body,) = op.attrs["bodies"]
-    nested = next((r for r in body.tape.records if r.kind in NESTED), None)
-    if nested is not None:
-        raise BuildError(f"pd.grad: cannot differentiate through {op.record}: its body holds {nested}, and "
-                         "pd.grad differentiates loops and conditionals one level deep")
     return body
 
 
