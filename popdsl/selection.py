@@ -2,11 +2,10 @@
 (popops multiSlice; the embedding lookup), whose gradient is a scatter-add (multiUpdateAdd)."""
 import numpy as np
 
-from popdsl import dtypes
 from popdsl._core import popnn, popops
 from popdsl.control import record
 from popdsl.debug import BuildError, expect_int
-from popdsl.dtypes import is_floating
+from popdsl.dtypes import bool_, is_floating, uint32
 from popdsl.ops import _run_library, cast, zero
 from popdsl.tensor import Tensor, expect_tensor
 
@@ -60,13 +59,13 @@ def gather(t: Tensor, indices: Tensor, axis: int = 0, name=None, prog=None) -> T
     outside [0, t.shape[axis]) gives zeros and, in the gradient, is left out."""
     expect_tensor(t, "pd.gather: t")
     expect_tensor(indices, "pd.gather: indices", t.graph, "t")
-    if is_floating(indices.dtype) or indices.dtype == dtypes.bool_:
+    if is_floating(indices.dtype) or indices.dtype == bool_:
         raise BuildError(f"pd.gather: indices must be an integer tensor, got {indices!r}")
     if t.ndim == 0:
         raise BuildError(f"pd.gather: t must have an axis to gather along, got {t!r}")
     axis = expect_int(axis, "pd.gather: axis", -t.ndim, t.ndim - 1) % t.ndim
     front = t.transpose([axis] + [i for i in range(t.ndim) if i != axis])  # gathered along dim 0
-    offsets = indices if indices.dtype == dtypes.uint32 else cast(indices, dtypes.uint32, prog=prog)
+    offsets = indices if indices.dtype == uint32 else cast(indices, uint32, prog=prog)
     offsets = offsets.reshape(indices.size, 1)
     raw = _run_library(lambda seq, dc: popops.multiSlice(t.graph.raw, front.raw, offsets.raw, [0], [1], seq,
                                                          popops.SlicePlan(), {}, dc), name, prog)

@@ -11,9 +11,8 @@ from popdsl.nn.masks import MASK_VALUE, MaskBlocks, causal_mask_blocks, triu_off
 from popdsl.nn.pool import pool, pool_params
 
 __all__ = ["MASK_VALUE", "MaskBlocks", "causal_mask_blocks", "chunk_counts", "conv", "conv_params", "cross_entropy",
-           "flash_attention_qkv_packed",
-           "flash_attention_qkv_packed_grad", "flash_attention_qkv_packed_with_stash", "group_norm", "layer_norm",
-           "log_softmax", "lstm", "mse", "one_hot", "pool",
-           "pool_params", "scaled_dot_product_attention", "triu_offset_sequence", "vanilla_attention", "vanilla_attention_grad"]
+           "flash_attention_qkv_packed", "flash_attention_qkv_packed_grad", "flash_attention_qkv_packed_with_stash",
+           "group_norm", "layer_norm", "log_softmax", "lstm", "mse", "one_hot", "pool", "pool_params",
+           "scaled_dot_product_attention", "triu_offset_sequence", "vanilla_attention", "vanilla_attention_grad"]
 
 from popdsl.autodiff import nn_rules  # noqa: E402,F401  (the gradient rules of conv and pool)

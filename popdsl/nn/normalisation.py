@@ -6,6 +6,7 @@ import math
 import popdsl as pd
 from popdsl.debug import BuildError, expect_int
 from popdsl.dtypes import is_floating
+from popdsl.tensor import expect_tensor
 
 
 def _normalised(x: pd.Tensor, axes, eps: float) -> pd.Tensor:
@@ -16,11 +17,18 @@ def _normalised(x: pd.Tensor, axes, eps: float) -> pd.Tensor:
     return centred * scale
 
 
-def _affine(y, gamma, beta, shape, what):
-    """y * gamma + beta, each reshaped to `shape` for broadcasting (either may be None)."""
+def _check_affine(x, gamma, beta, shape, what):
+    """gamma and beta are None or tensors of x's graph and dtype, of math.prod(shape) elements."""
     for t, label in ((gamma, "gamma"), (beta, "beta")):
-        if t is not None and (not isinstance(t, pd.Tensor) or t.size != math.prod(shape) or t.dtype != y.dtype):
-            raise BuildError(f"{what}: {label} must be a {y.dtype} tensor of {math.prod(shape)} elements, got {t!r}")
+        if t is not None:
+            expect_tensor(t, f"{what}: {label}", x.graph, "x")
+            if t.size != math.prod(shape) or t.dtype != x.dtype:
+                raise BuildError(f"{what}: {label} must be a {x.dtype} tensor of {math.prod(shape)} elements, "
+                                 f"got {t!r}")
+
+
+def _affine(y, gamma, beta, shape):
+    """y * gamma + beta, each reshaped to `shape` for broadcasting (either may be None)."""
     if gamma is not None:
         y = y * gamma.reshape(shape)
     return y + beta.reshape(shape) if beta is not None else y
@@ -40,7 +48,8 @@ def layer_norm(x: pd.Tensor, gamma: pd.Tensor = None, beta: pd.Tensor = None, ax
     axes = expect_int(axes, "pd.nn.layer_norm: axes", 1, max(x.ndim, 1))
     normalised = list(range(x.ndim - axes, x.ndim))
     shape = [d if i in normalised else 1 for i, d in enumerate(x.shape)]
-    return _affine(_normalised(x, normalised, float(eps)), gamma, beta, shape, "pd.nn.layer_norm")
+    _check_affine(x, gamma, beta, shape, "pd.nn.layer_norm")
+    return _affine(_normalised(x, normalised, float(eps)), gamma, beta, shape)
 
 
 def group_norm(x: pd.Tensor, groups: int, gamma: pd.Tensor = None, beta: pd.Tensor = None,
@@ -55,7 +64,7 @@ def group_norm(x: pd.Tensor, groups: int, gamma: pd.Tensor = None, beta: pd.Tens
     groups = expect_int(groups, "pd.nn.group_norm: groups", 1, channels)
     if channels % groups:
         raise BuildError(f"pd.nn.group_norm: {channels} channels do not split into {groups} groups")
-    grouped = x.reshape(x.shape[0], groups, -1)
-    y = _normalised(grouped, [2], float(eps)).reshape(x.shape)
     shape = [1, channels] + [1] * (x.ndim - 2)
-    return _affine(y, gamma, beta, shape, "pd.nn.group_norm")
+    _check_affine(x, gamma, beta, shape, "pd.nn.group_norm")
+    grouped = x.reshape(x.shape[0], groups, -1)
+    return _affine(_normalised(grouped, [2], float(eps)).reshape(x.shape), gamma, beta, shape)

@@ -35,6 +35,8 @@ FLAG2 = G.variable(pd.bool_, (1,), name="flag2")
 QKV = G.variable(pd.float32, (3, 1, 4, 2), name="qkv")
 Q = G.variable(pd.float32, (1, 4, 2), name="q")
 VECTOR = G.variable(pd.float32, (3,), name="vector")
+SCALES = G.variable(pd.float32, (3,), name="scales")
+LONG_VECTOR = G.variable(pd.float32, (5,), name="long_vector")
 INTEGERS = G.variable(pd.int32, (3, 1, 4, 2), name="integers")
 SEEDS = pd.random.get_hw_seeds(G, prog=pd.Sequence())
 IN_STREAM = G.host_to_device(pd.float32, (2, 3), name="misuse_in")
@@ -94,7 +96,7 @@ BAD_VALUES = {
     "decorated": [3, "f", X],
     "reshape": ["ab", (2.5,), (-2,), (2 ** 70,), [None], object(), (7,)],
     "title": [3, b"x", object()],
-    "matrix": [VECTOR, QKV, C],  # wrong ranks, then a shape that does not agree
+    "matrix": [LONG_VECTOR, QKV, C],  # a vector, a stack of matrices and a matrix whose shapes do not agree
     "qkv": [X, Q, INTEGERS, VECTOR],  # wrong ranks and dtype
     "session_tensor": [None, "nope", 3, 1.5, [1, 2], np.ones((2, 3), np.float32), OTHER_X, object()],
     "device": [None, "d", 3, X, G, object()],
@@ -104,6 +106,7 @@ BAD_VALUES = {
     "scale": ["x", [1], object(), X, np.ones(3)],
     "chunks": ["x", 3, (0, 2), (1.5, 2), object()],
     "path": [3, ["a"], object()],
+    "probability": [None, "x", -0.1, 1.0, True, [0.5], object()],
 }
 
 def _seq(call):
@@ -198,6 +201,25 @@ APIS = (
             {"graph": ("graph", G), "tile": ("tile", 0), "sync": ("kind", "internal"), "name": ("name", None)}),
         Api("pd.cycle_stamp", _seq(lambda **kw: pd.cycle_stamp(**kw)),
             {"graph": ("graph", G), "tile": ("tile", 0), "sync": ("kind", "internal"), **NAME_AND_PROG}),
+        Api("pd.argmax", _seq(lambda **kw: pd.argmax(**kw)), {"t": _t(X), "axis": ("axis", 1), **NAME_AND_PROG}),
+        Api("pd.argmin", _seq(lambda **kw: pd.argmin(**kw)), {"t": _t(X), "axis": ("axis", 0), **NAME_AND_PROG}),
+        Api("pd.topk", _seq(lambda **kw: pd.topk(**kw)),
+            {"t": _t(X), "k": ("positive", 2), "axis": ("axis", 1), **NAME_AND_PROG}),
+        Api("pd.gather", _seq(lambda **kw: pd.gather(**kw)),
+            {"t": _t(X), "indices": _t(I), "axis": ("axis", 1), **NAME_AND_PROG}),
+        Api("pd.nn.layer_norm", _seq(lambda **kw: pd.nn.layer_norm(**kw)),
+            {"x": _t(X), "gamma": ("optional_tensor", SCALES), "beta": ("optional_tensor", None),
+             "axes": ("positive", 1)}),
+        Api("pd.nn.group_norm", _seq(lambda **kw: pd.nn.group_norm(**kw)),
+            {"x": _t(X), "groups": ("positive", 3), "gamma": ("optional_tensor", None),
+             "beta": ("optional_tensor", SCALES)}),
+        Api("pd.random.dropout", _seq(lambda **kw: pd.random.dropout(**kw)),
+            {"x": _t(X), "rate": ("probability", 0.5), "seed": ("optional_tensor", None),
+             "seed_modifier": ("count", 0), **NAME_AND_PROG}),
+        *[Api(f"pd.random.{f}", _seq(lambda f=f, **kw: getattr(pd.random, f)(**kw)),
+              {"graph": ("graph", G), "shape": ("shape", (4,)), "dtype": ("dtype", pd.float32),
+               "seed": ("optional_tensor", None), "seed_modifier": ("count", 1), **NAME_AND_PROG})
+          for f in ("uniform", "normal", "truncated_normal", "bernoulli")],
         Api("pd.random.get_hw_seeds", _seq(lambda **kw: pd.random.get_hw_seeds(**kw)),
             {"graph": ("graph", G), **NAME_AND_PROG}),
         Api("pd.random.set_hw_seeds", _seq(lambda **kw: pd.random.set_hw_seeds(**kw)),
