@@ -87,6 +87,12 @@ def test_a_session_seed_decides_the_numbers():
     assert not np.array_equal(first, other)
 
 
+def test_every_tile_draws_numbers_of_its_own():
+    rows = draw(lambda g: pd.random.uniform(g, (4, N // 4)))  # mapped linearly: a row per tile of 4
+    correlations = np.corrcoef(rows)[np.triu_indices(4, 1)]
+    assert np.all(np.abs(correlations) < 5 / math.sqrt(N // 4)), correlations
+
+
 def test_a_seed_tensor_makes_the_numbers_a_function_of_its_value():
     def seeded(g):
         seed = g.constant(np.array([7, 9], np.uint32), name="seed")
