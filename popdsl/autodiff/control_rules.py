@@ -11,8 +11,12 @@ copying it into row k of a stash [count, ...] right after the op that made it, a
 backward reads row k back. Memory grows with the count; the graph does not. The
 gradient of a tensor the body both reads and writes (a loop-carried value, such as a
 hidden state) flows from one iteration to the one before; that of a tensor the body
-only reads (a weight) is summed over the iterations.
+only reads (a weight) is summed over the iterations. A pd.If in the body is
+differentiated inside the backward Repeat, from its predicate's and its branch's stashed
+values (a branch that did not run leaves a stale row, which the backward If skips).
 """
+import copy
+
 from popdsl import ops
 from popdsl.autodiff.backprop import propagate
 from popdsl.autodiff.registry import OpContext, gradient
@@ -21,10 +25,13 @@ from popdsl.debug import BuildError
 from popdsl.dtypes import is_floating, uint32
 
 
-def _body(op) -> Block:
-    if isinstance(op, (_SnapshotContext, _StashedContext)):  # the rule of an op in a differentiated body
+def _body(op, allowed_in_a_repeat=False) -> Block:
+    nested = isinstance(op, _SnapshotContext) or (isinstance(op, _StashedContext)
+                                                  and (op.stash.nested or not allowed_in_a_repeat))
+    if nested:  # the rule of an op in a differentiated body
         raise BuildError(f"pd.grad: cannot differentiate through {op.record}: it is in the body of a loop or "
-                         "conditional pd.grad differentiates, and pd.grad goes through them one level deep")
+                         "conditional pd.grad differentiates, and pd.grad goes no deeper than a pd.If in "
+                         "a pd.Repeat")
     (body,) = op.attrs["bodies"]
     return body
 
@@ -68,28 +75,17 @@ def _assign(values, targets):
 @gradient("pd.If")
 def _if(op, grads):
     step, negated = op.attrs["step"], op.attrs.get("negated", False)
-    body = _body(op)
+    body = _body(op, allowed_in_a_repeat=True)
     predicate = step.predicate_tensor
     writer = op.writes_after(predicate, step.record.index)
     if writer is not None:
         raise BuildError(f"pd.grad: cannot differentiate through {op.record}: its predicate {predicate!r} is "
                          f"overwritten by {writer}, and the backward tests it again")
-    partner = None if negated else step.else_record
-    end = len(body.tape.records)
-
-    def writes_after(t, first):  # in the body, then after the If (but not in its other branch)
-        found = body.tape.writer(t, first, end)
-        outer = op.record.index + 1
-        while found is None:
-            found = op.writes_after(t, outer)
-            if found is None or found is not partner:
-                break
-            outer, found = found.index + 1, None
-        return found
-
-    if not hasattr(step, "snapshots"):
-        step.snapshots = {}
-    context = lambda record, needs: _SnapshotContext(record, needs, writes_after, body, step.snapshots)  # noqa: E731
+    if isinstance(op, _StashedContext):  # in a differentiated Repeat: the predicate and values of each iteration
+        predicate = op.stash.value(op.record, predicate)
+        context = op.stash.within(body).context
+    else:
+        context = _snapshots(op, step, body, negated)
     results = [t.graph.variable(t.dtype, t.shape, name="pd.grad/if") if needed else None
                for t, needed in zip(op.inputs, op.needs)]
     wanted = [j for j, r in enumerate(results) if r is not None]
@@ -108,6 +104,26 @@ def _if(op, grads):
     with Else():
         (ran if negated else skipped)()
     return results
+
+
+def _snapshots(op, step, body, negated):
+    """The context of the If body's rules where the body runs once."""
+    partner = None if negated else step.else_record
+    end = len(body.tape.records)
+
+    def writes_after(t, first):  # in the body, then after the If (but not in its other branch)
+        found = body.tape.writer(t, first, end)
+        outer = op.record.index + 1
+        while found is None:
+            found = op.writes_after(t, outer)
+            if found is None or found is not partner:
+                break
+            outer, found = found.index + 1, None
+        return found
+
+    if not hasattr(step, "snapshots"):
+        step.snapshots = {}
+    return lambda record, needs: _SnapshotContext(record, needs, writes_after, body, step.snapshots)
 
 
 class _SnapshotContext(OpContext):
@@ -129,10 +145,11 @@ class _SnapshotContext(OpContext):
 
 # --- pd.Repeat ---------------------------------------------------------------------------
 class _Stash:
-    """The per-iteration copies of the values the body's backward reads."""
+    """The per-iteration copies of the values the body's backward reads, captured in
+    `body` (the Repeat's, or that of a pd.If in it: `nested`)."""
 
     def __init__(self, op, body):
-        self.op, self.body, self.step = op, body, op.attrs["step"]
+        self.op, self.body, self.step, self.nested = op, body, op.attrs["step"], False
         graph = (op.record.outputs + op.record.inputs)[0].graph
         if not hasattr(self.step, "stashes"):  # made once per loop, whatever pd.grad calls differentiate it
             self.step.stashes, self.step.iteration = {}, graph.variable(uint32, (1,), name="pd.grad/iteration")
@@ -144,6 +161,13 @@ class _Stash:
 
     def _count(self):
         self.step.iteration += 1
+
+    def within(self, body) -> "_Stash":
+        """This stash, capturing in the body of a pd.If in the Repeat's body. Its values are
+        read again inside the backward If (a value read in one branch is not reused after it)."""
+        inner = copy.copy(self)
+        inner.body, inner.nested, inner.loaded = body, True, {}
+        return inner
 
     def value(self, record, t):
         """t's value when `record` ran, in the iteration being differentiated."""
@@ -173,13 +197,13 @@ class _StashedContext(OpContext):
             writes = first <= record.index and any(w.raw.intersectsWith(t.raw) for w in record.written)
             return record if writes else None
         super().__init__(record, needs, own_write)
-        self._stash = stash
+        self.stash = stash
 
     def input(self, i: int):
-        return self._stash.value(self.record, super().input(i))
+        return self.stash.value(self.record, super().input(i))
 
     def output(self, k: int = 0):
-        return self._stash.value(self.record, super().output(k))
+        return self.stash.value(self.record, super().output(k))
 
 
 @gradient("pd.Repeat")

@@ -78,6 +78,19 @@ def repeat_of_a_branch_free_body_after_an_if(x, w, flag):
     return h
 
 
+def masked_recurrence(x, w, h0, n):
+    """The recurrence for the first n rows of x, halving h after them: pd.Repeat(the most
+    rows) with pd.If(t < n), as for sequences of different lengths."""
+    h, i = h0 * 1.0, counter(x.graph)
+    with pd.Repeat(x.shape[0]):
+        with pd.If(i < pd.cast(n, pd.uint32)):
+            pd.copy(pd.tanh(h @ w + x.at[i].get()), h)
+        with pd.Else():
+            h *= 0.5
+        i += 1
+    return h * h
+
+
 def _doubled_grad(grads, outputs, x):
     return [grads[0] * 2.0]
 
@@ -107,6 +120,10 @@ CASES = {
     "else taken": (if_else, [uniform(3), uniform(3), np.array([0], np.int32)]),
     "if alone, taken": (if_alone, [uniform(3), uniform(3), np.array([1], np.int32)]),
     "if alone, not taken": (if_alone, [uniform(3), uniform(3), np.array([0], np.int32)]),
+    "an if in a repeat, some iterations taken": (masked_recurrence, [uniform(4, 1, 2), uniform(2, 2), uniform(1, 2),
+                                                                    np.array([2], np.int32)]),
+    "an if in a repeat, every iteration taken": (masked_recurrence, [uniform(3, 1, 2), uniform(2, 2), uniform(1, 2),
+                                                                     np.array([3], np.int32)]),
     "a custom gradient in a repeat": (custom_gradient_in_a_repeat, [uniform(3), uniform(3)]),
     "an if, then a repeat": (repeat_of_a_branch_free_body_after_an_if, [uniform(3), uniform(3),
                                                                        np.array([1], np.int32)]),
@@ -161,11 +178,22 @@ def nested_repeat(g, x):
     return h.sum()
 
 
-def if_in_a_repeat(g, x):
+def _if_in_an_if(g, h):
+    with pd.If(g.variable(pd.bool_, (1,), name="flag")):
+        with pd.If(g.variable(pd.bool_, (1,), name="flag2")):
+            pd.copy(pd.sin(h), h)
+
+
+def if_in_an_if(g, x):
+    h = x * 1.0
+    _if_in_an_if(g, h)
+    return h.sum()
+
+
+def if_in_an_if_in_a_repeat(g, x):
     h = x * 1.0
     with pd.Repeat(2):
-        with pd.If(g.variable(pd.bool_, (1,), name="flag")):
-            pd.copy(pd.sin(h), h)
+        _if_in_an_if(g, h)
     return h.sum()
 
 
@@ -192,8 +220,9 @@ def in_place_on_what_its_rule_reads(g, x):
 
 
 @pytest.mark.parametrize("forward, message", [
-    (nested_repeat, r"cannot differentiate through pd\.Repeat .*in the body of a loop or conditional"),
-    (if_in_a_repeat, r"cannot differentiate through pd\.If .*in the body of a loop or conditional"),
+    (nested_repeat, r"cannot differentiate through pd\.Repeat .*no deeper than a pd\.If in a pd\.Repeat"),
+    (if_in_an_if_in_a_repeat, r"cannot differentiate through pd\.If .*no deeper than a pd\.If in a pd\.Repeat"),
+    (if_in_an_if, r"cannot differentiate through pd\.If .*in the body of a loop or conditional"),
     (function_call, r"pd\.Function .*shared by every call"),
     (predicate_overwritten, r"its predicate <pd\.Tensor 'flag'.* is overwritten by pd\.If"),
     (in_place_on_what_its_rule_reads, "it overwrites that tensor itself"),
