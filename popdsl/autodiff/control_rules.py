@@ -77,7 +77,9 @@ def _if(op, grads):
     step, negated = op.attrs["step"], op.attrs.get("negated", False)
     body = _body(op, allowed_in_a_repeat=True)
     predicate = step.predicate_tensor
-    writer = op.writes_after(predicate, step.record.index)
+    branches = [r for r in (step.record, step.else_record) if r is not None]
+    writer = next((r for r in branches if any(w.raw.intersectsWith(predicate.raw) for w in r.written)),
+                  op.writes_after(predicate, step.record.index))
     if writer is not None:
         raise BuildError(f"pd.grad: cannot differentiate through {op.record}: its predicate {predicate!r} is "
                          f"overwritten by {writer}, and the backward tests it again")

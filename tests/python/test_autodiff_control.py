@@ -234,3 +234,18 @@ def test_control_flow_pd_grad_cannot_differentiate_is_refused(forward, message):
         y = forward(g, x)
         with pytest.raises(pd.BuildError, match=message):
             pd.grad(y, x)
+
+
+def test_a_predicate_its_then_branch_overwrites_is_refused_for_the_else_in_a_repeat():
+    g = pd.Graph(pd.ipu_model(tiles=4))
+    x = g.variable(pd.float32, (3,), name="x")
+    flag = g.variable(pd.int32, (1,), name="flag")
+    with pd.Sequence():
+        h = x * 1.0
+        with pd.Repeat(2):
+            with pd.If(flag):
+                pd.zero(flag)
+            with pd.Else():
+                pd.copy(pd.sin(h), h)
+        with pytest.raises(pd.BuildError, match=r"its predicate <pd\.Tensor 'flag'.* is overwritten by pd\.If"):
+            pd.grad(h.sum(), x)
