@@ -4,13 +4,14 @@ import json
 import os
 
 
-def report(label, ratio, budget, detail=""):
+def report(label, ratio, budget, detail="", unit="x"):
     """Prints `label: ratio (budget)` and records it for run_all.py; a ratio at or under
-    the budget holds (`budget` None: reported, no budget)."""
+    the budget holds (`budget` None: reported, no budget). `unit` follows the figures
+    ("x" for ratios, " ns" for a time against a budget in nanoseconds)."""
     verdict = "" if budget is None else (" holds" if ratio <= budget else " MISSES")
-    print(f"{label}: {ratio:.2f}x" + ("" if budget is None else f" (budget {budget:.2f}x){verdict}") +
+    print(f"{label}: {ratio:.2f}{unit}" + ("" if budget is None else f" (budget {budget:.2f}{unit}){verdict}") +
           (f"; {detail}" if detail else ""))
     path = os.environ.get("POPDSL_BENCHMARK_RATIOS")
     if path:
         with open(path, "a") as f:
-            f.write(json.dumps({"label": label, "ratio": ratio, "budget": budget, "detail": detail}) + "\n")
+            f.write(json.dumps({"label": label, "ratio": ratio, "budget": budget, "unit": unit, "detail": detail}) + "\n")

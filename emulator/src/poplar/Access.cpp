@@ -98,17 +98,20 @@ constexpr std::size_t kCopyBlock = 65536;
 } // namespace
 
 void copyElements(const Access &src, const Access &dst) {
-  if (src.sharesVariableWith(dst)) { // the copy must read every element before writing any
-    if (src.contiguous() && dst.contiguous()) {
-      std::memmove(dst.data(), src.data(), src.numElements * src.elemSize);
-      return;
-    }
-    std::vector<std::uint8_t> buffer(src.numElements * src.elemSize);
+  const std::size_t n = src.numElements;
+  const bool contiguous = src.contiguous() && dst.contiguous();
+  // Overlapping accesses copy as if through a buffer: every element is read before any is written.
+  const bool overlapping = (!contiguous || n >= 2 * kCopyBlock) && src.sharesVariableWith(dst);
+  if (contiguous && (overlapping || n < 2 * kCopyBlock)) {
+    std::memmove(dst.data(), src.data(), n * src.elemSize);
+    return;
+  }
+  if (overlapping) {
+    std::vector<std::uint8_t> buffer(n * src.elemSize);
     src.gather(buffer.data());
     dst.scatter(buffer.data());
     return;
   }
-  const std::size_t n = src.numElements;
   if (n < 2 * kCopyBlock) {
     CopyPosition at;
     walkPair<true>(src, dst, at, n);
