@@ -5,8 +5,8 @@
 2. Memory at L=16384, G=1, D=64: that flash graph compiles with strict memory accounting
    ("debug.allowOutOfMemory": "false") and runs forward and backward; the Engine's
    per-tile figures (session.profile.memory) and the process's peak resident memory
-   grow with L (this part runs first, so the peak is its own), while the L x L matrices of vanilla attention's forward alone make the
-   Engine refuse its graph.
+   (this part runs first, so the peak is its own) grow with L, while the L x L matrices
+   of vanilla attention's forward alone make the Engine refuse its graph.
 3. Forward + backward at G=8, L=2048, D=128, float, 4 x 4 chunks, against numpy doing
    the same causal attention forward + backward in float32 (budget: 0.7x). The
    emulator runs the forward program (with its stash), then the grad program given that
