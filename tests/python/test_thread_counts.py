@@ -84,3 +84,24 @@ def test_a_bad_thread_count_option_is_refused(graph, value):
                        match=f"Invalid value '{value}' for option 'emulator.numThreads': "
                              "expected an unsigned integer or auto"):
         poplar.Engine(graph, program.Sequence(), {"emulator.numThreads": value})
+
+
+FORKED_CHILD = """
+import os, sys
+import thread_count_workload as workload
+workload.run()  # the pool's workers start and wait for work
+pid = os.fork()
+if pid == 0:
+    workload.run()  # in the child, which has none of them: on the calling thread
+    sys.exit(0)     # a normal exit runs the libraries' static destructors
+_, status = os.waitpid(pid, 0)
+print("child exit status", os.waitstatus_to_exitcode(status))
+"""
+
+
+def test_a_forked_child_runs_and_exits_after_the_pool_started():
+    env = dict(os.environ, POPDSL_NUM_THREADS="4",
+               PYTHONPATH=os.pathsep.join([str(Path(pd.__file__).resolve().parents[1]), str(HERE)]))
+    result = subprocess.run([sys.executable, "-c", FORKED_CHILD], env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip().endswith("child exit status 0")

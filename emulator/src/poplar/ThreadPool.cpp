@@ -25,22 +25,16 @@ unsigned configuredThreads() {
 }
 } // namespace
 
+// Never destroyed: the workers wait for work until the process ends. (Destroying the
+// pool at exit would join them, and in a forked child, which has none of them, destroying
+// its condition variables would wait forever for the parent's waiting workers.)
 ThreadPool &ThreadPool::instance() {
-  static ThreadPool pool(configuredThreads());
-  return pool;
+  static ThreadPool *const pool = new ThreadPool(configuredThreads());
+  return *pool;
 }
 
 ThreadPool::ThreadPool(unsigned threads) : ownerPid_(::getpid()) {
   for (unsigned slot = 1; slot < threads; ++slot) workers_.emplace_back([this, slot] { work(slot); });
-}
-
-ThreadPool::~ThreadPool() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  for (auto &t : workers_) t.join();
 }
 
 ThreadPool::Limit::Limit(unsigned threads) : previous_(tLimit) { tLimit = threads; }
@@ -70,8 +64,7 @@ void ThreadPool::work(unsigned slot) {
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
-      if (stopping_) return;
+      wake_.wait(lock, [&] { return generation_ != seen; });
       seen = generation_;
     }
     takeItems(slot);

@@ -19,9 +19,8 @@ public:
   // keep scratch per thread; within a call, one slot never runs two items at once.
   using Work = std::function<void(std::size_t item, unsigned slot)>;
 
+  // The process's pool, made on first use.
   static ThreadPool &instance();
-  explicit ThreadPool(unsigned threads);
-  ~ThreadPool();
   // Threads that take work, the calling thread included.
   unsigned size() const { return static_cast<unsigned>(workers_.size()) + 1; }
   // Calls fn for every item < n on the pool and the calling thread and returns when
@@ -44,6 +43,7 @@ public:
   };
 
 private:
+  explicit ThreadPool(unsigned threads);
   void work(unsigned slot);
   void takeItems(unsigned slot);
 
@@ -56,7 +56,6 @@ private:
   unsigned activeThreads_ = 0; // slots below this take items of the current call
   std::uint64_t generation_ = 0;
   std::vector<std::exception_ptr> errors_;
-  bool stopping_ = false;
   int ownerPid_; // a forked child has none of the workers: it runs work inline
 };
 
