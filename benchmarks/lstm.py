@@ -2,7 +2,7 @@
 
 Times forward + backward + weight update (pd.nn.lstm) at S=100, B=32, I=H=256 in float
 against torch.nn.LSTM forward + backward at the same sizes and thread count (budget:
-within 1.5x), then building and compiling the training graph at S=1000 (budget: well
+within 1.0x), then building and compiling the training graph at S=1000 (budget: well
 under a second). PyTorch is not a project dependency: install the CPU wheel anywhere
 and pass --torch-python /path/to/that/python if it is not importable here.
 
@@ -32,11 +32,13 @@ def parse_arguments():
 ARGS = parse_arguments()
 THREADS = ARGS.threads
 os.environ["OPENBLAS_NUM_THREADS"] = str(THREADS)  # read when popdsl loads OpenBLAS
+os.environ["POPDSL_NUM_THREADS"] = str(THREADS)  # the emulator's pool, read when it first runs
 
 import numpy as np  # noqa: E402
 
 import popdsl as pd  # noqa: E402
 from popdsl.nn import lstm  # noqa: E402
+from ratios import report  # noqa: E402
 
 TORCH_TIMER = """
 import json, sys, time, torch
@@ -140,8 +142,8 @@ def main(args):
           f"({flops / best['default'] / 1e9:.1f} GFLOP/s by popnn's count)")
     print(f"  torch {torch['version']} nn.LSTM fwd+bwd: {best['torch'] * 1e3:8.1f} ms")
     print(f"  emulator, preCalcWeights:     {best['preCalcWeights'] * 1e3:8.1f} ms")
-    print(f"  ratio emulator / torch: {best['default'] / best['torch']:.2f}x  (budget 1.5x); "
-          f"with preCalcWeights {best['preCalcWeights'] / best['torch']:.2f}x")
+    report(f"LSTM training step S={S} B={B} / torch", best["default"] / best["torch"], 1.0,
+           f"with preCalcWeights {best['preCalcWeights'] / best['torch']:.2f}x")
 
     _, _, build, compile_ = build_and_compile(1000)
     print(f"training graph at S=1000: build {build * 1e3:.0f} ms + compile {compile_ * 1e3:.0f} ms "

@@ -1,5 +1,8 @@
 """Timing shared by the benchmarks that compare the emulator with numpy."""
+import contextlib
+import os
 import time
+from pathlib import Path
 
 
 def best_times(functions, repeats):
@@ -15,3 +18,19 @@ def best_times(functions, repeats):
             runs.append(time.perf_counter() - start)
         best.append(min(runs))
     return best
+
+
+def cpu_seconds_of_threads():
+    """{thread id: CPU seconds (user + system)} of this process's threads, from /proc
+    (empty where there is none): shows the work spread over threads even when the
+    machine is too busy for the wall time to show it."""
+    tasks = Path("/proc/self/task")
+    if not tasks.is_dir():
+        return {}
+    ticks = os.sysconf("SC_CLK_TCK")
+    seconds = {}
+    for task in tasks.iterdir():
+        with contextlib.suppress(OSError):  # a thread that ended meanwhile
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+            seconds[int(task.name)] = (int(fields[11]) + int(fields[12])) / ticks
+    return seconds

@@ -25,15 +25,18 @@ def flash_attention_qkv_packed(qkv: pd.Tensor, num_chunks_q: int, num_chunks_kv:
 
 
 def _flash_attention_vjp(grads, outputs, qkv, num_chunks_q, num_chunks_kv):
-    """pd.grad's gradient of flash attention: its grad builder, which recomputes the forward
-    (log_sum_exp has no gradient)."""
+    """pd.grad's gradient of flash attention: its grad builder, reusing the forward's output and
+    log-sum-exp (log_sum_exp has no gradient)."""
     d_out, d_log_sum_exp = grads
     if d_log_sum_exp is not None:
         raise BuildError("pd.grad: flash attention's log_sum_exp output has no gradient")
-    return [None if d_out is None else flash_attention_qkv_packed_grad(d_out, qkv, num_chunks_q, num_chunks_kv)]
+    if d_out is None:
+        return [None]
+    out, log_sum_exp = outputs
+    return [flash_attention_qkv_packed_grad(d_out, qkv, num_chunks_q, num_chunks_kv, out=out, log_sum_exp=log_sum_exp)]
 
 
-@pd.custom_grad(_flash_attention_vjp)
+@pd.custom_grad(_flash_attention_vjp, reads_outputs=True)
 def flash_attention_qkv_packed_with_stash(qkv: pd.Tensor, num_chunks_q: int, num_chunks_kv: int):
     """(out [G, L, D], log_sum_exp [num_chunks_q, G, L/num_chunks_q]): the forward and its softmax
     statistics, log-sum-exp over the keys of each query's masked scores, chunk-major."""
@@ -44,16 +47,22 @@ def flash_attention_qkv_packed_with_stash(qkv: pd.Tensor, num_chunks_q: int, num
     return qkv.graph.track(_unchunked(out)), log_sum_exp
 
 
-def flash_attention_qkv_packed_grad(grad: pd.Tensor, qkv: pd.Tensor, num_chunks_q: int,
-                                    num_chunks_kv: int) -> pd.Tensor:
-    """dqkv [3, G, L, D] from the output gradient grad [G, L, D]; recomputes the forward."""
+def flash_attention_qkv_packed_grad(grad: pd.Tensor, qkv: pd.Tensor, num_chunks_q: int, num_chunks_kv: int,
+                                    out: pd.Tensor = None, log_sum_exp: pd.Tensor = None) -> pd.Tensor:
+    """dqkv [3, G, L, D] from the output gradient grad [G, L, D]. Given out= and log_sum_exp=
+    (what flash_attention_qkv_packed_with_stash returned for this qkv and num_chunks_q) it
+    uses them; without them it recomputes the forward."""
     _check_qkv(qkv)
     _check_chunks(qkv.shape[2], num_chunks_q, num_chunks_kv)
     _check_grad(grad, qkv)
+    _check_stash(out, log_sum_exp, qkv, num_chunks_q)
     with pd.name_scope("flash_attention_grad"):
         q, k, v = _chunked_qkv(qkv, num_chunks_q, num_chunks_kv)
-        out, log_sum_exp = _forward(q, k, v)
-        grads = _backward(_chunked(grad, num_chunks_q, "grad chunks"), q, k, v, out, log_sum_exp)
+        if out is None:
+            out_chunks, log_sum_exp = _forward(q, k, v)
+        else:
+            out_chunks = _chunked(out, num_chunks_q, "out chunks")
+        grads = _backward(_chunked(grad, num_chunks_q, "grad chunks"), q, k, v, out_chunks, log_sum_exp)
         return _packed_like(qkv, [_unchunked(g) for g in grads])
 
 
@@ -129,6 +138,20 @@ def _check_chunks(length, num_chunks_q, num_chunks_kv, names=("num_chunks_q", "n
 def _check_grad(grad, qkv):
     if not isinstance(grad, pd.Tensor) or grad.shape != qkv.shape[1:] or grad.dtype != qkv.dtype:
         raise BuildError(f"grad must be a {qkv.dtype} tensor of shape {qkv.shape[1:]} (the output's), not {grad!r}")
+
+
+def _check_stash(out, log_sum_exp, qkv, num_chunks_q):
+    if (out is None) != (log_sum_exp is None):
+        raise BuildError("flash_attention_qkv_packed_grad: out= and log_sum_exp= go together (both from "
+                         "flash_attention_qkv_packed_with_stash), or neither to recompute the forward")
+    if out is None:
+        return
+    groups, length, _ = qkv.shape[1:]
+    for name, t, shape in (("out", out, qkv.shape[1:]), ("log_sum_exp", log_sum_exp,
+                                                          (num_chunks_q, groups, length // num_chunks_q))):
+        if not isinstance(t, pd.Tensor) or t.shape != shape or t.dtype != qkv.dtype:
+            raise BuildError(f"flash_attention_qkv_packed_grad: {name}= must be a {qkv.dtype} tensor of shape "
+                             f"{shape} (from flash_attention_qkv_packed_with_stash), not {describe(t)}")
 
 
 # --- chunked layout ----------------------------------------------------------------------------

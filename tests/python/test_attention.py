@@ -120,6 +120,30 @@ def test_running_an_engine_twice_gives_identical_results(ipu_device, session_fac
     check_against_reference(qkv, d_out, second, 3, np.float32)
 
 
+@pytest.mark.parametrize("G, L, D, nq, nkv", [(2, 12, 4, 4, 3), (1, 16, 8, 2, 4)])
+def test_the_grad_uses_a_given_stash_instead_of_recomputing(ipu_device, session_factory, G, L, D, nq, nkv):
+    """The backward runs without the forward, on a stash written from the host: the float64
+    reference's out, and its log-sum-exp plus log 2, which halves every probability and so
+    (dV = P^T dO, dS = P * (dO V^T - rowsum(out * dO))) the whole gradient. Recomputing the
+    forward would give the full gradient instead."""
+    g = pd.Graph(ipu_device)
+    qkv = g.variable(pd.float32, (3, G, L, D), name="qkv")
+    d_out = g.variable(pd.float32, (G, L, D), name="d_out")
+    with pd.Sequence() as forward:
+        out, log_sum_exp = pd.nn.flash_attention_qkv_packed_with_stash(qkv, nq, nkv)
+    with pd.Sequence() as backward:
+        dqkv = pd.nn.flash_attention_qkv_packed_grad(d_out, qkv, nq, nkv, out=out, log_sum_exp=log_sum_exp)
+    qkv_values, d_out_values = random_inputs((G, L, D), np.float32, seed=3)
+    reference_out, reference_log_sum_exp, _ = causal_attention(qkv_values)
+    with session_factory(g, {"forward": forward, "backward": backward}) as s:
+        s.write(qkv, qkv_values)
+        s.write(d_out, d_out_values)
+        s.write(out, reference_out)
+        s.write(log_sum_exp, chunk_major(reference_log_sum_exp + np.log(2), nq))
+        s.run("backward")
+        check("dqkv", s.read(dqkv), causal_attention_grad(qkv_values, d_out_values) / 2, np.float32)
+
+
 @pytest.mark.parametrize("nq, nkv", [(4, 3), (3, 4), (2, 6), (6, 4), (12, 1), (1, 12)])
 def test_masks_applied_block_by_block_in_both_visiting_orders(ipu_device, session_factory, nq, nkv):
     """With q = 0 every score is its mask, so P shows the mask each block received: the
@@ -225,6 +249,12 @@ def test_input_errors_name_the_problem_and_build_nothing(ipu_device):
             pd.nn.flash_attention_qkv_packed_grad(bad["grad"], qkv, 2, 2)
         with pytest.raises(ValueError, match=r"grad must be a float tensor .*'half_grad'"):
             pd.nn.vanilla_attention_grad(bad["half grad"], qkv)
+        with pytest.raises(ValueError, match=r"out= and log_sum_exp= go together"):
+            pd.nn.flash_attention_qkv_packed_grad(grad, qkv, 2, 2, out=grad)
+        with pytest.raises(ValueError, match=r"log_sum_exp= must be a float tensor of shape \(2, 2, 6\).*'grad_d3'"):
+            pd.nn.flash_attention_qkv_packed_grad(grad, qkv, 2, 2, out=grad, log_sum_exp=bad["grad"])
+        with pytest.raises(ValueError, match=r"out= must be a float tensor of shape \(2, 12, 4\).*'half_grad'"):
+            pd.nn.flash_attention_qkv_packed_grad(grad, qkv, 2, 2, out=bad["half grad"], log_sum_exp=grad)
         with pytest.raises(ValueError, match=r"q, k and v must be pd.Tensors of one shape"):
             pd.nn.scaled_dot_product_attention(grad, grad, bad["grad"])
         with pytest.raises(NotImplementedError, match="only causal attention"):

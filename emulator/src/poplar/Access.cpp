@@ -4,6 +4,8 @@
 #include <cstring>
 #include <vector>
 
+#include "ThreadPool.hpp"
+
 namespace poplar::detail {
 
 namespace {
@@ -67,28 +69,65 @@ void Access::scatter(const void *src) const {
   }
 }
 
+namespace {
+
+// Where a copy between two accesses stands: the current segment of each side and
+// the elements of it already copied.
+struct CopyPosition {
+  std::size_t srcSegment = 0, srcDone = 0, dstSegment = 0, dstDone = 0;
+};
+
+// Copies (or, with copy false, only steps over) the next n elements, walking both
+// segment lists in step.
+template <bool copy> void walkPair(const Access &src, const Access &dst, CopyPosition &at, std::size_t n) {
+  while (n) {
+    const Segment &s = src.segments[at.srcSegment], &d = dst.segments[at.dstSegment];
+    const std::size_t k = std::min({n, s.count - at.srcDone, d.count - at.dstDone});
+    if (copy)
+      copyRun(d.base + static_cast<std::ptrdiff_t>(at.dstDone) * d.stride, d.stride,
+              s.base + static_cast<std::ptrdiff_t>(at.srcDone) * s.stride, s.stride, k, src.elemSize);
+    at.srcDone += k, at.dstDone += k, n -= k;
+    if (at.srcDone == s.count) ++at.srcSegment, at.srcDone = 0;
+    if (at.dstDone == d.count) ++at.dstSegment, at.dstDone = 0;
+  }
+}
+
+// Elements per block of a copy on the thread pool.
+constexpr std::size_t kCopyBlock = 65536;
+
+} // namespace
+
 void copyElements(const Access &src, const Access &dst) {
-  if (src.contiguous() && dst.contiguous()) {
-    std::memmove(dst.data(), src.data(), src.numElements * src.elemSize);
+  const std::size_t n = src.numElements;
+  const bool contiguous = src.contiguous() && dst.contiguous();
+  // Overlapping accesses copy as if through a buffer: every element is read before any is written.
+  const bool overlapping = (!contiguous || n >= 2 * kCopyBlock) && src.sharesVariableWith(dst);
+  if (contiguous && (overlapping || n < 2 * kCopyBlock)) {
+    std::memmove(dst.data(), src.data(), n * src.elemSize);
     return;
   }
-  if (src.sharesVariableWith(dst)) {
-    std::vector<std::uint8_t> buffer(src.numElements * src.elemSize);
+  if (overlapping) {
+    std::vector<std::uint8_t> buffer(n * src.elemSize);
     src.gather(buffer.data());
     dst.scatter(buffer.data());
     return;
   }
-  // Walk both segment lists in step, copying the overlap of the current pair.
-  std::size_t i = 0, j = 0, doneI = 0, doneJ = 0;
-  while (i < src.segments.size() && j < dst.segments.size()) {
-    const Segment &s = src.segments[i], &d = dst.segments[j];
-    const std::size_t n = std::min(s.count - doneI, d.count - doneJ);
-    copyRun(d.base + static_cast<std::ptrdiff_t>(doneJ) * d.stride, d.stride,
-            s.base + static_cast<std::ptrdiff_t>(doneI) * s.stride, s.stride, n, src.elemSize);
-    doneI += n, doneJ += n;
-    if (doneI == s.count) ++i, doneI = 0;
-    if (doneJ == d.count) ++j, doneJ = 0;
+  if (n < 2 * kCopyBlock) {
+    CopyPosition at;
+    walkPair<true>(src, dst, at, n);
+    return;
   }
+  // Where each block starts, found in one pass over the segments.
+  std::vector<CopyPosition> starts;
+  CopyPosition at;
+  for (std::size_t begin = 0; begin < n; begin += kCopyBlock) {
+    starts.push_back(at);
+    walkPair<false>(src, dst, at, std::min(kCopyBlock, n - begin));
+  }
+  parallelBlocks(n, kCopyBlock, [&](std::size_t begin, std::size_t end, unsigned) {
+    CopyPosition block = starts[begin / kCopyBlock];
+    walkPair<true>(src, dst, block, end - begin);
+  });
 }
 
 } // namespace poplar::detail

@@ -17,6 +17,7 @@
 #include "ProgramNode.hpp"
 #include "ProgramWalk.hpp"
 #include "TensorImpl.hpp"
+#include "ThreadPool.hpp"
 #include "VertexKernel.hpp"
 
 namespace poplar {
@@ -40,6 +41,13 @@ std::uint64_t seedOption(const OptionFlags &o) {
   } catch (const std::exception &) {
   }
   throw invalid_option("Invalid value '" + it->second + "' for option 'prng.seed': expected an unsigned integer");
+}
+
+// "emulator.numThreads" (validated by validatedOptions): 0 for "auto" or no option.
+unsigned numThreadsOption(const OptionFlags &o) {
+  const auto it = o.find("emulator.numThreads");
+  if (it == o.end() || it->second == "auto") return 0;
+  return static_cast<unsigned>(std::min<unsigned long long>(std::stoull(it->second, nullptr, 0), ~0u));
 }
 
 // Programs and host writes may only write tensors whose every element has one home.
@@ -738,6 +746,7 @@ std::unique_ptr<EngineState> buildEngine(const Executable &exe, const OptionFlag
   s.timeSteps = detail::flag(s.options, "debug.instrument", false) ||
                 detail::flag(s.options, "autoReport.all", false);
   s.randomSeed = detail::seedOption(s.options);
+  s.numThreads = detail::numThreadsOption(s.options);
   s.printStream = &std::cerr;
   const int total = static_cast<int>(compiled.programs.size()) + 1;
   if (progress) progress(0, total);
@@ -866,6 +875,7 @@ void Engine::run(unsigned prog, const std::string &) {
   } running(s.running);
   if (s.profiling) ++s.runs;
   s.stopRequested = false; // a stop() before this run does not end it
+  const detail::ThreadPool::Limit threads(s.numThreads);
   s.execute(s.entries[prog]);
 }
 

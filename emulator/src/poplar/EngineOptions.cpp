@@ -1,5 +1,6 @@
 // The Engine option keys Poplar documents (Engine and RuntimeOptions), each with the
-// values it accepts. The emulator models only a few (prng.seed, debug.instrument,
+// values it accepts, and the emulator's own (emulator.numThreads: the most threads
+// a run of the engine uses). The emulator models only a few (prng.seed, debug.instrument,
 // debug.allowOutOfMemory, autoReport.*); the others are accepted, checked and kept
 // in the engine's options, so getEngineOptions() reports them.
 #include <poplar/exceptions.hpp>
@@ -153,6 +154,8 @@ const std::map<std::string, Check> &documentedOptions() {
       {"prng.seed", unsignedInteger()},
       {"prng.enable", boolean()},
       {"optimizeForSpeed", boolean()},
+      // emulator.* (the emulator's own: the SDK has no such keys)
+      {"emulator.numThreads", unsignedInteger("auto")},
     });
     return all;
   }();

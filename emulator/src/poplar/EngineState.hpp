@@ -114,6 +114,7 @@ struct EngineState {
   std::ostream *codeletPrintStream = nullptr; // Engine::setPrintStream; null: stdout
   std::uint64_t runs = 0;
   std::uint64_t randomSeed = 0;
+  unsigned numThreads = 0; // "emulator.numThreads": the most threads a run uses (0: the whole pool)
   std::uint64_t clock = 0; // estimated cycles since load: the cycleStamp counter
   bool hasCounters = false; // cycleStamp/cycleCount steps: estimate when compiling
   bool estimated = false;

@@ -2,14 +2,16 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
-#include <exception>
 #include <string>
 
 namespace poplar::detail {
 
 namespace {
-thread_local bool tInPool = false;
+thread_local bool tInPool = false; // running a work item, or waiting for a call's items
+thread_local unsigned tSlot = 0;   // a worker's slot; 0 on every other thread
+thread_local unsigned tLimit = 0;  // ThreadPool::Limit on this thread (0: none)
 
 unsigned configuredThreads() {
   if (const char *env = std::getenv("POPDSL_NUM_THREADS")) {
@@ -23,32 +25,30 @@ unsigned configuredThreads() {
 }
 } // namespace
 
+// Never destroyed: the workers wait for work until the process ends. (Destroying the
+// pool at exit would join them, and in a forked child, which has none of them, destroying
+// its condition variables would wait forever for the parent's waiting workers.)
 ThreadPool &ThreadPool::instance() {
-  static ThreadPool pool(configuredThreads());
-  return pool;
+  static ThreadPool *const pool = new ThreadPool(configuredThreads());
+  return *pool;
 }
 
 ThreadPool::ThreadPool(unsigned threads) : ownerPid_(::getpid()) {
-  for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
+  for (unsigned slot = 1; slot < threads; ++slot) workers_.emplace_back([this, slot] { work(slot); });
 }
 
-ThreadPool::~ThreadPool() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  for (auto &t : workers_) t.join();
-}
+ThreadPool::Limit::Limit(unsigned threads) : previous_(tLimit) { tLimit = threads; }
+ThreadPool::Limit::~Limit() { tLimit = previous_; }
 
-// Takes and runs items of the current call until none are left.
-void ThreadPool::takeItems() {
+// Takes and runs items of the current call until none are left (none at all when
+// the call uses fewer threads than `slot`).
+void ThreadPool::takeItems(unsigned slot) {
   std::unique_lock<std::mutex> lock(mutex_);
-  while (next_ < count_) {
+  while (next_ < count_ && slot < activeThreads_) {
     const std::size_t i = next_++;
     lock.unlock();
     try {
-      (*fn_)(i);
+      (*fn_)(i, slot);
     } catch (...) {
       errors_[i] = std::current_exception(); // each item writes only its own slot
     }
@@ -57,24 +57,25 @@ void ThreadPool::takeItems() {
   }
 }
 
-void ThreadPool::work() {
+void ThreadPool::work(unsigned slot) {
   tInPool = true;
+  tSlot = slot;
   std::uint64_t seen = 0;
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
-      if (stopping_) return;
+      wake_.wait(lock, [&] { return generation_ != seen; });
       seen = generation_;
     }
-    takeItems();
+    takeItems(slot);
   }
 }
 
-void ThreadPool::parallelFor(std::size_t n, const std::function<void(std::size_t)> &fn) {
+void ThreadPool::parallelFor(std::size_t n, const Work &fn) {
+  const unsigned threads = tLimit ? std::min(tLimit, size()) : size();
   std::unique_lock<std::mutex> call(callMutex_, std::defer_lock);
-  if (tInPool || workers_.empty() || n < 2 || ::getpid() != ownerPid_ || !call.try_lock()) {
-    for (std::size_t i = 0; i < n; ++i) fn(i);
+  if (tInPool || threads < 2 || n < 2 || ::getpid() != ownerPid_ || !call.try_lock()) {
+    for (std::size_t i = 0; i < n; ++i) fn(i, tSlot);
     return;
   }
   {
@@ -82,12 +83,13 @@ void ThreadPool::parallelFor(std::size_t n, const std::function<void(std::size_t
     fn_ = &fn;
     count_ = n;
     next_ = finished_ = 0;
+    activeThreads_ = threads;
     errors_.assign(n, nullptr);
     ++generation_;
   }
   wake_.notify_all();
   tInPool = true;
-  takeItems();
+  takeItems(0);
   tInPool = false;
   std::unique_lock<std::mutex> lock(mutex_);
   done_.wait(lock, [&] { return finished_ == count_; });
@@ -95,6 +97,20 @@ void ThreadPool::parallelFor(std::size_t n, const std::function<void(std::size_t
   count_ = 0;
   for (const auto &e : errors_)
     if (e) std::rethrow_exception(e);
+}
+
+void parallelBlocks(std::size_t n, std::size_t grain,
+                    const std::function<void(std::size_t begin, std::size_t end, unsigned slot)> &fn) {
+  grain = std::max<std::size_t>(grain, 1);
+  const std::size_t blocks = (n + grain - 1) / grain;
+  if (blocks < 2) {
+    fn(0, n, tSlot);
+    return;
+  }
+  ThreadPool::instance().parallelFor(blocks, [&](std::size_t block, unsigned slot) {
+    const std::size_t begin = block * grain;
+    fn(begin, std::min(n, begin + grain), slot);
+  });
 }
 
 } // namespace poplar::detail

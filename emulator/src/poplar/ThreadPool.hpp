@@ -1,8 +1,11 @@
 #pragma once
 // A fixed pool of threads for running independent work items (the tiles of a
-// compute set). Sized by POPDSL_NUM_THREADS, else the number of cores.
+// compute set, the blocks of a kernel's elements). Sized by POPDSL_NUM_THREADS,
+// else the number of cores; an engine's "emulator.numThreads" option uses fewer.
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -12,30 +15,55 @@ namespace poplar::detail {
 
 class ThreadPool {
 public:
+  // fn(item, slot): slot (< size()) names the thread running the item, so callers can
+  // keep scratch per thread; within a call, one slot never runs two items at once.
+  using Work = std::function<void(std::size_t item, unsigned slot)>;
+
+  // The process's pool, made on first use.
   static ThreadPool &instance();
-  explicit ThreadPool(unsigned threads);
-  ~ThreadPool();
   // Threads that take work, the calling thread included.
   unsigned size() const { return static_cast<unsigned>(workers_.size()) + 1; }
-  // Calls fn(i) for every i < n on the pool and the calling thread and returns
-  // when all are done; rethrows the exception of the lowest failing i. Called
-  // from inside a work item, while another call runs, or in a forked child, it runs inline.
-  void parallelFor(std::size_t n, const std::function<void(std::size_t)> &fn);
+  // Calls fn for every item < n on the pool and the calling thread and returns when
+  // all are done; rethrows the exception of the lowest failing item. Called from
+  // inside a work item, while another call runs, in a forked child or under a
+  // Limit of one thread, it runs the items in order on the calling thread.
+  void parallelFor(std::size_t n, const Work &fn);
+
+  // While it lives, parallelFor calls made on this thread use at most `threads`
+  // threads (0: all of them). The Engine sets it from its option while it runs.
+  class Limit {
+  public:
+    explicit Limit(unsigned threads);
+    ~Limit();
+    Limit(const Limit &) = delete;
+    Limit &operator=(const Limit &) = delete;
+
+  private:
+    unsigned previous_;
+  };
 
 private:
-  void work();
-  void takeItems();
+  explicit ThreadPool(unsigned threads);
+  void work(unsigned slot);
+  void takeItems(unsigned slot);
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::mutex callMutex_; // one parallelFor at a time
   std::condition_variable wake_, done_;
-  const std::function<void(std::size_t)> *fn_ = nullptr;
+  const Work *fn_ = nullptr;
   std::size_t count_ = 0, next_ = 0, finished_ = 0;
+  unsigned activeThreads_ = 0; // slots below this take items of the current call
   std::uint64_t generation_ = 0;
   std::vector<std::exception_ptr> errors_;
-  bool stopping_ = false;
   int ownerPid_; // a forked child has none of the workers: it runs work inline
 };
+
+// Runs fn(begin, end, slot) over [0, n) cut into blocks of `grain` elements (the
+// last one shorter). The blocks are the same whatever the thread count, so work
+// that combines per-block results in block order gets the same bits on any pool;
+// with fewer than two blocks it is one call on the calling thread.
+void parallelBlocks(std::size_t n, std::size_t grain,
+                    const std::function<void(std::size_t begin, std::size_t end, unsigned slot)> &fn);
 
 } // namespace poplar::detail

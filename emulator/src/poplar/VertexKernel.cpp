@@ -394,7 +394,7 @@ void TileGroups::run(const std::string &computeSet) {
   for (auto &[live, copy] : snapshots_) live.gather(copy.data());
   try {
     if (tiles_.size() > 1 && (vertices_ >= kParallelVertices || elements_ >= kParallelElements))
-      ThreadPool::instance().parallelFor(tiles_.size(), runTile);
+      ThreadPool::instance().parallelFor(tiles_.size(), [&](std::size_t t, unsigned) { runTile(t); });
     else
       for (std::size_t t = 0; t < tiles_.size(); ++t) runTile(t);
   } catch (const application_runtime_error &e) {

@@ -5,6 +5,7 @@
 #include "KernelSupport.hpp"
 #include "poplar/Kernel.hpp"
 #include "poplar/KernelOperands.hpp"
+#include "poplar/ThreadPool.hpp"
 
 namespace popops {
 
@@ -27,11 +28,16 @@ void checkCast(const Tensor &src, const Tensor &dst) {
                                  describe(dst) + " have different shapes");
 }
 
+// Elements per block of work on the thread pool.
+constexpr std::size_t kElementsPerBlock = 32768;
+
 template <class From, class To> std::function<void()> castRunner(DenseOperand src, DenseOperand dst) {
   return [src, dst]() mutable {
     const From *in = src.read<From>();
     To *out = dst.write<To>();
-    for (std::size_t i = 0, n = src.size(); i < n; ++i) out[i] = storeAs<To>(Element<From>::load(in[i]));
+    poplar::detail::parallelBlocks(src.size(), kElementsPerBlock, [&](std::size_t begin, std::size_t end, unsigned) {
+      for (std::size_t i = begin; i < end; ++i) out[i] = storeAs<To>(Element<From>::load(in[i]));
+    });
     dst.commit();
   };
 }

@@ -12,6 +12,7 @@
 #include "SlicePlanInternal.hpp"
 #include "poplar/Kernel.hpp"
 #include "poplar/KernelOperands.hpp"
+#include "poplar/ThreadPool.hpp"
 
 namespace popops {
 
@@ -190,16 +191,19 @@ public:
   }
 
   // Row i; valid until the next call.
-  const Access &row(std::size_t i) {
+  const Access &row(std::size_t i) { return row(i, scratch_); }
+  // Row i in `scratch` (a copy of scratch()), for threads that share the view.
+  const Access &row(std::size_t i, Access &scratch) const {
     if (uniform_) {
-      scratch_.segments[0] = {first_.base + static_cast<std::ptrdiff_t>(i * rowLength_) * first_.stride,
-                              rowLength_, first_.stride};
+      scratch.segments[0] = {first_.base + static_cast<std::ptrdiff_t>(i * rowLength_) * first_.stride,
+                             rowLength_, first_.stride};
     } else {
-      scratch_.segments.assign(pieces_.begin() + static_cast<std::ptrdiff_t>(firstPiece_[i]),
-                               pieces_.begin() + static_cast<std::ptrdiff_t>(firstPiece_[i + 1]));
+      scratch.segments.assign(pieces_.begin() + static_cast<std::ptrdiff_t>(firstPiece_[i]),
+                              pieces_.begin() + static_cast<std::ptrdiff_t>(firstPiece_[i + 1]));
     }
-    return scratch_;
+    return scratch;
   }
+  const Access &scratch() const { return scratch_; }
 
 private:
   Access scratch_;
@@ -259,6 +263,11 @@ SliceGeometry geometryOf(const Tensor &t, const std::vector<std::size_t> &dims,
   return g;
 }
 
+// Rows of `rowLength` elements per block of work on the thread pool.
+std::size_t rowsPerParallelBlock(std::size_t rowLength) {
+  return std::max<std::size_t>(1, 32768 / std::max<std::size_t>(1, rowLength));
+}
+
 // Zero bytes are the zero of every element type.
 void zeroAccess(const Access &a) { fillAccess(a, std::vector<std::uint8_t>(a.elemSize, 0)); }
 
@@ -303,6 +312,8 @@ poplar::detail::KernelCompile dynamicSliceCompile(poplar::detail::ByteReader &pa
     const OffsetReader offsets(operands[1], geometry.dimSizes.size(), offsetStride);
     RowView baseRows(baseAccess, geometry.rowLength), sliceRows(sliceAccess, geometry.rowLength);
     std::vector<std::uint32_t> starts(geometry.dimSizes.size());
+    const bool parallelRows = !baseAccess.sharesVariableWith(sliceAccess);
+    const std::size_t rowsPerBlock = rowsPerParallelBlock(geometry.rowLength);
     return std::function<void()>([=]() mutable {
       bool zeros = false;
       for (std::size_t i = 0; i < starts.size(); ++i) {
@@ -315,11 +326,26 @@ poplar::detail::KernelCompile dynamicSliceCompile(poplar::detail::ByteReader &pa
         if (toSlice) zeroAccess(sliceAccess);
         return;
       }
-      for (std::size_t n = 0, rows = geometry.sliceRows(); n < rows; ++n) {
-        const std::size_t b = geometry.baseRow(n, starts);
-        if (toSlice) poplar::detail::copyElements(baseRows.row(b), sliceRows.row(n));
-        else poplar::detail::copyElements(sliceRows.row(n), baseRows.row(b));
+      const std::size_t rows = geometry.sliceRows();
+      if (!parallelRows || rows < 2 * rowsPerBlock) {
+        for (std::size_t n = 0; n < rows; ++n) {
+          const std::size_t b = geometry.baseRow(n, starts);
+          if (toSlice) poplar::detail::copyElements(baseRows.row(b), sliceRows.row(n));
+          else poplar::detail::copyElements(sliceRows.row(n), baseRows.row(b));
+        }
+        return;
       }
+      // Slice rows are distinct base rows, so blocks of them copy independently.
+      const auto copyRows = [&](std::size_t begin, std::size_t end, unsigned) {
+        Access baseRow = baseRows.scratch(), sliceRow = sliceRows.scratch();
+        for (std::size_t n = begin; n < end; ++n) {
+          const Access &inBase = baseRows.row(geometry.baseRow(n, starts), baseRow);
+          const Access &inSlice = sliceRows.row(n, sliceRow);
+          if (toSlice) poplar::detail::copyElements(inBase, inSlice);
+          else poplar::detail::copyElements(inSlice, inBase);
+        }
+      };
+      poplar::detail::parallelBlocks(rows, rowsPerBlock, copyRows);
     });
   };
 }
@@ -459,10 +485,10 @@ poplar::detail::KernelCompile multiCompile(poplar::detail::ByteReader &params) {
     const Access &sliceAccess = operands[slice];
     const OffsetReader indices(operands[1], numIndices, 1);
     RowView baseRows(baseAccess, rowLength), sliceRows(sliceAccess, rowLength);
-    // Calls each(baseRow, sliceRow) for the rows the indices slice or update,
-    // and padding(sliceRow) for the rows of padding indices.
-    auto forEachRow = [=](auto &&each, auto &&padding) {
-      for (std::size_t n = 0; n < numIndices; ++n) {
+    // Calls each(baseRow, sliceRow) for the rows indices [first, last) slice or
+    // update, and padding(sliceRow) for the rows of padding indices.
+    auto forEachRow = [=](std::size_t first, std::size_t last, auto &&each, auto &&padding) {
+      for (std::size_t n = first; n < last; ++n) {
         std::uint32_t start = indices[n];
         const IndexUse use = useOfIndex(start, dimSize, options);
         if (use == IndexUse::Skip) continue;
@@ -472,9 +498,25 @@ poplar::detail::KernelCompile multiCompile(poplar::detail::ByteReader &params) {
         }
       }
     };
+    // A multiSlice writes each slice row once, so blocks of indices copy independently.
+    const std::size_t indicesPerBlock = rowsPerParallelBlock(size * rowLength);
+    if (op.toSlice && !baseAccess.sharesVariableWith(sliceAccess) && numIndices >= 2 * indicesPerBlock)
+      return std::function<void()>([=] {
+        const auto copyIndices = [&](std::size_t begin, std::size_t end, unsigned) {
+          Access baseRow = baseRows.scratch(), sliceRow = sliceRows.scratch();
+          forEachRow(
+              begin, end,
+              [&](std::size_t b, std::size_t s) {
+                poplar::detail::copyElements(baseRows.row(b, baseRow), sliceRows.row(s, sliceRow));
+              },
+              [&](std::size_t s) { zeroAccess(sliceRows.row(s, sliceRow)); });
+        };
+        poplar::detail::parallelBlocks(numIndices, indicesPerBlock, copyIndices);
+      });
     if (!op.combines)
       return std::function<void()>([=]() mutable {
         forEachRow(
+            0, numIndices,
             [&](std::size_t b, std::size_t s) {
               if (op.toSlice) poplar::detail::copyElements(baseRows.row(b), sliceRows.row(s));
               else poplar::detail::copyElements(sliceRows.row(s), baseRows.row(b));
@@ -495,8 +537,9 @@ poplar::detail::KernelCompile multiCompile(poplar::detail::ByteReader &params) {
         const V scale =
             scaleAddress ? convertValue<V>(poplar::detail::loadElement(scaleType, scaleAddress)) : V(1);
         const T *u = updates.read<T>();
-        forEachRow([&](std::size_t b, std::size_t s) { combiner(baseRows.row(b), u + s * rowLength, scale); },
-                   [](std::size_t) {}); // padding indices update nothing
+        forEachRow(
+            0, numIndices, [&](std::size_t b, std::size_t s) { combiner(baseRows.row(b), u + s * rowLength, scale); },
+            [](std::size_t) {}); // padding indices update nothing
       };
     });
     return run;

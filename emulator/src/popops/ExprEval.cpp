@@ -1,5 +1,6 @@
 #include "ExprEval.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -8,6 +9,7 @@
 #include <type_traits>
 
 #include "Elements.hpp"
+#include "poplar/ThreadPool.hpp"
 #include "poplar/TypeInfo.hpp"
 
 namespace popops::detail {
@@ -37,7 +39,13 @@ Rep repOf(Type t) {
 // Walks an Access's segments in flat order, a chunk at a time.
 class Cursor {
 public:
-  explicit Cursor(const Access &a) : a_(a) {}
+  explicit Cursor(const Access &a) : a_(a) {
+    std::size_t start = 0;
+    for (const Segment &s : a.segments) {
+      starts_.push_back(start);
+      start += s.count;
+    }
+  }
 
   // The next n elements in place, if they are contiguous in one segment.
   std::uint8_t *direct(std::size_t n) const {
@@ -63,7 +71,12 @@ public:
       src += k * size;
     });
   }
-  void reset() { seg_ = within_ = 0; }
+  // Moves to flat element `index`.
+  void seek(std::size_t index) {
+    const auto after = std::upper_bound(starts_.begin(), starts_.end(), index);
+    seg_ = static_cast<std::size_t>(after - starts_.begin()) - (after == starts_.begin() ? 0 : 1);
+    within_ = seg_ < starts_.size() ? index - starts_[seg_] : 0;
+  }
 
 private:
   template <class F> void walk(std::size_t n, F f) {
@@ -77,6 +90,7 @@ private:
     }
   }
   const Access &a_;
+  std::vector<std::size_t> starts_; // the flat index of each segment's first element
   std::size_t seg_ = 0, within_ = 0;
 };
 
@@ -447,12 +461,12 @@ public:
     root_ = build(root);
   }
 
-  void run() {
-    for (auto &c : cursors_) c.reset();
-    outCursor_.reset();
-    std::vector<std::uint8_t> staging(kChunk * 8);
-    for (std::size_t pos = 0; pos < output_.numElements; pos += kChunk) {
-      const std::size_t n = std::min(kChunk, output_.numElements - pos);
+  // Evaluates output elements [begin, end).
+  void run(std::size_t begin, std::size_t end) {
+    for (auto &c : cursors_) c.seek(begin);
+    outCursor_.seek(begin);
+    for (std::size_t pos = begin; pos < end; pos += kChunk) {
+      const std::size_t n = std::min(kChunk, end - pos);
       for (auto &node : nodes_)
         if (node->compute) node->compute(n);
       const Node &r = *root_;
@@ -461,8 +475,8 @@ public:
         if (storedAsRep(r.type)) {
           outCursor_.write(static_cast<const std::uint8_t *>(r.values), n);
         } else {
-          narrow<T>(r.type, vals<T>(r), staging.data(), n);
-          outCursor_.write(staging.data(), n);
+          narrow<T>(r.type, vals<T>(r), staging_.data(), n);
+          outCursor_.write(staging_.data(), n);
         }
       });
     }
@@ -575,16 +589,62 @@ private:
   Access output_;
   std::vector<Cursor> cursors_;
   Cursor outCursor_;
+  std::vector<std::uint8_t> staging_ = std::vector<std::uint8_t>(kChunk * 8);
   std::vector<std::unique_ptr<Node>> nodes_;
   std::vector<Node *> inputNodes_;
   Node *root_ = nullptr;
+};
+
+bool sameElements(const Access &a, const Access &b) {
+  return std::equal(a.segments.begin(), a.segments.end(), b.segments.begin(), b.segments.end(),
+                    [](const Segment &x, const Segment &y) {
+                      return x.base == y.base && x.count == y.count && (x.count == 1 || x.stride == y.stride);
+                    });
+}
+
+// Runs blocks of the output on the thread pool, each slot with its own Program (built
+// when the slot first needs it), since a Program's buffers and cursors are its state.
+class ParallelProgram {
+public:
+  ParallelProgram(const TypedExpr &root, std::vector<Access> inputs, Access output)
+      : root_(root), inputs_(std::move(inputs)), output_(std::move(output)),
+        programs_(poplar::detail::ThreadPool::instance().size()) {
+    programs_[0] = std::make_unique<Program>(root_, inputs_, output_);
+    // An input that overlaps the output in other places must read each element before
+    // the output's write to it, which only the one pass in element order guarantees.
+    for (const Access &in : inputs_)
+      blocked_ &= !in.sharesVariableWith(output_) || sameElements(in, output_);
+  }
+
+  void run() {
+    const std::size_t n = output_.numElements;
+    if (!blocked_) {
+      programs_[0]->run(0, n);
+      return;
+    }
+    poplar::detail::parallelBlocks(n, kBlock, [this](std::size_t begin, std::size_t end, unsigned slot) {
+      auto &program = programs_[slot];
+      if (!program) program = std::make_unique<Program>(root_, inputs_, output_);
+      program->run(begin, end);
+    });
+  }
+
+private:
+  // Elements per block: enough to keep waking the pool a small part of the work.
+  static constexpr std::size_t kBlock = 32 * kChunk;
+
+  TypedExpr root_;
+  std::vector<Access> inputs_;
+  Access output_;
+  std::vector<std::unique_ptr<Program>> programs_;
+  bool blocked_ = true;
 };
 
 } // namespace
 
 std::function<void()> compileExpression(const TypedExpr &root, std::vector<Access> inputs,
                                         Access output) {
-  auto program = std::make_shared<Program>(root, std::move(inputs), std::move(output));
+  auto program = std::make_shared<ParallelProgram>(root, std::move(inputs), std::move(output));
   return [program] { program->run(); };
 }
 

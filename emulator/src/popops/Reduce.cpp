@@ -10,6 +10,7 @@
 #include "KernelSupport.hpp"
 #include "poplar/Kernel.hpp"
 #include "poplar/KernelOperands.hpp"
+#include "poplar/ThreadPool.hpp"
 
 namespace popops {
 
@@ -140,12 +141,14 @@ template <bool roundToHalf, class Acc> Acc rounded(Acc v) {
     return v;
 }
 
+// Accumulates the outputs [begin, end) (flat [outer, inner] indices), each over its
+// reduced elements in order, so splitting the outputs changes no result.
 template <class Op, class In, class Acc, bool roundToHalf>
-void accumulate(const In *in, const Layout &l, Acc *acc) {
+void accumulate(const In *in, const Layout &l, Acc *acc, std::size_t begin, std::size_t end) {
   auto enter = [](In x) { return rounded<roundToHalf>(Op::prepare(static_cast<Acc>(Element<In>::load(x)))); };
   auto step = [](Acc a, Acc x) { return rounded<roundToHalf>(Op::combine(a, x)); };
   if (l.inner == 1) { // reducing rows: keep the accumulator in a register
-    for (std::size_t o = 0; o < l.outer; ++o) {
+    for (std::size_t o = begin; o < end; ++o) {
       const In *row = in + o * l.reduced;
       Acc a = Op::template identity<Acc>();
       for (std::size_t r = 0; r < l.reduced; ++r) a = step(a, enter(row[r]));
@@ -153,12 +156,14 @@ void accumulate(const In *in, const Layout &l, Acc *acc) {
     }
     return;
   }
-  for (std::size_t o = 0; o < l.outer; ++o) { // reducing columns: whole rows at a time
+  for (std::size_t o = begin / l.inner; o * l.inner < end; ++o) { // reducing columns: whole rows at a time
+    const std::size_t first = std::max(begin, o * l.inner) - o * l.inner;
+    const std::size_t last = std::min(end, (o + 1) * l.inner) - o * l.inner;
     Acc *a = acc + o * l.inner;
-    std::fill(a, a + l.inner, Op::template identity<Acc>());
+    std::fill(a + first, a + last, Op::template identity<Acc>());
     for (std::size_t r = 0; r < l.reduced; ++r) {
       const In *row = in + (o * l.reduced + r) * l.inner;
-      for (std::size_t i = 0; i < l.inner; ++i) a[i] = step(a[i], enter(row[i]));
+      for (std::size_t i = first; i < last; ++i) a[i] = step(a[i], enter(row[i]));
     }
   }
 }
@@ -184,11 +189,20 @@ template <class Out, class Acc> void finish(const Acc *acc, std::size_t n, Out *
   }
 }
 
+// Outputs per block of work on the thread pool: about 32K input elements.
+std::size_t outputsPerBlock(const Layout &l) {
+  return std::max<std::size_t>(1, 32768 / std::max<std::size_t>(1, l.reduced));
+}
+
 template <class Op, class In, class Out, bool roundToHalf>
 std::function<void()> reduceRunner(DenseOperand in, DenseOperand out, Layout layout, Finish f) {
   using Acc = typename AccumulatorOf<In>::type;
   return [=, acc = std::vector<Acc>(layout.outer * layout.inner)]() mutable {
-    accumulate<Op, In, Acc, roundToHalf>(in.read<In>(), layout, acc.data());
+    const In *values = in.read<In>();
+    poplar::detail::parallelBlocks(acc.size(), outputsPerBlock(layout),
+                                   [&](std::size_t begin, std::size_t end, unsigned) {
+                                     accumulate<Op, In, Acc, roundToHalf>(values, layout, acc.data(), begin, end);
+                                   });
     finish(acc.data(), acc.size(), f.update ? out.update<Out>() : out.write<Out>(), f);
     out.commit();
   };

@@ -1,0 +1,83 @@
+"""Runs every benchmark and prints one table of the ratios they report.
+
+    python benchmarks/run_all.py [--torch-python PYTHON] [--only NAME ...]
+
+Each benchmark runs in its own process (its output is shown as it goes) and appends
+its ratios to a file named by POPDSL_BENCHMARK_RATIOS (benchmarks/ratios.py). The LSTM
+benchmark runs when torch is importable here or --torch-python names a Python that has
+it. Ends with the table and the machine it ran on; exits 1 when a benchmark failed.
+"""
+import argparse
+import importlib.util
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BENCHMARKS = ["dispatch", "matmul", "elementwise", "attention", "lstm"]
+
+
+def parse_arguments():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--torch-python", help="a Python that can import torch, for the LSTM benchmark")
+    parser.add_argument("--only", nargs="+", choices=BENCHMARKS, help="run only these benchmarks")
+    return parser.parse_args()
+
+
+def command(name, torch_python):
+    """The command line of benchmark `name`, or None when it cannot run here."""
+    script = [sys.executable, str(HERE / f"{name}.py")]
+    if name != "lstm":
+        return script
+    if torch_python:
+        return script + ["--torch-python", torch_python]
+    return script if importlib.util.find_spec("torch") else None
+
+
+def machine():
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, load average {load} at the end"
+
+
+def table(rows):
+    width = max(len(r["label"]) for r in rows)
+    lines = [f"{'benchmark':{width}}  {'measured':>10}  {'budget':>10}  verdict", "-" * (width + 36)]
+    for r in rows:
+        unit = r.get("unit", "x")
+        budget = "" if r["budget"] is None else f"{r['budget']:.2f}{unit}"
+        verdict = "" if r["budget"] is None else ("holds" if r["ratio"] <= r["budget"] else "MISSES")
+        measured = f"{r['ratio']:.2f}{unit}"
+        lines.append(f"{r['label']:{width}}  {measured:>10}  {budget:>10}  {verdict}".rstrip())
+    return "\n".join(lines)
+
+
+def main(args):
+    rows, failed = [], []
+    with tempfile.TemporaryDirectory() as scratch:
+        ratios = Path(scratch) / "ratios.jsonl"
+        env = dict(os.environ, POPDSL_BENCHMARK_RATIOS=str(ratios))
+        for name in args.only or BENCHMARKS:
+            cmd = command(name, args.torch_python)
+            if cmd is None:
+                print(f"== {name}: skipped (torch is not importable; pass --torch-python)", flush=True)
+                continue
+            print(f"== {name}", flush=True)
+            if subprocess.run(cmd, cwd=HERE, env=env).returncode != 0:
+                failed.append(name)
+        if ratios.exists():
+            rows = [json.loads(line) for line in ratios.read_text().splitlines()]
+    print()
+    if rows:
+        print(table(rows))
+    print(f"machine: {machine()}")
+    if failed:
+        print(f"failed: {', '.join(failed)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(parse_arguments()))

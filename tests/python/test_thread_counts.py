@@ -1,0 +1,107 @@
+"""The emulator's compute sets give the same bits whatever the thread count
+(POPDSL_NUM_THREADS, the engine option emulator.numThreads), and the right values:
+the workload's graphs (thread_count_workload.py) are big enough for every kernel kind
+to run in blocks on the thread pool."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import popdsl as pd
+from popdsl import poplar, program
+import thread_count_workload as workload
+
+pytestmark = pytest.mark.needs_emulator("the emulator's thread pool")
+HERE = Path(__file__).resolve().parent
+
+
+def run_with_threads(threads, tmp_path):
+    out = tmp_path / f"threads{threads}.npz"
+    env = dict(os.environ, POPDSL_NUM_THREADS=str(threads),
+               PYTHONPATH=os.pathsep.join([str(Path(pd.__file__).resolve().parents[1]), str(HERE)]))
+    subprocess.run([sys.executable, str(HERE / "thread_count_workload.py"), str(out)], env=env, check=True,
+                   timeout=120)
+    with np.load(out) as saved:
+        return dict(saved)
+
+
+def assert_same_bits(a, b):
+    assert a.keys() == b.keys()
+    for name in a:
+        assert a[name].dtype == b[name].dtype and a[name].shape == b[name].shape, name
+        assert a[name].tobytes() == b[name].tobytes(), f"{name} differs between thread counts"
+
+
+def references(values):
+    x, y = values["x"].astype(np.float64), values["y"].astype(np.float64)
+    offsets = values["offsets"][:, 0]
+    fused = np.tanh(x) * y + np.exp(-x * x)
+    rows = workload.ROWS
+    half = rows // 2
+    multi = np.where((offsets < rows)[:, None], x[np.minimum(offsets, rows - 1)], 0)[:, None, :]
+    updated = x.copy()
+    updated[offsets[1]:offsets[1] + half] = y[:half]
+    return {"map": fused, "map_transposed": fused.T, "map_half": fused, "sum_rows": x.sum(1),
+            "sum_columns": x.sum(0), "max_columns": y.max(0), "cast_half": y,
+            "slice": x[(offsets[0] + np.arange(half)) % rows], "multi_slice": multi,
+            "in_place": x * x + y, "transposed": y.T, "updated": updated}
+
+
+def assert_matches_references(results, values):
+    for name, want in references(values).items():
+        got = results[name]
+        assert got.shape == want.shape, name
+        if name == "cast_half":
+            np.testing.assert_array_equal(got, want.astype(np.float16), err_msg=name)
+        elif name in ("slice", "multi_slice", "transposed", "updated"):
+            np.testing.assert_array_equal(got, want.astype(np.float32), err_msg=name)  # moved, not computed
+        else:
+            tolerance = 2e-2 if got.dtype == np.float16 else 1e-5
+            np.testing.assert_allclose(got.astype(np.float64), want, rtol=tolerance, atol=tolerance, err_msg=name)
+
+
+def test_one_and_four_threads_give_the_same_bits_and_the_references(tmp_path):
+    one, four = run_with_threads(1, tmp_path), run_with_threads(4, tmp_path)
+    assert_same_bits(one, four)
+    assert_matches_references(four, workload.inputs())
+
+
+def test_the_engine_option_limits_threads_without_changing_results():
+    values, pooled = workload.run()
+    _, single = workload.run({"emulator.numThreads": "1"})
+    _, automatic = workload.run({"emulator.numThreads": "auto"})
+    assert_same_bits(pooled, single)
+    assert_same_bits(pooled, automatic)
+    assert_matches_references(single, values)
+
+
+@pytest.mark.parametrize("value", ["-1", "many", ""])
+def test_a_bad_thread_count_option_is_refused(graph, value):
+    with pytest.raises(poplar.invalid_option,
+                       match=f"Invalid value '{value}' for option 'emulator.numThreads': "
+                             "expected an unsigned integer or auto"):
+        poplar.Engine(graph, program.Sequence(), {"emulator.numThreads": value})
+
+
+FORKED_CHILD = """
+import os, sys
+import thread_count_workload as workload
+workload.run()  # the pool's workers start and wait for work
+pid = os.fork()
+if pid == 0:
+    workload.run()  # in the child, which has none of them: on the calling thread
+    sys.exit(0)     # a normal exit runs the libraries' static destructors
+_, status = os.waitpid(pid, 0)
+print("child exit status", os.waitstatus_to_exitcode(status))
+"""
+
+
+def test_a_forked_child_runs_and_exits_after_the_pool_started():
+    env = dict(os.environ, POPDSL_NUM_THREADS="4",
+               PYTHONPATH=os.pathsep.join([str(Path(pd.__file__).resolve().parents[1]), str(HERE)]))
+    result = subprocess.run([sys.executable, "-c", FORKED_CHILD], env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip().endswith("child exit status 0")
