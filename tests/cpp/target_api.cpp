@@ -81,6 +81,10 @@ int main() {
 
   std::cout << "device: remote buffers " << device.supportsRemoteBuffers() << ", gateway " << device.hasGateway()
             << '\n';
+  std::cout << "attributes:";
+  for (const auto &attribute : device.getAttributes()) std::cout << ' ' << attribute.first << '=' << attribute.second << ';';
+  std::cout << "\nnuma: " << device.getNumaTopology().size() << ' ' << device.getNumaTopology().at(1)
+            << ", driver ids " << device.getDriverIDs().size() << '\n';
   unsigned major = 0, minor = 0, point = 0;
   expectError("driver version", [&] { device.getDriverVersion(major, minor, point); });
   expectError("reset detached", [&] { device.reset(); });
@@ -129,6 +133,35 @@ int main() {
   std::cout << "\nhalf doubles:";
   for (double d : fromDoubleHalves) std::cout << ' ' << d;
   std::cout << '\n';
+
+  for (const char *version : {"ipu1", "ipu2", "ipu21"}) {
+    const poplar::Target t = poplar::IPUModel(version).createTarget();
+    std::cout << version << " memory elements:";
+    for (unsigned offset : t.getMemoryElementOffsets()) std::cout << ' ' << offset;
+    std::cout << ", interleaved from " << t.getInterleavedMemoryElementIndex() << '\n';
+  }
+  poplar::IPUModel smallMemory("ipu2");
+  smallMemory.memoryBytesPerTile = 40000;
+  smallMemory.interleavedMemoryElementIndex = 1;
+  std::cout << "small memory elements:";
+  const poplar::Target smallTarget = smallMemory.createTarget();
+  for (unsigned offset : smallTarget.getMemoryElementOffsets()) std::cout << ' ' << offset;
+  std::cout << '\n';
+  // Tiles 0, 15, 16, 63, 64 and 1471 of the first IPU and 1472 + 17 of the second.
+  std::cout << "host exchange: " << target.getNumTilesPerXBContext() << ' ' << target.getNumContextsPerXB();
+  const poplar::Target twoIPUs = poplar::IPUModel("ipu2").createTarget().createVirtualTarget(2, 1472);
+  for (unsigned tile : {0u, 15u, 16u, 63u, 64u, 1471u, 1489u})
+    std::cout << ' ' << twoIPUs.getTileHostExchangeXB(tile) << '/' << twoIPUs.getTileHostExchangeContext(tile) << '/'
+              << twoIPUs.getTileHostExchangeContextPosition(tile);
+  std::cout << '\n';
+  expectError("host exchange of tile 2944", [&] { twoIPUs.getTileHostExchangeXB(2944); });
+  expectError("host context of tile 2944", [&] { twoIPUs.getTileHostExchangeContext(2944); });
+  expectError("host position of tile 2944", [&] { twoIPUs.getTileHostExchangeContextPosition(2944); });
+  std::cout << "fp ictl: " << std::hex << target.makeFpIctlValue(true, false, false, false, false) << ' '
+            << target.makeFpIctlValue(false, true, true, false, false) << ' '
+            << target.makeFpIctlValue(false, false, false, true, true) << ' '
+            << target.makeFpIctlValue(true, true, true, true, true) << std::dec << ", registers "
+            << target.getFpIctlRegIndex() << ' ' << target.getDbgDataRegIndex() << '\n';
 
   poplar::IPUModel wide;
   wide.numIPUs = 1;

@@ -151,6 +151,28 @@ def test_type_limits_sizes_and_links_of_a_target(ran):
     assert out["links"] == "1 1 2 2 0"
 
 
+def test_memory_elements_host_exchange_and_control_registers_of_a_target(ran):
+    out, _ = ran["target_api"]
+    kib = 1024
+    # ipu1's documented layout: 8 elements of 16 KiB, then 4 interleaved ones of 32 KiB.
+    ipu1 = [16 * kib * i for i in range(8)] + [128 * kib + 32 * kib * i for i in range(4)]
+    assert out["ipu1 memory elements"] == " ".join(map(str, ipu1)) + ", interleaved from 8"
+    # 624 KiB: 13 elements of 16 KiB (the first interleaved one at 0x34000), then 13 of 32 KiB.
+    ipu2 = [16 * kib * i for i in range(13)] + [0x34000 + 32 * kib * i for i in range(13)]
+    assert 0x34000 == 13 * 16 * kib and ipu2[-1] + 32 * kib == 624 * kib
+    for version in ("ipu2", "ipu21"):
+        assert out[f"{version} memory elements"] == " ".join(map(str, ipu2)) + ", interleaved from 13"
+    # 40000 bytes with one 16 KiB element: the 32 KiB ones start at 16384 and 49152 is past the end.
+    assert out["small memory elements"] == "0 16384"
+    # 16 tiles a context, 4 contexts an XB: tile -> XB/context/position, per IPU.
+    expected = " ".join(f"{t % 1472 // 64}/{t % 1472 // 16 % 4}/{t % 16}" for t in (0, 15, 16, 63, 64, 1471, 1489))
+    assert out["host exchange"] == "16 4 " + expected
+    for query in ("exchange", "context", "position"):
+        assert out[f"host {query} of tile 2944"].endswith("tile 2944 is not one of the target's 2944 tiles")
+    # $FP_ICTL: inv bit 0, div0 bit 1, oflo bit 2, esr bit 19, nanoo bit 20; indices 258 and 0x70.
+    assert out["fp ictl"] == f"1 6 {(1 << 19 | 1 << 20):x} {(7 | 1 << 19 | 1 << 20):x}, registers 258 112"
+
+
 def test_half_conversions_round_to_nearest_even(ran):
     out, _ = ran["target_api"]
     # 1, 0.1, 65504 (the largest half), 1e6 (overflows to inf), 2049 (a tie: to even 2048).
@@ -167,6 +189,10 @@ def test_model_devices_attach_reset_and_have_no_driver(ran):
                         out["driver version"])
     assert re.fullmatch(r"Device::reset: device \d+ is not attached; call attach\(\) first", out["reset detached"])
     assert out["attach"] == "1 0 1"
+    # getAttributes of the 2-IPU, 8-tile model; getNumaTopology has an entry per IPU, and a
+    # model device has no driver ids.
+    assert out["attributes"] == "target type=IPU_MODEL; architecture=ipu2; IPUs=2; tiles per IPU=8;"
+    assert out["numa"] == "2 0, driver ids 0"
     assert out["detached"] == "0"
 
 

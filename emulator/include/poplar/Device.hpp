@@ -1,5 +1,8 @@
 #pragma once
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <poplar/Target.hpp>
 
@@ -28,6 +31,14 @@ public:
   bool hasGateway() const;
   // Returns an attached device to its power-on state; raises poplar_error unless attached.
   void reset() const;
+  // (name, value) pairs describing the device: on the emulator its target type,
+  // architecture, IPUs and tiles per IPU.
+  std::vector<std::pair<std::string, std::string>> getAttributes() const;
+  // For each IPU, the host NUMA node nearest it: the emulator's IPUs are in host
+  // memory, node 0.
+  std::vector<int> getNumaTopology() const;
+  // The IPU driver's ids of the device's IPUs: none for a device that is not hardware.
+  std::vector<unsigned> getDriverIDs() const;
 
   static Device createCPUDevice(unsigned numIPUs = 1);
   static Device createSimulatorDevice(const Target &target, const OptionFlags &opts = {});

@@ -72,6 +72,17 @@ public:
                      const DebugContext &debugContext = {});
   Tensor addVariable(const Type &type, ArrayRef<std::size_t> shape,
                      VariableMappingMethod mappingMethod, const DebugContext &debugContext = {});
+  // A quarter variable whose format and scale are the one-element QUARTER_METADATA
+  // tensor `metadata` (MetadataCreation.hpp); without one (or with a null pointer), a
+  // quarter variable gets a metadata variable of its own, mapped to tile 0.
+  Tensor addVariable(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
+                     const DebugContext &debugContext = {});
+  Tensor addVariable(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
+                     VariableMappingMethod mappingMethod, const DebugContext &debugContext = {});
+  Tensor addVariable(const Type &type, const Tensor *metadata, ArrayRef<std::size_t> shape,
+                     const DebugContext &debugContext = {});
+  Tensor addVariable(const Type &type, const Tensor *metadata, ArrayRef<std::size_t> shape,
+                     VariableMappingMethod mappingMethod, const DebugContext &debugContext = {});
 
   // A constant holding `values` (one per element) or one `value` broadcast to the shape.
   template <class T>

@@ -28,7 +28,9 @@ struct IPUModel {
   unsigned instructionBytes = 4;
   unsigned dataPathWidth = 64;
   bool supportsSuperTileSendReceive = true;
-  unsigned interleavedMemoryElementIndex = 0;
+  // Of Target::getMemoryElementOffsets(): 8 on ipu1 (documented), 13 on ipu2 and ipu21
+  // (inferred: 13 16 KiB elements put the first interleaved one at 0x34000, as ipu21's is).
+  unsigned interleavedMemoryElementIndex;
   unsigned minIPUSyncDelay = 0;
   unsigned globalSyncCycles = 0;
   bool compileIPUCode = false;

@@ -52,4 +52,7 @@ private:
   uint16_t ihalf;
 };
 
+// The host half type by the name the SDK's conversions are used with (ArrayRef<Half>).
+using Half = IeeeHalf;
+
 } // namespace poplar

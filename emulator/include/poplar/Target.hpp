@@ -69,6 +69,27 @@ public:
   unsigned getNumStrideBits() const { return 10; }
   double getTileClockFrequency() const { return tileClockFrequency_; }
 
+  // A tile's memory is a run of elements (banks): getInterleavedMemoryElementIndex()
+  // non-interleaved ones of 16 KiB from address 0, then interleaved ones of 32 KiB up
+  // to getBytesPerTile(). Each offset is an element's first byte.
+  const std::vector<unsigned> &getMemoryElementOffsets() const { return memoryElementOffsets_; }
+  unsigned getInterleavedMemoryElementIndex() const { return interleavedMemoryElementIndex_; }
+
+  // Host exchange: the tiles of an IPU reach the host through exchange blocks (XBs),
+  // each with getNumContextsPerXB() contexts serving getNumTilesPerXBContext()
+  // consecutive tiles; a tile's XB, context and position follow from its number.
+  unsigned getNumTilesPerXBContext() const { return 16; }
+  unsigned getNumContextsPerXB() const { return 4; }
+  unsigned getTileHostExchangeXB(unsigned tile) const;
+  unsigned getTileHostExchangeContext(unsigned tile) const;
+  unsigned getTileHostExchangeContextPosition(unsigned tile) const;
+
+  // The floating-point control register ($FP_ICTL) value with these exception and
+  // rounding bits set, and the control registers' indices.
+  unsigned makeFpIctlValue(bool inv, bool div0, bool oflo, bool esr, bool nanoo) const;
+  unsigned getFpIctlRegIndex() const { return 258; }
+  unsigned getDbgDataRegIndex() const { return 0x70; }
+
   // The AMP (accumulating matrix product) units, as the IPUModel fields of the same
   // names set them; the others follow from those (float works on half as many
   // elements at a time as half, quarter on twice as many).
@@ -124,6 +145,8 @@ public:
 
 private:
   friend struct IPUModel;
+  // `tile`'s number on its IPU; index_error naming `api` when the target lacks it.
+  unsigned tileOnIPU(const char *api, unsigned tile) const;
   // The limit as a double when T is floating point (half's 65504 fits no integer
   // type smaller than int), else as the exact integer.
   template <class T>
@@ -155,6 +178,8 @@ private:
   unsigned globalSyncCycles_ = 0;
   unsigned dataPathWidth_ = 64;
   double tileClockFrequency_ = 1.33e9;
+  unsigned interleavedMemoryElementIndex_ = 13;
+  std::vector<unsigned> memoryElementOffsets_;
   unsigned fp16ConvUnitMaxPipelineDepth_ = 4;
   unsigned fp16InFp16OutConvUnitsPerTile_ = 16;
   unsigned fp16InFp32OutConvUnitsPerTile_ = 16;

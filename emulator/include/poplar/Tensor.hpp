@@ -26,6 +26,10 @@ public:
 
   bool valid() const;
   Type elementType() const;
+  // A quarter tensor's one-element QUARTER_METADATA tensor (that of its first
+  // element's variable); tensor_metadata_error for a tensor without one.
+  Tensor getMetadata() const;
+  bool hasMetadata() const;
   std::size_t dim(unsigned i) const;
   unsigned rank() const;
   std::vector<std::size_t> shape() const;

@@ -47,6 +47,21 @@ void Device::getDriverVersion(unsigned &, unsigned &, unsigned &) const {
                      toString(getTarget().getTargetType()) + " device with no IPU driver");
 }
 
+std::vector<std::pair<std::string, std::string>> Device::getAttributes() const {
+  const Target &target = getTarget();
+  return {{"target type", toString(target.getTargetType())},
+          {"architecture", target.getTargetArchString().str()},
+          {"IPUs", std::to_string(target.getNumIPUs())},
+          {"tiles per IPU", std::to_string(target.getTilesPerIPU())}};
+}
+
+std::vector<int> Device::getNumaTopology() const { return std::vector<int>(getTarget().getNumIPUs(), 0); }
+
+std::vector<unsigned> Device::getDriverIDs() const {
+  checked(state_);
+  return {};
+}
+
 // The emulator has no remote buffers yet, on any target.
 bool Device::supportsRemoteBuffers() const {
   checked(state_);

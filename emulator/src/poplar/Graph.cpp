@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 #include "GraphOwnership.hpp"
 #include "GraphState.hpp"
@@ -127,8 +128,56 @@ Tensor Graph::addVariable(const Type &type, ArrayRef<std::size_t> shape,
 
 Tensor Graph::addVariable(const Type &type, ArrayRef<std::size_t> shape,
                           VariableMappingMethod mappingMethod, const DebugContext &debugContext) {
+  return addVariable(type, static_cast<const Tensor *>(nullptr), shape, mappingMethod, debugContext);
+}
+
+Tensor Graph::addVariable(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
+                          const DebugContext &debugContext) {
+  return addVariable(type, &metadata, shape, VariableMappingMethod::NONE, debugContext);
+}
+
+Tensor Graph::addVariable(const Type &type, const Tensor &metadata, ArrayRef<std::size_t> shape,
+                          VariableMappingMethod mappingMethod, const DebugContext &debugContext) {
+  return addVariable(type, &metadata, shape, mappingMethod, debugContext);
+}
+
+Tensor Graph::addVariable(const Type &type, const Tensor *metadata, ArrayRef<std::size_t> shape,
+                          const DebugContext &debugContext) {
+  return addVariable(type, metadata, shape, VariableMappingMethod::NONE, debugContext);
+}
+
+namespace {
+
+// The (variable, element) of a one-element QUARTER_METADATA tensor of graph `g`.
+std::pair<unsigned, std::size_t> metadataElementOf(const GraphState &g, const Tensor &metadata,
+                                                   const std::string &name) {
+  const TensorImpl &impl = ownedImpl(g, metadata, "addVariable");
+  if (impl.type != QUARTER_METADATA || impl.numElements() != 1)
+    throw tensor_metadata_error("addVariable '" + name + "': the metadata must be one quarter_metadata element, not " +
+                                impl.describe());
+  const detail::Run run = impl.runs().at(0);
+  return {run.var, static_cast<std::size_t>(run.start)};
+}
+
+} // namespace
+
+Tensor Graph::addVariable(const Type &type, const Tensor *metadata, ArrayRef<std::size_t> shape,
+                          VariableMappingMethod mappingMethod, const DebugContext &debugContext) {
   const std::vector<std::size_t> dims(shape.begin(), shape.end());
-  const unsigned id = state_->addVariable(type, dims, debugContext.getPathName(), false);
+  const std::string name = debugContext.getPathName();
+  if (metadata && !type.requiresMetadata())
+    throw tensor_metadata_error("addVariable '" + name + "': a metadata tensor is for quarter types, not " +
+                                type.toString().str());
+  std::pair<unsigned, std::size_t> metadataElement{detail::Variable::kNoMetadata, 0};
+  if (metadata) {
+    metadataElement = metadataElementOf(*state_, *metadata, name);
+  } else if (type.requiresMetadata()) {
+    metadataElement.first = state_->addVariable(QUARTER_METADATA, {1}, name + "/metadata", false);
+    state_->vars->vars[metadataElement.first].mapRange(0, 1, 0);
+  }
+  const unsigned id = state_->addVariable(type, dims, name, false);
+  state_->vars->vars[id].metadataVar = metadataElement.first;
+  state_->vars->vars[id].metadataElement = metadataElement.second;
   Tensor t = detail::makeTensor(detail::makeVariableView(state_->vars, id, type, dims));
   if (mappingMethod == VariableMappingMethod::LINEAR) {
     // Spread evenly over all tiles in whole vectors of the type.
@@ -251,10 +300,50 @@ Tensor Graph::cloneN(const Tensor &t, std::size_t N, const DebugContext &debugCo
   return cloneN(t.elementType(), t, N, debugContext, method, duplicationMethod);
 }
 
+namespace {
+
+// One new element per distinct element of t, so elements that alias in t alias in each
+// copy; a new element lives where the first element of t it stands for does.
+Tensor cloneKeepingAliases(Graph &graph, const Type &type, const Tensor &t, std::size_t N,
+                           const DebugContext &debugContext) {
+  std::map<std::pair<unsigned, std::int64_t>, std::size_t> distinct;
+  std::vector<std::size_t> elementOf; // t's flat element -> its new element
+  detail::tensorImpl(t).forEachRun([&](const detail::Run &r) {
+    for (std::size_t k = 0; k < r.count; ++k) {
+      const auto key = std::make_pair(r.var, r.start + static_cast<std::int64_t>(k) * r.stride);
+      elementOf.push_back(distinct.emplace(key, distinct.size()).first->second);
+    }
+  });
+  Tensor storage = graph.addVariable(type, {N, distinct.size()}, debugContext);
+  std::vector<Tensor> copies;
+  for (std::size_t i = 0; i < N; ++i) {
+    // t's elements as slices of the copy's storage, a slice per run of consecutive new elements.
+    std::vector<Tensor> pieces;
+    for (std::size_t begin = 0, end; begin < elementOf.size(); begin = end) {
+      for (end = begin + 1; end < elementOf.size() && elementOf[end] == elementOf[end - 1] + 1; ++end) {
+      }
+      pieces.push_back(storage[i].slice(elementOf[begin], elementOf[end - 1] + 1));
+    }
+    copies.push_back((pieces.empty() ? storage[i] : concat(pieces)).reshape(t.shape()).expand({0}));
+  }
+  const Graph::TileToTensorMapping mapping = graph.getTileMapping(t, false);
+  for (std::size_t tile = 0; tile < mapping.size(); ++tile)
+    for (const Interval &interval : mapping[tile])
+      for (std::size_t e = interval.begin(); e < interval.end(); ++e)
+        for (std::size_t i = 0; i < N; ++i)
+          graph.setTileMapping(storage[i][elementOf[e]], static_cast<unsigned>(tile));
+  return concat(copies, 0);
+}
+
+} // namespace
+
 Tensor Graph::cloneN(const Type &type, const Tensor &t, std::size_t N,
-                     const DebugContext &debugContext, TensorCloneMethod,
+                     const DebugContext &debugContext, TensorCloneMethod method,
                      TensorCloneDuplicationMethod) {
   ownedImpl(*state_, t, "clone");
+  const bool keepAliases = method == TensorCloneMethod::PRESERVE_ORDER_AND_ALIASES ||
+                           method == TensorCloneMethod::GATHER_AND_PRESERVE_TILE_ORDER_AND_ALIASES;
+  if (keepAliases && t.containsAliases()) return cloneKeepingAliases(*this, type, t, N, debugContext);
   std::vector<std::size_t> shape = t.shape();
   shape.insert(shape.begin(), N);
   Tensor out = addVariable(type, shape, debugContext);

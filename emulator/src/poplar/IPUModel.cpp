@@ -11,12 +11,14 @@ IPUModel::IPUModel(const char *version) : IPUVersion(version ? version : "") {
     tilesPerIPU = 1216;
     memoryBytesPerTile = 256 * 1024;
     tileClockFrequency = 1.6e9;
+    interleavedMemoryElementIndex = 8;
     // 125 TFLOPS of half at 1.6 GHz on 1216 tiles: 64 flops, 32 MACs a cycle per tile.
     fp16InFp16OutConvUnitsPerTile = fp16InFp32OutConvUnitsPerTile = 8;
   } else if (IPUVersion == "ipu2" || IPUVersion == "ipu21") {
     tilesPerIPU = 1472;
     memoryBytesPerTile = 624 * 1024;
     tileClockFrequency = IPUVersion == "ipu2" ? 1.33e9 : 1.85e9;
+    interleavedMemoryElementIndex = 13;
     // 250 TFLOPS of half at 1.33 GHz on 1472 tiles: twice ipu1's AMP units.
     fp16InFp16OutConvUnitsPerTile = fp16InFp32OutConvUnitsPerTile = 16;
   } else {
@@ -24,6 +26,20 @@ IPUModel::IPUModel(const char *version) : IPUVersion(version ? version : "") {
                                 "'; expected \"ipu1\", \"ipu2\" or \"ipu21\"");
   }
 }
+
+namespace {
+
+// 16 KiB elements below the interleaved index, 32 KiB ones from there; a memory too
+// small for the non-interleaved elements has only those that start inside it.
+std::vector<unsigned> memoryElementOffsets(unsigned bytesPerTile, unsigned interleavedIndex) {
+  std::vector<unsigned> offsets;
+  for (unsigned long long offset = 0; offset < bytesPerTile;
+       offset += offsets.size() <= interleavedIndex ? 16 * 1024 : 32 * 1024)
+    offsets.push_back(static_cast<unsigned>(offset));
+  return offsets;
+}
+
+} // namespace
 
 Target IPUModel::createTarget() const {
   if (numIPUs == 0 || tilesPerIPU == 0)
@@ -56,6 +72,8 @@ Target IPUModel::createTarget() const {
   t.globalSyncCycles_ = globalSyncCycles;
   t.dataPathWidth_ = dataPathWidth;
   t.tileClockFrequency_ = tileClockFrequency;
+  t.interleavedMemoryElementIndex_ = interleavedMemoryElementIndex;
+  t.memoryElementOffsets_ = memoryElementOffsets(memoryBytesPerTile, interleavedMemoryElementIndex);
   t.fp16ConvUnitMaxPipelineDepth_ = fp16ConvUnitMaxPipelineDepth;
   t.fp16InFp16OutConvUnitsPerTile_ = fp16InFp16OutConvUnitsPerTile;
   t.fp16InFp32OutConvUnitsPerTile_ = fp16InFp32OutConvUnitsPerTile;

@@ -42,6 +42,29 @@ unsigned Target::getVectorWidth(const Type &type) const {
   return dataPathWidth_ / 8 / size ? dataPathWidth_ / 8 / size : 1;
 }
 
+// Tiles are numbered from 0 on each IPU; consecutive tiles share a context.
+unsigned Target::tileOnIPU(const char *api, unsigned tile) const {
+  if (tile >= getNumTiles())
+    throw index_error(std::string(api) + ": tile " + std::to_string(tile) + " is not one of the target's " +
+                      std::to_string(getNumTiles()) + " tiles");
+  return tile % tilesPerIPU_;
+}
+unsigned Target::getTileHostExchangeXB(unsigned tile) const {
+  return tileOnIPU("getTileHostExchangeXB", tile) / (getNumTilesPerXBContext() * getNumContextsPerXB());
+}
+unsigned Target::getTileHostExchangeContext(unsigned tile) const {
+  return tileOnIPU("getTileHostExchangeContext", tile) / getNumTilesPerXBContext() % getNumContextsPerXB();
+}
+unsigned Target::getTileHostExchangeContextPosition(unsigned tile) const {
+  return tileOnIPU("getTileHostExchangeContextPosition", tile) % getNumTilesPerXBContext();
+}
+
+// The bit positions of the IPU's $FP_ICTL fields (inv, div0, oflo; esr and nanoo).
+unsigned Target::makeFpIctlValue(bool inv, bool div0, bool oflo, bool esr, bool nanoo) const {
+  return unsigned(inv) << 0 | unsigned(div0) << 1 | unsigned(oflo) << 2 | unsigned(esr) << 19 |
+         unsigned(nanoo) << 20;
+}
+
 unsigned Target::getWeightsPerConvUnit(const Type &inputType) const {
   // A unit holds one 32-byte row of coefficients.
   return 32 / getTypeSize(inputType);
@@ -152,7 +175,8 @@ void Target::serialize(std::ostream &out) const {
       .u64(maxIPUSyncDelay_).u64(globalSyncCycles_).u64(dataPathWidth_).f64(tileClockFrequency_)
       .u64(fp16ConvUnitMaxPipelineDepth_).u64(fp16InFp16OutConvUnitsPerTile_).u64(fp16InFp32OutConvUnitsPerTile_)
       .u64(fp32ConvUnitInputLoadElemsPerCycle_).u64(fp16ConvUnitInputLoadElemsPerCycle_)
-      .u64(fp8ConvUnitInputLoadElemsPerCycle_);
+      .u64(fp8ConvUnitInputLoadElemsPerCycle_).u64(interleavedMemoryElementIndex_).u64(memoryElementOffsets_.size());
+  for (unsigned offset : memoryElementOffsets_) w.u64(offset);
   out.write(reinterpret_cast<const char *>(w.bytes().data()), static_cast<std::streamsize>(w.bytes().size()));
 }
 
@@ -181,6 +205,11 @@ Target::Target(std::istream &in) {
   fp32ConvUnitInputLoadElemsPerCycle_ = field();
   fp16ConvUnitInputLoadElemsPerCycle_ = field();
   fp8ConvUnitInputLoadElemsPerCycle_ = field();
+  interleavedMemoryElementIndex_ = field();
+  const unsigned numElements = field();
+  if (numElements > bytesPerTile_) r.corrupt();
+  memoryElementOffsets_.clear();
+  for (unsigned i = 0; i < numElements; ++i) memoryElementOffsets_.push_back(field());
   if (!r.atEnd() || numIPUs_ == 0 || tilesPerIPU_ == 0 ||
       static_cast<unsigned long long>(numIPUs_) * tilesPerIPU_ > detail::kMaxTiles)
     r.corrupt();

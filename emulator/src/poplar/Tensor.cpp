@@ -394,6 +394,23 @@ Tensor::Tensor(std::shared_ptr<const TensorImpl> impl) : impl_(std::move(impl)) 
 
 bool Tensor::valid() const { return impl_ != nullptr; }
 Type Tensor::elementType() const { return detail::tensorImpl(*this).type; }
+
+bool Tensor::hasMetadata() const {
+  const detail::TensorImpl &impl = detail::tensorImpl(*this);
+  return impl.type.requiresMetadata() && !impl.blocks.empty() &&
+         impl.vars->vars[impl.blocks[0].var].metadataVar != detail::Variable::kNoMetadata;
+}
+
+Tensor Tensor::getMetadata() const {
+  if (!hasMetadata())
+    throw tensor_metadata_error("getMetadata: tensor " + detail::tensorImpl(*this).describe() + " has no metadata");
+  const detail::TensorImpl &impl = detail::tensorImpl(*this);
+  const detail::Variable &var = impl.vars->vars[impl.blocks[0].var];
+  const detail::Variable &metadata = impl.vars->vars[var.metadataVar];
+  return detail::makeTensor(detail::makeVariableView(impl.vars, var.metadataVar, QUARTER_METADATA, metadata.shape))
+      .flatten()
+      .slice(var.metadataElement, var.metadataElement + 1);
+}
 std::size_t Tensor::dim(unsigned i) const {
   checkDim(detail::tensorImpl(*this), i, "dim");
   return detail::tensorImpl(*this).shape[i];

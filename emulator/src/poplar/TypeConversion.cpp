@@ -8,6 +8,7 @@
 #include <string>
 #include <type_traits>
 
+#include "QuarterFormat.hpp"
 #include "TypeInfo.hpp"
 
 namespace poplar {
@@ -53,10 +54,38 @@ template <typename T> void convertFromDeviceType(Type srcType, const void *src, 
   for (std::size_t i = 0; i < dst.size(); ++i) setHostValue(out[i], detail::loadElement(srcType, in + i * size));
 }
 
-#define POPLAR_TYPE_CONVERSIONS(T)                                                  \
-  template void convertToDeviceType<T>(Type, ArrayRef<T>, void *);                 \
-  template void convertToDeviceType<const T>(Type, ArrayRef<const T>, void *);     \
-  template void convertFromDeviceType<T>(Type, const void *, ArrayRef<T>);
+namespace {
+void checkQuarter(const char *api, const Type &type) {
+  if (type != QUARTER)
+    throw poplar_error(std::string(api) + ": the QuarterMetadata overload converts quarter, not " +
+                       type.toString().str());
+}
+} // namespace
+
+template <typename T>
+void convertToDeviceType(Type dstType, const QuarterMetadata &metadata, ArrayRef<T> src, void *dst,
+                         bool nanOnOverflow) {
+  checkQuarter("convertToDeviceType", dstType);
+  auto *out = static_cast<std::uint8_t *>(dst);
+  for (std::size_t i = 0; i < src.size(); ++i)
+    out[i] = detail::doubleToQuarter(hostValue(src[i]), metadata, nanOnOverflow);
+}
+
+template <typename T>
+void convertFromDeviceType(Type srcType, const QuarterMetadata &metadata, const void *src, ArrayRef<T> dst) {
+  checkQuarter("convertFromDeviceType", srcType);
+  const auto *in = static_cast<const std::uint8_t *>(src);
+  T *out = const_cast<T *>(dst.data());
+  for (std::size_t i = 0; i < dst.size(); ++i) setHostValue(out[i], detail::quarterToDouble(in[i], metadata));
+}
+
+#define POPLAR_TYPE_CONVERSIONS(T)                                                                        \
+  template void convertToDeviceType<T>(Type, ArrayRef<T>, void *);                                       \
+  template void convertToDeviceType<const T>(Type, ArrayRef<const T>, void *);                           \
+  template void convertFromDeviceType<T>(Type, const void *, ArrayRef<T>);                               \
+  template void convertToDeviceType<T>(Type, const QuarterMetadata &, ArrayRef<T>, void *, bool);        \
+  template void convertToDeviceType<const T>(Type, const QuarterMetadata &, ArrayRef<const T>, void *, bool); \
+  template void convertFromDeviceType<T>(Type, const QuarterMetadata &, const void *, ArrayRef<T>);
 POPLAR_TYPE_CONVERSIONS(float)
 POPLAR_TYPE_CONVERSIONS(double)
 POPLAR_TYPE_CONVERSIONS(int)

@@ -20,6 +20,11 @@ struct Variable {
   std::vector<std::uint8_t> data;
   // Tile mapping: begin element -> (end element, tile), non-overlapping.
   std::map<std::size_t, std::pair<std::size_t, unsigned>> mapping;
+  // A quarter variable's format and scale: element metadataElement of variable
+  // metadataVar (of type QUARTER_METADATA); kNoMetadata for other types.
+  static constexpr unsigned kNoMetadata = ~0u;
+  unsigned metadataVar = kNoMetadata;
+  std::size_t metadataElement = 0;
 
   void mapRange(std::size_t begin, std::size_t end, unsigned tile);
   // Elements in [begin, end) with no tile, as ranges.
