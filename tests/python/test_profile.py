@@ -1,9 +1,8 @@
 """Profiles: exact execution counts, estimated cycles that follow the documented cost
 model (README "Profiling"), memory per tile from the mapping, reports, counters, CLI."""
+import json
 import math
 import os
-import pathlib
-import subprocess
 import sys
 
 import numpy as np
@@ -11,6 +10,7 @@ import pytest
 
 import popdsl as pd
 import popdsl.profile
+from popdsl import __main__ as cli
 from popdsl import poplar, program
 
 # The cost model's constants, as README "Profiling" documents them.
@@ -244,6 +244,29 @@ def test_plots_write_pngs(small_profile, tmp_path):
 
 
 @pytest.mark.needs_emulator("profile data (Engine.getProfileData, Session.profile)")
+def test_write_report_writes_the_summary_the_json_and_the_plots(small_profile, tmp_path):
+    directory = tmp_path / "new" / "report"  # made when missing
+    paths = small_profile.write_report(directory)
+    names = [os.path.basename(p) for p in paths]
+    assert names[:2] == ["profile_summary.txt", "profile.json"] and all(os.path.isfile(p) for p in paths)
+    assert (directory / "profile_summary.txt").read_text() == small_profile.summary()
+    assert pd.Profile.from_json((directory / "profile.json").read_text()) == small_profile
+    try:
+        import matplotlib  # noqa: F401
+        assert names[2:] == ["memory.png", "execution.png"]
+        assert all((directory / n).read_bytes()[:8] == PNG_MAGIC for n in names[2:])
+    except ImportError:
+        assert names[2:] == []
+
+
+@pytest.mark.needs_emulator("profile data (Engine.getProfileData, Session.profile)")
+def test_write_plots_without_matplotlib_writes_nothing(small_profile, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` raises ImportError
+    assert small_profile.write_plots(tmp_path / "plots") == []
+    assert os.listdir(tmp_path / "plots") == []
+
+
+@pytest.mark.needs_emulator("profile data (Engine.getProfileData, Session.profile)")
 def test_auto_report_from_environment(device, tmp_path, monkeypatch):
     monkeypatch.setattr(popdsl.profile, "report_directories", [])
     monkeypatch.setenv("POPLAR_ENGINE_OPTIONS", f'{{"autoReport.all": "true", "autoReport.directory": "{tmp_path}"}}')
@@ -348,19 +371,45 @@ print("script ran")
 
 
 @pytest.mark.needs_emulator("profile data (Engine.getProfileData, Session.profile)")
-def test_cli_profile_and_info(tmp_path):
+def test_cli_profile_runs_the_script_and_writes_its_reports(tmp_path, monkeypatch, capsys):
+    # In this process (so coverage sees the CLI); what it changes is put back afterwards.
+    # test_package_import runs `python -m popdsl` itself.
+    monkeypatch.setattr(popdsl.profile, "report_directories", [])
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    monkeypatch.setenv("POPLAR_ENGINE_OPTIONS", '{"debug.instrument": "true"}')
     script = tmp_path / "tiny.py"
     script.write_text(SCRIPT)
     out = tmp_path / "report"
-    # The popdsl under test (installed, or built into the checkout), run outside the
-    # repository root, whose popdsl/ would come first.
-    env = dict(os.environ, PYTHONPATH=str(pathlib.Path(pd.__file__).resolve().parents[1]))
-    result = subprocess.run([sys.executable, "-m", "popdsl", "profile", str(script), "--out", str(out)],
-                            capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
-    assert result.returncode == 0, result.stderr
-    assert "script ran" in result.stdout and "Memory Usage:" in result.stdout
+    assert cli.main(["profile", str(script), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "script ran" in printed and "Memory Usage:" in printed and f"=== profile of {script}" in printed
     assert {"profile_summary.txt", "profile.json"} <= set(os.listdir(out))
-    info = subprocess.run([sys.executable, "-m", "popdsl", "info"], capture_output=True, text=True, timeout=60,
-                          cwd=tmp_path, env=env)
-    assert info.returncode == 0, info.stderr
-    assert "backend: emulator" in info.stdout and "ipu21" in info.stdout and "1,216" in info.stdout
+    # The options the script's engine saw: the user's, with the report switched on.
+    options = json.loads(os.environ["POPLAR_ENGINE_OPTIONS"])
+    assert options == {"debug.instrument": "true", "autoReport.all": "true", "autoReport.directory": str(out)}
+
+
+def test_cli_profile_of_a_script_without_a_session_says_so(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(popdsl.profile, "report_directories", [])
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    monkeypatch.delenv("POPLAR_ENGINE_OPTIONS", raising=False)
+    script = tmp_path / "nothing.py"
+    script.write_text("import sys\nprint('args', sys.argv[1:])\n")
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["profile", str(script), "--", "-v", "3"]) == 1
+    captured = capsys.readouterr()
+    assert "args ['-v', '3']" in captured.out
+    assert f"popdsl profile: {script} closed no pd.Session, so there is no profile to write" in captured.err
+
+
+def test_cli_info_prints_the_targets_figures(capsys):
+    assert cli.main(["info"]) == 0
+    printed = capsys.readouterr().out
+    assert f"backend: {pd.backend()}" in printed
+    rows = {line.split()[0]: line.split() for line in printed.splitlines() if line.strip().startswith("ipu")}
+    # The IPU models' published figures: tiles, bytes per tile, workers, exchange bytes per cycle.
+    assert rows["ipu1"][1:3] == ["1,216", "262,144"]
+    assert rows["ipu2"][1:3] == ["1,472", "638,976"] and rows["ipu2"][7:9] == ["6", "4"]
+    assert rows["ipu21"][1:3] == ["1,472", "638,976"]

@@ -369,3 +369,89 @@ def test_a_session_refuses_a_program_built_on_another_graph(use, element):
                        match=element + r" belongs to a different graph \(graph #\d+\) than graph #\d+, "
                                        r"the graph being compiled"):
         pd.Session(ours, main, device=DEVICE)
+
+
+# --- One error path each, beyond the catalogue's argument kinds -------------------------------
+
+
+def _fresh():
+    g = pd.Graph(DEVICE)
+    return g, g.variable(pd.float32, (2, 3), name="fx"), g.variable(pd.uint32, (1,), name="fi")
+
+
+@pytest.mark.parametrize("build, message", [
+    (lambda g, x, i: pd.max(1, 2), "pd.max: a or pd.max: b must be a pd.Tensor, got only numbers (1, 2)"),
+    (lambda g, x, i: pd.map(lambda a: a, x, x), "pd.map: fn cannot take the 2 tensor(s) given"),
+    (lambda g, x, i: pd.map(lambda a: 3, x), "the function given to pd.map must return an expression of its "
+                                             "arguments, not int"),
+    (lambda g, x, i: pd.map(lambda a: a), "pd.map(fn, *tensors) needs one or more pd.Tensor arguments"),
+    (lambda g, x, i: pd.copy(x, g.variable(pd.int32, (2, 3), name="ints")), "cannot copy"),
+    (lambda g, x, i: pd.copy(x, g.variable(pd.float32, (5,), name="five")), "dtypes and element counts must match"),
+    (lambda g, x, i: pd.concat([x, g.variable(pd.float32, (2, 4), name="wide")], axis=0), "concat"),
+    (lambda g, x, i: x[0, 0, 0], "too many indices (3) for"),
+    (lambda g, x, i: x[True], "boolean index True on"),
+    (lambda g, x, i: x[2], "index 2 is out of range for dimension 0 of size 2 of"),
+    (lambda g, x, i: x[-3], "index -3 is out of range for dimension 0 of size 2 of"),
+    (lambda g, x, i: x["row"], "static indexing takes ints and slices; use t.at[i] for a tensor index, not 'row'"),
+    (lambda g, x, i: x.squeeze(1), "cannot squeeze dimension(s) [1] of"),
+    (lambda g, x, i: x.broadcast((4, 3)), "broadcast"),
+    (lambda g, x, i: x.at[i, i, i], "too many indices (3) for"),
+    (lambda g, x, i: x.at[g.variable(pd.float32, (1,), name="fidx")], "an index must be a one-element integer tensor"),
+    (lambda g, x, i: x.at[g.variable(pd.uint32, (2,), name="pair")], "an index must be a one-element integer tensor"),
+    (lambda g, x, i: x.at[0], "t.at[...] takes index tensors and ':' only; use t[...] for static slices"),
+    (lambda g, x, i: x.at[:], "t.at[...] needs at least one index tensor"),
+    (lambda g, x, i: g.variable(pd.float32, (4,), mapping=[[(0, 2)], [(3, 2)]]),
+     "has more tiles than the target's 4 or an interval that is not 0 <= begin <= end"),
+    (lambda g, x, i: g.variable(pd.float32, (4,), mapping=[[(0, 1)]] * 5),
+     "has more tiles than the target's 4"),
+    (lambda g, x, i: g.variable(pd.float32, (4,), mapping=[["a"]]),
+     "mapping must be 'linear', None, a tile number or per-tile lists of (begin, end) intervals"),
+    (lambda g, x, i: [g.host_to_device(pd.float32, (2,), name="twice") for _ in range(2)],
+     "a stream named 'twice' already exists"),
+    (lambda g, x, i: g.host_to_device(pd.float32, (2, 3), name="in6").read(g.variable(pd.int32, (2, 3), name="iv")),
+     "stream 'in6' carries (2, 3) float, not <pd.Tensor 'iv'"),
+    (lambda g, x, i: g.device_to_host(pd.float32, (3,), name="out3").write(x),
+     "stream 'out3' carries (3,) float, not <pd.Tensor 'fx'"),
+    (lambda g, x, i: [pd.host_callback(lambda v: None, x, name="cb") for _ in range(2)],
+     "a host callback named 'cb' already exists"),
+    (lambda g, x, i: pd.host_callback(lambda: None), "host_callback needs at least one input or output tensor"),
+], ids=lambda v: v if isinstance(v, str) and len(v) < 40 else None)
+def test_build_errors_name_the_problem(build, message):
+    g, x, i = _fresh()
+    with pd.Sequence():
+        with pytest.raises(pd.BuildError) as caught:
+            build(g, x, i)
+    assert message in str(caught.value)
+    assert not _PYBIND_LEAKS.search(str(caught.value)), caught.value
+
+
+@pytest.mark.parametrize("use, message", [
+    (lambda x: x + "one", "unsupported operand type"),
+    (lambda x: list(x), "is a device tensor: iterating would unroll the graph in Python"),
+    (lambda x: bool(x), "is only known when the program runs; use `with pd.If(t):`"),
+    (lambda x: np.asarray(x), "lives on the device; read it with session.read(t)"),
+    (lambda x: len(x[0, 0]), "len() of the scalar tensor"),
+], ids=["operator", "iter", "bool", "array", "len"])
+def test_python_protocols_a_device_tensor_refuses(use, message):
+    _, x, _ = _fresh()
+    with pd.Sequence(), pytest.raises(TypeError) as caught:
+        use(x)
+    assert message in str(caught.value)
+
+
+def test_setting_a_static_slice_from_itself_a_tensor_and_a_number():
+    g, x, _ = _fresh()
+    row = g.variable(pd.float32, (3,), name="row")
+    with pd.Sequence() as main:
+        x[0] = x[0]  # a view set from itself: nothing to do
+        x[1, :2] = row[1:]  # copied
+        x[0, 2] = 7.5  # filled
+        x[1, 2] = row[0]
+        x[:, 1] = row[2]  # a scalar broadcast into a column
+    with pd.Session(g, main, device=DEVICE) as s:
+        start = np.arange(6, dtype=np.float32).reshape(2, 3)
+        s.write(x, start)
+        s.write(row, np.array([10, 20, 30], np.float32))
+        s.run()
+        np.testing.assert_array_equal(s.read(x), [[0, 30, 7.5], [20, 30, 10]])
+    assert len(x) == 2
