@@ -52,6 +52,20 @@ void bindExecutable(py::module_ &m) {
           return sections;
         },
         "Emulator: the canonical serialized sections (target, graph, programs, options), for cache keys");
+  m.def("_executableInterface",
+        [](const Executable &exe) -> py::object {
+          const backend::ExecutableInterface interface = backend::executableInterface(exe);
+          if (!interface.available) return py::none();
+          py::dict streams, hostFunctions;
+          for (const auto &s : interface.streams)
+            streams[py::str(s.handle())] = py::make_tuple(s.elementType(), s.numElements(),
+                                                          s.type() == poplar::DataStreamType::HostToDeviceFIFO);
+          for (const auto &f : interface.hostFunctions) hostFunctions[py::str(f.handle)] = py::make_tuple(f.ins, f.outs);
+          return py::make_tuple(streams, hostFunctions);
+        },
+        "Emulator: the executable's data streams (handle -> (element type, number of elements, to device)) and "
+        "host functions (handle -> (inputs, outputs), lists of (element type, number of elements)); None on the "
+        "sdk backend, which cannot look inside an executable");
   m.def("getHwSeeds", &poplar::getHwSeeds, py::arg("graph"), py::arg("prog"),
         py::arg("debugContext") = poplar::DebugContext());
   m.def("setHwSeeds", &poplar::setHwSeeds, py::arg("graph"), py::arg("hwSeeds"), py::arg("prog"),

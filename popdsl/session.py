@@ -198,8 +198,9 @@ class Session:
         self._stream_objects = {}
         tensors = [_TensorInfo(**t) for t in manifest["tensors"]]
         streams = [_StreamInfo(**s) for s in manifest["streams"]]
-        self._setup(executable, manifest["programs"], tensors, streams,
-                    {h: HostCallback.from_json(saved[h], fn) for h, fn in callbacks.items()},
+        callbacks = {h: HostCallback.from_json(saved[h], fn) for h, fn in callbacks.items()}
+        _check_saved_streams_and_callbacks(executable, path, streams, callbacks.values())
+        self._setup(executable, manifest["programs"], tensors, streams, callbacks,
                     device or poplar.Device.createSimulatorDevice(target), seed, manifest["name"])
         _check_saved_tensors(self.engine, path, tensors)
         return self
@@ -426,6 +427,50 @@ def _check_saved_tensors(engine, path, tensors):
                     f"Session.load({path!r}): the file's manifest gives tensor {t.name!r} (handle {handle!r}) dtype "
                     f"{t.dtype} and shape {t.shape}, but the executable's handle holds {elements} elements of "
                     f"{element_type} (numpy {np.dtype(element_type.numpy_dtype)}); the file is damaged")
+
+
+def _check_saved_streams_and_callbacks(executable, path, streams, callbacks):
+    """Each saved stream and host callback is one of the executable's, with its element types,
+    sizes and direction: feeds, collected outputs and callback arguments are shaped by the
+    manifest, so one that disagrees raises SessionError naming the file, the handle and both
+    descriptions. The sdk backend cannot look inside an executable; there nothing is checked."""
+    interface = poplar._executableInterface(executable)
+    if interface is None:
+        return
+    executable_streams, host_functions = interface
+    for s in streams:
+        found = executable_streams.get(s.handle)
+        if found is None:
+            raise SessionError(f"Session.load({path!r}): the file's manifest names stream {s.handle!r}, but its "
+                               f"executable has no data stream {s.handle!r}")
+        element_type, elements, to_device = found
+        if (np.dtype(element_type.numpy_dtype), elements, to_device) != (s.dtype, int(np.prod(s.shape)), s.to_device):
+            raise SessionError(
+                f"Session.load({path!r}): the file's manifest gives stream {s.handle!r} dtype {s.dtype}, shape "
+                f"{s.shape}, {_direction(s.to_device)}, but the executable's stream holds {elements} elements of "
+                f"{element_type} (numpy {np.dtype(element_type.numpy_dtype)}), {_direction(to_device)}; "
+                "the file is damaged")
+    for c in callbacks:
+        found = host_functions.get(c.name)
+        if found is None:
+            raise SessionError(f"Session.load({path!r}): the file's manifest names host callback {c.name!r}, but "
+                               f"its executable has no host function {c.name!r}")
+        for role, saved, arguments in (("inputs", c.inputs, found[0]), ("outputs", c.outputs, found[1])):
+            executable_arguments = [(np.dtype(element_type.numpy_dtype), elements) for element_type, elements in arguments]
+            if [(dtype, int(np.prod(shape))) for shape, dtype in saved] != executable_arguments:
+                raise SessionError(
+                    f"Session.load({path!r}): the file's manifest gives host callback {c.name!r} {role} "
+                    f"{_arguments(saved)}, but the executable's host function has "
+                    f"{[f'{n} x {dtype}' for dtype, n in executable_arguments]}; the file is damaged")
+
+
+def _direction(to_device: bool) -> str:
+    return "host to device" if to_device else "device to host"
+
+
+def _arguments(specs) -> list:
+    """Callback arguments (shape, dtype) as the error messages show them."""
+    return [f"{shape} {dtype}" for shape, dtype in specs]
 
 
 def _unique_names(names) -> list:

@@ -320,6 +320,58 @@ def test_a_session_manifest_must_match_its_executable(device, tmp_path, edit, pr
         pd.Session.load(tmp_path / "m", device=device)
 
 
+def streams_and_callback_graph(device):
+    """Streams 'in' (3 floats to the device) and 'out' (back), and host callback 'twice'."""
+    g = pd.Graph(device)
+    inp = g.host_to_device(pd.float32, (3,), name="in")
+    outp = g.device_to_host(pd.float32, (3,), name="out")
+    doubled = g.variable(pd.float32, (3,), name="doubled")
+    with pd.Sequence("main") as main:
+        pd.host_callback(lambda a: a * 2, inp.read(), outputs=doubled, name="twice")
+        outp.write(doubled)
+    return g, main
+
+
+def set_in(kind, key, name, field, value):
+    """Sets `field` of the manifest's `kind` entry whose `key` is `name`."""
+    def edit(manifest):
+        [entry] = [e for e in manifest[kind] if e[key] == name]
+        entry[field] = value
+    return edit
+
+
+@pytest.mark.needs_emulator("the executable's streams and host functions (the sdk cannot look inside one)")
+@pytest.mark.parametrize("edit, callback, problem", [
+    (set_in("streams", "handle", "in", "dtype", "<i4"), "twice",
+     r"gives stream 'in' dtype int32, shape \(3,\), host to device, but the executable's stream holds 3 elements "
+     r"of float \(numpy float32\), host to device; the file is damaged"),
+    (set_in("streams", "handle", "out", "shape", [4]), "twice",
+     r"gives stream 'out' dtype float32, shape \(4,\), device to host, but the executable's stream holds 3 elements"),
+    (set_in("streams", "handle", "in", "to_device", False), "twice",
+     r"gives stream 'in' .*, device to host, but .*, host to device"),
+    (set_in("streams", "handle", "in", "handle", "nope"), "twice",
+     r"names stream 'nope', but its executable has no data stream 'nope'"),
+    (set_in("host_callbacks", "name", "twice", "name", "thrice"), "thrice",
+     r"names host callback 'thrice', but its executable has no host function 'thrice'"),
+    (set_in("host_callbacks", "name", "twice", "inputs", [[[3], "<i4"]]), "twice",
+     r"gives host callback 'twice' inputs \['\(3,\) int32'\], but the executable's host function has "
+     r"\['3 x float32'\]"),
+    (set_in("host_callbacks", "name", "twice", "outputs", [[[3], "<f4"], [[1], "<f4"]]), "twice",
+     r"gives host callback 'twice' outputs \['\(3,\) float32', '\(1,\) float32'\], but .* has \['3 x float32'\]"),
+], ids=["stream-dtype", "stream-shape", "stream-direction", "unknown-stream", "unknown-callback",
+        "callback-input-dtype", "callback-outputs"])
+def test_a_session_manifests_streams_and_callbacks_must_match_its_executable(device, tmp_path, edit, callback,
+                                                                              problem):
+    g, main = streams_and_callback_graph(device)
+    pd.Session(g, main, device=device).save(tmp_path / "m")
+    with pd.Session.load(tmp_path / "m", device=device, callbacks={"twice": lambda a: a * 2}) as loaded:
+        result = loaded.run(feeds={"in": np.array([1, 2, 3], np.float32)})
+    np.testing.assert_array_equal(result["out"], [2, 4, 6])
+    saved_with_manifest(tmp_path / "m", edit)
+    with pytest.raises(pd.SessionError, match=rf"Session.load\('{tmp_path}/m'\): the file's manifest {problem}"):
+        pd.Session.load(tmp_path / "m", device=device, callbacks={callback: lambda a: a * 2})
+
+
 def test_session_paths_expand_the_home_directory(device, tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))
     g, main, x = build_model(device)

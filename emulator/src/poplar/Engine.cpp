@@ -5,10 +5,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
-#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "AutoReport.hpp"
 #include "CodeletPrint.hpp"
@@ -201,7 +202,7 @@ public:
   // Function bodies go after all programs; Call instructions are patched to them.
   void compileFunctions() {
     std::map<unsigned, std::uint32_t> start;
-    std::map<unsigned, std::set<unsigned>> callees; // of each compiled function
+    std::map<unsigned, std::set<unsigned>> callees; // of each compiled function (each is a key)
     for (std::size_t i = 0; i < pendingCalls_.size(); ++i) {
       const unsigned f = s_.code[pendingCalls_[i]].arg;
       if (!start.count(f)) {
@@ -209,8 +210,8 @@ public:
         const std::size_t firstCall = pendingCalls_.size();
         emit(s_.graph->functions.at(f));
         s_.code.push_back({Op::Return, 0, 0});
-        for (std::size_t k = firstCall; k < pendingCalls_.size(); ++k)
-          callees[f].insert(s_.code[pendingCalls_[k]].arg);
+        auto &called = callees[f];
+        for (std::size_t k = firstCall; k < pendingCalls_.size(); ++k) called.insert(s_.code[pendingCalls_[k]].arg);
       }
       s_.code[pendingCalls_[i]].target = start[f];
     }
@@ -221,27 +222,49 @@ private:
   std::uint32_t here() const { return static_cast<std::uint32_t>(s_.code.size()); }
 
   // A function that calls itself, directly or through others, would grow the
-  // call stack without bound at run time. Functions that call none of the
-  // remaining ones, or that none of them calls, are taken away until none is
-  // left, or only those on call cycles.
-  static void checkNoRecursion(std::map<unsigned, std::set<unsigned>> callees) {
-    auto remaining = [&](unsigned f) { return callees.count(f) != 0; };
-    for (bool removed = true; removed;) {
-      removed = false;
-      for (auto it = callees.begin(); it != callees.end();) {
-        const unsigned f = it->first;
-        const bool leaf = std::none_of(it->second.begin(), it->second.end(), remaining);
-        const bool root = std::none_of(callees.begin(), callees.end(),
-                                       [&](const auto &kv) { return kv.second.count(f) != 0; });
-        it = leaf || root ? callees.erase(it) : std::next(it);
-        removed = removed || leaf || root;
+  // call stack without bound at run time. One depth-first search over the call
+  // graph, on an explicit stack (chains of functions can be long), finds a call
+  // into a function whose search is still open: the functions open from there
+  // on are a cycle.
+  static void checkNoRecursion(const std::map<unsigned, std::set<unsigned>> &callees) {
+    enum class Search { Open, Finished };
+    std::map<unsigned, Search> searched;
+    struct Frame {
+      unsigned function;
+      std::set<unsigned>::const_iterator nextCallee, end;
+    };
+    std::vector<Frame> open;
+    auto enter = [&](unsigned f) {
+      const std::set<unsigned> &called = callees.at(f);
+      searched[f] = Search::Open;
+      open.push_back({f, called.begin(), called.end()});
+    };
+    for (const auto &root : callees) {
+      if (searched.count(root.first)) continue;
+      enter(root.first);
+      while (!open.empty()) {
+        Frame &top = open.back();
+        if (top.nextCallee == top.end) {
+          searched[top.function] = Search::Finished;
+          open.pop_back();
+          continue;
+        }
+        const unsigned callee = *top.nextCallee++;
+        const auto seen = searched.find(callee);
+        if (seen == searched.end()) {
+          enter(callee);
+        } else if (seen->second == Search::Open) {
+          const auto first = std::find_if(open.begin(), open.end(), [&](const Frame &f) { return f.function == callee; });
+          const auto length = static_cast<std::size_t>(open.end() - first);
+          std::string cycle;
+          for (auto frame = first; frame != open.end() && frame - first < 8; ++frame)
+            cycle += (cycle.empty() ? "" : ", ") + std::to_string(frame->function);
+          if (length > 8) cycle += ", ... (" + std::to_string(length) + " functions)";
+          throw graph_cycle_error("Call: functions cannot be recursive, but function(s) " + cycle +
+                                  " call themselves directly or through other functions");
+        }
       }
     }
-    if (callees.empty()) return;
-    std::string ids;
-    for (const auto &kv : callees) ids += (ids.empty() ? "" : ", ") + std::to_string(kv.first);
-    throw graph_cycle_error("Call: functions cannot be recursive, but function(s) " + ids +
-                            " call themselves directly or through other functions");
   }
 
   std::uint32_t addStep(std::unique_ptr<Step> step, const ProgramNode &n, Step::Estimate estimate) {
