@@ -197,7 +197,7 @@ class Session:
         if device is None and _core_backend == "sdk":
             raise SessionError(f"Session.load({path!r}) needs device= on the sdk backend: the saved target is read "
                                "from the executable only by the emulator backend")
-        replicas = manifest.get("replicas", 1)
+        replicas = manifest["replicas"]
         if device is None:  # the executable's target is one replica's
             target = poplar.Target.deserialize(poplar._executableSections(executable)["target"])
             target = target.createVirtualTarget(replicas * target.getNumIPUs(), target.getTilesPerIPU())

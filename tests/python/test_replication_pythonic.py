@@ -134,3 +134,17 @@ def test_grad_through_all_reduce_reduces_the_gradients():
     with pd.Sequence("other"):
         with pytest.raises(pd.BuildError, match="op MAX has no gradient"):
             pd.grad(pd.reduce_sum(pd.all_reduce(x, op="max")), [x])
+
+
+def test_a_saved_replicated_session_loads_with_its_replicas(tmp_path):
+    dev, g = replicated(2)
+    x = g.variable(pd.float32, (2,), name="x")
+    inp = g.host_to_device(pd.float32, (2,), name="in")
+    with pd.Sequence("main") as main:
+        x += inp.read() + pd.cast(pd.replica_index(g), pd.float32)
+    pd.Session(g, main, device=dev).save(tmp_path / "replicated")
+    with pd.Session.load(tmp_path / "replicated") as s:  # a simulator device of both replicas' IPUs
+        assert s.replicas == 2
+        s.write("x", [[1, 2], [3, 4]])
+        s.run(feeds={"in": np.array([[10, 20], [30, 40]], np.float32)})
+        np.testing.assert_array_equal(s.read("x"), [[11, 22], [34, 45]])
