@@ -249,9 +249,10 @@ def test_all_reduce_in_place_and_to_destination(replicas):
 
     def in_place(g, x, seq):
         gcl.allReduceInPlaceCrossReplica(g, x, gcl.CollectiveOperator.MAX, seq)
+        gcl.allReduceInPlaceCrossReplica(g, x, gcl.CollectiveOperator.ADD, seq, gcl.CommGroup())
         return x
     got, _ = run_collective(replicas, in_place, values, (4,))
-    np.testing.assert_allclose(got, np.broadcast_to(values.max(0), got.shape))
+    np.testing.assert_allclose(got, np.broadcast_to(replicas * values.astype(np.float64).max(0), got.shape))
 
     def to_destination(g, x, seq):
         dest = g.clone(x, "dest")
@@ -300,9 +301,13 @@ def test_groups_reduce_within_themselves(group_type):
     np.testing.assert_allclose(got, expected, rtol=1e-6)
     gathered, _ = run_collective(replicas, lambda g, x, seq: gcl.allGatherCrossReplica(g, x, seq, group),
                                  values, (2, 3))
+    scattered, _ = run_collective(replicas, lambda g, x, seq: gcl.reduceScatterCrossReplica(
+        g, x, gcl.CollectiveOperator.ADD, seq, group), values, (2,))
     for members in groups(replicas, group):
-        for r in members:
+        padded = np.append(values[members].astype(np.float64).sum(0), 0.0)  # 3 elements in 2 chunks of 2
+        for rank, r in enumerate(members):
             np.testing.assert_array_equal(gathered[r], values[members])
+            np.testing.assert_allclose(scattered[r], padded[2 * rank:2 * rank + 2], rtol=1e-6)
 
 
 def test_collectives_refuse_what_does_not_fit():
