@@ -6,29 +6,17 @@ quarter, pd.all_reduce(op="mean") averages the gradients across the replicas, an
 replica applies the same SGD step, so the weights stay equal on all of them and follow
 the full batch's gradient descent.
 """
+import pathlib
+import runpy
+
 import numpy as np
 
 import popdsl as pd
 
-POINTS, FEATURES, HIDDEN, CLASSES = 48, 2, 16, 3
-
-
-def synthetic_data(seed=0):
-    """Three interleaved spiral arms in the plane, one class each."""
-    rng = np.random.default_rng(seed)
-    labels = np.arange(POINTS) % CLASSES
-    radius = np.linspace(0.2, 1.0, POINTS)
-    angle = labels * 2 * np.pi / CLASSES + radius * 3 + rng.normal(0, 0.1, POINTS)
-    x = np.stack([radius * np.cos(angle), radius * np.sin(angle)], axis=1)
-    return x.astype(np.float32), labels.astype(np.int32)
-
-
-def initial_weights(seed=1):
-    rng = np.random.default_rng(seed)
-    return {"w1": (rng.standard_normal((FEATURES, HIDDEN)) / np.sqrt(FEATURES)).astype(np.float32),
-            "b1": np.zeros(HIDDEN, np.float32),
-            "w2": (rng.standard_normal((HIDDEN, CLASSES)) / np.sqrt(HIDDEN)).astype(np.float32),
-            "b2": np.zeros(CLASSES, np.float32)}
+# The model, data and initial weights of mlp_autodiff.py.
+MLP = runpy.run_path(str(pathlib.Path(__file__).with_name("mlp_autodiff.py")))
+POINTS, FEATURES = MLP["POINTS"], MLP["FEATURES"]
+synthetic_data, initial_weights = MLP["synthetic_data"], MLP["initial_weights"]
 
 
 def train(replicas=4, steps=20, lr=0.5):
