@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include <gcl/Collectives.hpp>
 #include <poplar/DataStream.hpp>
 #include <poplar/Engine.hpp>
 #include <poplar/Executable.hpp>
@@ -85,6 +86,14 @@ std::size_t programHash(const poplar::program::Program &program);
 // The element type of a vertex field a perf estimator inspects, to convert its initial
 // values to Python numbers (the SDK's FieldData converts only to a type the caller names).
 poplar::Type fieldElementType(const poplar::FieldData &field);
+
+// Every replica of the group gets the data of its rank `rootReplica` (a new tensor).
+// The emulator's gcl has broadcastCrossReplica; the SDK's name for it is not confirmed,
+// so there it is an all-gather of which each replica keeps the root's row.
+poplar::Tensor broadcastCrossReplica(poplar::Graph &graph, const poplar::Tensor &data,
+                                     poplar::program::Sequence &prog, const gcl::CommGroup &group,
+                                     unsigned rootReplica, const poplar::DebugContext &debugContext,
+                                     const poplar::OptionFlags &options);
 
 } // namespace backend
 } // namespace popdsl_bindings

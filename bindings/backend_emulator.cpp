@@ -79,5 +79,12 @@ std::size_t programHash(const poplar::program::Program &program) {
 
 poplar::Type fieldElementType(const poplar::FieldData &field) { return poplar::detail::fieldDataElementType(field); }
 
+poplar::Tensor broadcastCrossReplica(poplar::Graph &graph, const poplar::Tensor &data,
+                                     poplar::program::Sequence &prog, const gcl::CommGroup &group,
+                                     unsigned rootReplica, const poplar::DebugContext &debugContext,
+                                     const poplar::OptionFlags &options) {
+  return gcl::broadcastCrossReplica(graph, data, prog, group, rootReplica, debugContext, options);
+}
+
 } // namespace backend
 } // namespace popdsl_bindings

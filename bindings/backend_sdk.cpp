@@ -52,5 +52,18 @@ poplar::Type fieldElementType(const poplar::FieldData &) {
   throw NeedsEmulatorBackend("a vertex field's initial values in a Python perf estimator (FieldData.getInitialValue)");
 }
 
+poplar::Tensor broadcastCrossReplica(poplar::Graph &graph, const poplar::Tensor &data,
+                                     poplar::program::Sequence &prog, const gcl::CommGroup &group,
+                                     unsigned rootReplica, const poplar::DebugContext &debugContext,
+                                     const poplar::OptionFlags &options) {
+  const poplar::Tensor all = gcl::allGatherCrossReplica(graph, data, prog, group, debugContext, options);
+  if (rootReplica >= all.dim(0))
+    throw std::invalid_argument("broadcastCrossReplica: root replica " + std::to_string(rootReplica) +
+                                " is not a rank of the group of " + std::to_string(all.dim(0)) + " replicas");
+  poplar::Tensor out = graph.clone(data, debugContext);
+  prog.add(poplar::program::Copy(all[rootReplica], out, false, debugContext));
+  return out;
+}
+
 } // namespace backend
 } // namespace popdsl_bindings

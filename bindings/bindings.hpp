@@ -39,6 +39,7 @@ void bindPopnn(py::module_ &popnn);
 void bindPopnnLoss(py::module_ &popnn);       // popnn/Loss.hpp
 void bindPopnnPooling(py::module_ &popnn);    // popnn/Pooling.hpp, popnn/PoolingDef.hpp
 void bindPoprand(py::module_ &poprand);
+void bindGcl(py::module_ &gcl);
 
 // A program or a list of programs (Engine, compileGraph); `what` names the caller in errors.
 std::vector<poplar::program::Program> programList(py::handle progs, const char *what);

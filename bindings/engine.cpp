@@ -202,7 +202,28 @@ template <class Fn> void runPrinting(PyEngine &e, Fn fn) {
   interruptible.passOnInterrupt();
 }
 
-
+// Connects `fn` to stream `handle` of every replica, or of replica *replicaIndex.
+void connectStreamToCallback(PyEngine &e, const std::string &handle, py::function fn, py::object stream,
+                             const unsigned *replicaIndex) {
+  StreamBuffer buffer;
+  auto it = e.streams.find(handle);
+  if (it != e.streams.end()) {
+    buffer = {it->second.elementType(), it->second.numElements(),
+              it->second.type() == poplar::DataStreamType::HostToDeviceFIFO};
+  } else if (!stream.is_none()) {
+    auto described = stream.cast<std::tuple<poplar::Type, std::size_t, bool>>();
+    buffer = {std::get<0>(described), std::get<1>(described), std::get<2>(described)};
+  } else if (!e.interfaceKnown) {
+    throw backend::NeedsEmulatorBackend("Engine.connectStreamToCallback without stream=(type, numElements, "
+                                        "toDevice) on an engine made from an Executable");
+  } else {
+    throw poplar::stream_connection_error("Engine::connectStreamToCallback: no stream with handle '" + handle + "'");
+  }
+  std::unique_ptr<poplar::StreamCallback> callback(new PyStreamCallback(fn, buffer));
+  if (replicaIndex) e.get().connectStreamToCallback(handle, *replicaIndex, std::move(callback));
+  else e.get().connectStreamToCallback(handle, std::move(callback));
+  e.streamBuffers.erase(handle);
+}
 } // namespace
 
 void bindEngine(py::module_ &m) {
@@ -328,27 +349,19 @@ void bindEngine(py::module_ &m) {
            "Connects a numpy array as a circular buffer: each copy uses the next elements, wrapping")
       .def("connectStreamToCallback",
            [](PyEngine &e, const std::string &handle, py::function fn, py::object stream) {
-             StreamBuffer buffer;
-             auto it = e.streams.find(handle);
-             if (it != e.streams.end()) {
-               buffer = {it->second.elementType(), it->second.numElements(),
-                         it->second.type() == poplar::DataStreamType::HostToDeviceFIFO};
-             } else if (!stream.is_none()) {
-               auto described = stream.cast<std::tuple<poplar::Type, std::size_t, bool>>();
-               buffer = {std::get<0>(described), std::get<1>(described), std::get<2>(described)};
-             } else if (!e.interfaceKnown) {
-               throw backend::NeedsEmulatorBackend("Engine.connectStreamToCallback without stream=(type, numElements, "
-                                                   "toDevice) on an engine made from an Executable");
-             } else {
-               throw poplar::stream_connection_error("Engine::connectStreamToCallback: no stream with handle '" + handle + "'");
-             }
-             e.get().connectStreamToCallback(handle, std::unique_ptr<poplar::StreamCallback>(new PyStreamCallback(fn, buffer)));
-             e.streamBuffers.erase(handle);
+             connectStreamToCallback(e, handle, fn, stream, nullptr);
            },
            py::arg("handle"), py::arg("callback"), py::arg("stream") = py::none(),
            "callback(array): host-to-device fills the array (or returns the data); device-to-host receives a copy. "
            "stream=(poplar.Type, numElements, toDevice) describes the buffer where the engine cannot (an engine "
-           "made from an Executable on the sdk backend)")
+           "made from an Executable on the sdk backend). Connected for every replica: called for each replica's "
+           "copies (a BROADCAST stream's only for replica 0's, which every replica receives)")
+      .def("connectStreamToCallback",
+           [](PyEngine &e, const std::string &handle, unsigned replicaIndex, py::function fn, py::object stream) {
+             connectStreamToCallback(e, handle, fn, stream, &replicaIndex);
+           },
+           py::arg("handle"), py::arg("replicaIndex"), py::arg("callback"), py::arg("stream") = py::none(),
+           "As connectStreamToCallback(handle, callback), for the copies of replica replicaIndex only")
       .def("connectHostFunction",
            [](PyEngine &e, const std::string &handle, unsigned replicaIndex, py::function fn, py::object arguments) {
              backend::HostFunctionInfo info;

@@ -108,11 +108,18 @@ void bindGraph(py::module_ &m) {
     self.attr("_streams")[py::str(s.handle())] = s;
     return s;
   };
+  py::class_<poplar::replication_factor>(m, "replication_factor")
+      .def(py::init<unsigned>(), py::arg("n"))
+      .def("__int__", [](const poplar::replication_factor &r) { return unsigned(r); });
   py::class_<Graph>(m, "Graph", py::dynamic_attr())
       .def(py::init<const Target &>(), py::arg("target"))
       .def(py::init<const Device &>(), py::arg("device"))
+      .def(py::init<const Target &, poplar::replication_factor>(), py::arg("target"), py::arg("r"))
+      .def(py::init<const Device &, poplar::replication_factor>(), py::arg("device"), py::arg("r"))
       .def("getTarget", &Graph::getTarget, py::return_value_policy::copy)
       .def("getReplicationFactor", &Graph::getReplicationFactor)
+      .def("addReplicationIndexConstant", &Graph::addReplicationIndexConstant,
+           py::arg("debugContext") = DebugContext())
       .def("addVariable",
            py::overload_cast<const Type &, ArrayRef<std::size_t>, const DebugContext &>(&Graph::addVariable),
            py::arg("type"), py::arg("shape"), py::arg("debugContext") = DebugContext())

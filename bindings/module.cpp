@@ -21,6 +21,7 @@ PYBIND11_MODULE(_core, m) {
   auto poplin = m.def_submodule("poplin", "namespace poplin");
   auto popnn = m.def_submodule("popnn", "namespace popnn");
   auto poprand = m.def_submodule("poprand", "namespace poprand");
+  auto gcl = m.def_submodule("gcl", "namespace gcl");
   bindExceptions(poplar);
   bindTypes(poplar);
   bindTarget(poplar);
@@ -44,4 +45,5 @@ PYBIND11_MODULE(_core, m) {
   bindPopnnLoss(popnn);
   bindPopnnPooling(popnn);
   bindPoprand(poprand);
+  bindGcl(gcl);
 }

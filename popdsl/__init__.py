@@ -32,7 +32,7 @@ if _machinery.PathFinder.find_spec("_core", __path__) is None:
     __path__[:] = [_installed]
 
 from popdsl import _core  # noqa: E402
-from popdsl._core import poplar, poplin, popnn, popops, poprand, poputil, program
+from popdsl._core import gcl, poplar, poplin, popnn, popops, poprand, poputil, program
 
 
 def _register_submodules(module: _types.ModuleType, name: str) -> None:
@@ -73,6 +73,7 @@ from popdsl.reductions import (mean, reduce_all, reduce_any, reduce_logsumexp, r
                                reduce_min, reduce_prod, reduce_sum, reduce_sum_squares, var)
 from popdsl.selection import argmax, argmin, gather, topk  # noqa: E402
 from popdsl.profile import Profile  # noqa: E402
+from popdsl.replication import all_gather, all_reduce, broadcast, reduce_scatter, replica_index  # noqa: E402
 from popdsl.session import Session, SessionError  # noqa: E402
 from popdsl.tensor import Tensor  # noqa: E402
 from popdsl.vertices import compute_set  # noqa: E402

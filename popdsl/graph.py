@@ -15,17 +15,28 @@ LINEAR = "linear"
 
 
 class Graph:
-    """A Poplar graph for a device (or target). Every tensor it creates is a pd.Tensor."""
+    """A Poplar graph for a device (or target). Every tensor it creates is a pd.Tensor.
 
-    def __init__(self, device_or_target):
+    replicas=n replicates it: the device's IPUs are split into n replicas that run every
+    program in lockstep, each with its own copy of every tensor (popdsl.replication has
+    the collectives between them). `target` is then one replica's, `device_target` the
+    whole device's."""
+
+    def __init__(self, device_or_target, replicas: int = 1):
         if isinstance(device_or_target, poplar.Device):
-            self.target = device_or_target.getTarget()
+            self.device_target = device_or_target.getTarget()
         elif isinstance(device_or_target, poplar.Target):
-            self.target = device_or_target
+            self.device_target = device_or_target
         else:
             raise TypeError(f"pd.Graph: device_or_target must be a device (pd.ipu_model()) or a poplar.Target, "
                             f"got {describe(device_or_target)}")
-        self.raw = poplar.Graph(self.target)
+        ipus = self.device_target.getNumIPUs()
+        self.replicas = expect_int(replicas, "pd.Graph: replicas", 1, ipus)
+        if ipus % self.replicas:
+            raise BuildError(f"pd.Graph: {self.replicas} replicas do not divide the device's {ipus} IPUs; make the "
+                             f"device with pd.ipu_model(ipus=<replicas x IPUs per replica>)")
+        self.raw = poplar.Graph(self.device_target, poplar.replication_factor(self.replicas))
+        self.target = self.raw.getTarget()
         self.variables = []  # tensors a Session can read and write by handle
         self.initialised = set()  # ids of the variables made with init= (weights)
         self.streams = []
@@ -110,18 +121,21 @@ class Graph:
         expect_tensor(t, "Graph.clone: t", self, "this graph")
         return self.track(Tensor(self.raw.clone(t.raw, debug_name(name)), self))
 
-    def host_to_device(self, dtype, shape, name=None) -> "HostToDevice":
-        return self._stream(HostToDevice, dtype, shape, name)
+    def host_to_device(self, dtype, shape, name=None, broadcast=False) -> "HostToDevice":
+        """A host-to-device stream; in a replicated graph each replica reads its own feed
+        (Session.run's feed has a leading replica axis) unless broadcast=True (one feed
+        that every replica reads)."""
+        return self._stream(HostToDevice, dtype, shape, name, broadcast=broadcast)
 
     def device_to_host(self, dtype, shape, name=None) -> "DeviceToHost":
         return self._stream(DeviceToHost, dtype, shape, name)
 
-    def _stream(self, kind, dtype, shape, name):
+    def _stream(self, kind, dtype, shape, name, **options):
         handle = f"stream{len(self.streams)}" if name is None else expect_str(name, "stream name")
         shape = tuple(as_shape(shape, f"stream '{handle}'"))
         if any(s.handle == handle for s in self.streams):
             raise BuildError(f"a stream named '{handle}' already exists")
-        stream = kind(self, handle, as_type(dtype), shape)
+        stream = kind(self, handle, as_type(dtype), shape, **options)
         self.streams.append(stream)
         return stream
 
@@ -168,10 +182,14 @@ class HostToDevice:
 
     to_device = True
 
-    def __init__(self, graph, handle, dtype, shape):
+    def __init__(self, graph, handle, dtype, shape, broadcast=False):
         self.graph, self.handle, self.dtype, self.shape = graph, handle, dtype, shape
         self.size = int(np.prod(shape))
-        self.raw = graph.raw.addHostToDeviceFIFO(handle, dtype, self.size)
+        if not isinstance(broadcast, bool):
+            raise TypeError(f"stream '{handle}': broadcast must be a bool, got {describe(broadcast)}")
+        self.broadcast = broadcast
+        mode = poplar.ReplicatedStreamMode.BROADCAST if broadcast else poplar.ReplicatedStreamMode.REPLICATE
+        self.raw = graph.raw.addHostToDeviceFIFO(handle, dtype, self.size, mode)
 
     def read(self, into: Tensor = None, name=None, prog=None) -> Tensor:
         if into is None:
@@ -191,6 +209,7 @@ class DeviceToHost:
     """A device-to-host FIFO; each write(t) sends t's values to the host."""
 
     to_device = False
+    broadcast = False
 
     def __init__(self, graph, handle, dtype, shape):
         self.graph, self.handle, self.dtype, self.shape = graph, handle, dtype, shape

@@ -15,7 +15,7 @@ import numpy as np
 from popdsl.dtypes import as_type
 
 MAGIC = b"POPDSL-SESSION\n"
-VERSION = 1
+VERSION = 2  # 2: replicated sessions ("replicas", streams' "broadcast")
 _LENGTH = struct.Struct("<Q")
 
 
@@ -85,7 +85,8 @@ def _is_arguments(value):
 _ENTRY_FIELDS = {
     "tensors": {"name": _is_name, "handle": _is_name, "shape": _is_shape, "dtype": _is_device_dtype,
                 "constant": _is_flag, "initialised": _is_flag},
-    "streams": {"handle": _is_name, "shape": _is_shape, "dtype": _is_device_dtype, "to_device": _is_flag},
+    "streams": {"handle": _is_name, "shape": _is_shape, "dtype": _is_device_dtype, "to_device": _is_flag,
+                "broadcast": _is_flag},
     "host_callbacks": {"name": _is_name, "where": _is_name, "inputs": _is_arguments, "outputs": _is_arguments},
 }
 
@@ -96,6 +97,9 @@ def _check_manifest(manifest):
         raise SavedSessionError("has a damaged manifest: 'programs' is not a list of program names")
     if not _is_name(manifest.get("name")):
         raise SavedSessionError("has a damaged manifest: 'name' is not a string")
+    replicas = manifest.get("replicas")
+    if not (isinstance(replicas, int) and not isinstance(replicas, bool) and replicas >= 1):
+        raise SavedSessionError(f"has a damaged manifest: 'replicas' is not a positive int: {replicas!r}")
     for kind, fields in _ENTRY_FIELDS.items():
         entries = manifest.get(kind)
         if not isinstance(entries, list):

@@ -81,11 +81,13 @@ class _TensorInfo:
 
 
 class _StreamInfo:
-    def __init__(self, handle, shape, dtype, to_device):
+    def __init__(self, handle, shape, dtype, to_device, broadcast=False):
         self.handle, self.shape, self.dtype, self.to_device = handle, tuple(shape), np.dtype(dtype), to_device
+        self.broadcast = broadcast  # one feed for every replica
 
     def to_json(self):
-        return {"handle": self.handle, "shape": list(self.shape), "dtype": self.dtype.str, "to_device": self.to_device}
+        return {"handle": self.handle, "shape": list(self.shape), "dtype": self.dtype.str, "to_device": self.to_device,
+                "broadcast": self.broadcast}
 
 
 class Session:
@@ -122,17 +124,21 @@ class Session:
         tensors = [_TensorInfo(name, handles[id(t)], t.shape, numpy_dtype(t.dtype),
                                t.raw.containsConstant(), id(t) in graph.initialised)
                    for t, name in zip(graph.variables, _unique_names(t.name for t in graph.variables))]
-        streams = [_StreamInfo(s.handle, s.shape, numpy_dtype(s.dtype), s.to_device) for s in graph.streams]
+        streams = [_StreamInfo(s.handle, s.shape, numpy_dtype(s.dtype), s.to_device, s.broadcast)
+                   for s in graph.streams]
         self._stream_objects = {s.handle: s for s in graph.streams}
         executable = compile_or_load(graph.raw, [p.build() for p in programs.values()],
                                      expect_options(options, "Session"),
                                       cache_dir if cache_dir is not None else os.environ.get("POPDSL_CACHE_DIR"),
                                       list(programs))
         self._setup(executable, list(programs), tensors, streams, graph.host_callbacks,
-                    device or poplar.Device.createSimulatorDevice(graph.target), seed, name)
+                    device or poplar.Device.createSimulatorDevice(graph.device_target), seed, name, graph.replicas)
 
-    def _setup(self, executable, program_names, tensors, streams, callbacks, device, seed, name):
+    def _setup(self, executable, program_names, tensors, streams, callbacks, device, seed, name, replicas):
         self._lock = threading.RLock()
+        # A replicated graph's tensors are read and written as [replicas, *shape], its
+        # streams fed and collected per replica (a leading replica axis).
+        self.replicas = replicas
         self.executable = executable
         self.program_names = program_names
         self.device = device
@@ -148,7 +154,8 @@ class Session:
             # The arguments' types and sizes too: the sdk backend cannot read them from the executable.
             arguments = tuple([(as_type(dtype), int(np.prod(shape))) for shape, dtype in specs]
                               for specs in (callback.inputs, callback.outputs))
-            self.engine.connectHostFunction(handle, 0, callback, arguments)
+            for replica in range(replicas):
+                self.engine.connectHostFunction(handle, replica, callback, arguments)
         if seed is not None:
             self.seed = seed
         self._host_data = {}  # handle -> host copy of a weight written through this session
@@ -158,7 +165,7 @@ class Session:
     def save(self, path):
         """Writes the executable and the names of its tensors, streams and host callbacks to `path`."""
         saved_session.write(_file_path(path, "Session.save"), {
-            "programs": self.program_names, "name": self.name,
+            "programs": self.program_names, "name": self.name, "replicas": self.replicas,
             "tensors": [t.to_json() for t in self._tensors.values()],
             "streams": [s.to_json() for s in self._streams.values()],
             "host_callbacks": [c.to_json() for c in self._callbacks.values()],
@@ -190,8 +197,10 @@ class Session:
         if device is None and _core_backend == "sdk":
             raise SessionError(f"Session.load({path!r}) needs device= on the sdk backend: the saved target is read "
                                "from the executable only by the emulator backend")
-        target = (device.getTarget() if device is not None
-                  else poplar.Target.deserialize(poplar._executableSections(executable)["target"]))
+        replicas = manifest["replicas"]
+        if device is None:  # the executable's target is one replica's
+            target = poplar.Target.deserialize(poplar._executableSections(executable)["target"])
+            target = target.createVirtualTarget(replicas * target.getNumIPUs(), target.getTilesPerIPU())
         self = cls.__new__(cls)
         self.graph = None
         self._by_id = {}
@@ -201,7 +210,7 @@ class Session:
         callbacks = {h: HostCallback.from_json(saved[h], fn) for h, fn in callbacks.items()}
         _check_saved_streams_and_callbacks(executable, path, streams, callbacks.values())
         self._setup(executable, manifest["programs"], tensors, streams, callbacks,
-                    device or poplar.Device.createSimulatorDevice(target), seed, manifest["name"])
+                    device or poplar.Device.createSimulatorDevice(target), seed, manifest["name"], replicas)
         _check_saved_tensors(self.engine, path, tensors)
         return self
 
@@ -312,17 +321,19 @@ class Session:
         if info.constant:
             raise SessionError(f"tensor {info.name!r} is a constant and cannot be written")
         array = _device_values(values, info.dtype, f"writing tensor {info.name!r}")
-        if array.shape != info.shape and array.size != 1:
+        shape = self._host_shape(info)
+        if array.shape not in (info.shape, shape) and array.size != 1:
+            per_replica = f" or {shape} (one per replica)" if self.replicas > 1 else ""
             raise SessionError(f"Session.write: cannot write an array of shape {array.shape} (values) to tensor "
-                               f"{info.name!r} of shape {info.shape}")
-        array = np.ascontiguousarray(np.broadcast_to(array, info.shape))
+                               f"{info.name!r} of shape {info.shape}{per_replica}")
+        array = np.ascontiguousarray(np.broadcast_to(array, shape))
         self.engine.writeTensor("w" + info.handle, array)
         self._host_data[info.handle] = array.copy()
 
     @_one_at_a_time
     def read(self, t) -> np.ndarray:
-        """The device values of tensor `t` (a pd.Tensor or a name); for a pd.cycle_count /
-        pd.cycle_stamp counter, its cycles as an int."""
+        """The device values of tensor `t` (a pd.Tensor or a name), as [replicas, *t.shape] in
+        a replicated graph; for a pd.cycle_count / pd.cycle_stamp counter, its cycles as an int."""
         if isinstance(t, Counter):
             if t.tensor is None:
                 raise SessionError(f"{t!r} has no value: its `with` block has not ended")
@@ -330,8 +341,12 @@ class Session:
         self._check_attached("read")
         return self._read(self._info(t))
 
+    def _host_shape(self, info: _TensorInfo) -> tuple:
+        """[replicas, *shape] for a replicated graph's tensor, else its shape."""
+        return ((self.replicas,) if self.replicas > 1 else ()) + info.shape
+
     def _read(self, info: _TensorInfo) -> np.ndarray:
-        out = np.empty(info.shape, info.dtype)
+        out = np.empty(self._host_shape(info), info.dtype)
         self.engine.readTensor("r" + info.handle, out)
         return out
 
@@ -376,26 +391,35 @@ class Session:
         unknown = [k for k in feeds if k not in self._streams or not self._streams[k].to_device]
         if unknown:
             raise SessionError(f"feeds given for unknown streams: {unknown}")
-        outputs = {h: [] for h, s in self._streams.items() if not s.to_device}
-        inputs = {}
+        replicated = self.replicas > 1
+        outputs = {h: [[] for _ in range(self.replicas)] for h, s in self._streams.items() if not s.to_device}
+        inputs = []
         for handle, stream in self._streams.items():
             # The buffer's description too: the sdk backend cannot read it from the executable.
             described = (as_type(stream.dtype), int(np.prod(stream.shape)), stream.to_device)
-            if stream.to_device:
-                inputs[handle] = _Feed(stream, feeds.get(handle))
-                self.engine.connectStreamToCallback(handle, inputs[handle], described)
+            if stream.to_device and (stream.broadcast or not replicated):
+                inputs.append(_Feed(stream, feeds.get(handle)))
+                self.engine.connectStreamToCallback(handle, inputs[-1], described)
+            elif stream.to_device:
+                for replica, feed in enumerate(_per_replica(stream, feeds.get(handle), self.replicas)):
+                    inputs.append(_Feed(stream, feed, f" of replica {replica}"))
+                    self.engine.connectStreamToCallback(handle, replica, inputs[-1], described)
             else:
-                self.engine.connectStreamToCallback(handle, _collector(stream, outputs[handle]), described)
+                for replica in range(self.replicas):
+                    self.engine.connectStreamToCallback(handle, replica, _collector(stream, outputs[handle][replica]),
+                                                        described)
         start = time.perf_counter()
         with RunProgress(f"running {name!r} in session {self.name!r}", self._run_seconds.get(name)):
             self.engine.run(self.program_names.index(name))
         seconds = self._run_seconds[name] = time.perf_counter() - start
         log.log(logging.INFO if seconds >= progress.LONG_RUN_SECONDS else logging.DEBUG,
                 "run of %r in session %r took %.3f s", name, self.name, seconds)
-        for feed in inputs.values():
+        for feed in inputs:
             feed.check_all_read(name)
-        return {self._stream_objects.get(h, h): (np.stack(v) if len(v) > 1 else v[0])
-                for h, v in outputs.items() if v}
+        collected = {h: [np.stack(v) if len(v) > 1 else v[0] for v in per_replica if v]
+                     for h, per_replica in outputs.items()}
+        return {self._stream_objects.get(h, h): (np.stack(v) if replicated else v[0])
+                for h, v in collected.items() if v}
 
 
 # --- host handles, streams and callbacks ------------------------------------------------------
@@ -513,38 +537,51 @@ def _device_values(values, dtype: np.dtype, what: str) -> np.ndarray:
     return converted
 
 
+def _per_replica(stream: _StreamInfo, feed, replicas: int) -> list:
+    """A replicated stream's feed split along its leading replica axis (None: no feeds)."""
+    if feed is None:
+        return [None] * replicas
+    array = np.asarray(feed) if not isinstance(feed, Tensor) else feed
+    if not isinstance(array, np.ndarray) or array.ndim == 0 or array.shape[0] != replicas:
+        raise SessionError(f"the feed for stream '{stream.handle}' needs a leading replica axis: shape "
+                           f"({replicas}, *{stream.shape}) or ({replicas}, reads, *{stream.shape}), got "
+                           f"{getattr(array, 'shape', describe(feed))}")
+    return list(array)
+
+
 class _Feed:
     """Supplies successive rows of a feed (or the whole array once) on each stream read;
     a run must read every row it was given."""
 
-    def __init__(self, stream: _StreamInfo, feed):
+    def __init__(self, stream: _StreamInfo, feed, replica=""):
         self.stream = stream
+        self.label = f"stream '{stream.handle}'{replica}"
         if feed is None:
             self.rows = None
             return
-        array = _device_values(feed, stream.dtype, f"the feed for stream '{stream.handle}'")
+        array = _device_values(feed, stream.dtype, f"the feed for {self.label}")
         row_size = int(np.prod(stream.shape))  # not -1: numpy cannot infer it for zero rows
         if array.shape == stream.shape:
             self.rows = array.reshape(1, row_size)
         elif array.shape[1:] == stream.shape:
             self.rows = array.reshape(array.shape[0], row_size)
         else:
-            raise SessionError(f"the feed for stream '{stream.handle}' has shape {array.shape}; expected "
+            raise SessionError(f"the feed for {self.label} has shape {array.shape}; expected "
                                f"{stream.shape} or (reads, *{stream.shape})")
         self.read = 0
 
     def __call__(self, buffer):
         if self.rows is None:
-            raise SessionError(f"the program read stream '{self.stream.handle}' but run() got no feed for it")
+            raise SessionError(f"the program read {self.label} but run() got no feed for it")
         if self.read == len(self.rows):
-            raise SessionError(f"stream '{self.stream.handle}' was read more than the {len(self.rows)} time(s) "
+            raise SessionError(f"{self.label} was read more than the {len(self.rows)} time(s) "
                                "its feed provides")
         buffer[:] = self.rows[self.read]
         self.read += 1
 
     def check_all_read(self, program):
         if self.rows is not None and self.read < len(self.rows):
-            raise SessionError(f"the feed for stream '{self.stream.handle}' has {len(self.rows)} rows but program "
+            raise SessionError(f"the feed for {self.label} has {len(self.rows)} rows but program "
                                f"{program!r} read {self.read}: give one row per read")
 
 

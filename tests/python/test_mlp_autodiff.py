@@ -4,6 +4,7 @@ import runpy
 
 import numpy as np
 
+from mlp_reference import loss_and_gradients
 from numpy_adam import NumpyAdam
 
 EXAMPLE = runpy.run_path(str(pathlib.Path(__file__).resolve().parents[2] / "examples" / "mlp_autodiff.py"))
@@ -18,15 +19,9 @@ def numpy_losses(steps, lr):
     one_hot = np.eye(params["b2"].size)[labels]
     losses = []
     for _ in range(steps):
-        pre = x @ params["w1"] + params["b1"]
-        h = np.maximum(pre, 0)
-        logits = h @ params["w2"] + params["b2"]
-        shifted = logits - logits.max(1, keepdims=True)
-        log_p = shifted - np.log(np.exp(shifted).sum(1, keepdims=True))
-        losses.append(-np.mean(np.sum(log_p * one_hot, 1)))
-        d_logits = (np.exp(log_p) - one_hot) / len(x)
-        d_pre = (d_logits @ params["w2"].T) * (pre > 0)
-        adam.step({"w1": x.T @ d_pre, "b1": d_pre.sum(0), "w2": h.T @ d_logits, "b2": d_logits.sum(0)})
+        loss, grads = loss_and_gradients(x, one_hot, params)
+        losses.append(loss)
+        adam.step(grads)
     return losses
 
 

@@ -1,7 +1,7 @@
 """Every function of the raw libraries and of the Pythonic layer has a behavioural test.
 
-tests/python_functions.api ties each function popdsl._core binds in popops, popnn, poplin
-and poputil (with their submodules), and each function the popdsl package exports, to the
+tests/python_functions.api ties each function popdsl._core binds in popops, popnn, poplin,
+poputil and gcl (with their submodules), and each function the popdsl package exports, to the
 tests that exercise it; a new binding or Pythonic function without a line there fails here.
 The tests' sources are read as test_sdk_api.py reads them for the SDK manifests."""
 import types
@@ -12,7 +12,7 @@ from popdsl import _core
 from test_sdk_api import problems_with_tests
 
 TABLE = Path(__file__).resolve().parents[1] / "python_functions.api"
-LIBRARIES = ("popops", "popnn", "poplin", "poputil")
+LIBRARIES = ("popops", "popnn", "poplin", "poputil", "gcl")
 
 
 def bound_functions(module, prefix) -> set:

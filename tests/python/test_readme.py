@@ -62,3 +62,12 @@ def test_training_example_matches_numpy(capsys):
         params = params - 0.1 * buffer
     np.testing.assert_allclose(got, params, rtol=1e-4)
     np.testing.assert_allclose(got, [3.0, 0.5], atol=0.01)
+
+
+def test_replication_example_runs():
+    (snippet,) = [s for s in SNIPPETS if "pd.Graph(dev, replicas=4)" in s]
+    namespace = {}
+    exec(compile(snippet, "README replication example", "exec"), namespace)
+    feed = np.arange(32, dtype=np.float64).reshape(4, 8) / 32
+    expected = 1 - 0.1 * feed.mean(0)  # every replica applies the mean gradient
+    np.testing.assert_allclose(namespace["new_w"], np.broadcast_to(expected, (4, 8)), rtol=1e-6)

@@ -293,8 +293,9 @@ def test_a_damaged_session_file_raises_a_session_error_naming_it(device, tmp_pat
     (lambda m: m.update(programs="main"), "'programs' is not a list of program names"),
     (lambda m: m.update(streams={}), "'streams' is not a list"),
     (lambda m: m.update(version=7), "was saved in format 7"),
+    (lambda m: m.update(replicas=0), "'replicas' is not a positive int: 0"),
 ], ids=["object-dtype", "float64", "fractional-shape", "negative-shape", "flag", "missing-field",
-        "programs", "streams", "version"])
+        "programs", "streams", "version", "replicas"])
 def test_a_session_manifest_is_checked_field_by_field(device, tmp_path, edit, problem):
     g, main, _ = build_model(device)
     pd.Session(g, main, device=device).save(tmp_path / "m")

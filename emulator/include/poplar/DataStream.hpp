@@ -36,7 +36,8 @@ public:
   std::size_t numElements() const { return numElements_; }
   Type elementType() const { return type_; }
   DataStreamType type() const { return kind_; }
-  unsigned replicationFactor() const { return 1; }
+  // The replication factor of the graph that made the stream.
+  unsigned replicationFactor() const;
   ReplicatedStreamMode replicatedMode() const { return mode_; }
   bool valid() const { return !handle_.empty(); }
 

@@ -63,8 +63,12 @@ public:
   Graph(Graph &&) noexcept;
   Graph &operator=(Graph &&) noexcept;
 
+  // A replicated graph's target is one replica's: the device's IPUs divided by the
+  // replication factor.
   const Target &getTarget() const;
-  unsigned getReplicationFactor() const { return 1; }
+  unsigned getReplicationFactor() const;
+  // A scalar UNSIGNED_INT constant holding each replica's own index (map it to a tile).
+  Tensor addReplicationIndexConstant(const DebugContext &debugContext = {});
   // The graph this one is part of; the emulator has no virtual graphs, so itself.
   Graph &getTopLevelGraph();
 

@@ -218,6 +218,15 @@ CycleEstimate CostModel::sync(SyncType type) const {
   return e;
 }
 
+CycleEstimate CostModel::ipuLinkTransfer(std::uint64_t bytes) const {
+  CycleEstimate e;
+  e.sync = syncCycles() + target_.getGlobalSyncCycles();
+  const double bytesPerCycle = kIpuLinkBytesPerSecond / target_.getTileClockFrequency();
+  e.exchange = static_cast<std::uint64_t>(std::ceil(static_cast<double>(bytes) / bytesPerCycle));
+  e.exchangeBytes = bytes;
+  return e;
+}
+
 CycleEstimate CostModel::branch() const {
   CycleEstimate e;
   e.sync = syncCycles();

@@ -38,6 +38,8 @@
 //    exchange (received bytes / exchangeBytesPerCycle on the busiest tile); the
 //    rest copy on tile at the data path width (8 bytes per cycle).
 //  * stream copies and PrintTensor: kHostSyncCycles + bytes / kHostBytesPerCycle.
+//  * collectives (gcl): a global sync plus the bytes a ring sends per replica
+//    (CrossReplicaSpec::linkBytes) at kIpuLinkBytesPerSecond / clock frequency.
 //  * control flow: If, Switch and each While condition broadcast their
 //    predicate (a sync) and branch (kBranchCycles); Repeat costs kBranchCycles
 //    per iteration, Call kBranchCycles per call.
@@ -66,6 +68,9 @@ constexpr std::uint64_t kDivideCycles = 4;
 constexpr std::uint64_t kTranscendentalCycles = 10;
 constexpr std::uint64_t kHostSyncCycles = 1000;
 constexpr std::uint64_t kHostBytesPerCycle = 8;
+// One replica's IPU-Link bandwidth in a collective's ring. No readable source gives the
+// Mk2 figure (a Mk1 C2 card had 192 GB/s between its two IPUs); this is an assumption.
+constexpr double kIpuLinkBytesPerSecond = 64e9;
 
 // Floating-point operations per cycle per tile of the matrix units.
 std::uint64_t ampFlopsPerCycle(const Target &target, const Type &type);
@@ -86,6 +91,8 @@ public:
   CycleEstimate computeSet(const std::vector<Kernel> &kernels) const;
   CycleEstimate copy(const Tensor &src, const Tensor &dst) const;
   CycleEstimate hostTransfer(std::size_t bytes) const;
+  // A collective's traffic between replicas: a global sync, then `bytes` over the IPU-Links.
+  CycleEstimate ipuLinkTransfer(std::uint64_t bytes) const;
   // An If, Switch or While condition: broadcast the predicate, then branch.
   CycleEstimate branch() const;
   CycleEstimate loop(std::uint64_t iterations) const;

@@ -13,6 +13,7 @@
 
 #include "AutoReport.hpp"
 #include "CodeletPrint.hpp"
+#include "CrossReplica.hpp"
 #include "EngineState.hpp"
 #include "ExecutableState.hpp"
 #include "ProgramNode.hpp"
@@ -423,6 +424,17 @@ public:
       addStep(std::move(step), n, syncOf(n));
       return true;
     }
+    case K::CrossReplica: {
+      checkWritable(n.tensors[1], n, "destination");
+      auto step = std::make_unique<CollectiveStep>();
+      step->spec = CrossReplicaSpec::decode(n.caseValues);
+      step->src = s_.access(n.tensors[0]);
+      step->dst = s_.access(n.tensors[1]);
+      const std::uint64_t linkBytes =
+          step->spec.linkBytes(step->src.numElements * step->src.elemSize, s_.graph->replicationFactor);
+      addStep(std::move(step), n, [linkBytes](const CostModel &m) { return m.ipuLinkTransfer(linkBytes); });
+      return true;
+    }
     case K::CycleCount: {
       s_.hasCounters = true;
       checkWritable(n.tensors[0], n, "destination");
@@ -655,6 +667,9 @@ void EngineState::resetMemory() {
     if (vars[i].data.empty()) std::memset(memory[i].get(), 0, bytes);
     else std::memcpy(memory[i].get(), vars[i].data.data(), bytes);
   }
+  const std::uint32_t index = replica;
+  for (unsigned id : graph->replicaIndexVars)
+    if (id < memory.size()) std::memcpy(memory[id].get(), &index, sizeof index);
 }
 
 bool Scalar::isTrue() const {
@@ -680,37 +695,50 @@ void StreamState::transfer(std::uint8_t *device, std::size_t bytes, bool toDevic
                                   "' is not connected: call Engine::connectStream or "
                                   "connectStreamToCallback before running");
   case Mode::Buffer:
-    move(begin, 0, bytes);
+    move(begin + slot * bytes, 0, bytes);
     return;
   case Mode::Circular: {
+    // Each copy takes `slots` items (one per replica) from the buffer; this replica's
+    // is item `slot`.
     const std::size_t size = static_cast<std::size_t>(end - begin);
+    std::size_t at = (position + slot * bytes) % size;
     for (std::size_t done = 0; done < bytes;) {
-      const std::size_t n = std::min(bytes - done, size - position);
-      move(begin + position, done, n);
+      const std::size_t n = std::min(bytes - done, size - at);
+      move(begin + at, done, n);
       done += n;
-      position = (position + n) % size;
+      at = (at + n) % size;
     }
+    position = (position + slots * bytes) % size;
     return;
   }
   case Mode::Callback:
+    if (!callback) { // a BROADCAST stream's other replicas: replica 0 fetched their data
+      if (broadcast->empty())
+        throw stream_connection_error("Stream '" + stream.handle() +
+                                      "': a replica copies from the BROADCAST stream more often than replica 0");
+      std::memcpy(device, broadcast->front().data(), bytes);
+      broadcast->pop_front();
+      return;
+    }
     if (auto *resumable = dynamic_cast<ResumableStreamCallback *>(callback.get()))
       Internals::fetchWhenReady(*resumable, device);
     else
       callback->fetch(device);
     callback->complete();
+    if (broadcast) broadcast->emplace_back(device, device + bytes);
     return;
   }
 }
 
-void EngineState::execute(std::uint32_t pc) {
-  std::vector<std::uint32_t> callStack;
+EngineState::Pause EngineState::execute() {
   for (;;) {
     // Every loop passes a step or a jump, so a stop is seen within one iteration.
-    if (stopRequested.load(std::memory_order_relaxed)) return;
+    if (stopRequested.load(std::memory_order_relaxed)) return Pause::Stopped;
     const Instr &in = code[pc];
     switch (in.op) {
     case Op::Run: {
       Step &step = *steps[in.arg];
+      if (step.crossReplica) return Pause::CrossReplica;
       if (profiling) ++step.executions;
       clock += step.cycles;
       if (timeSteps && profiling) {
@@ -747,10 +775,60 @@ void EngineState::execute(std::uint32_t pc) {
         if (c.first == v) { pc = c.second; break; }
       break;
     }
-    case Op::Halt: return;
+    case Op::Halt: return Pause::Halted;
     }
   }
 }
+
+namespace {
+// Runs every replica up to its next cross-replica step (replica after replica: they
+// share nothing else), runs that step across them, and so on until all halt.
+void runInLockstep(EngineState &s) {
+  using Pause = EngineState::Pause;
+  for (;;) {
+    std::vector<EngineState *> replicas;
+    std::vector<Pause> pauses;
+    s.forEachReplica([&](EngineState &r) {
+      replicas.push_back(&r);
+      pauses.push_back(r.execute());
+    });
+    bool allHalted = true;
+    for (Pause p : pauses) {
+      if (p == Pause::Stopped) return;
+      allHalted = allHalted && p == Pause::Halted;
+    }
+    if (allHalted) return;
+    const auto stepAt = [](const EngineState &r) { return r.code[r.pc].arg; };
+    std::vector<CrossReplicaStep *> peers;
+    for (std::size_t i = 0; i < replicas.size(); ++i) {
+      if (pauses[i] != Pause::CrossReplica || pauses[0] != Pause::CrossReplica ||
+          stepAt(*replicas[i]) != stepAt(*replicas[0])) {
+        const auto where = [&](std::size_t k) {
+          return pauses[k] == Pause::Halted ? std::string("the end of the program")
+                                            : "cross-replica step '" + replicas[k]->steps[stepAt(*replicas[k])]->name + "'";
+        };
+        throw poplar_error("Engine::run: the replicas took different paths: replica 0 reached " + where(0) +
+                           " but replica " + std::to_string(i) + " reached " + where(i) +
+                           " (collectives must run on every replica)");
+      }
+      peers.push_back(static_cast<CrossReplicaStep *>(replicas[i]->steps[stepAt(*replicas[i])].get()));
+    }
+    for (EngineState *r : replicas) {
+      Step &step = *r->steps[stepAt(*r)];
+      if (r->profiling) ++step.executions;
+      r->clock += step.cycles;
+      ++r->pc;
+    }
+    if (s.timeSteps && s.profiling) {
+      const auto t0 = std::chrono::steady_clock::now();
+      peers[0]->runAcross(peers);
+      peers[0]->seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    } else {
+      peers[0]->runAcross(peers);
+    }
+  }
+}
+} // namespace
 
 } // namespace detail
 
@@ -759,11 +837,13 @@ using detail::EngineState;
 namespace detail {
 namespace {
 // The plan of `exe`'s programs and the engine's memory and handles.
-std::unique_ptr<EngineState> buildEngine(const Executable &exe, const OptionFlags &opt, ProgressFunc progress) {
+std::unique_ptr<EngineState> buildReplica(const Executable &exe, const OptionFlags &opt, ProgressFunc progress,
+                                          unsigned replica) {
   auto state = std::make_unique<EngineState>();
   EngineState &s = *state;
   const detail::ExecutableState &compiled = detail::executableState(exe);
   s.graph = compiled.graph;
+  s.replica = replica;
   s.options = compiled.options;
   for (const auto &kv : detail::validatedOptions(opt)) s.options.set(kv.first, kv.second);
   s.timeSteps = detail::flag(s.options, "debug.instrument", false) ||
@@ -781,7 +861,15 @@ std::unique_ptr<EngineState> buildEngine(const Executable &exe, const OptionFlag
     if (!p) throw graph_memory_allocation_error("Cannot allocate host memory for variable '" + v.name + "'");
     s.memory.emplace_back(p);
   }
-  for (const auto &kv : s.graph->streams) s.streams[kv.first].stream = kv.second;
+  const unsigned replicas = s.graph->replicationFactor;
+  for (const auto &kv : s.graph->streams) {
+    StreamState &st = s.streams[kv.first];
+    st.stream = kv.second;
+    const bool perReplica = isDeviceToHost(kv.second.type()) ||
+                            kv.second.replicatedMode() == ReplicatedStreamMode::REPLICATE;
+    st.slot = perReplica ? replica : 0;
+    st.slots = perReplica ? replicas : 1;
+  }
   for (const auto &info : s.graph->hostFunctions) s.hostFunctions.push_back({info, nullptr});
   for (const auto &kv : s.graph->hostWrites) {
     detail::checkWritableTensor(kv.second, "Host write '" + kv.first + "': tensor");
@@ -802,6 +890,13 @@ std::unique_ptr<EngineState> buildEngine(const Executable &exe, const OptionFlag
   if (progress) progress(total, total);
   return state;
 }
+
+std::unique_ptr<EngineState> buildEngine(const Executable &exe, const OptionFlags &opt, ProgressFunc progress) {
+  auto state = buildReplica(exe, opt, std::move(progress), 0);
+  for (unsigned r = 1; r < state->graph->replicationFactor; ++r)
+    state->otherReplicas.push_back(buildReplica(exe, opt, {}, r));
+  return state;
+}
 } // namespace
 
 Engine Internals::engine(std::unique_ptr<EngineState> state) { return Engine(std::move(state)); }
@@ -811,9 +906,10 @@ Engine makeEngine(const Executable &exe, const OptionFlags &opt, ProgressFunc pr
 }
 
 void setRandomSeed(Engine &engine, std::uint64_t seed) {
-  EngineState &s = engineState(engine);
-  s.randomSeed = seed;
-  if (s.loaded) s.seedHardware();
+  engineState(engine).forEachReplica([seed](EngineState &s) {
+    s.randomSeed = seed;
+    if (s.loaded) s.seedHardware();
+  });
 }
 
 std::uint64_t getRandomSeed(const Engine &engine) { return engineState(engine).randomSeed; }
@@ -859,21 +955,28 @@ RuntimeOptions::RuntimeOptions(const OptionFlags &flags) : flags_(detail::valida
 void Engine::prepare(const Device &device, const RuntimeOptions &) { prepare(device); }
 
 void Engine::prepare(const Device &device) {
-  if (device.getTarget() != state_->graph->target)
-    throw poplar_error("Engine::load: the device's target (" +
-                       device.getTarget().getTargetArchString().str() + ", " +
-                       std::to_string(device.getTarget().getNumTiles()) +
-                       " tiles) differs from the graph's target (" +
-                       state_->graph->target.getTargetArchString().str() + ", " +
-                       std::to_string(state_->graph->target.getNumTiles()) + " tiles)");
+  // A replicated graph's target is one replica's share of the device's IPUs.
+  const Target &target = state_->graph->target, &deviceTarget = device.getTarget();
+  const unsigned replicas = state_->graph->replicationFactor;
+  const bool fits = deviceTarget.getNumIPUs() == replicas * target.getNumIPUs() &&
+                    deviceTarget.createVirtualTarget(target.getNumIPUs(), deviceTarget.getTilesPerIPU()) == target;
+  if (!fits)
+    throw poplar_error("Engine::load: the device's target (" + deviceTarget.getTargetArchString().str() + ", " +
+                       std::to_string(deviceTarget.getNumIPUs()) + " IPU(s), " +
+                       std::to_string(deviceTarget.getNumTiles()) + " tiles) differs from the graph's target (" +
+                       target.getTargetArchString().str() + ", " + std::to_string(replicas) + " replica(s) of " +
+                       std::to_string(target.getNumIPUs()) + " IPU(s), " + std::to_string(target.getNumTiles()) +
+                       " tiles each)");
 }
 
 void Engine::deploy() {
-  state_->resetMemory();
-  for (auto &step : state_->steps) step->reset();
-  state_->seedHardware();
-  state_->clock = 0;
-  state_->loaded = true;
+  state_->forEachReplica([](EngineState &r) {
+    r.resetMemory();
+    for (auto &step : r.steps) step->reset();
+    r.seedHardware();
+    r.clock = 0;
+    r.loaded = true;
+  });
 }
 
 void Engine::load(const Device &device) {
@@ -897,9 +1000,13 @@ void Engine::run(unsigned prog, const std::string &) {
     ~Running() { flag = false; }
   } running(s.running);
   if (s.profiling) ++s.runs;
-  s.stopRequested = false; // a stop() before this run does not end it
   const detail::ThreadPool::Limit threads(s.numThreads);
-  s.execute(s.entries[prog]);
+  s.forEachReplica([prog](EngineState &r) {
+    r.stopRequested = false; // a stop() before this run does not end it
+    r.pc = r.entries[prog];
+    r.callStack.clear();
+  });
+  detail::runInLockstep(s);
 }
 
 void Engine::run(unsigned prog, const std::string &debugName, const RuntimeOptions &) { run(prog, debugName); }
@@ -909,7 +1016,9 @@ void Engine::loadAndRun(const Device &device, unsigned prog) {
   run(prog);
 }
 
-void Engine::stop() { state_->stopRequested.store(true, std::memory_order_relaxed); }
+void Engine::stop() {
+  state_->forEachReplica([](EngineState &r) { r.stopRequested.store(true, std::memory_order_relaxed); });
+}
 
 Engine::TimerTimePoint Engine::getTimeStamp() {
   TimerTimePoint t;
@@ -945,26 +1054,36 @@ detail::Access &hostHandle(std::map<std::string, detail::Access> &handles, Strin
   return it->second;
 }
 
-void checkBufferSize(const detail::Access &a, std::size_t bytes, StringRef handle, const char *what) {
-  const std::size_t expected = a.numElements * a.elemSize;
+// A replicated graph's host buffers hold every replica's tensor, replica after replica.
+void checkBufferSize(const detail::Access &a, unsigned replicas, std::size_t bytes, StringRef handle,
+                     const char *what) {
+  const std::size_t expected = replicas * a.numElements * a.elemSize;
   if (bytes != expected)
     throw poplar_error(std::string("Engine::") + what + ": the buffer for '" + handle.str() +
                        "' holds " + std::to_string(bytes) + " bytes but the tensor needs " +
-                       std::to_string(expected) + " (" + std::to_string(a.numElements) + " x " +
-                       a.type.toString().str() + ")");
+                       std::to_string(expected) + " (" + (replicas > 1 ? std::to_string(replicas) + " replicas x " : "") +
+                       std::to_string(a.numElements) + " x " + a.type.toString().str() + ")");
 }
 } // namespace
 
 void Engine::writeTensor(StringRef handle, const void *buf, const void *bufEnd) {
   auto &a = hostHandle(state_->hostWrites, handle, "writeTensor", state_->loaded);
-  checkBufferSize(a, static_cast<std::size_t>(static_cast<const char *>(bufEnd) - static_cast<const char *>(buf)), handle, "writeTensor");
-  a.scatter(buf);
+  const unsigned replicas = state_->graph->replicationFactor;
+  checkBufferSize(a, replicas, static_cast<std::size_t>(static_cast<const char *>(bufEnd) - static_cast<const char *>(buf)), handle, "writeTensor");
+  const std::size_t bytes = a.numElements * a.elemSize;
+  state_->forEachReplica([&](EngineState &r) {
+    r.hostWrites.at(handle.str()).scatter(static_cast<const char *>(buf) + r.replica * bytes);
+  });
 }
 
 void Engine::readTensor(StringRef handle, void *buf, void *bufEnd) {
   auto &a = hostHandle(state_->hostReads, handle, "readTensor", state_->loaded);
-  checkBufferSize(a, static_cast<std::size_t>(static_cast<char *>(bufEnd) - static_cast<char *>(buf)), handle, "readTensor");
-  a.gather(buf);
+  const unsigned replicas = state_->graph->replicationFactor;
+  checkBufferSize(a, replicas, static_cast<std::size_t>(static_cast<char *>(bufEnd) - static_cast<char *>(buf)), handle, "readTensor");
+  const std::size_t bytes = a.numElements * a.elemSize;
+  state_->forEachReplica([&](EngineState &r) {
+    r.hostReads.at(handle.str()).gather(static_cast<char *>(buf) + r.replica * bytes);
+  });
 }
 
 namespace {
@@ -988,53 +1107,85 @@ detail::StreamState &streamState(EngineState &s, StringRef handle, const char *w
   }
   return it->second;
 }
+
+// Connects stream `handle` of every replica: `connect(replica's stream state)`.
+template <class F> void connectEveryReplica(EngineState &s, StringRef handle, const char *what, F connect) {
+  streamState(s, handle, what);
+  s.forEachReplica([&](EngineState &r) { connect(r.streams.at(handle.str())); });
+}
+
+// Replica `replicaIndex`'s state; stream_connection_error names the replicas there are.
+EngineState &replicaState(EngineState &s, unsigned replicaIndex, const char *what) {
+  const unsigned replicas = s.graph->replicationFactor;
+  if (replicaIndex >= replicas)
+    throw stream_connection_error(std::string("Engine::") + what + ": replica " + std::to_string(replicaIndex) +
+                                  " does not exist (the graph has " + std::to_string(replicas) + " replica(s))");
+  return replicaIndex == 0 ? s : *s.otherReplicas[replicaIndex - 1];
+}
 } // namespace
 
+// A REPLICATE stream's buffer holds one item per replica for every copy.
 void Engine::connectStream(StringRef handle, void *begin, void *end) {
-  auto &st = streamState(*state_, handle, "connectStream");
-  const std::size_t elem = detail::typeSize(st.stream.elementType());
+  auto &st0 = streamState(*state_, handle, "connectStream");
+  const std::size_t elem = detail::typeSize(st0.stream.elementType());
   const auto bytes = static_cast<std::size_t>(static_cast<char *>(end) - static_cast<char *>(begin));
   if (!begin || bytes == 0 || bytes % elem)
     throw stream_connection_error("Engine::connectStream: the buffer for stream '" + handle.str() +
                                   "' must hold a positive whole number of " +
-                                  st.stream.elementType().toString().str() + " elements (got " +
+                                  st0.stream.elementType().toString().str() + " elements (got " +
                                   std::to_string(bytes) + " bytes)");
-  st.mode = detail::StreamState::Mode::Circular;
-  st.begin = static_cast<std::uint8_t *>(begin);
-  st.end = static_cast<std::uint8_t *>(end);
-  st.position = 0;
-  st.callback.reset();
+  connectEveryReplica(*state_, handle, "connectStream", [&](detail::StreamState &st) {
+    st.mode = detail::StreamState::Mode::Circular;
+    st.begin = static_cast<std::uint8_t *>(begin);
+    st.end = static_cast<std::uint8_t *>(end);
+    st.position = 0;
+    st.callback.reset();
+    st.broadcast.reset();
+  });
 }
 
 void Engine::connectStream(StringRef handle, void *p) {
-  auto &st = streamState(*state_, handle, "connectStream");
+  streamState(*state_, handle, "connectStream");
   if (!p) throw stream_connection_error("Engine::connectStream: null buffer for stream '" + handle.str() + "'");
-  st.mode = detail::StreamState::Mode::Buffer;
-  st.begin = static_cast<std::uint8_t *>(p);
-  st.end = st.begin + st.stream.numElements() * detail::typeSize(st.stream.elementType());
-  st.callback.reset();
+  connectEveryReplica(*state_, handle, "connectStream", [&](detail::StreamState &st) {
+    st.mode = detail::StreamState::Mode::Buffer;
+    st.begin = static_cast<std::uint8_t *>(p);
+    st.end = st.begin + st.slots * st.stream.numElements() * detail::typeSize(st.stream.elementType());
+    st.callback.reset();
+    st.broadcast.reset();
+  });
 }
 
+// For all replicas: the callback is called for each replica's copies, replica after
+// replica; a BROADCAST stream's callback only for replica 0's, whose data every
+// replica receives.
 void Engine::connectStreamToCallback(StringRef handle, StreamCallbackHandle f) {
-  auto &st = streamState(*state_, handle, "connectStreamToCallback");
-  st.mode = detail::StreamState::Mode::Callback;
-  st.callback = f.release();
-  st.begin = st.end = nullptr;
+  const std::shared_ptr<StreamCallback> callback = f.release();
+  const bool broadcast = streamState(*state_, handle, "connectStreamToCallback").stream.replicatedMode() ==
+                             ReplicatedStreamMode::BROADCAST &&
+                         !state_->otherReplicas.empty();
+  const auto queue = broadcast ? std::make_shared<detail::BroadcastQueue>() : nullptr;
+  connectEveryReplica(*state_, handle, "connectStreamToCallback", [&](detail::StreamState &st) {
+    st.mode = detail::StreamState::Mode::Callback;
+    st.callback = broadcast && &st != &state_->streams.at(handle.str()) ? nullptr : callback;
+    st.broadcast = queue;
+    st.begin = st.end = nullptr;
+  });
 }
 
 void Engine::connectStreamToCallback(StringRef handle, unsigned replicaIndex, StreamCallbackHandle f) {
-  if (replicaIndex != 0)
-    throw stream_connection_error("Engine::connectStreamToCallback: replica " +
-                                  std::to_string(replicaIndex) + " does not exist (one replica)");
-  connectStreamToCallback(handle, std::move(f));
+  streamState(*state_, handle, "connectStreamToCallback");
+  auto &st = replicaState(*state_, replicaIndex, "connectStreamToCallback").streams.at(handle.str());
+  st.mode = detail::StreamState::Mode::Callback;
+  st.callback = f.release();
+  st.broadcast.reset();
+  st.begin = st.end = nullptr;
 }
 
 void Engine::connectHostFunction(StringRef handle, unsigned replicaIndex, HostCallbackHandle f) {
   checkNotRunning(*state_, "connectHostFunction");
-  if (replicaIndex != 0)
-    throw stream_connection_error("Engine::connectHostFunction: replica " + std::to_string(replicaIndex) +
-                                  " does not exist (one replica)");
-  for (auto &slot : state_->hostFunctions)
+  EngineState &replica = replicaState(*state_, replicaIndex, "connectHostFunction");
+  for (auto &slot : replica.hostFunctions)
     if (slot.info.handle == handle.str()) {
       slot.callback = f.release();
       return;

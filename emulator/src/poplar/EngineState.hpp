@@ -6,6 +6,7 @@
 #include <functional>
 #include <cstdint>
 #include <iosfwd>
+#include <deque>
 #include <map>
 #include <memory>
 #include <set>
@@ -39,7 +40,21 @@ struct Step {
   Estimate estimate;
   CycleEstimate cost;       // estimated, per execution
   std::uint64_t cycles = 0; // cost.total(), added to the clock on every execution
+  // A cross-replica step (a collective) runs once for all replicas, when every
+  // replica has reached it: the engine calls runAcross, never run.
+  bool crossReplica = false;
 };
+
+// A collective: `replicas[r]` is replica r's instance of this step (its own operands).
+struct CrossReplicaStep : Step {
+  CrossReplicaStep() { crossReplica = true; }
+  void run() override {}
+  virtual void runAcross(const std::vector<CrossReplicaStep *> &replicas) = 0;
+};
+
+// Data that a BROADCAST stream's callback gave replica 0, waiting for the other
+// replicas (which run after it) to receive it too.
+using BroadcastQueue = std::deque<std::vector<std::uint8_t>>;
 
 struct StreamState {
   enum class Mode { Unconnected, Buffer, Circular, Callback };
@@ -47,7 +62,12 @@ struct StreamState {
   Mode mode = Mode::Unconnected;
   std::uint8_t *begin = nullptr, *end = nullptr;
   std::size_t position = 0;
-  std::unique_ptr<StreamCallback> callback;
+  // A host buffer holds one item per replica for each copy (REPLICATE streams and
+  // device-to-host streams): this replica's is item `slot` of `slots`.
+  unsigned slot = 0, slots = 1;
+  std::shared_ptr<StreamCallback> callback; // shared when connected for all replicas
+  // Set on every replica of a BROADCAST stream whose callback serves all replicas.
+  std::shared_ptr<BroadcastQueue> broadcast;
 
   // Moves one copy's `bytes` between the dense device-side buffer and the host:
   // host to device when toDevice, else device to host.
@@ -83,6 +103,16 @@ struct SwitchTable {
 
 struct EngineState {
   std::shared_ptr<GraphState> graph;
+  // Replica `replica` of the graph's replicas. Replica 0's state is the Engine's and
+  // owns the others, which are built the same way (their own memory, steps and streams)
+  // and run in lockstep with it.
+  unsigned replica = 0;
+  std::vector<std::unique_ptr<EngineState>> otherReplicas;
+  // Where this replica's run stands: execute() runs from pc until the program halts,
+  // a stop, or a cross-replica step (left for the engine to run across replicas).
+  enum class Pause { Halted, Stopped, CrossReplica };
+  std::uint32_t pc = 0;
+  std::vector<std::uint32_t> callStack;
   OptionFlags options;
   bool timeSteps = false;
   bool reportWritten = false; // writeProfileReport ran: the destructor writes no autoReport
@@ -125,7 +155,12 @@ struct EngineState {
   void resetMemory();
   // Fills the hardware seeds variable (if the graph has one) from randomSeed.
   void seedHardware();
-  void execute(std::uint32_t entry);
+  Pause execute();
+  // Every replica, this one first; f(state).
+  template <class F> void forEachReplica(F f) {
+    f(*this);
+    for (auto &r : otherReplicas) f(*r);
+  }
 };
 
 // 1234567 -> "1,234,567"

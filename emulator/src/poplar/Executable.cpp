@@ -33,7 +33,7 @@ namespace {
 const char kMagic[] = "POPDSL-EXECUTABLE";
 // 2: kernel cost shapes; 3: codelet sources; 4: convolution costs; 5: the standard FNV-1a
 // offset basis (also the Loop program)
-constexpr std::uint64_t kFormatVersion = 5;
+constexpr std::uint64_t kFormatVersion = 6;
 const char *const kSectionNames[] = {"target", "graph", "programs", "options"};
 
 std::uint64_t fnv1a(const std::string &bytes) {
@@ -139,6 +139,8 @@ std::string graphSection(const GraphState &g) {
     }
   }
   w.i64(g.hwSeedsVar);
+  w.u64(g.replicationFactor).u64(g.replicaIndexVars.size());
+  for (unsigned id : g.replicaIndexVars) w.u64(id);
   w.u64(g.functions.size());
   for (const auto &f : g.functions) writeProgram(w, f);
   return asString(w);
@@ -287,6 +289,13 @@ public:
       }
     g_.hwSeedsVar = static_cast<int>(r_.i64());
     if (g_.hwSeedsVar < -1 || g_.hwSeedsVar >= static_cast<int>(vars.size())) r_.corrupt();
+    g_.replicationFactor = static_cast<unsigned>(r_.u64());
+    if (g_.replicationFactor == 0 || g_.replicationFactor > kMaxTiles) r_.corrupt();
+    g_.replicaIndexVars.resize(r_.count(8));
+    for (unsigned &id : g_.replicaIndexVars) {
+      id = static_cast<unsigned>(r_.u64());
+      if (id >= vars.size() || vars[id].numElements != 1 || vars[id].type != UNSIGNED_INT) r_.corrupt();
+    }
     g_.functions.resize(r_.count(8));
     for (auto &f : g_.functions) f = program();
   }
@@ -295,7 +304,7 @@ private:
   // A node's kind, name and (still empty) children.
   std::shared_ptr<ProgramNode> nodeStart() {
     auto n = std::make_shared<ProgramNode>();
-    n->kind = static_cast<ProgramNode::Kind>(enumValue(static_cast<unsigned>(ProgramNode::Kind::Loop)));
+    n->kind = static_cast<ProgramNode::Kind>(enumValue(static_cast<unsigned>(ProgramNode::Kind::CrossReplica)));
     n->name = r_.str();
     n->children.resize(r_.count(8));
     return n;
@@ -378,6 +387,10 @@ private:
       break;
     case K::CycleStamp: tensors = 1; break;
     case K::CycleCount: children = 1; tensors = 1; break;
+    case K::CrossReplica:
+      if (n.caseValues.size() != 5) r_.corrupt();
+      tensors = 2;
+      break;
     }
     if (n.children.size() != children || n.tensors.size() != tensors) r_.corrupt();
   }

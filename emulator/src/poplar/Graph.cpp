@@ -109,9 +109,13 @@ void writeThrough(GraphState &g, const TensorImpl &t, const std::vector<std::uin
 
 Graph::Graph() : state_(std::make_shared<GraphState>()) {}
 Graph::Graph(const Target &target, replication_factor r) : Graph() {
-  if (unsigned(r) != 1)
-    throw poplar_error("The embedded emulator supports only a replication factor of 1");
-  state_->target = target;
+  const unsigned replicas = r;
+  if (replicas == 0 || target.getNumIPUs() % replicas != 0)
+    throw graph_replication_error("Graph: a replication factor of " + std::to_string(replicas) +
+                                  " does not divide the target's " + std::to_string(target.getNumIPUs()) +
+                                  " IPU(s): the device needs numIPUs = replicas x IPUs per replica");
+  state_->target = target.createVirtualTarget(target.getNumIPUs() / replicas, target.getTilesPerIPU());
+  state_->replicationFactor = replicas;
 }
 Graph::Graph(const Device &device, replication_factor r) : Graph(device.getTarget(), r) {}
 Graph::~Graph() = default;
@@ -119,6 +123,19 @@ Graph::Graph(Graph &&) noexcept = default;
 Graph &Graph::operator=(Graph &&) noexcept = default;
 
 const Target &Graph::getTarget() const { return state_->target; }
+unsigned Graph::getReplicationFactor() const { return state_->replicationFactor; }
+
+unsigned DataStream::replicationFactor() const {
+  const auto graph = graph_.lock();
+  return graph ? graph->replicationFactor : 1;
+}
+
+Tensor Graph::addReplicationIndexConstant(const DebugContext &debugContext) {
+  const unsigned id = state_->addVariable(UNSIGNED_INT, {}, debugContext.getPathName(), true);
+  state_->vars->vars[id].data.assign(4, 0); // replica 0's; each engine replica writes its own
+  state_->replicaIndexVars.push_back(id);
+  return detail::makeTensor(detail::makeVariableView(state_->vars, id, UNSIGNED_INT, {}));
+}
 Graph &Graph::getTopLevelGraph() { return *this; }
 
 Tensor Graph::addVariable(const Type &type, ArrayRef<std::size_t> shape,

@@ -36,6 +36,10 @@ struct GraphState {
   std::map<std::string, Tensor> hostReads;
   std::vector<HostFunctionInfo> hostFunctions;
   int hwSeedsVar = -1; // the variable behind getHwSeeds/setHwSeeds, once used
+  // Replicas run the graph in lockstep, each with its own memory; the engine writes
+  // each replica's index into these constants (addReplicationIndexConstant).
+  unsigned replicationFactor = 1;
+  std::vector<unsigned> replicaIndexVars;
   // Custom vertices: the codelets added (in order), their classes by name, the vertices.
   std::vector<CodeletSource> codelets;
   std::vector<std::string> codeletKeys; // parallel to codelets

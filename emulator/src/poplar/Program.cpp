@@ -36,6 +36,7 @@ const char *kindName(ProgramNode::Kind kind) {
   case K::CycleStamp: return "CycleStamp";
   case K::CycleCount: return "CycleCount";
   case K::Loop: return "Loop";
+  case K::CrossReplica: return "CrossReplica";
   }
   return "Program";
 }

@@ -34,7 +34,9 @@ struct ProgramNode {
     HostCall,          // id: host function; tensors: inputs then outputs
     CycleStamp,        // tensors: {dst}; id: SyncType
     CycleCount,        // tensors: {dst}; children: {body}; id: SyncType
-    Loop,              // children: {body} (the last kind: Executable.cpp reads up to it)
+    Loop,              // children: {body}
+    CrossReplica,      // tensors: {src, dst}; caseValues: CrossReplicaSpec (the last kind:
+                       // Executable.cpp reads up to it)
   };
   ProgramNode() = default;
   ProgramNode(const ProgramNode &) = default;

@@ -1,0 +1,143 @@
+#include "CrossReplica.hpp"
+
+#include <poplar/exceptions.hpp>
+
+#include <string>
+
+#include "TypeInfo.hpp"
+
+namespace poplar::detail {
+
+std::vector<std::int32_t> CrossReplicaSpec::encode() const {
+  return {static_cast<std::int32_t>(collective), static_cast<std::int32_t>(reduction),
+          static_cast<std::int32_t>(groupType), static_cast<std::int32_t>(groupSize),
+          static_cast<std::int32_t>(root)};
+}
+
+CrossReplicaSpec CrossReplicaSpec::decode(const std::vector<std::int32_t> &v) {
+  if (v.size() != 5 || v[0] < 0 || v[0] > static_cast<std::int32_t>(Collective::Broadcast) || v[1] < 0 ||
+      v[1] > static_cast<std::int32_t>(ReplicaReduction::Local) || v[2] < 0 ||
+      v[2] > static_cast<std::int32_t>(ReplicaGroupType::Orthogonal) || v[3] < 0 || v[4] < 0)
+    throw graph_program_compilation_error("A cross-replica program has an invalid description");
+  CrossReplicaSpec s;
+  s.collective = static_cast<Collective>(v[0]);
+  s.reduction = static_cast<ReplicaReduction>(v[1]);
+  s.groupType = static_cast<ReplicaGroupType>(v[2]);
+  s.groupSize = static_cast<unsigned>(v[3]);
+  s.root = static_cast<unsigned>(v[4]);
+  return s;
+}
+
+unsigned CrossReplicaSpec::sizeOfGroup(unsigned replicas) const {
+  const unsigned size = groupType == ReplicaGroupType::All || groupSize == 0 ? replicas : groupSize;
+  if (size > replicas || replicas % size != 0)
+    throw graph_replication_error("A cross-replica group of " + std::to_string(size) + " replicas does not divide the " +
+                                  std::to_string(replicas) + " replicas");
+  return size;
+}
+
+// CONSECUTIVE groups are {0..k-1}, {k..2k-1}, ...; ORTHOGONAL groups take every
+// (replicas/k)-th replica: {0, n, 2n, ...}, {1, n+1, ...} with n = replicas / k.
+std::vector<unsigned> CrossReplicaSpec::group(unsigned replica, unsigned replicas) const {
+  const unsigned size = sizeOfGroup(replicas);
+  std::vector<unsigned> members;
+  if (groupType == ReplicaGroupType::Orthogonal) {
+    const unsigned stride = replicas / size;
+    for (unsigned k = 0; k < size; ++k) members.push_back(replica % stride + k * stride);
+  } else {
+    for (unsigned k = 0; k < size; ++k) members.push_back(replica / size * size + k);
+  }
+  return members;
+}
+
+std::uint64_t CrossReplicaSpec::linkBytes(std::uint64_t bytes, unsigned replicas) const {
+  const std::uint64_t k = sizeOfGroup(replicas);
+  if (k == 1) return 0;
+  switch (collective) {
+  case Collective::AllReduce: return 2 * bytes * (k - 1) / k;
+  case Collective::ReduceScatter: return bytes * (k - 1) / k;
+  case Collective::AllGather: return bytes * (k - 1); // each replica's input goes to k-1 others
+  case Collective::Broadcast: return bytes;
+  }
+  return bytes;
+}
+
+namespace {
+
+long double reduce(ReplicaReduction op, long double acc, long double x) {
+  switch (op) {
+  case ReplicaReduction::Add:
+  case ReplicaReduction::Mean: return acc + x;
+  case ReplicaReduction::SquareAdd: return acc + x * x;
+  case ReplicaReduction::Mul: return acc * x;
+  case ReplicaReduction::Min: return x < acc ? x : acc;
+  case ReplicaReduction::Max: return x > acc ? x : acc;
+  case ReplicaReduction::LogicalAnd: return (acc != 0 && x != 0) ? 1 : 0;
+  case ReplicaReduction::LogicalOr: return (acc != 0 || x != 0) ? 1 : 0;
+  case ReplicaReduction::Local: return acc;
+  }
+  return acc;
+}
+
+// The element-wise reduction of the members' values, in rank order; LOCAL keeps the
+// replica's own.
+std::vector<long double> reduceGroup(const CrossReplicaSpec &spec, const std::vector<unsigned> &members,
+                                     unsigned self, const std::vector<std::vector<long double>> &values) {
+  if (spec.reduction == ReplicaReduction::Local) return values[self];
+  const bool squares = spec.reduction == ReplicaReduction::SquareAdd;
+  std::vector<long double> out = values[members[0]];
+  if (squares)
+    for (long double &v : out) v *= v;
+  for (std::size_t k = 1; k < members.size(); ++k) {
+    const auto &x = values[members[k]];
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = reduce(spec.reduction, out[i], x[i]);
+  }
+  if (spec.reduction == ReplicaReduction::Mean)
+    for (long double &v : out) v /= static_cast<long double>(members.size());
+  return out;
+}
+
+} // namespace
+
+void CollectiveStep::runAcross(const std::vector<CrossReplicaStep *> &replicas) {
+  const auto replicaCount = static_cast<unsigned>(replicas.size());
+  std::vector<std::vector<long double>> values(replicaCount);
+  std::vector<std::uint8_t> bytes;
+  for (unsigned r = 0; r < replicaCount; ++r) {
+    const Access &in = static_cast<CollectiveStep *>(replicas[r])->src;
+    bytes.resize(in.numElements * in.elemSize);
+    in.gather(bytes.data());
+    values[r].resize(in.numElements);
+    for (std::size_t i = 0; i < in.numElements; ++i) values[r][i] = loadElement(in.type, bytes.data() + i * in.elemSize);
+  }
+  std::vector<std::vector<long double>> results(replicaCount);
+  for (unsigned r = 0; r < replicaCount; ++r) {
+    const std::vector<unsigned> members = spec.group(r, replicaCount);
+    unsigned rank = 0;
+    while (members[rank] != r) ++rank;
+    std::vector<long double> &out = results[r];
+    switch (spec.collective) {
+    case Collective::AllReduce: out = reduceGroup(spec, members, r, values); break;
+    case Collective::ReduceScatter: {
+      // Replica of rank k gets elements [k*c, (k+1)*c) of the reduction, zero past its end.
+      const std::vector<long double> all = reduceGroup(spec, members, r, values);
+      const std::size_t chunk = dst.numElements;
+      out.assign(chunk, 0);
+      for (std::size_t i = 0; i < chunk && rank * chunk + i < all.size(); ++i) out[i] = all[rank * chunk + i];
+      break;
+    }
+    case Collective::AllGather:
+      for (unsigned m : members) out.insert(out.end(), values[m].begin(), values[m].end());
+      break;
+    case Collective::Broadcast: out = values[members[spec.root]]; break;
+    }
+  }
+  for (unsigned r = 0; r < replicaCount; ++r) {
+    const Access &out = static_cast<CollectiveStep *>(replicas[r])->dst;
+    bytes.assign(out.numElements * out.elemSize, 0);
+    for (std::size_t i = 0; i < out.numElements; ++i) storeElement(out.type, bytes.data() + i * out.elemSize, results[r][i]);
+    out.scatter(bytes.data());
+  }
+}
+
+} // namespace poplar::detail

@@ -1,0 +1,51 @@
+#pragma once
+// Collectives between replicas (gcl's cross-replica functions build them): what a
+// CrossReplica program node asks for, and the step that runs it across the replicas.
+#include <cstdint>
+#include <vector>
+
+#include "Access.hpp"
+#include "EngineState.hpp"
+
+namespace poplar::detail {
+
+enum class Collective : unsigned { AllReduce, ReduceScatter, AllGather, Broadcast };
+
+// The reductions, numbered as gcl::CollectiveOperator.
+enum class ReplicaReduction : unsigned { Add, Mean, Mul, Min, Max, LogicalAnd, LogicalOr, SquareAdd, Local };
+
+// gcl::CommGroupType: the replicas one replica exchanges with.
+enum class ReplicaGroupType : unsigned { All, Consecutive, Orthogonal };
+
+// Kept in a CrossReplica node's caseValues, in this order.
+struct CrossReplicaSpec {
+  Collective collective = Collective::AllReduce;
+  ReplicaReduction reduction = ReplicaReduction::Add;
+  ReplicaGroupType groupType = ReplicaGroupType::All;
+  unsigned groupSize = 0; // 0: all replicas
+  unsigned root = 0;      // Broadcast: the group member whose data everyone gets
+
+  std::vector<std::int32_t> encode() const;
+  // Throws graph_program_compilation_error for values that name nothing.
+  static CrossReplicaSpec decode(const std::vector<std::int32_t> &values);
+  // The replicas in `replica`'s group (of `replicas`), in rank order; throws
+  // graph_replication_error when the group size does not divide the replicas.
+  std::vector<unsigned> group(unsigned replica, unsigned replicas) const;
+  // The size of one group of `replicas`.
+  unsigned sizeOfGroup(unsigned replicas) const;
+  // The bytes each replica sends over the IPU-Links for `bytes` of input, as a ring
+  // does it: reduce-scatter and all-gather pass (k-1)/k of the data, all-reduce both,
+  // broadcast all of it.
+  std::uint64_t linkBytes(std::uint64_t bytes, unsigned replicas) const;
+};
+
+// Reads src on every replica of a group and writes each replica's dst; results are
+// computed in long double in rank order (the same on every run) before any dst is
+// written, so src and dst may be the same tensor.
+struct CollectiveStep : CrossReplicaStep {
+  CrossReplicaSpec spec;
+  Access src, dst;
+  void runAcross(const std::vector<CrossReplicaStep *> &replicas) override;
+};
+
+} // namespace poplar::detail

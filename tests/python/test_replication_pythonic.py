@@ -1,0 +1,150 @@
+"""pd.Graph(dev, replicas=n): per-replica reads, writes, feeds and results, pd.replica_index
+and the collectives (pd.all_reduce, ...) against numpy."""
+import numpy as np
+import pytest
+
+import popdsl as pd
+
+pytestmark = pytest.mark.needs_emulator("runs replicated graphs, which the SDK's IPU Model does not")
+
+
+def replicated(replicas):
+    dev = pd.ipu_model(tiles=4, ipus=replicas)
+    return dev, pd.Graph(dev, replicas=replicas)
+
+
+def test_reads_and_writes_have_a_leading_replica_axis():
+    dev, g = replicated(3)
+    x = g.variable(pd.float32, (2,), name="x")
+    index = pd.replica_index(g)
+    with pd.Sequence("main") as main:
+        x += pd.cast(index, pd.float32)
+    with pd.Session(g, main, device=dev) as s:
+        s.write(x, [1.0, 2.0])  # the same values on every replica
+        s.run()
+        np.testing.assert_array_equal(s.read(x), np.array([[1, 2], [2, 3], [3, 4]], np.float32))
+        per_replica = np.arange(6, dtype=np.float32).reshape(3, 2)
+        s.write(x, per_replica)
+        s.run()
+        np.testing.assert_array_equal(s.read(x), per_replica + np.arange(3)[:, None])
+        np.testing.assert_array_equal(s.read(index), [0, 1, 2])
+        with pytest.raises(pd.SessionError, match=r"shape \(2, 2\).*of shape \(2,\) or \(3, 2\) \(one per replica\)"):
+            s.write(x, np.zeros((2, 2)))
+
+
+def test_feeds_and_results_per_replica():
+    replicas = 2
+    dev, g = replicated(replicas)
+    inp = g.host_to_device(pd.float32, (3,), name="in")
+    shared = g.host_to_device(pd.float32, (3,), name="shared", broadcast=True)
+    out = g.device_to_host(pd.float32, (3,), name="out")
+    with pd.Sequence("main") as main:
+        with pd.Repeat(2):
+            out.write(inp.read() * shared.read())
+    feeds = np.arange(12, dtype=np.float32).reshape(replicas, 2, 3)  # [replica, read, ...]
+    scale = np.array([[1, 2, 3], [4, 5, 6]], np.float32)  # [read, ...], the same for every replica
+    with pd.Session(g, main, device=dev) as s:
+        got = s.run(feeds={inp: feeds, shared: scale})[out]
+        np.testing.assert_array_equal(got, feeds * scale[None])
+        with pytest.raises(pd.SessionError, match=r"stream 'in' needs a leading replica axis: shape \(2, \*\(3,\)\)"):
+            s.run(feeds={inp: feeds[0, 0], shared: scale})
+        with pytest.raises(pd.SessionError, match="stream 'in' of replica 0 was read more than the 1 time"):
+            s.run(feeds={inp: feeds[:, :1], shared: scale})
+
+
+@pytest.mark.parametrize("replicas", [1, 2, 3, 4])
+def test_collectives_match_numpy(replicas):
+    dev, g = replicated(replicas)
+    x = g.variable(pd.float32, (5,), name="x")
+    with pd.Sequence("main") as main:
+        total = pd.all_reduce(x)
+        mean = pd.all_reduce(x, op="mean")
+        largest = pd.all_reduce(x, op="max")
+        chunk = pd.reduce_scatter(x, op="sum")
+        gathered = pd.all_gather(x)
+        root = pd.broadcast(x, root=replicas - 1)
+        squares = pd.all_reduce(x * 1.0, op="square_add", inplace=True)
+    values = np.random.default_rng(replicas).uniform(-1, 1, (replicas, 5)).astype(np.float32)
+    wide = values.astype(np.float64)
+    with pd.Session(g, main, device=dev) as s:
+        s.write(x, values if replicas > 1 else values[0])  # one replica: no replica axis
+        s.run()
+        one = (lambda a: a[None]) if replicas == 1 else (lambda a: a)
+        for got, expected in [(total, wide.sum(0)), (mean, wide.mean(0)), (largest, wide.max(0)),
+                              (squares, (wide ** 2).sum(0))]:
+            np.testing.assert_allclose(one(s.read(got)), np.broadcast_to(expected, (replicas, 5)), rtol=1e-6,
+                                       atol=1e-7)
+        size = -(-5 // replicas)
+        padded = np.zeros(replicas * size)
+        padded[:5] = wide.sum(0)
+        np.testing.assert_allclose(one(s.read(chunk)).reshape(replicas, size), padded.reshape(replicas, size),
+                                   rtol=1e-6, atol=1e-7)
+        np.testing.assert_array_equal(one(s.read(gathered)).reshape(replicas, replicas, 5),
+                                      np.broadcast_to(values, (replicas, replicas, 5)))
+        np.testing.assert_array_equal(one(s.read(root)), np.broadcast_to(values[-1], (replicas, 5)))
+
+
+def test_groups_of_consecutive_replicas():
+    dev, g = replicated(4)
+    x = g.variable(pd.float32, (2,), name="x")
+    with pd.Sequence("main") as main:
+        pairs = pd.all_reduce(x, group=2)
+    values = np.arange(8, dtype=np.float32).reshape(4, 2)
+    with pd.Session(g, main, device=dev) as s:
+        s.write(x, values)
+        s.run()
+        expected = np.repeat(values.reshape(2, 2, 2).sum(1), 2, axis=0)
+        np.testing.assert_array_equal(s.read(pairs), expected)
+
+
+def test_misuse_names_the_problem():
+    dev = pd.ipu_model(tiles=4, ipus=4)
+    with pytest.raises(pd.BuildError, match="3 replicas do not divide the device's 4 IPUs"):
+        pd.Graph(dev, replicas=3)
+    g = pd.Graph(dev, replicas=4)
+    x = g.variable(pd.float32, (2,), name="x")
+    i = g.variable(pd.int32, (2,), name="i")
+    with pd.Sequence("main"):
+        with pytest.raises(pd.BuildError, match="op must be one of .*got 'average'"):
+            pd.all_reduce(x, op="average")
+        with pytest.raises(pd.BuildError, match="group size of 3 does not divide the graph's 4 replicas"):
+            pd.all_reduce(x, group=3)
+        with pytest.raises(pd.BuildError, match="MEAN needs a FLOAT or HALF tensor"):
+            pd.all_reduce(i, op="mean")
+    with pytest.raises(ValueError, match="ipus must be a positive int"):
+        pd.ipu_model(ipus=0)
+
+
+def test_grad_through_all_reduce_reduces_the_gradients():
+    replicas = 3
+    dev, g = replicated(replicas)
+    x = g.variable(pd.float32, (4,), name="x")
+    c = g.variable(pd.float32, (4,), name="c")
+    with pd.Sequence("main") as main:
+        total = pd.reduce_sum(pd.all_reduce(x, op="mean") * c)  # replica r's loss: sum(mean_q x_q * c_r)
+        (dx,) = pd.grad(total, [x])
+    cs = np.random.default_rng(5).uniform(-1, 1, (replicas, 4)).astype(np.float32)
+    with pd.Session(g, main, device=dev) as s:
+        s.write(x, np.ones(4, np.float32))
+        s.write(c, cs)
+        s.run()
+        # d(sum over replicas of their losses)/dx_r = mean over replicas of c
+        np.testing.assert_allclose(s.read(dx), np.broadcast_to(cs.astype(np.float64).mean(0), (replicas, 4)),
+                                   rtol=1e-6)
+    with pd.Sequence("other"):
+        with pytest.raises(pd.BuildError, match="op MAX has no gradient"):
+            pd.grad(pd.reduce_sum(pd.all_reduce(x, op="max")), [x])
+
+
+def test_a_saved_replicated_session_loads_with_its_replicas(tmp_path):
+    dev, g = replicated(2)
+    x = g.variable(pd.float32, (2,), name="x")
+    inp = g.host_to_device(pd.float32, (2,), name="in")
+    with pd.Sequence("main") as main:
+        x += inp.read() + pd.cast(pd.replica_index(g), pd.float32)
+    pd.Session(g, main, device=dev).save(tmp_path / "replicated")
+    with pd.Session.load(tmp_path / "replicated") as s:  # a simulator device of both replicas' IPUs
+        assert s.replicas == 2
+        s.write("x", [[1, 2], [3, 4]])
+        s.run(feeds={"in": np.array([[10, 20], [30, 40]], np.float32)})
+        np.testing.assert_array_equal(s.read("x"), [[11, 22], [34, 45]])
