@@ -105,7 +105,7 @@ def test_the_suite_passes_on_the_sdk_build(sdk_build):
     start = time.perf_counter()
     # From the package directory: the repository root must not be on sys.path (its popdsl
     # is the emulator build).
-    result = subprocess.run([sys.executable, "-m", "pytest", "-rs", "-p", "no:cacheprovider",
+    result = subprocess.run([sys.executable, "-m", "pytest", "-rsf", "-p", "no:cacheprovider",
                              "--rootdir", str(REPO), *tests],
                             env=env, cwd=package, capture_output=True, text=True)
     seconds = time.perf_counter() - start
