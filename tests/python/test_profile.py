@@ -394,7 +394,9 @@ def test_cli_profile_of_a_script_without_a_session_says_so(tmp_path, monkeypatch
     monkeypatch.setattr(popdsl.profile, "report_directories", [])
     monkeypatch.setattr(sys, "path", list(sys.path))
     monkeypatch.setattr(sys, "argv", list(sys.argv))
-    monkeypatch.delenv("POPLAR_ENGINE_OPTIONS", raising=False)
+    # setenv, not delenv: delenv of an unset variable records nothing to restore, and
+    # the CLI sets it for the script it runs.
+    monkeypatch.setenv("POPLAR_ENGINE_OPTIONS", "{}")
     script = tmp_path / "nothing.py"
     script.write_text("import sys\nprint('args', sys.argv[1:])\n")
     monkeypatch.chdir(tmp_path)
