@@ -260,7 +260,7 @@ def _nonlinearity(op, grads):
     return [ops.nonlinearity_grad(activation, grads[0], kind)]
 
 
-# --- control flow (pd.Repeat and pd.If: control_rules.py) --------------------------------
+# --- control flow (pd.Repeat, pd.If and pd.Switch: control_rules.py) ------------------------
 def _not_differentiable(why):
     def rule(op, grads):
         raise BuildError(f"pd.grad: cannot differentiate through {op.record}: {why}")
@@ -270,7 +270,6 @@ def _not_differentiable(why):
 gradient("pd.Function")(_not_differentiable(
     "a function's body is shared by every call, so it cannot stash what each call's backward needs; "
     "build the body inline (a Python function called in the block) instead"))
-gradient("pd.Switch")(_not_differentiable("a switch is not differentiable; use pd.If/pd.Else"))
 gradient("pd.While")(_not_differentiable(
     "its trip count is only known when it runs, so the memory for what the backward needs cannot be "
     "bounded when the graph is built; use pd.Repeat(n), or pd.Repeat(max_n) with pd.If(i < n) in the body"))
