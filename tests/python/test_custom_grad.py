@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import popdsl as pd
-from popdsl.testing import assert_close
+from popdsl.testing import assert_close, check_grads
 from popdsl.testing.attention import causal_attention_grad
 from popdsl.testing.plugin import ipu_device, session_factory  # noqa: F401  (fixtures)
 
@@ -31,6 +31,19 @@ def gradient_of(ipu_device, session_factory, attention, wrt_shape=QKV.shape):
 def test_attention_builders_use_their_gradient_builders(attention, ipu_device, session_factory):
     assert_close(gradient_of(ipu_device, session_factory, attention), causal_attention_grad(QKV, D_OUT),
                  rtol=1e-4, atol=1e-5)
+
+
+SMALL_QKV = rng.standard_normal((3, 1, 4, 2)).astype(np.float32)
+CUSTOM = {
+    "flash attention": (lambda qkv: pd.nn.flash_attention_qkv_packed(qkv, 2, 2), [SMALL_QKV]),
+    "vanilla attention": (pd.nn.vanilla_attention, [SMALL_QKV]),
+}
+
+
+@pytest.mark.parametrize("case", list(CUSTOM))
+def test_custom_gradients_match_finite_differences(case):
+    fn, inputs = CUSTOM[case]
+    check_grads(fn, inputs)
 
 
 def test_scaled_dot_product_attention_differentiates_its_scaling_and_packing(ipu_device, session_factory):
