@@ -30,7 +30,7 @@ def recurrence(x, w, h0):
 
 
 def accumulation(x, w):
-    total, i = pd.zero(x.graph.variable(pd.float32, w.shape, name="total")), counter(x.graph)
+    total, i = pd.zero(x.graph.variable(x.dtype, w.shape, name="total")), counter(x.graph)
     with pd.Repeat(x.shape[0]):
         total += pd.exp(x.at[i].get() * w)
     return total
@@ -114,6 +114,7 @@ def custom_gradient_in_a_repeat(x, w):
 CASES = {
     "recurrence": (recurrence, [uniform(3, 1, 2), uniform(2, 2), uniform(1, 2)]),
     "accumulation": (accumulation, [uniform(4, 3), uniform(3)]),
+    "accumulation over 64 iterations": (accumulation, [uniform(64, 3), uniform(3)]),
     "a value of the last iteration": (last_iteration_value, [uniform(3), uniform(3)]),
     "no iterations": (no_iterations, [uniform(3), uniform(3)]),
     "if taken": (if_else, [uniform(3), uniform(3), np.array([1], np.int32)]),
