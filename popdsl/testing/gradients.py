@@ -83,9 +83,11 @@ def _compare_with_torch(torch_fn, arrays, floats, c, results, rtol, atol):
         import torch
     except ImportError:
         return
-    tensors = [torch.tensor(a.astype(np.float64) if i in floats else a, requires_grad=i in floats)
-               for i, a in enumerate(arrays)]
+    tensors = [torch.tensor(a.astype(np.float64), requires_grad=True) if i in floats
+               else torch.tensor(a.astype(np.int64)) for i, a in enumerate(arrays)]  # torch's index type
     y = torch_fn(*tensors)
-    y.backward(torch.tensor(c.astype(np.float64)))
+    y.backward(torch.tensor(c.astype(np.float64)).reshape(y.shape))
     for i, got in zip(floats, results):
-        _compare(got, tensors[i].grad.numpy(), f"input {i}: pd.grad against torch's autograd", rtol, atol)
+        grad = tensors[i].grad  # None where y does not depend on the input
+        expected = np.zeros(got.shape) if grad is None else grad.numpy()
+        _compare(got, expected, f"input {i}: pd.grad against torch's autograd", rtol, atol)

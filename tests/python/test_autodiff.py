@@ -165,6 +165,18 @@ def test_check_grads_fails_on_a_wrong_gradient(monkeypatch):
         check_grads(lambda a: a.sum(0), [away_from_zero(2, 3)])
 
 
+def test_check_grads_compares_with_torch_autograd():
+    torch = pytest.importorskip("torch")
+    a, b, labels = away_from_zero(4, 3), away_from_zero(3, 5), np.array([1, 0, 4, 2], np.int32)
+
+    def loss(x, w, y):
+        return pd.nn.cross_entropy(pd.tanh(x @ w), y)
+    check_grads(loss, [a, b, labels], torch_fn=lambda x, w, y: torch.nn.functional.cross_entropy(torch.tanh(x @ w), y))
+    with pytest.raises(AssertionError, match="pd.grad against torch.s autograd"):
+        check_grads(loss, [a, b, labels],
+                    torch_fn=lambda x, w, y: torch.nn.functional.cross_entropy(torch.tanh(x @ (w * 1.1)), y))
+
+
 def test_gradients_against_numpy_mlp_layer(ipu_device, session_factory):
     x, w, b = away_from_zero(4, 3), away_from_zero(3, 2), away_from_zero(2)
     g = pd.Graph(ipu_device)
