@@ -46,8 +46,10 @@ def _enclosing_functions(tree):
 
 def _unpacked_from_view_of(function) -> list:
     """The names `kind, bases, attrs = t.view_of` assigns in function."""
-    return [e.id for n in ast.walk(function) if isinstance(n, ast.Assign) and getattr(n.value, "attr", None) == "view_of"
-            for t in n.targets if isinstance(t, ast.Tuple) for e in t.elts if isinstance(e, ast.Name)]
+    unpackings = [n for n in ast.walk(function)
+                  if isinstance(n, ast.Assign) and getattr(n.value, "attr", None) == "view_of"]
+    return [e.id for n in unpackings for t in n.targets if isinstance(t, ast.Tuple) for e in t.elts
+            if isinstance(e, ast.Name)]
 
 
 class Sources:
