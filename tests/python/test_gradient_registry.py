@@ -38,7 +38,7 @@ def _enclosing_functions(tree):
     """node -> the innermost function definition around it."""
     around = {}
     for f in ast.walk(tree):
-        if isinstance(f, (ast.FunctionDef, ast.Lambda)):
+        if isinstance(f, ast.FunctionDef):
             for n in ast.walk(f):
                 around[n] = f  # inner functions are walked later and win
     return around
@@ -53,6 +53,8 @@ def _unpacked_from_view_of(function) -> list:
 
 
 class Sources:
+    """popdsl's modules, parsed, and the op kinds their recording calls can record."""
+
     def __init__(self):
         self.trees = {p: ast.parse(p.read_text()) for p in sorted(SOURCE.rglob("*.py"))}
         self.constants = {t.id: n.value.value for tree in self.trees.values() for n in tree.body
@@ -121,7 +123,7 @@ class Sources:
 
     def _arguments(self, function, index, where) -> list:
         """The string arguments at `index` of every call of `function` (by name) in popdsl."""
-        if function.name in RECORDERS or function.name in ("add", "source"):  # the recorders themselves
+        if function.name in RECORDERS:  # a recorder passing its own kind on
             return []
         values = [call.args[index].value for tree in self.trees.values() for call in _calls(tree, function.name)
                   if len(call.args) > index and isinstance(call.args[index], ast.Constant)]
