@@ -279,16 +279,55 @@ def test_a_recurrence_matches_numpy_backpropagation_through_time(ipu_device, ses
         assert_close(s.read(dh0), dh)
 
 
-def test_the_backward_of_a_repeat_does_not_grow_with_its_count():
+@pytest.mark.parametrize("forward, x_shape, w_shape", [
+    (recurrence, lambda n: (n, 1, 2), (2, 2)),
+    (nested_recurrence, lambda n: (n, n, 2), (2,)),
+], ids=["a repeat", "a repeat in a repeat"])
+def test_the_backward_of_a_repeat_does_not_grow_with_its_count(forward, x_shape, w_shape):
     sizes = []
-    for count in (2, 200):
+    for count in (2, 50):
         g = pd.Graph(pd.ipu_model(tiles=4))
-        x, w, h0 = (g.variable(pd.float32, s, name=n) for s, n in [((count, 1, 2), "x"), ((2, 2), "w"),
-                                                                     ((1, 2), "h0")])
+        x, w, h0 = (g.variable(pd.float32, s, name=n) for s, n in [(x_shape(count), "x"), (w_shape, "w"),
+                                                                     (w_shape[-1:], "h0")])
         with pd.Sequence() as main:
-            pd.grad(recurrence(x, w, h0).sum(), [w])
+            pd.grad(forward(x, w, h0).sum(), [w])
         sizes.append((len(main.tape.records), len(main.steps)))
     assert sizes[0] == sizes[1]
+
+
+def nested_recurrence_dw(x, w, h0):
+    """d sum(nested_recurrence(x, w, h0)) / dw in float64 numpy, by backpropagation."""
+    x, w, h = x.astype(np.float64), w.astype(np.float64), h0.astype(np.float64)
+    steps = []  # (function, h before, h after)
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            steps.append(("tanh", h, np.tanh(h * w + x[i, j])))
+            h = steps[-1][2]
+        steps.append(("sin", h, np.sin(h) + w))
+        h = steps[-1][2]
+    dh, dw = 2 * h, np.zeros_like(w)
+    for function, before, after in reversed(steps):
+        if function == "sin":
+            dw, dh = dw + dh, dh * np.cos(before)
+        else:
+            dz = dh * (1 - after ** 2)
+            dw, dh = dw + dz * before, dz * w
+    return dw
+
+
+def test_two_gradients_through_one_nested_loop_share_its_stashes(ipu_device, session_factory):
+    """Each pd.grad call gets a backward of its own, over the stashes the first one added."""
+    x, w, h0 = uniform(2, 3, 2), uniform(2), uniform(2)
+    g = pd.Graph(ipu_device)
+    tx, tw, th = (g.variable(pd.float32, a.shape, name=n, init=a) for a, n in [(x, "x"), (w, "w"), (h0, "h0")])
+    with pd.Sequence() as main:
+        y = nested_recurrence(tx, tw, th)
+        dw = pd.grad(y.sum(), tw)
+        dw3 = pd.grad((y * 3.0).sum(), tw)
+    with session_factory(g, main) as s:
+        s.run()
+        assert_close(s.read(dw), nested_recurrence_dw(x, w, h0))
+        assert_close(s.read(dw3), 3 * nested_recurrence_dw(x, w, h0))
 
 
 def while_in_a_repeat(g, x):
