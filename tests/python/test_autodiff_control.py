@@ -352,6 +352,15 @@ def predicate_overwritten(g, x):
     return h.sum()
 
 
+def switch_index_overwritten(g, x):
+    h, index = x * 1.0, g.variable(pd.int32, (1,), name="index")
+    with pd.Switch(index) as sw:
+        with sw.case(0):
+            h *= 2.0
+            index += 1
+    return h.sum()
+
+
 def in_place_on_what_its_rule_reads(g, x):
     h = x * 1.0
     with pd.Repeat(2):
@@ -365,6 +374,8 @@ def in_place_on_what_its_rule_reads(g, x):
                         r"with pd\.While.*\) on the path .*: its trip count is only known when it runs"),
     (function_call, r"pd\.Function .*shared by every call"),
     (predicate_overwritten, r"its predicate <pd\.Tensor 'flag'.* is overwritten by pd\.If"),
+    (switch_index_overwritten, r"pd\.Switch \(built at .*\): its index <pd\.Tensor 'index'.* is overwritten by "
+                               r"pd\.Switch"),
     (in_place_on_what_its_rule_reads, "it overwrites that tensor itself"),
 ])
 def test_control_flow_pd_grad_cannot_differentiate_is_refused(forward, message):
