@@ -248,8 +248,8 @@ class Switch:
     def __exit__(self, exc_type, *exc):
         if exc_type is None:
             self.parent.add(self)
-            self.record = record_control("pd.Switch", list(self.cases.values()) +
-                                         [b for b in [self.default_body] if b], self.parent, step=self)
+            record_control("pd.Switch", list(self.cases.values()) + [b for b in [self.default_body] if b],
+                           self.parent, step=self)
         return False
 
     def case(self, value: int) -> Block:

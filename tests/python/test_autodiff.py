@@ -289,7 +289,7 @@ def while_loops(g, x, w):
 
 @pytest.mark.parametrize("forward, message", [
     (without_a_rule, r"no gradient for pd\.nonlinearity_grad \(built at test_autodiff\.py:\d+: return "
-                     r"pd\.nonlinearity_grad"),
+                     r"pd\.nonlinearity_grad.*: it is a gradient itself, and pd\.grad gives no second derivatives"),
     (overwrites_a_saved_input, r"pd\.map \(built at .*y = \(h \* w\)\.sum\(\).*\) needs its input 0 "
                                r"<pd\.Tensor .*pd\.map \(built at .*h \+= 1\.0\) overwrites it"),
     (overwrites_its_own_input, "it overwrites that tensor itself"),
