@@ -24,7 +24,8 @@ from popdsl.autodiff.backprop import propagate
 from popdsl.autodiff.registry import OpContext, gradient
 from popdsl.control import Block, Else, If, Repeat, Switch, current_block
 from popdsl.debug import BuildError
-from popdsl.dtypes import is_floating, uint32
+from popdsl._core.popops import expr as pe
+from popdsl.dtypes import float32, is_floating, uint32
 
 
 def _body_gradients(op, body, output_grads, context) -> list:
@@ -35,8 +36,8 @@ def _body_gradients(op, body, output_grads, context) -> list:
     return propagate(body.tape, body.tape.records, seeds, list(op.record.inputs), context)
 
 
-def _zeros_like(t):
-    return ops.zero(t.graph.variable(t.dtype, t.shape, name="pd.grad/zeros"))
+def _zeros_like(t, dtype=None):
+    return ops.zero(t.graph.variable(dtype or t.dtype, t.shape, name="pd.grad/zeros"))
 
 
 def _insert_steps(block, build, after=None, before=None):
@@ -238,7 +239,9 @@ def _repeat(op, grads):
     # The gradient of each output's value at the end of the iteration being differentiated.
     ahead = {id(o): ops.cast(g, g.dtype) if g is not None else _zeros_like(o)
              for o, g in zip(outputs, grads) if g is not None or id(o) in carried}
-    totals = {j: _zeros_like(t) for j, t in enumerate(inputs) if op.needs[j] and id(t) not in carried}
+    # A gradient summed over the iterations is summed in float32: a float16 sum of many terms
+    # drops the next term's low bits once it is large.
+    totals = {j: _zeros_like(t, float32) for j, t in enumerate(inputs) if op.needs[j] and id(t) not in carried}
     frame = _Frame(op, body, loop=step)
     ops.fill(frame.backward_iteration, step.count - 1)
     with Repeat(step.count):
@@ -248,9 +251,12 @@ def _repeat(op, grads):
         _assign([d for d, _ in carries], [a for _, a in carries])
         for j, total in totals.items():
             if through[j] is not None:
-                ops.map_(lambda a, d: a + d, total, through[j])
+                ops.map_(lambda a, d: a + (d if through[j].dtype == float32 else pe.Cast(d, float32)), total,
+                         through[j])
         for o in outputs:  # an earlier iteration's value of a tensor the body only writes reaches nothing
             if id(o) in ahead and id(o) not in carried:
                 ops.zero(ahead[id(o)])
         frame.backward_iteration -= 1
-    return [ahead[id(t)] if id(t) in carried else totals.get(j) for j, t in enumerate(inputs)]
+    summed = {j: total if inputs[j].dtype == float32 else ops.cast(total, inputs[j].dtype)
+              for j, total in totals.items()}
+    return [ahead[id(t)] if id(t) in carried else summed.get(j) for j, t in enumerate(inputs)]
