@@ -237,6 +237,7 @@ class Switch:
     def __init__(self, index, name=None):
         self.parent = current_block()
         self.control = check_control(index, "Switch index")
+        self.index_tensor = index  # what pd.grad's backward Switch tests again
         self.name = debug_name(name)
         self.cases = {}
         self.default_body = None
@@ -248,7 +249,7 @@ class Switch:
         if exc_type is None:
             self.parent.add(self)
             record_control("pd.Switch", list(self.cases.values()) + [b for b in [self.default_body] if b],
-                           self.parent)
+                           self.parent, step=self)
         return False
 
     def case(self, value: int) -> Block:

@@ -88,5 +88,5 @@ def scatter_add(shape, updates: Tensor, offsets: Tensor, prog=None) -> Tensor:
     one = graph.constant(1.0, dtype=dtype, name="pd.grad/one")
     _run_library(lambda seq, dc: popops.multiUpdateAdd(graph.raw, total.raw, updates.raw, offsets.raw, one.raw,
                                                        [0], [1], seq, popops.SlicePlan(), {}, dc), None, prog)
-    record("pd.scatter_add", [total, updates, offsets], [total], prog, written=[total])  # no rule: not twice
+    record("pd.scatter_add", [total, updates, offsets], [total], prog, written=[total])
     return total

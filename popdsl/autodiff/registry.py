@@ -9,6 +9,7 @@ down to the input's shape by pd.grad.
 from popdsl.debug import BuildError
 
 RULES = {}
+NO_GRADIENT = {}  # op kind -> why pd.grad refuses it
 
 
 def gradient(*kinds):
@@ -18,6 +19,13 @@ def gradient(*kinds):
             RULES[kind] = rule
         return rule
     return register
+
+
+def no_gradient(why, *kinds):
+    """Declares that the given op kinds have no gradient, and why: pd.grad refuses them,
+    saying so, where they are on the path to the differentiated tensor."""
+    for kind in kinds:
+        NO_GRADIENT[kind] = why
 
 
 class OpContext:
@@ -60,5 +68,6 @@ class OpContext:
 def rule_for(record):
     rule = RULES.get(record.kind)
     if rule is None:
-        raise BuildError(f"pd.grad: no gradient for {record} on the path to the differentiated tensor")
+        why = NO_GRADIENT.get(record.kind, "it has no gradient rule")
+        raise BuildError(f"pd.grad: no gradient for {record} on the path to the differentiated tensor: {why}")
     return rule

@@ -4,7 +4,7 @@ import numpy as np
 import popdsl.ops as ops
 from popdsl._core.popops import expr as pe
 from popdsl.autodiff import expressions
-from popdsl.autodiff.registry import gradient
+from popdsl.autodiff.registry import gradient, no_gradient
 from popdsl.autodiff.tape import WRITE_INTO_VIEW
 from popdsl.debug import BuildError
 from popdsl.linalg import matmul
@@ -260,17 +260,20 @@ def _nonlinearity(op, grads):
     return [ops.nonlinearity_grad(activation, grads[0], kind)]
 
 
-# --- control flow (pd.Repeat and pd.If: control_rules.py) --------------------------------
-def _not_differentiable(why):
-    def rule(op, grads):
-        raise BuildError(f"pd.grad: cannot differentiate through {op.record}: {why}")
-    return rule
-
-
-gradient("pd.Function")(_not_differentiable(
-    "a function's body is shared by every call, so it cannot stash what each call's backward needs; "
-    "build the body inline (a Python function called in the block) instead"))
-gradient("pd.Switch")(_not_differentiable("a switch is not differentiable; use pd.If/pd.Else"))
-gradient("pd.While")(_not_differentiable(
-    "its trip count is only known when it runs, so the memory for what the backward needs cannot be "
-    "bounded when the graph is built; use pd.Repeat(n), or pd.Repeat(max_n) with pd.If(i < n) in the body"))
+# --- ops without a gradient (pd.Repeat, pd.If and pd.Switch: control_rules.py) -----------
+no_gradient("a function's body is shared by every call, so it cannot stash what each call's backward needs; "
+            "build the body inline (a Python function called in the block) instead", "pd.Function")
+no_gradient("its trip count is only known when it runs, so the memory for what the backward needs cannot be "
+            "bounded when the graph is built; use pd.Repeat(n), or pd.Repeat(max_n) with pd.If(i < n) in the body",
+            "pd.While")
+no_gradient("it is a gradient itself, and pd.grad gives no second derivatives", "pd.nonlinearity_grad",
+            "pd.scatter_add")
+no_gradient("it runs Python on the host, which pd.grad cannot see into", "pd.host_callback")
+no_gradient("pd.grad cannot read a codelet's C++; give the builder that adds the vertex its gradient builder "
+            "with @pd.custom_grad", "pd.compute_set vertex")
+no_gradient("pd.grad has no rule for this collective yet (only pd.all_reduce's); write the backward by hand",
+            "pd.reduce_scatter", "pd.all_gather", "pd.broadcast")
+no_gradient("its result is an index, through which no gradient flows", "pd.argmax", "pd.argmin")
+# Their results depend on no float input, so pd.grad never meets them on a path.
+no_gradient("its result depends on no float input", "stream read", "pd.reduce_all", "pd.reduce_any",
+            "pd.random.uniform", "pd.random.normal", "pd.random.truncated_normal", "pd.random.bernoulli")

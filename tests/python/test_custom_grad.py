@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import popdsl as pd
-from popdsl.testing import assert_close
+from popdsl.testing import assert_close, check_grads
 from popdsl.testing.attention import causal_attention_grad
 from popdsl.testing.plugin import ipu_device, session_factory  # noqa: F401  (fixtures)
 
@@ -31,6 +31,19 @@ def gradient_of(ipu_device, session_factory, attention, wrt_shape=QKV.shape):
 def test_attention_builders_use_their_gradient_builders(attention, ipu_device, session_factory):
     assert_close(gradient_of(ipu_device, session_factory, attention), causal_attention_grad(QKV, D_OUT),
                  rtol=1e-4, atol=1e-5)
+
+
+SMALL_QKV = rng.standard_normal((3, 1, 4, 2)).astype(np.float32)
+CUSTOM = {
+    "flash attention": (lambda qkv: pd.nn.flash_attention_qkv_packed(qkv, 2, 2), [SMALL_QKV]),
+    "vanilla attention": (pd.nn.vanilla_attention, [SMALL_QKV]),
+}
+
+
+@pytest.mark.parametrize("case", list(CUSTOM))
+def test_custom_gradients_match_finite_differences(case):
+    fn, inputs = CUSTOM[case]
+    check_grads(fn, inputs)
 
 
 def test_scaled_dot_product_attention_differentiates_its_scaling_and_packing(ipu_device, session_factory):
@@ -122,3 +135,38 @@ def test_lstm_forward_uses_backward_with_weight_update(full):
         s.run()
         for got, want in zip(grads, [ref.dh0, ref.dc0, ref.dx, ref.dWin, ref.dWout, ref.db]):
             assert_close(s.read(got), want, rtol=2e-5, atol=2e-6)
+
+
+def graph_size(build, sequence_length) -> tuple:
+    """(variables, compute sets, programs, program steps) of the engine of `build`'s
+    training graph (its forward and pd.grad's backward) at a sequence length."""
+    dev = pd.ipu_model(tiles=4)
+    g = pd.Graph(dev)
+    with pd.Sequence() as main:
+        build(g, sequence_length)
+    with pd.Session(g, main, device=dev) as s:
+        p = s.profile
+        return p.num_variables, p.num_compute_sets, p.num_programs, len(p.steps)
+
+
+def lstm_training(g, steps):
+    params = pd.nn.lstm.LstmParams(pd.float32, 2, steps, (3, 4), calc_input_gradients=True)
+    x, state = pd.nn.lstm.create_input(g, params), pd.nn.lstm.create_initial_state(g, params)
+    weights = pd.nn.lstm.create_weights(g, params)
+    out, _, _ = pd.nn.lstm.forward(params, state, x, weights)
+    pd.grad(out.sum(), [x, *weights])
+
+
+def flash_attention_training(g, length):
+    qkv = g.variable(pd.float32, (3, 1, length, 4), name="qkv")
+    out = pd.nn.flash_attention_qkv_packed(qkv, length // 4, length // 4)  # chunks of 4 rows
+    pd.grad(out.sum(), [qkv])
+
+
+@pytest.mark.needs_emulator("profile data (Session.profile)")
+@pytest.mark.parametrize("build, lengths", [(lstm_training, (4, 64)), (flash_attention_training, (8, 64))],
+                         ids=["lstm", "flash attention"])
+def test_differentiated_builders_do_not_grow_with_the_sequence_length(build, lengths):
+    short, long = (graph_size(build, n) for n in lengths)
+    assert short == long
+    assert short[1] > 0

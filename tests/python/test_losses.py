@@ -48,14 +48,18 @@ def test_cross_entropy_of_an_all_ignored_batch_is_zero(ipu_device, session_facto
     assert_close(loss, 0.0)
 
 
-@pytest.mark.parametrize("fn, inputs", [
-    (pd.nn.log_softmax, [LOGITS]),
-    (pd.nn.cross_entropy, [LOGITS, LABELS]),
-    (pd.nn.mse, [LOGITS, rng.standard_normal((5, 4)).astype(np.float32)]),
-    (lambda t: pd.mean(t, 0), [LOGITS]),
-    (lambda t: pd.var(t, 1), [LOGITS]),
-], ids=["log_softmax", "cross_entropy", "mse", "mean", "var"])
-def test_gradients_match_finite_differences(fn, inputs):
+LOSSES = {
+    "log_softmax": (pd.nn.log_softmax, [LOGITS]),
+    "cross_entropy": (pd.nn.cross_entropy, [LOGITS, LABELS]),
+    "mse": (pd.nn.mse, [LOGITS, rng.standard_normal((5, 4)).astype(np.float32)]),
+    "mean": (lambda t: pd.mean(t, 0), [LOGITS]),
+    "var": (lambda t: pd.var(t, 1), [LOGITS]),
+}
+
+
+@pytest.mark.parametrize("case", list(LOSSES))
+def test_gradients_match_finite_differences(case):
+    fn, inputs = LOSSES[case]
     check_grads(fn, inputs)
 
 
