@@ -378,6 +378,17 @@ class Session:
     # --- running ------------------------------------------------------------------------
     @_one_at_a_time
     def run(self, name=None, feeds=None) -> dict:
+        """Runs program `name` (optional when the session has one program) and returns what it
+        sent on each device-to-host stream, keyed by the stream (a loaded session: its handle).
+
+        `feeds` maps each host-to-device stream the program reads (or its handle) to its
+        values: one array of the stream's shape when the program reads it once, or
+        (reads, *shape) with one row per read, in order; a run must read every row.
+
+        A device-to-host stream's output always has a leading axis of writes: shape
+        (writes, *shape), one row per write in order, whatever the number of writes
+        (0 writes: (0, *shape)). In a replicated graph feeds and outputs have a further
+        leading replica axis: (replicas, writes, *shape)."""
         self._check_attached("run")
         if name is None:
             if len(self.program_names) != 1:
@@ -416,10 +427,9 @@ class Session:
                 "run of %r in session %r took %.3f s", name, self.name, seconds)
         for feed in inputs:
             feed.check_all_read(name)
-        collected = {h: [np.stack(v) if len(v) > 1 else v[0] for v in per_replica if v]
+        collected = {h: [_written_rows(self._streams[h], rows) for rows in per_replica]
                      for h, per_replica in outputs.items()}
-        return {self._stream_objects.get(h, h): (np.stack(v) if replicated else v[0])
-                for h, v in collected.items() if v}
+        return {self._stream_objects.get(h, h): (np.stack(v) if replicated else v[0]) for h, v in collected.items()}
 
 
 # --- host handles, streams and callbacks ------------------------------------------------------
@@ -583,6 +593,11 @@ class _Feed:
         if self.rows is not None and self.read < len(self.rows):
             raise SessionError(f"the feed for {self.label} has {len(self.rows)} rows but program "
                                f"{program!r} read {self.read}: give one row per read")
+
+
+def _written_rows(stream: _StreamInfo, rows: list) -> np.ndarray:
+    """A device-to-host stream's writes of one run as (writes, *shape)."""
+    return np.stack(rows) if rows else np.empty((0,) + stream.shape, stream.dtype)
 
 
 def _collector(stream: _StreamInfo, sink: list):

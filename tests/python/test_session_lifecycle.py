@@ -233,7 +233,8 @@ def test_loaded_session_streams_by_handle(device, tmp_path):
     loaded = pd.Session.load(tmp_path / "s.popdsl")
     with loaded:
         result = loaded.run(feeds={"in": np.array([1, 2, 3], np.float32)})
-    np.testing.assert_array_equal(result["out"], [1, 4, 9])
+    np.testing.assert_array_equal(result["out"], [[1, 4, 9]])  # one write: a leading axis of 1
+    assert result["out"].shape == (1, 3)
 
 
 def test_load_errors_name_the_problem(device, tmp_path):
@@ -367,7 +368,7 @@ def test_a_session_manifests_streams_and_callbacks_must_match_its_executable(dev
     pd.Session(g, main, device=device).save(tmp_path / "m")
     with pd.Session.load(tmp_path / "m", device=device, callbacks={"twice": lambda a: a * 2}) as loaded:
         result = loaded.run(feeds={"in": np.array([1, 2, 3], np.float32)})
-    np.testing.assert_array_equal(result["out"], [2, 4, 6])
+    np.testing.assert_array_equal(result["out"], [[2, 4, 6]])  # one write
     saved_with_manifest(tmp_path / "m", edit)
     with pytest.raises(pd.SessionError, match=rf"Session.load\('{tmp_path}/m'\): the file's manifest {problem}"):
         pd.Session.load(tmp_path / "m", device=device, callbacks={callback: lambda a: a * 2})
