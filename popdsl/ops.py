@@ -283,7 +283,16 @@ def _set_item(self, key, value):
         fill(view, value)
 
 
+def _assign(self, value) -> Tensor:
+    """Copies `value` (a tensor, broadcast to t's shape, or a number) into t; returns t.
+    Inside a loop body `acc.assign(acc + 1)` updates acc for the next iteration, where
+    `acc = acc + 1` would only bind the name to a new tensor."""
+    self[...] = value
+    return self
+
+
 Tensor.__setitem__ = _set_item
+Tensor.assign = _assign
 
 
 def print_tensor(t: Tensor, title=None, prog=None):

@@ -44,7 +44,7 @@ from popdsl.instrument import Counter
 from popdsl.profile import Profile, auto_report
 from popdsl import progress
 from popdsl.progress import RunProgress, engine_progress
-from popdsl import saved_session
+from popdsl import loop_pitfall, saved_session
 from popdsl.session_io import (Feed, SessionError, StreamInfo, TensorInfo, collector, device_values, file_path,
                                per_replica, written_rows)
 from popdsl.tensor import Tensor
@@ -333,6 +333,7 @@ class Session:
                 raise SessionError(f"{t!r} has no value: its `with` block has not ended")
             return t.value(self.read(t.tensor))
         info = self._info(t)
+        loop_pitfall.check_read([t] if isinstance(t, Tensor) else [])
         if not self.attached and info.handle in self._host_data:
             return self._host_data[info.handle].copy()
         self._check_attached("read")
