@@ -277,22 +277,3 @@ class Switch:
     def assemble(self, programs):
         default, *cases = programs
         return _program.Switch(self.control, list(zip(self.cases, cases)), default, self.name)
-
-
-class Function:
-    """A block built once and run by program::Call wherever it is called."""
-
-    def __init__(self, graph, fn, name=None):
-        self.graph, self.fn = graph, expect_callable(fn, "Graph.function: fn")
-        self.name = name or getattr(fn, "__qualname__", "function")
-        self._function = None
-        self._body = None
-
-    def __call__(self, prog=None):
-        if self._function is None:
-            self._body = Block(self.name)
-            with self._body:
-                self.fn()
-            self._function = self.graph.raw.addFunction(self._body.build())
-        emit(_program.Call(self._function, debug_name(self.name)), prog)
-        record_control("pd.Function", [self._body], current_block(prog))

@@ -8,7 +8,8 @@ from popdsl._core import poplar, popops, poputil
 from popdsl._core import program as _program
 from popdsl.debug import BuildError, debug_name, describe, expect_int, expect_str
 from popdsl.dtypes import as_type, numpy_dtype
-from popdsl.control import Function, emit, record
+from popdsl.control import emit, record
+from popdsl.functions import Function
 from popdsl.tensor import Tensor, as_shape, expect_tensor
 
 LINEAR = "linear"
@@ -145,8 +146,17 @@ class Graph:
 
         return add_codelets(self, source_or_path, flags)
 
-    def function(self, fn=None, name=None):
-        """Decorator: the body is built once and each call adds a program::Call."""
+    def function(self, fn=None, name=None) -> Function:
+        """Decorator: the body is built once as a Poplar function and each call adds a
+        program::Call. `fn` may take tensor arguments and return a tensor or a tuple of
+        them: each call copies its arguments in and the results out (into new tensors it
+        returns), and every call passes tensors of the first call's shapes and dtypes.
+
+            @g.function
+            def scaled(x):
+                return x * 2 + 1
+            y = scaled(a)     # in an open block; scaled(b) reuses the same Poplar function
+        """
         if fn is None:
             return lambda f: Function(self, f, name)
         return Function(self, fn, name)
