@@ -12,7 +12,7 @@ past Python's recursion limit, so build_program keeps its own stack.
 from popdsl import loop_pitfall
 from popdsl._core import program as _program
 from popdsl.autodiff.tape import Record, Tape
-from popdsl.debug import BuildError, debug_name, describe, expect_callable, expect_int
+from popdsl.debug import BuildError, debug_name, describe, expect_callable, expect_int, plain_name
 from popdsl.dtypes import is_integral_or_bool
 
 _open_blocks: list = []
@@ -109,7 +109,7 @@ class Sequence(Block):
     """A program: `with pd.Sequence("main") as main:` collects the ops built inside."""
 
     def __init__(self, name=None):
-        super().__init__(debug_name(name))
+        super().__init__(plain_name(name))
 
 
 def check_control(tensor, what: str):

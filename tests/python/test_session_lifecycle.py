@@ -605,6 +605,19 @@ def test_on_a_terminal_run_progress_is_a_bar_against_the_last_run(monkeypatch, c
     assert capsys.readouterr().err == "\rrunning 'main': 1 s [" + "#" * 7 + " " * 23 + "] of the last run's 4.0 s"
 
 
+def test_on_a_terminal_run_progress_ends_with_a_final_update_on_a_clean_line(monkeypatch, capsys):
+    from popdsl.progress import RunProgress
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    with RunProgress("running 'main'", expected_seconds=4.0) as progress:
+        progress._report(3.0)
+    err = capsys.readouterr().err
+    assert err.endswith("\n") and err.count("\n") == 1
+    last = err.rstrip("\n").rsplit("\r", 1)[1]
+    assert last.rstrip().startswith("running 'main': done in ") and last.rstrip().endswith(" s")
+    assert len(last) == len("running 'main': 3 s [" + "#" * 22 + " " * 8 + "] of the last run's 4.0 s")  # blanks it
+    assert "#" not in last
+
+
 def test_a_failed_load_leaves_the_device_free(device, tmp_path):
     g, main, _ = build_model(device)
     pd.Session(g, main, device=device).save(tmp_path / "m")

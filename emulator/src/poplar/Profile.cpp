@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "EngineState.hpp"
+#include "TypeInfo.hpp"
 
 namespace poplar {
 
@@ -220,7 +221,11 @@ ProfileData getProfileData(const Engine &engine) {
   s.estimateCycles();
   ProfileData p;
   p.target = s.graph->target;
-  for (unsigned id : s.usedVars) ++(s.graph->vars->vars[id].isConstant ? p.numConstants : p.numVariables);
+  for (unsigned id : s.usedVars) {
+    const Variable &v = s.graph->vars->vars[id];
+    ++(v.isConstant ? p.numConstants : p.numVariables);
+    if (!v.isConstant) p.variableBytes.emplace_back(v.name, v.numElements * typeSize(v.type));
+  }
   p.numComputeSets = static_cast<unsigned>(s.graph->computeSets.size());
   p.numPrograms = static_cast<unsigned>(s.entries.size());
   p.constantBytesPerTile = s.constantTileBytes;
