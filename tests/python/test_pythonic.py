@@ -1,4 +1,5 @@
 """The Pythonic layer: graphs, tensors, operators, control flow, sessions, errors."""
+import os
 import re
 
 import numpy as np
@@ -279,9 +280,13 @@ def test_debug_names_come_from_source_lines_and_scopes():
     with pd.name_scope("encoder"):
         with pd.name_scope("layer0"):
             name = pd.debug.debug_name()
-    assert name.startswith("encoder/layer0/test_pythonic.py:")
+    here = os.path.relpath(__file__).replace(os.sep, "/")  # the path relative to the working directory
+    assert name.startswith(f"encoder/layer0/{here}:")
     assert "name = pd.debug.debug_name()" in name
-    assert pd.debug.debug_name("explicit") == "explicit"
+    explicit = pd.debug.debug_name("explicit")  # the name, then the line it was given on
+    assert explicit.startswith(f"explicit @ {here}:") and explicit.endswith('explicit = pd.debug.debug_name("explicit")  # the name, then the line it was given on')
+    assert pd.debug.debug_name("kind", op="pd.matmul").endswith("/pd.matmul")
+    assert pd.debug.plain_name("w") == "w"
 
 
 def test_matmul_grouped_and_accumulate(graph, session_factory):
