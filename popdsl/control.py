@@ -144,7 +144,7 @@ class _Nested:
             self.parent.add(self)
             self.record = record_control(self.kind, self.bodies(), self.parent, step=self)
             if self.loop:
-                loop_pitfall.check_loop(self.kind, self.bodies(), self.record.location)
+                loop_pitfall.check_loop(self.kind, self.body, self.bodies(), self.record.location)
         return False
 
     def bodies(self) -> list:

@@ -11,6 +11,8 @@ import inspect
 from popdsl._core import program as _program
 from popdsl.control import Block, current_block, emit, record_control
 from popdsl.debug import BuildError, debug_name, describe, expect_callable
+from popdsl.ops import copy
+from popdsl.tensor import Tensor
 
 
 class Function:
@@ -31,8 +33,6 @@ class Function:
         self._check_arguments(args)
         if self._function is None:
             self._build(args)
-        from popdsl.ops import copy  # ops builds on control flow: imported when first called
-
         for arg, parameter in zip(args, self._parameters):
             copy(arg, parameter, name=f"{self.name}/argument", prog=prog)
         emit(_program.Call(self._function, debug_name(self.name)), prog)
@@ -45,8 +45,6 @@ class Function:
 
     def _check_arguments(self, args):
         what = f"Graph.function {self.name!r}"
-        from popdsl.tensor import Tensor  # tensor's operators build on control flow
-
         for k, arg in enumerate(args):
             if not isinstance(arg, Tensor):
                 raise BuildError(f"{what}: argument {k} must be a pd.Tensor, got {describe(arg)}")
@@ -69,8 +67,6 @@ class Function:
                                  "first call; every call passes tensors of the same shapes and dtypes")
 
     def _build(self, args):
-        from popdsl.tensor import Tensor
-
         self._parameters = tuple(self.graph.clone(arg, name=f"{self.name}/parameter{k}") for k, arg in enumerate(args))
         self._body = Block(self.name)
         with self._body:

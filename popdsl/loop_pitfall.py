@@ -18,7 +18,8 @@ from popdsl import debug
 # Op kinds whose result changes per execution even from the same inputs.
 _VARYING_KINDS = ("pd.random.",)
 
-# id(tensor) -> (a weak reference to it, the warning to give when it is read after its loop)
+# id(tensor) -> the warning to give when the tensor is read after its loop; an entry goes
+# when its tensor does (weakref.finalize), so an id is never another tensor's
 _suspects = {}
 
 
@@ -28,29 +29,30 @@ class LoopCarryWarning(UserWarning):
     same value (`acc = acc + 1` where `acc += 1` was meant)."""
 
 
-def check_loop(kind: str, bodies: list, location: str):
-    """Remembers the new tensors of a finished loop whose bodies (its blocks) compute them
-    from loop-invariant values and never read them. `location` is the loop's source line."""
-    changed = {i for body in bodies for i in body.tape.changed}
-    for body in bodies:
-        tape = body.tape
-        invariant = {}  # id(record) -> its outputs are the same every iteration
-        read_in_body = set()  # (id(record), k) of every value a record reads
-        first_writer = {}  # id(tensor) -> the first record that produced it
-        for r in tape.records:
-            sources = [s for s in r.sources if isinstance(s, tuple)]
-            read_in_body.update((id(rec), k) for rec, k in sources)
-            invariant[id(r)] = bool(r.sources) and not r.kind.startswith(_VARYING_KINDS) and all(
-                invariant[id(s[0])] if isinstance(s, tuple) else id(s) not in changed for s in r.sources)
-            for t in r.outputs:
-                first_writer.setdefault(id(t), (r, t))
-        for r, t in first_writer.values():
-            latest = tape.latest(t)
-            if t.view_of is not None or any(w is t for w in r.written) or latest is None:
-                continue  # a view, or a tensor that existed before the loop: not a new name
-            record, k = latest
-            if invariant[id(record)] and (id(record), k) not in read_in_body:
-                _suspects[id(t)] = (weakref.ref(t), _message(kind, record.location, location))
+def check_loop(kind: str, body, blocks: list, location: str):
+    """Remembers the new tensors of a finished loop's body that it computes from values none
+    of the loop's blocks (the body, a While's condition) change, and never reads.
+    `location` is the loop's source line."""
+    changed = {i for block in blocks for i in block.tape.changed}
+    tape = body.tape
+    invariant = {}  # id(record) -> its outputs are the same every iteration
+    read_in_body = set()  # (id(record), k) of every value a record reads
+    first_writer = {}  # id(tensor) -> the first record that produced it
+    for r in tape.records:
+        sources = [s for s in r.sources if isinstance(s, tuple)]
+        read_in_body.update((id(rec), k) for rec, k in sources)
+        invariant[id(r)] = bool(r.sources) and not r.kind.startswith(_VARYING_KINDS) and all(
+            invariant[id(s[0])] if isinstance(s, tuple) else id(s) not in changed for s in r.sources)
+        for t in r.outputs:
+            first_writer.setdefault(id(t), (r, t))
+    for r, t in first_writer.values():
+        latest = tape.latest(t)
+        if t.view_of is not None or any(w is t for w in r.written) or latest is None:
+            continue  # a view, or a tensor that existed before the loop: not a new name
+        record, k = latest
+        if invariant[id(record)] and (id(record), k) not in read_in_body:
+            _suspects[id(t)] = _message(kind, record.location, location)
+            weakref.finalize(t, _suspects.pop, id(t), None)
 
 
 def _message(kind: str, statement: str, loop: str) -> str:
@@ -63,11 +65,11 @@ def _message(kind: str, statement: str, loop: str) -> str:
 
 def _bases(t) -> list:
     """t and every tensor it is a view of."""
-    found = [t]
-    while found[-1].view_of is not None and len(found[-1].view_of[1]) == 1:
-        found.append(found[-1].view_of[1][0])
-    if found[-1].view_of is not None:
-        found.extend(b for base in found[-1].view_of[1] for b in _bases(base))
+    found, todo = [], [t]
+    while todo:
+        found.append(todo.pop())
+        if found[-1].view_of is not None:
+            todo.extend(found[-1].view_of[1])
     return found
 
 
@@ -77,9 +79,8 @@ def check_read(tensors):
         return
     for t in tensors:
         for base in _bases(t):
-            reference, message = _suspects.get(id(base), (None, None))
-            if reference is not None and reference() is base:
-                del _suspects[id(base)]
+            message = _suspects.pop(id(base), None)
+            if message is not None:
                 frame = debug._user_frame(skip_builders=True)
                 filename, line = (frame.f_code.co_filename, frame.f_lineno) if frame else ("<unknown>", 0)
                 warnings.warn_explicit(message, LoopCarryWarning, filename, line)

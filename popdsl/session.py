@@ -66,7 +66,6 @@ def _one_at_a_time(method):
     return exclusive
 
 
-
 class Session:
     """Compiles `programs` (a pd.Sequence or a dict of them) for `graph` at construction.
 
@@ -99,7 +98,7 @@ class Session:
         handles = _host_handles(graph)
         self._by_id = {id(t): handles[id(t)] for t in graph.variables}
         tensors = [TensorInfo(name, handles[id(t)], t.shape, numpy_dtype(t.dtype),
-                               t.raw.containsConstant(), id(t) in graph.initialised)
+                              t.raw.containsConstant(), id(t) in graph.initialised)
                    for t, name in zip(graph.variables, _unique_names(t.name for t in graph.variables))]
         streams = [StreamInfo(s.handle, s.shape, numpy_dtype(s.dtype), s.to_device, s.broadcast)
                    for s in graph.streams]

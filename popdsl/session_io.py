@@ -25,6 +25,8 @@ class TensorInfo:
 
 
 class StreamInfo:
+    """What a session knows of a data stream (enough to save and load)."""
+
     def __init__(self, handle, shape, dtype, to_device, broadcast=False):
         self.handle, self.shape, self.dtype, self.to_device = handle, tuple(shape), np.dtype(dtype), to_device
         self.broadcast = broadcast  # one feed for every replica
@@ -34,15 +36,11 @@ class StreamInfo:
                 "broadcast": self.broadcast}
 
 
-
-
 def file_path(path, what: str) -> str:
     """A str or os.PathLike path with ~ expanded; anything else raises a TypeError naming `what`."""
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"{what}: path must be a str or os.PathLike, got {describe(path)}")
     return os.path.expanduser(os.fspath(path))
-
-
 
 
 def device_values(values, dtype: np.dtype, what: str) -> np.ndarray:

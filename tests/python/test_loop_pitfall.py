@@ -141,3 +141,23 @@ def test_random_draws_in_a_loop_do_not_warn(graph, device):
             scaled = noise * 2
         (got,) = run(graph, main, device, scaled)
     assert ((got >= 0) & (got <= 2)).all()
+
+
+def test_reading_a_view_of_the_new_tensor_after_the_loop_warns(graph):
+    start = graph.variable(pd.float32, (2, 3), name="start")
+
+    def build():
+        with pd.Sequence():
+            total = start
+            with pd.Repeat(3):
+                total = total * 2
+            total[0].reshape(3, 1) + 1  # an op reading a view of it
+
+    caught, _ = loop_warnings(build)
+    assert [str(w.message).split(": this line")[0] for w in caught] == [
+        f"test_loop_pitfall.py:{line_of('total = total * 2')}: total = total * 2"]
+
+
+def line_of(text: str) -> int:
+    [number] = [i for i, line in enumerate(open(__file__), 1) if line.strip() == text]
+    return number
