@@ -143,7 +143,7 @@ class Profile:
             target=Target(t.getTargetArchString(), t.getNumIPUs(), t.getTilesPerIPU(), t.getBytesPerTile(),
                           t.getTileClockFrequency(), t.getNumWorkerContexts(), t.getExchangeBytesPerCycle()),
             memory=Memory(list(data["variable_bytes_per_tile"]), list(data["constant_bytes_per_tile"]),
-                          t.getBytesPerTile(), _bytes_by_name(data["variable_bytes"])),
+                          t.getBytesPerTile(), dict(data["variable_bytes"])),
             steps=[Step(index=i, **s) for i, s in enumerate(data["steps"])],
             runs=data["runs"], host_timed=data["host_timed"], num_variables=data["num_variables"],
             num_constants=data["num_constants"], num_compute_sets=data["num_compute_sets"],
@@ -251,13 +251,6 @@ class Profile:
             paths.append(os.path.join(directory, name))
             plot(paths[-1])
         return paths
-
-
-def _bytes_by_name(variables) -> dict:
-    totals = {}
-    for name, size in variables:
-        totals[name] = totals.get(name, 0) + size
-    return totals
 
 
 _TRUE = "true"

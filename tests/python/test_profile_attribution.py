@@ -10,9 +10,11 @@ import pytest
 
 import popdsl as pd
 
+from debug_paths import shown_path
+
 pytestmark = pytest.mark.needs_emulator("profile data (Engine.getProfileData, Session.profile)")
 
-HERE = os.path.relpath(__file__).replace(os.sep, "/")  # how debug names show this file
+HERE = shown_path(__file__)  # how debug names show this file
 
 
 def line_of(text: str) -> int:
@@ -117,3 +119,19 @@ def test_execution_plot_labels_identical_steps_with_their_step_numbers(device, t
     labels = _plots._step_labels(steps)
     assert len(steps) == 2 and len(set(labels)) == 2
     assert all(label.endswith(f"(step {st.index})") for label, st in zip(labels, steps))
+
+
+def test_variables_sharing_a_name_add_up_in_the_profile_and_in_its_report(device, tmp_path):
+    g = pd.Graph(device)
+    first = g.variable(pd.float32, (2,), name="twin", init=1.0)
+    second = g.variable(pd.int32, (3,), name="twin", init=1)
+    with pd.Sequence() as main:
+        first += 1
+        second += 1
+    options = {"autoReport.all": "true", "autoReport.directory": str(tmp_path)}
+    with pd.Session(g, main, device=device, options=options) as s:
+        s.run()
+        live = s.profile.memory.by_variable()
+    assert live["twin"] == 2 * 4 + 3 * 4
+    [report] = tmp_path.rglob("profile.json")  # the engine's own file (a later session's is in a sub-directory)
+    assert pd.Profile.from_json(report.read_text()).memory.by_variable() == live

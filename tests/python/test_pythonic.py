@@ -1,5 +1,4 @@
 """The Pythonic layer: graphs, tensors, operators, control flow, sessions, errors."""
-import os
 import re
 
 import numpy as np
@@ -8,6 +7,8 @@ import pytest
 import popdsl as pd
 from popdsl.testing import assert_close
 from popdsl.testing.plugin import ipu_device, session_factory  # noqa: F401  (fixtures)
+
+from debug_paths import shown_path
 
 
 @pytest.fixture
@@ -280,7 +281,7 @@ def test_debug_names_come_from_source_lines_and_scopes():
     with pd.name_scope("encoder"):
         with pd.name_scope("layer0"):
             name = pd.debug.debug_name()
-    here = os.path.relpath(__file__).replace(os.sep, "/")  # the path relative to the working directory
+    here = shown_path(__file__)  # relative to the working directory
     assert name.startswith(f"encoder/layer0/{here}:")
     assert "name = pd.debug.debug_name()" in name
     explicit = pd.debug.debug_name("explicit")  # the name, then the line it was given on

@@ -1,12 +1,11 @@
 """Custom vertices on the Pythonic layer: g.add_codelets and pd.compute_set blocks."""
 
-import os
-
 import numpy as np
 import pytest
 
 import popdsl as pd
 
+from debug_paths import shown_path
 from vertex_codelets import SOURCE
 
 
@@ -54,7 +53,7 @@ def test_debug_name_is_the_source_line_and_lists_and_plain_fields_work(graph):
         s.run()
         np.testing.assert_array_equal(s.read(out), [10, 2, 30])
         [line] = [l for l in s.profile.by_line() if "pd.compute_set()" in l.label]
-        assert line.location.startswith(os.path.relpath(__file__).replace(os.sep, "/") + ":")
+        assert line.location.startswith(shown_path(__file__) + ":")
 
 
 def test_vertex_errors_name_the_source_line(graph):

@@ -30,7 +30,8 @@ struct ProfileData {
   unsigned numVariables = 0, numConstants = 0; // those the programs or host handles use
   unsigned numComputeSets = 0, numPrograms = 0;
   std::vector<std::size_t> variableBytesPerTile, constantBytesPerTile;
-  // (debug name, bytes) of each variable (not constant) the programs or host handles use, in creation order
+  // (debug name, bytes) of the variables (not constants) the programs or host handles use, one entry
+  // per name (variables sharing a name add up), in creation order
   std::vector<std::pair<std::string, std::size_t>> variableBytes;
   std::vector<ProfileStep> steps; // in program order
   std::uint64_t runs = 0;
