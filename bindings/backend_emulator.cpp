@@ -63,6 +63,7 @@ pybind11::dict profileData(const poplar::Engine &engine) {
   d["num_programs"] = p.numPrograms;
   d["variable_bytes_per_tile"] = p.variableBytesPerTile;
   d["constant_bytes_per_tile"] = p.constantBytesPerTile;
+  d["variable_bytes"] = p.variableBytes;
   d["steps"] = steps;
   d["runs"] = p.runs;
   d["host_timed"] = p.hostTimed;

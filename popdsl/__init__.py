@@ -64,6 +64,7 @@ from popdsl.ops import (abs, cast, ceil, concat, copy, cos, exp, fill, floor, lo
                         nonlinearity, nonlinearity_, nonlinearity_grad, print_tensor, rsqrt, sigmoid, sin, sqrt,
                         square, tanh, where, zero)
 from popdsl.control import Else, If, Repeat, Sequence, Switch, While  # noqa: E402
+from popdsl.loop_pitfall import LoopCarryWarning  # noqa: E402
 from popdsl.autodiff.custom import custom_grad  # noqa: E402
 from popdsl.autodiff.grad import grad  # noqa: E402
 from popdsl.indexing import _AtIndexer  # noqa: E402,F401  (adds Tensor.at)

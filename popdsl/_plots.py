@@ -5,6 +5,12 @@ Figures are made without pyplot, so plotting never changes the user's backend.
 import textwrap
 
 
+def _whole_numbers(axis):
+    """Ticks only at whole numbers (tiles and tile counts have no fractions)."""
+    from matplotlib.ticker import MaxNLocator
+    axis.set_major_locator(MaxNLocator(integer=True))
+
+
 def _figure(**kwargs):
     try:
         from matplotlib.figure import Figure
@@ -18,6 +24,11 @@ def _short(text: str, width: int = 60) -> str:
 
 
 def memory(profile, path):
+    memory_figure(profile).savefig(path, dpi=110)
+
+
+def memory_figure(profile):
+    """The memory picture: bytes of each tile against the per-tile limit, and a histogram."""
     mem = profile.memory
     kb = 1024.0
     variables = [b / kb for b in mem.variable_bytes]
@@ -41,19 +52,21 @@ def memory(profile, path):
         top.plot([], [], color="#c44e52", linestyle="--",
                  label=f"per-tile limit {limit:,.0f} kB (off scale, {100 * peak / limit:.2g}% used at most)")
     top.set_xlim(-0.5, len(totals) - 0.5)
+    _whole_numbers(top.xaxis)
     top.set_xlabel("tile")
-    top.set_ylabel("memory (kB)")
-    top.set_title(f"Memory per tile: {mem.total_bytes / kb:,.1f} kB on {len(totals):,} tiles "
-                  f"({profile.target.arch}); fullest: tile {fullest}, {totals[fullest]:,.2f} kB")
+    top.set_ylabel("memory per tile (kB)")
+    top.set_title(f"Memory of each tile: {mem.total_bytes / kb:,.1f} kB in total on {len(totals):,} tiles "
+                  f"({profile.target.arch}); fullest tile: {fullest}, with {totals[fullest]:,.2f} kB")
     top.legend(loc="upper right")
     top.grid(axis="y", alpha=0.3)
 
     bottom.hist(totals, bins=min(30, max(5, len(set(totals)))), color="#55a868", edgecolor="white")
     bottom.set_xlabel("memory per tile (kB)")
     bottom.set_ylabel("tiles")
-    bottom.set_title("Tiles by memory used")
+    _whole_numbers(bottom.yaxis)
+    bottom.set_title("Tiles by their memory (kB per tile)")
     bottom.grid(axis="y", alpha=0.3)
-    fig.savefig(path, dpi=110)
+    return fig
 
 
 def _duration(seconds: float) -> str:
@@ -72,6 +85,13 @@ def _stacked_bars(ax, labels, parts, colors, names):
     return left
 
 
+def _step_labels(steps) -> list:
+    """'kind: debug name' of each step, shortened; steps whose labels would be the same (one
+    source line's steps) also show their step number."""
+    labels = [_short(f"{s.kind}: {s.name}") for s in steps]
+    return [f"{label} (step {s.index})" if labels.count(label) > 1 else label for label, s in zip(labels, steps)]
+
+
 def execution(profile, path, top):
     steps = [s for s in profile.top_steps(top) if s.total_cycles]
     lines = [g for g in profile.by_line()[:top] if g.total_cycles]
@@ -81,13 +101,13 @@ def execution(profile, path, top):
     fig = _figure(figsize=(12, 4 + 0.32 * (len(steps) + len(lines))), layout="constrained")
     upper, lower = fig.subplots(2, 1, height_ratios=[max(len(steps), 1), max(len(lines), 1)])
     ends = _stacked_bars(
-        upper, [_short(f"{s.kind}: {s.name}") for s in steps],
+        upper, _step_labels(steps),
         [[s.executions * getattr(s, phase) for s in steps]
          for phase in ("sync_cycles", "exchange_cycles", "compute_cycles")],
         ["#8172b3", "#dd8452", "#4c72b0"], ["sync", "exchange", "compute"])
     for row, (s, end) in enumerate(zip(steps, ends)):
         upper.text(end, row, f"  {100 * s.total_cycles / total:.1f}%, x{s.executions:,}", va="center", fontsize=8)
-    upper.set_xlabel("estimated cycles (all executions)")
+    upper.set_xlabel("estimated cycles, all executions in total")
     upper.set_title(f"Costliest steps (top {len(steps)} of {len(profile.steps)}): "
                     f"{profile.total_cycles:,} estimated cycles, "
                     f"{_duration(profile.estimated_seconds)} at {clock_mhz:,.0f} MHz")
@@ -99,7 +119,7 @@ def execution(profile, path, top):
     lower.invert_yaxis()
     for row, g in enumerate(lines):
         lower.text(g.total_cycles, row, f"  {100 * g.total_cycles / total:.1f}%", va="center", fontsize=8)
-    lower.set_xlabel("estimated cycles (all executions)")
+    lower.set_xlabel("estimated cycles, all executions in total")
     lower.set_title("Costliest source lines")
     lower.grid(axis="x", alpha=0.3)
     lower.margins(x=0.15)

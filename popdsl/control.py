@@ -9,9 +9,10 @@ or a block or control-flow step: parts() (the blocks it holds) and assemble(prog
 (its program from theirs). Blocks nest as deep as Poplar's programs (10000 levels),
 past Python's recursion limit, so build_program keeps its own stack.
 """
+from popdsl import loop_pitfall
 from popdsl._core import program as _program
 from popdsl.autodiff.tape import Record, Tape
-from popdsl.debug import BuildError, debug_name, describe, expect_callable, expect_int
+from popdsl.debug import BuildError, debug_name, describe, expect_callable, expect_int, plain_name
 from popdsl.dtypes import is_integral_or_bool
 
 _open_blocks: list = []
@@ -91,6 +92,7 @@ def record(kind: str, inputs, outputs, prog=None, written=(), **attrs) -> Record
     gradient rule; `written` lists the tensors it overwrote (in-place ops)."""
     op = Record(kind, inputs, outputs, written, attrs)
     current_block(prog).tape.add(op)
+    loop_pitfall.check_read(op.inputs)
     return op
 
 
@@ -107,7 +109,7 @@ class Sequence(Block):
     """A program: `with pd.Sequence("main") as main:` collects the ops built inside."""
 
     def __init__(self, name=None):
-        super().__init__(debug_name(name))
+        super().__init__(plain_name(name))
 
 
 def check_control(tensor, what: str):
@@ -126,6 +128,7 @@ class _Nested:
     """A `with` block whose body becomes a step of the enclosing block on exit."""
 
     kind = None  # the op kind pd.grad sees
+    loop = False  # whether the body runs repeatedly (the loop pitfall's check)
 
     def __init__(self):
         self.parent = current_block()
@@ -140,6 +143,8 @@ class _Nested:
         if exc_type is None:
             self.parent.add(self)
             self.record = record_control(self.kind, self.bodies(), self.parent, step=self)
+            if self.loop:
+                loop_pitfall.check_loop(self.kind, self.body, self.bodies(), self.record.location)
         return False
 
     def bodies(self) -> list:
@@ -151,6 +156,7 @@ class Repeat(_Nested):
     """`with pd.Repeat(n):` runs the block n times (program::Repeat)."""
 
     kind = "pd.Repeat"
+    loop = True
 
     def __init__(self, count: int, name=None):
         count = expect_int(count, "pd.Repeat: count")
@@ -212,6 +218,7 @@ class While(_Nested):
     """`with pd.While(cond_fn):` runs cond_fn's ops, then the block while its result is non-zero."""
 
     kind = "pd.While"
+    loop = True
 
     def __init__(self, cond_fn, name=None):
         expect_callable(cond_fn, "pd.While: cond_fn")
@@ -271,22 +278,3 @@ class Switch:
     def assemble(self, programs):
         default, *cases = programs
         return _program.Switch(self.control, list(zip(self.cases, cases)), default, self.name)
-
-
-class Function:
-    """A block built once and run by program::Call wherever it is called."""
-
-    def __init__(self, graph, fn, name=None):
-        self.graph, self.fn = graph, expect_callable(fn, "Graph.function: fn")
-        self.name = name or getattr(fn, "__qualname__", "function")
-        self._function = None
-        self._body = None
-
-    def __call__(self, prog=None):
-        if self._function is None:
-            self._body = Block(self.name)
-            with self._body:
-                self.fn()
-            self._function = self.graph.raw.addFunction(self._body.build())
-        emit(_program.Call(self._function, debug_name(self.name)), prog)
-        record_control("pd.Function", [self._body], current_block(prog))

@@ -1,9 +1,15 @@
 """Debug names from the user's source line, inside the enclosing name scopes.
 
-Every op popdsl emits is named "scope/.../file.py:LINE: statement" unless the
-caller passes name=, so profiles and errors point at the user's own code. The
-builders in popdsl.nn are written on the Pythonic layer like user code: their ops
-are named after the builder's lines, while errors name the line that called them.
+Every op popdsl emits is named "scope/.../path.py:LINE: statement", or
+"scope/.../name @ path.py:LINE: statement" when the caller passes name=, so profiles
+point at the user's own code. The path is the user's file relative to the working
+directory (absolute outside it) and "popdsl/..." for the package's own files. The
+builders in popdsl.nn are written on the Pythonic layer like user code: their ops are
+named after the builder's lines ("popdsl/nn/lstm.py:595: ..."), while errors name the
+line that called them (by file name: "lstm.py:31: ...").
+
+Tensors made by name (Graph.variable(name="w"), constants, clones, streams' reads) keep
+the plain name, which sessions read and write them by.
 """
 import contextlib
 import functools
@@ -36,23 +42,49 @@ def _user_frame(skip_builders: bool):
     return frame
 
 
-def source_location(skip_builders: bool = False) -> str:
+@functools.lru_cache(maxsize=None)
+def _display_path(filename: str, working_directory: str) -> str:
+    """How a debug name shows a source file: popdsl's own as 'popdsl/...', the user's
+    relative to the working directory, or absolute outside it."""
+    path = os.path.abspath(os.path.join(working_directory, filename))
+    if path.startswith(_PACKAGE_DIR):
+        return "popdsl/" + path[len(_PACKAGE_DIR):].replace(os.sep, "/")
+    relative = os.path.relpath(path, working_directory)
+    return path if relative.startswith(os.pardir) else relative.replace(os.sep, "/")
+
+
+def source_location(skip_builders: bool = False, file_name_only: bool = True) -> str:
     """'file.py:LINE: statement' of the innermost caller outside popdsl (outside popdsl.nn
-    too when skip_builders)."""
+    too when skip_builders); with file_name_only=False the file as debug names show it."""
     frame = _user_frame(skip_builders)
     if frame is None:
         return "<unknown>"
     filename, line = frame.f_code.co_filename, frame.f_lineno
     statement = linecache.getline(filename, line).strip()
-    location = f"{os.path.basename(filename)}:{line}"
+    shown = os.path.basename(filename) if file_name_only else _display_path(filename, os.getcwd())
+    location = f"{shown}:{line}"
     return f"{location}: {statement}" if statement else location
 
 
-def debug_name(name=None) -> str:
-    """The scoped debug name for an op: `name` if given, else the user's source line."""
-    if name is not None and not isinstance(name, str):
+def debug_name(name=None, op=None) -> str:
+    """The scoped debug name for an op: the user's source line, after `name @ ` if given,
+    and `/op` (the op's kind) when given, which tells one line's several ops apart."""
+    location = source_location(file_name_only=False)
+    named = location if name is None else f"{_checked(name)} @ {location}"
+    return "/".join(_scopes + [named] + ([op] if op else []))
+
+
+def plain_name(name=None) -> str:
+    """The scoped debug name for a tensor or program made by name: `name` if given
+    (sessions read and write tensors, and run programs, by that name), else the user's
+    source line."""
+    return "/".join(_scopes + [source_location(file_name_only=False) if name is None else _checked(name)])
+
+
+def _checked(name) -> str:
+    if not isinstance(name, str):
         raise BuildError(f"name= must be a str (a debug name) or None, got {describe(name)}")
-    return "/".join(_scopes + [name if name is not None else source_location()])
+    return name
 
 
 def name_scope(name: str):

@@ -6,9 +6,10 @@ import numpy as np
 
 from popdsl._core import poplar, popops, poputil
 from popdsl._core import program as _program
-from popdsl.debug import BuildError, debug_name, describe, expect_int, expect_str
+from popdsl.debug import BuildError, debug_name, describe, expect_int, expect_str, plain_name
 from popdsl.dtypes import as_type, numpy_dtype
-from popdsl.control import Function, emit, record
+from popdsl.control import emit, record
+from popdsl.functions import Function
 from popdsl.tensor import Tensor, as_shape, expect_tensor
 
 LINEAR = "linear"
@@ -85,7 +86,7 @@ class Graph:
         (None: unmapped; a tile number; or per-tile lists of (begin, end) intervals)."""
         shape = as_shape(shape, f"variable {name!r}" if name else "variable")
         initial = None if init is None else _host_values(init, dtype, shape, "Graph.variable: init")
-        t = Tensor(self.raw.addVariable(as_type(dtype), shape, debug_name(name)), self)
+        t = Tensor(self.raw.addVariable(as_type(dtype), shape, plain_name(name)), self)
         self._map(t, mapping)
         if initial is not None:
             self.raw.setInitialValue(t.raw, initial)
@@ -101,7 +102,7 @@ class Graph:
         axes = [a + len(shape) if a < 0 else a for a in axes]
         try:
             raw = popops.createSliceableTensor(self.raw, as_type(dtype), shape, axes, [1] * len(axes), 0,
-                                               debug_name(name))
+                                               plain_name(name))
         except poputil.poplibs_error as e:
             raise BuildError(str(e)) from None
         return self.track(Tensor(raw, self))
@@ -112,14 +113,14 @@ class Graph:
         if dtype is None:
             dtype = np.float32 if array.dtype == np.float64 else np.int32 if array.dtype == np.int64 else array.dtype
         t = Tensor(self.raw.addConstant(as_type(dtype), list(array.shape),
-                                        array.astype(numpy_dtype(dtype)), debug_name(name)), self)
+                                        array.astype(numpy_dtype(dtype)), plain_name(name)), self)
         self._map(t, mapping)
         return self.track(t)
 
     def clone(self, t: Tensor, name=None) -> Tensor:
         """A new variable shaped and mapped like t."""
         expect_tensor(t, "Graph.clone: t", self, "this graph")
-        return self.track(Tensor(self.raw.clone(t.raw, debug_name(name)), self))
+        return self.track(Tensor(self.raw.clone(t.raw, plain_name(name)), self))
 
     def host_to_device(self, dtype, shape, name=None, broadcast=False) -> "HostToDevice":
         """A host-to-device stream; in a replicated graph each replica reads its own feed
@@ -145,8 +146,17 @@ class Graph:
 
         return add_codelets(self, source_or_path, flags)
 
-    def function(self, fn=None, name=None):
-        """Decorator: the body is built once and each call adds a program::Call."""
+    def function(self, fn=None, name=None) -> Function:
+        """Decorator: the body is built once as a Poplar function and each call adds a
+        program::Call. `fn` may take tensor arguments and return a tensor or a tuple of
+        them: each call copies its arguments in and the results out (into new tensors it
+        returns), and every call passes tensors of the first call's shapes and dtypes.
+
+            @g.function
+            def scaled(x):
+                return x * 2 + 1
+            y = scaled(a)     # in an open block; scaled(b) reuses the same Poplar function
+        """
         if fn is None:
             return lambda f: Function(self, f, name)
         return Function(self, fn, name)

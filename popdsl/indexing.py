@@ -48,7 +48,8 @@ class _At:
         t = self.tensor
         indices, offsets = self._offsets(prog)
         raw = _run_library(lambda seq, dc: popops.dynamicSlice(t.graph.raw, t.raw, offsets, self.dims,
-                                                               [1] * len(self.dims), seq, dc), name, prog)
+                                                               [1] * len(self.dims), seq, dc), name, prog,
+                           "Tensor.at.get")
         out = t.graph.track(Tensor(raw.squeeze(self.dims), t.graph))
         record("Tensor.at.get", [t, *indices], [out], prog, dims=self.dims)
         return out
@@ -65,7 +66,8 @@ class _At:
         for d in self.dims:
             update = update.expand([d])
         _run_library(lambda seq, dc: popops.dynamicUpdate(t.graph.raw, t.raw, update, offsets, self.dims,
-                                                          [1] * len(self.dims), seq, dc), name, prog)
+                                                          [1] * len(self.dims), seq, dc), name, prog,
+                     "Tensor.at.set")
         record("Tensor.at.set", [t, value, *indices], [t], prog, written=[t], dims=self.dims)
         return t
 

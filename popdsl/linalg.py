@@ -44,7 +44,7 @@ def matmul(a: Tensor, b: Tensor, name=None, prog=None, options=None, out: Tensor
             build = lambda seq, dc: poplin.matMul(graph.raw, a.raw, b.raw, seq, dc, options)  # noqa: E731
         else:
             build = lambda seq, dc: poplin.matMulGrouped(graph.raw, a.raw, b.raw, seq, a.dtype, dc, options)  # noqa: E731
-        out = graph.track(Tensor(_run_library(build, name, prog), graph))
+        out = graph.track(Tensor(_run_library(build, name, prog, "pd.matmul"), graph))
         record("pd.matmul", [a, b], [out], prog)
         return out
     shape = a.shape[:-1] + b.shape[-1:]
@@ -52,7 +52,8 @@ def matmul(a: Tensor, b: Tensor, name=None, prog=None, options=None, out: Tensor
         raise BuildError(f"matmul out= must be a {a.dtype} tensor of shape {shape}, not {out!r}")
     expect_tensor(out, "matmul out=", graph, "a")
     with_output = poplin.matMulWithOutput if a.ndim == 2 else poplin.matMulGroupedWithOutput
-    _run_library(lambda seq, dc: with_output(graph.raw, a.raw, b.raw, out.raw, seq, dc, options), name, prog)
+    _run_library(lambda seq, dc: with_output(graph.raw, a.raw, b.raw, out.raw, seq, dc, options), name, prog,
+                 "pd.matmul")
     record("pd.matmul", [a, b], [out], prog, written=[out])
     return out
 
@@ -101,7 +102,8 @@ def matmul_acc(c: Tensor, a: Tensor, b: Tensor, scale=1.0, name=None, prog=None,
     else:
         raise BuildError(f"pd.matmul_acc: scale must be a number or a one-element tensor, got {describe(scale)}")
     acc = poplin.matMulAcc if a.ndim == 2 else poplin.matMulGroupedAcc
-    _run_library(lambda seq, dc: acc(graph.raw, c.raw, k, a.raw, b.raw, seq, dc, options), name, prog)
+    _run_library(lambda seq, dc: acc(graph.raw, c.raw, k, a.raw, b.raw, seq, dc, options), name, prog,
+                 "pd.matmul_acc")
     record("pd.matmul_acc", [c, a, b] + ([scale] if isinstance(scale, Tensor) else []), [c], prog, written=[c],
            scale=None if isinstance(scale, Tensor) else float(scale))
     return c

@@ -26,12 +26,13 @@ def _graph_of(tensors, what: str):
     return first.graph
 
 
-def _run_library(build, name, prog):
-    """Calls build(raw_sequence, debug_name) and emits the sequence it filled."""
+def _run_library(build, name, prog, op=None):
+    """Calls build(raw_sequence, debug_name) and emits the sequence it filled; `op` (the op's
+    kind) ends the debug name."""
     current_block(prog)  # fail before touching the graph when no program is open
     seq = _program.Sequence()
     try:
-        result = build(seq, debug_name(name))
+        result = build(seq, debug_name(name, op))
     except _LIBRARY_ERRORS as e:
         raise BuildError(str(e)) from None
     emit(seq, prog)
@@ -77,16 +78,22 @@ def _check_scalars(tensors, args):
 def _map(expression, tensors, name=None, prog=None) -> Tensor:
     graph = _graph_of(tensors, "tensors")
     raw = _run_library(lambda seq, dc: popops.map(graph.raw, expression, [t.raw for t in tensors], seq, dc),
-                       name, prog)
+                       name, prog, _map_kind(expression))
     out = graph.track(Tensor(raw, graph))
     record("pd.map", tensors, [out], prog, expression=expression)
     return out
 
 
+def _map_kind(expression) -> str:
+    """The op kind a map's debug name ends with: pd.map and its expression, shortened."""
+    text = str(expression)
+    return f"pd.map {text if len(text) <= 48 else text[:45] + '...'}"
+
+
 def _map_in_place(expression, tensors, name=None, prog=None) -> Tensor:
     graph = _graph_of(tensors, "tensors")
     _run_library(lambda seq, dc: popops.mapInPlace(graph.raw, expression, [t.raw for t in tensors], seq, dc),
-                 name, prog)
+                 name, prog, _map_kind(expression))
     record("pd.map", tensors, tensors[:1], prog, written=tensors[:1], expression=expression)
     return tensors[0]
 
@@ -200,7 +207,7 @@ def copy(src: Tensor, dst: Tensor, name=None, prog=None) -> Tensor:
     expect_tensor(dst, "pd.copy: dst", expect_tensor(src, "pd.copy: src").graph, "src")
     if src.dtype != dst.dtype or src.size != dst.size:
         raise BuildError(f"cannot copy {src!r} into {dst!r}: dtypes and element counts must match")
-    emit(_program.Copy(src.raw, dst.raw, False, debug_name(name)), prog)
+    emit(_program.Copy(src.raw, dst.raw, False, debug_name(name, "pd.copy")), prog)
     record("pd.copy", [src, dst], [dst], prog, written=[dst])
     return dst
 
@@ -211,7 +218,7 @@ def fill(t: Tensor, value, name=None, prog=None) -> Tensor:
     if not isinstance(value, (bool, int, float)):
         raise BuildError(f"pd.fill: value must be a Python number, got {describe(value)}")
     _check_scalars([t], [value])
-    _run_library(lambda seq, dc: popops.fill(t.graph.raw, t.raw, seq, value, dc), name, prog)
+    _run_library(lambda seq, dc: popops.fill(t.graph.raw, t.raw, seq, value, dc), name, prog, "pd.fill")
     record("pd.fill", [t], [t], prog, written=[t])
     return t
 
@@ -283,7 +290,16 @@ def _set_item(self, key, value):
         fill(view, value)
 
 
+def _assign(self, value) -> Tensor:
+    """Copies `value` (a tensor, broadcast to t's shape, or a number) into t; returns t.
+    Inside a loop body `acc.assign(acc + 1)` updates acc for the next iteration, where
+    `acc = acc + 1` would only bind the name to a new tensor."""
+    self[...] = value
+    return self
+
+
 Tensor.__setitem__ = _set_item
+Tensor.assign = _assign
 
 
 def print_tensor(t: Tensor, title=None, prog=None):
@@ -311,7 +327,8 @@ def nonlinearity(t: Tensor, kind: str, name=None, prog=None) -> Tensor:
     """popnn's non-linearity `kind` ("sigmoid", "tanh", "relu", "gelu", "softmax", ...) of t."""
     expect_tensor(t, "pd.nonlinearity: t")
     kind = _nonlinearity_type(kind, "pd.nonlinearity")
-    raw = _run_library(lambda seq, dc: popnn.nonLinearity(t.graph.raw, kind, t.raw, seq, dc), name, prog)
+    raw = _run_library(lambda seq, dc: popnn.nonLinearity(t.graph.raw, kind, t.raw, seq, dc), name, prog,
+                       "pd.nonlinearity")
     out = t.graph.track(Tensor(raw, t.graph))
     record("pd.nonlinearity", [t], [out], prog, function=kind.name)
     return out
@@ -321,7 +338,8 @@ def nonlinearity_(t: Tensor, kind: str, name=None, prog=None) -> Tensor:
     """Like pd.nonlinearity, writing the result over t (popnn nonLinearityInPlace); returns t."""
     expect_tensor(t, "pd.nonlinearity_: t")
     kind = _nonlinearity_type(kind, "pd.nonlinearity_")
-    _run_library(lambda seq, dc: popnn.nonLinearityInPlace(t.graph.raw, kind, t.raw, seq, dc), name, prog)
+    _run_library(lambda seq, dc: popnn.nonLinearityInPlace(t.graph.raw, kind, t.raw, seq, dc), name, prog,
+                 "pd.nonlinearity_")
     record("pd.nonlinearity_", [t], [t], prog, written=[t], function=kind.name)
     return t
 

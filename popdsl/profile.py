@@ -12,7 +12,11 @@ import re
 
 from popdsl import _core
 
-_LOCATION = re.compile(r"[\w.-]+\.py:\d+")
+# A source location in a debug name: the file as popdsl.debug shows it ("popdsl/nn/lstm.py",
+# "examples/lstm.py", an absolute path), after any name scopes, and the line.
+_LOCATION = re.compile(r"/?(?:[\w.<>-]+/)*[\w.<>-]+\.py:\d+")
+# The op kind popdsl.debug ends an op's debug name with ("/pd.matmul", "/pd.map ADD(_1, _2)").
+_OP_KIND = re.compile(r"/(?:pd|Tensor)\.[\w.]+(?: [^/]*)?$")
 
 
 @dataclasses.dataclass
@@ -39,16 +43,28 @@ class Step:
 
     @property
     def source(self) -> str:
-        """The user's source line in the debug name ('file.py:LINE: statement'), else the name."""
+        """The source line in the debug name ('path.py:LINE: statement', after any name
+        scopes, and what a library appended to it), else the name."""
         match = _LOCATION.search(self.name)
         return self.name[match.start():] if match else (self.name or "<unnamed>")
 
 
 @dataclasses.dataclass
 class LineCost:
-    """Steps grouped by the source line that built them."""
-    location: str  # 'file.py:LINE' (or the whole name when it has no location)
+    """Steps grouped by the source line that built them; `parts` tells them apart."""
+    location: str  # 'path.py:LINE' (or the whole name when it has no location)
     label: str     # location and statement
+    total_cycles: int
+    executions: int
+    steps: int
+    parts: list = dataclasses.field(default_factory=list)  # [StepPart] of the line's steps, costliest first
+
+
+@dataclasses.dataclass
+class StepPart:
+    """The steps of one source line that share a step kind and debug name."""
+    kind: str  # Execute, Copy, StreamCopy(...), Repeat, Call, ...
+    name: str  # the whole debug name (a library's suffix tells a line's compute sets apart)
     total_cycles: int
     executions: int
     steps: int
@@ -71,10 +87,17 @@ class Target:
 
 @dataclasses.dataclass
 class Memory:
-    """Bytes per tile of the variables and constants the programs use."""
+    """Bytes per tile of the variables and constants the programs use, and the bytes of
+    each variable by debug name."""
     variable_bytes: list
     constant_bytes: list
     bytes_per_tile: int  # the per-tile limit
+    variables: dict = dataclasses.field(default_factory=dict)  # debug name -> bytes
+
+    def by_variable(self) -> dict:
+        """Bytes of each variable (not constant) the programs or host handles use, by debug
+        name (variables sharing a name add up), largest first."""
+        return dict(sorted(self.variables.items(), key=lambda kv: (-kv[1], kv[0])))
 
     @property
     def tile_bytes(self) -> list:
@@ -120,7 +143,7 @@ class Profile:
             target=Target(t.getTargetArchString(), t.getNumIPUs(), t.getTilesPerIPU(), t.getBytesPerTile(),
                           t.getTileClockFrequency(), t.getNumWorkerContexts(), t.getExchangeBytesPerCycle()),
             memory=Memory(list(data["variable_bytes_per_tile"]), list(data["constant_bytes_per_tile"]),
-                          t.getBytesPerTile()),
+                          t.getBytesPerTile(), dict(data["variable_bytes"])),
             steps=[Step(index=i, **s) for i, s in enumerate(data["steps"])],
             runs=data["runs"], host_timed=data["host_timed"], num_variables=data["num_variables"],
             num_constants=data["num_constants"], num_compute_sets=data["num_compute_sets"],
@@ -152,18 +175,30 @@ class Profile:
         return dict(sorted(totals.items(), key=lambda kv: -kv[1]))
 
     def by_line(self) -> list:
-        """[LineCost] per source line of the user's builder, costliest first."""
+        """[LineCost] per source line that built steps, costliest first; each line's
+        `parts` split its steps by step kind and debug name."""
         groups = {}
+        parts = {}  # (location, kind, name) -> its StepPart
         for s in self.steps:
             source = s.source
             match = _LOCATION.match(source)
             key = match.group(0) if match else source
-            g = groups.setdefault(key, LineCost(key, source, 0, 0, 0))
-            if len(source) < len(g.label):
-                g.label = source  # the plain statement, without library suffixes
+            statement = _OP_KIND.sub("", source)
+            g = groups.setdefault(key, LineCost(key, statement, 0, 0, 0))
+            if len(statement) < len(g.label):
+                g.label = statement  # the plain statement, without library suffixes
             g.total_cycles += s.total_cycles
             g.executions += s.executions
             g.steps += 1
+            part = parts.get((key, s.kind, s.name))
+            if part is None:
+                part = parts[key, s.kind, s.name] = StepPart(s.kind, s.name, 0, 0, 0)
+                g.parts.append(part)
+            part.total_cycles += s.total_cycles
+            part.executions += s.executions
+            part.steps += 1
+        for g in groups.values():
+            g.parts.sort(key=lambda p: -p.total_cycles)
         return sorted(groups.values(), key=lambda g: (-g.total_cycles, g.location))
 
     # --- files --------------------------------------------------------------------------

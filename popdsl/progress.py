@@ -42,6 +42,7 @@ class RunProgress:
         self.terminal = sys.stderr.isatty()
         self.next_report = LONG_RUN_SECONDS  # seconds into the run
         self.reported = False
+        self.width = 0  # of the line last written on the terminal, which the next one overwrites
 
     def __enter__(self):
         self.start = time.perf_counter()
@@ -54,8 +55,10 @@ class RunProgress:
     def __exit__(self, *exc):
         with RunProgress._lock:
             del RunProgress._active[id(self)]
-        if self.reported and self.terminal:
+        if self.reported and self.terminal:  # a final update, then a newline: the next output starts clean
+            self._write(f"{self.what}: done in {time.perf_counter() - self.start:.1f} s")
             sys.stderr.write("\n")
+            sys.stderr.flush()
         return False
 
     @staticmethod
@@ -78,5 +81,10 @@ class RunProgress:
         if self.expected:
             filled = min(30, int(30 * elapsed / self.expected))
             bar = f" [{'#' * filled}{' ' * (30 - filled)}] of the last run's {self.expected:.1f} s"
-        sys.stderr.write(f"\r{self.what}: {elapsed:.0f} s{bar}")
+        self._write(f"{self.what}: {elapsed:.0f} s{bar}")
         sys.stderr.flush()
+
+    def _write(self, line: str):
+        """Overwrites the terminal line with `line`, blanking what is left of a longer one."""
+        sys.stderr.write("\r" + line.ljust(self.width))
+        self.width = len(line)

@@ -35,7 +35,7 @@ def _sample(kind, graph, shape, dtype, seed, seed_modifier, draw, name, prog) ->
     modifier = expect_int(seed_modifier, f"{what}: seed_modifier", 0, 2 ** 32 - 1)
     reference = graph.variable(dtype, shape, name=f"{what}/reference")
     raw = _run_library(lambda seq, dc: draw(graph.raw, None if seed is None else seed.raw.reshape([2]), modifier,
-                                            reference.raw, dtype, seq, dc), name, prog)
+                                            reference.raw, dtype, seq, dc), name, prog, what)
     out = graph.track(Tensor(raw, graph))
     record(what, [] if seed is None else [seed], [out], prog)  # no gradient: nothing to differentiate
     return out

@@ -27,7 +27,8 @@ def _reducer(function_name, operation, doc):
         expect_tensor(t, f"pd.{function_name}: t")
         dims = _axes(t, axis)
         raw = _run_library(lambda seq, dc: popops.reduce(t.graph.raw, t.raw, dims,
-                                                         popops.ReduceParams(operation), seq, dc), name, prog)
+                                                         popops.ReduceParams(operation), seq, dc), name, prog,
+                           f"pd.{function_name}")
         out = t.graph.track(Tensor(raw, t.graph))
         record(f"pd.{function_name}", [t], [out], prog, axes=dims)
         return out

@@ -48,7 +48,7 @@ def _group(group, graph: Graph, what: str):
 
 
 def _collective(kind: str, t: Tensor, build, name, prog, **attrs) -> Tensor:
-    out = _run_library(build, name, prog)
+    out = _run_library(build, name, prog, kind)
     result = t if out is None else t.graph.track(Tensor(out, t.graph))
     record(kind, [t], [result], prog, written=[result] if out is None else (), **attrs)
     return result

@@ -1,7 +1,8 @@
 """The file `Session.save` writes and `Session.load` reads: a magic line, the manifest's
 length (8 bytes, little-endian), the manifest (JSON: program names, and the names,
-handles, shapes and dtypes of the tensors, streams and host callbacks), then the
-serialized executable.
+handles, shapes and dtypes of the tensors, streams and host callbacks, and the handles
+of the weights saved with it), the saved weights' values (raw, in the manifest's order,
+each of its tensor's host shape and dtype), then the serialized executable.
 
 Saved sessions are files users copy between machines, so reading one checks every
 field before anything uses it: a damaged or foreign file raises SessionError naming the
@@ -12,25 +13,32 @@ import struct
 
 import numpy as np
 
+from popdsl import _core
+from popdsl._core import poplar
 from popdsl.dtypes import as_type
 
 MAGIC = b"POPDSL-SESSION\n"
-VERSION = 2  # 2: replicated sessions ("replicas", streams' "broadcast")
+VERSION = 3  # 2: replicated sessions ("replicas", streams' "broadcast"); 3: saved weights
 _LENGTH = struct.Struct("<Q")
 
 
 class SavedSessionError(ValueError):
-    """What is wrong with a saved session's manifest (Session.load names the file)."""
+    """What is wrong with a saved session's file (Session.load names the file)."""
 
 
-def write(path, manifest: dict, executable: bytes):
-    header = json.dumps(dict(manifest, version=VERSION)).encode()
+def write(path, manifest: dict, weights: dict, executable: bytes):
+    """Writes the manifest, the weights (handle -> host array) and the executable to `path`."""
+    header = json.dumps(dict(manifest, version=VERSION, weights=list(weights))).encode()
     with open(path, "wb") as f:
-        f.write(MAGIC + _LENGTH.pack(len(header)) + header + executable)
+        f.write(MAGIC + _LENGTH.pack(len(header)) + header)
+        for array in weights.values():
+            f.write(np.ascontiguousarray(array).tobytes())
+        f.write(executable)
 
 
 def read(path):
-    """(manifest, executable bytes) of the saved session at `path`, checked field by field."""
+    """(manifest, weights: handle -> host array, executable bytes) of the saved session at
+    `path`, checked field by field."""
     with open(path, "rb") as f:
         data = f.read()
     if not data.startswith(MAGIC):
@@ -50,7 +58,32 @@ def read(path):
     if manifest.get("version") != VERSION:
         raise SavedSessionError(f"was saved in format {manifest.get('version')!r}; this popdsl reads format {VERSION}")
     _check_manifest(manifest)
-    return manifest, data[start + length:]
+    weights, end = _weights(manifest, data, start + length)
+    return manifest, weights, data[end:]
+
+
+def _weights(manifest: dict, data: bytes, begin: int):
+    """The saved weights (handle -> array of the tensor's host shape) read from data[begin:],
+    and where they end."""
+    tensors = {t["handle"]: t for t in manifest["tensors"]}
+    handles = manifest.get("weights")
+    if not (isinstance(handles, list) and all(_is_name(h) and h in tensors and not tensors[h]["constant"]
+                                              for h in handles) and len(set(handles)) == len(handles)):
+        raise SavedSessionError(f"has a damaged manifest: 'weights' is not a list of its variables' handles: "
+                                f"{handles!r}")
+    replicas = manifest["replicas"]
+    weights = {}
+    for handle in handles:
+        t = tensors[handle]
+        shape = ((replicas,) if replicas > 1 else ()) + tuple(t["shape"])
+        dtype = np.dtype(t["dtype"])
+        size = int(np.prod(shape)) * dtype.itemsize
+        if begin + size > len(data):
+            raise SavedSessionError(f"is truncated: the saved values of tensor {t['name']!r} need {size} bytes, "
+                                    f"{len(data) - begin} follow")
+        weights[handle] = np.frombuffer(data, dtype, int(np.prod(shape)), begin).reshape(shape).copy()
+        begin += size
+    return weights, begin
 
 
 def _is_name(value):
@@ -111,3 +144,69 @@ def _check_manifest(manifest):
             if bad:
                 raise SavedSessionError(f"has a damaged manifest: {kind}[{i}] has an invalid {bad[0]!r}: "
                                         f"{entry[bad[0]]!r}")
+
+
+def check_tensors(engine, tensors):
+    """Each saved tensor's dtype and shape are those of its host handles in the executable:
+    reads and writes size their buffers by the manifest, so a manifest that disagrees
+    raises SavedSessionError naming the handle and both dtypes. The sdk backend's
+    Engine does not describe its handles; there the buffers' sizes are still checked."""
+    if _core.backend == "sdk":
+        return
+    for t in tensors:
+        for read in (True, False) if not t.constant else (True,):
+            handle = ("r" if read else "w") + t.handle
+            found = engine._hostTensor(handle, read)
+            if found is None:
+                raise SavedSessionError(f"the file's manifest names tensor {t.name!r}, but its executable "
+                                        f"has no host {'read' if read else 'write'} handle {handle!r}")
+            element_type, elements = found
+            if np.dtype(element_type.numpy_dtype) != t.dtype or elements != int(np.prod(t.shape)):
+                raise SavedSessionError(
+                    f"the file's manifest gives tensor {t.name!r} (handle {handle!r}) dtype "
+                    f"{t.dtype} and shape {t.shape}, but the executable's handle holds {elements} elements of "
+                    f"{element_type} (numpy {np.dtype(element_type.numpy_dtype)}); the file is damaged")
+
+
+def check_streams_and_callbacks(executable, streams, callbacks):
+    """Each saved stream and host callback is one of the executable's, with its element types,
+    sizes and direction: feeds, collected outputs and callback arguments are shaped by the
+    manifest, so one that disagrees raises SavedSessionError naming the handle and both
+    descriptions. The sdk backend cannot look inside an executable; there nothing is checked."""
+    interface = poplar._executableInterface(executable)
+    if interface is None:
+        return
+    executable_streams, host_functions = interface
+    for s in streams:
+        found = executable_streams.get(s.handle)
+        if found is None:
+            raise SavedSessionError(f"the file's manifest names stream {s.handle!r}, but its executable "
+                                    f"has no data stream {s.handle!r}")
+        element_type, elements, to_device = found
+        if (np.dtype(element_type.numpy_dtype), elements, to_device) != (s.dtype, int(np.prod(s.shape)), s.to_device):
+            raise SavedSessionError(
+                f"the file's manifest gives stream {s.handle!r} dtype {s.dtype}, shape "
+                f"{s.shape}, {_direction(s.to_device)}, but the executable's stream holds {elements} elements of "
+                f"{element_type} (numpy {np.dtype(element_type.numpy_dtype)}), {_direction(to_device)}; "
+                "the file is damaged")
+    for c in callbacks:
+        found = host_functions.get(c.name)
+        if found is None:
+            raise SavedSessionError(f"the file's manifest names host callback {c.name!r}, but its "
+                                    f"executable has no host function {c.name!r}")
+        for role, saved, arguments in (("inputs", c.inputs, found[0]), ("outputs", c.outputs, found[1])):
+            executable_arguments = [(np.dtype(element_type.numpy_dtype), elements) for element_type, elements in arguments]
+            if [(dtype, int(np.prod(shape))) for shape, dtype in saved] != executable_arguments:
+                raise SavedSessionError(
+                    f"the file's manifest gives host callback {c.name!r} {role} "
+                    f"{_arguments(saved)}, but the executable's host function has "
+                    f"{[f'{n} x {dtype}' for dtype, n in executable_arguments]}; the file is damaged")
+
+
+def _direction(to_device: bool) -> str:
+    return "host to device" if to_device else "device to host"
+
+
+def _arguments(specs) -> list:
+    """Callback arguments (shape, dtype) as the error messages show them."""
+    return [f"{shape} {dtype}" for shape, dtype in specs]

@@ -25,7 +25,7 @@ def _rows(t: Tensor, axis: int, what: str):
 def _arg_extreme(function, kind):
     def arg(t: Tensor, axis: int = -1, name=None, prog=None) -> Tensor:
         rows, _, others = _rows(t, axis, f"pd.{kind}")
-        raw = _run_library(lambda seq, dc: function(t.graph.raw, rows.raw, seq, dc), name, prog)
+        raw = _run_library(lambda seq, dc: function(t.graph.raw, rows.raw, seq, dc), name, prog, f"pd.{kind}")
         indices = t.graph.track(Tensor(raw, t.graph))
         record(f"pd.{kind}", [rows], [indices], prog)  # no gradient: its output is integral
         return indices.reshape(others)
@@ -68,7 +68,7 @@ def gather(t: Tensor, indices: Tensor, axis: int = 0, name=None, prog=None) -> T
     offsets = indices if indices.dtype == uint32 else cast(indices, uint32, prog=prog)
     offsets = offsets.reshape(indices.size, 1)
     raw = _run_library(lambda seq, dc: popops.multiSlice(t.graph.raw, front.raw, offsets.raw, [0], [1], seq,
-                                                         popops.SlicePlan(), {}, dc), name, prog)
+                                                         popops.SlicePlan(), {}, dc), name, prog, "pd.gather")
     sliced = t.graph.track(Tensor(raw, t.graph))  # [indices.size, 1, the other dimensions]
     record("pd.gather", [front, offsets], [sliced], prog)
     rest = list(front.shape[1:])

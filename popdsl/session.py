@@ -44,7 +44,9 @@ from popdsl.instrument import Counter
 from popdsl.profile import Profile, auto_report
 from popdsl import progress
 from popdsl.progress import RunProgress, engine_progress
-from popdsl import saved_session
+from popdsl import loop_pitfall, saved_session
+from popdsl.session_io import (Feed, SessionError, StreamInfo, TensorInfo, collector, device_values, file_path,
+                               per_replica, written_rows)
 from popdsl.tensor import Tensor
 
 log = logging.getLogger("popdsl")
@@ -62,32 +64,6 @@ def _one_at_a_time(method):
         with self._lock:
             return method(self, *args, **kwargs)
     return exclusive
-
-
-class SessionError(RuntimeError):
-    """Misuse of a session: not attached, unknown program, bad feeds or tensors."""
-
-
-class _TensorInfo:
-    """What a session knows of a readable/writable tensor (enough to save and load)."""
-
-    def __init__(self, name, handle, shape, dtype, constant, initialised):
-        self.name, self.handle, self.shape, self.dtype = name, handle, tuple(shape), np.dtype(dtype)
-        self.constant, self.initialised = constant, initialised
-
-    def to_json(self):
-        return {"name": self.name, "handle": self.handle, "shape": list(self.shape), "dtype": self.dtype.str,
-                "constant": self.constant, "initialised": self.initialised}
-
-
-class _StreamInfo:
-    def __init__(self, handle, shape, dtype, to_device, broadcast=False):
-        self.handle, self.shape, self.dtype, self.to_device = handle, tuple(shape), np.dtype(dtype), to_device
-        self.broadcast = broadcast  # one feed for every replica
-
-    def to_json(self):
-        return {"handle": self.handle, "shape": list(self.shape), "dtype": self.dtype.str, "to_device": self.to_device,
-                "broadcast": self.broadcast}
 
 
 class Session:
@@ -115,16 +91,16 @@ class Session:
         if device is not None and not isinstance(device, poplar.Device):
             raise TypeError(f"Session: device must be a device (pd.ipu_model()) or None, got {describe(device)}")
         if cache_dir is not None:
-            _file_path(cache_dir, "Session: cache_dir")
+            file_path(cache_dir, "Session: cache_dir")
         if name is not None and not isinstance(name, str):
             raise TypeError(f"Session: name must be a str or None, got {describe(name)}")
         self.graph = graph
         handles = _host_handles(graph)
         self._by_id = {id(t): handles[id(t)] for t in graph.variables}
-        tensors = [_TensorInfo(name, handles[id(t)], t.shape, numpy_dtype(t.dtype),
-                               t.raw.containsConstant(), id(t) in graph.initialised)
+        tensors = [TensorInfo(name, handles[id(t)], t.shape, numpy_dtype(t.dtype),
+                              t.raw.containsConstant(), id(t) in graph.initialised)
                    for t, name in zip(graph.variables, _unique_names(t.name for t in graph.variables))]
-        streams = [_StreamInfo(s.handle, s.shape, numpy_dtype(s.dtype), s.to_device, s.broadcast)
+        streams = [StreamInfo(s.handle, s.shape, numpy_dtype(s.dtype), s.to_device, s.broadcast)
                    for s in graph.streams]
         self._stream_objects = {s.handle: s for s in graph.streams}
         executable = compile_or_load(graph.raw, [p.build() for p in programs.values()],
@@ -162,24 +138,33 @@ class Session:
         self._depth = 0
 
     # --- saving and loading -----------------------------------------------------------------
-    def save(self, path):
-        """Writes the executable and the names of its tensors, streams and host callbacks to `path`."""
-        saved_session.write(_file_path(path, "Session.save"), {
+    @_one_at_a_time
+    def save(self, path, weights: bool = False):
+        """Writes the executable and the names of its tensors, streams and host callbacks to
+        `path`; with weights=True also the weights' values (copied from the device first when
+        attached), from which a session loaded from the file starts."""
+        saved = {}
+        if weights:
+            if self.attached:
+                self.weights_to_host()
+            saved = {t.handle: self._host_data[t.handle] for t in self._weights() if t.handle in self._host_data}
+        saved_session.write(file_path(path, "Session.save"), {
             "programs": self.program_names, "name": self.name, "replicas": self.replicas,
             "tensors": [t.to_json() for t in self._tensors.values()],
             "streams": [s.to_json() for s in self._streams.values()],
             "host_callbacks": [c.to_json() for c in self._callbacks.values()],
-        }, self.executable.serialize())
+        }, saved, self.executable.serialize())
 
     @classmethod
     def load(cls, path, device=None, callbacks=None, seed=None) -> "Session":
         """A runnable session from a file written by save(). `device` must have the saved
         target (default: a simulator device for it); `callbacks` maps each saved host
         callback's handle to its Python function. Tensors are then read and written by name.
+        A file saved with weights=True starts from the saved weights (they are its host copies).
         A damaged or foreign file raises SessionError naming it and what is wrong."""
-        path = _file_path(path, "Session.load")
+        path = file_path(path, "Session.load")
         try:
-            manifest, serialized = saved_session.read(path)
+            manifest, weights, serialized = saved_session.read(path)
         except saved_session.SavedSessionError as e:
             raise SessionError(f"Session.load({path!r}): the file {e}") from None
         try:
@@ -205,13 +190,17 @@ class Session:
         self.graph = None
         self._by_id = {}
         self._stream_objects = {}
-        tensors = [_TensorInfo(**t) for t in manifest["tensors"]]
-        streams = [_StreamInfo(**s) for s in manifest["streams"]]
+        tensors = [TensorInfo(**t) for t in manifest["tensors"]]
+        streams = [StreamInfo(**s) for s in manifest["streams"]]
         callbacks = {h: HostCallback.from_json(saved[h], fn) for h, fn in callbacks.items()}
-        _check_saved_streams_and_callbacks(executable, path, streams, callbacks.values())
-        self._setup(executable, manifest["programs"], tensors, streams, callbacks,
-                    device or poplar.Device.createSimulatorDevice(target), seed, manifest["name"], replicas)
-        _check_saved_tensors(self.engine, path, tensors)
+        try:
+            saved_session.check_streams_and_callbacks(executable, streams, callbacks.values())
+            self._setup(executable, manifest["programs"], tensors, streams, callbacks,
+                        device or poplar.Device.createSimulatorDevice(target), seed, manifest["name"], replicas)
+            saved_session.check_tensors(self.engine, tensors)
+        except saved_session.SavedSessionError as e:
+            raise SessionError(f"Session.load({path!r}): {e}") from None
+        self._host_data.update(weights)
         return self
 
     # --- lifecycle ------------------------------------------------------------------------
@@ -271,8 +260,10 @@ class Session:
         if not self.attached:
             holder = _holders.get(id(self.device))
             held = f" (the device is held by session {holder.name!r})" if holder is not None else ""
+            weights = " (outside it only weights, variables made with init= or written, read as their host copies)" \
+                if what == "read" else ""
             raise SessionError(f"Session.{what} needs an attached session: put the call inside "
-                               f"`with session:`{held}")
+                               f"`with session:`{held}{weights}")
 
     # --- seeds --------------------------------------------------------------------------
     @property
@@ -289,7 +280,7 @@ class Session:
         self.engine.setRandomSeed(int(value))
 
     # --- data ----------------------------------------------------------------------------
-    def _info(self, t) -> _TensorInfo:
+    def _info(self, t) -> TensorInfo:
         if isinstance(t, str):
             return self._named(t)
         if not isinstance(t, Tensor):
@@ -300,7 +291,7 @@ class Session:
                                "read or write the tensor it is a view of")
         return self._tensors[handle]
 
-    def _named(self, name: str) -> _TensorInfo:
+    def _named(self, name: str) -> TensorInfo:
         exact = [t for t in self._tensors.values() if t.name == name]
         matches = exact or [t for t in self._tensors.values() if t.name.rsplit("/", 1)[-1] == name]
         if len(matches) == 1:
@@ -320,7 +311,7 @@ class Session:
         info = self._info(t)
         if info.constant:
             raise SessionError(f"tensor {info.name!r} is a constant and cannot be written")
-        array = _device_values(values, info.dtype, f"writing tensor {info.name!r}")
+        array = device_values(values, info.dtype, f"writing tensor {info.name!r}")
         shape = self._host_shape(info)
         if array.shape not in (info.shape, shape) and array.size != 1:
             per_replica = f" or {shape} (one per replica)" if self.replicas > 1 else ""
@@ -333,19 +324,25 @@ class Session:
     @_one_at_a_time
     def read(self, t) -> np.ndarray:
         """The device values of tensor `t` (a pd.Tensor or a name), as [replicas, *t.shape] in
-        a replicated graph; for a pd.cycle_count / pd.cycle_stamp counter, its cycles as an int."""
+        a replicated graph; for a pd.cycle_count / pd.cycle_stamp counter, its cycles as an int.
+        Outside the `with` block a weight (a variable made with init= or written) reads as its
+        host copy: its values when the session last detached (or as loaded or written)."""
         if isinstance(t, Counter):
             if t.tensor is None:
                 raise SessionError(f"{t!r} has no value: its `with` block has not ended")
             return t.value(self.read(t.tensor))
+        info = self._info(t)
+        loop_pitfall.check_read([t] if isinstance(t, Tensor) else [])
+        if not self.attached and info.handle in self._host_data:
+            return self._host_data[info.handle].copy()
         self._check_attached("read")
-        return self._read(self._info(t))
+        return self._read(info)
 
-    def _host_shape(self, info: _TensorInfo) -> tuple:
+    def _host_shape(self, info: TensorInfo) -> tuple:
         """[replicas, *shape] for a replicated graph's tensor, else its shape."""
         return ((self.replicas,) if self.replicas > 1 else ()) + info.shape
 
-    def _read(self, info: _TensorInfo) -> np.ndarray:
+    def _read(self, info: TensorInfo) -> np.ndarray:
         out = np.empty(self._host_shape(info), info.dtype)
         self.engine.readTensor("r" + info.handle, out)
         return out
@@ -378,6 +375,17 @@ class Session:
     # --- running ------------------------------------------------------------------------
     @_one_at_a_time
     def run(self, name=None, feeds=None) -> dict:
+        """Runs program `name` (optional when the session has one program) and returns what it
+        sent on each device-to-host stream, keyed by the stream (a loaded session: its handle).
+
+        `feeds` maps each host-to-device stream the program reads (or its handle) to its
+        values: one array of the stream's shape when the program reads it once, or
+        (reads, *shape) with one row per read, in order; a run must read every row.
+
+        A device-to-host stream's output always has a leading axis of writes: shape
+        (writes, *shape), one row per write in order, whatever the number of writes
+        (0 writes: (0, *shape)). In a replicated graph feeds and outputs have a further
+        leading replica axis: (replicas, writes, *shape)."""
         self._check_attached("run")
         if name is None:
             if len(self.program_names) != 1:
@@ -398,15 +406,15 @@ class Session:
             # The buffer's description too: the sdk backend cannot read it from the executable.
             described = (as_type(stream.dtype), int(np.prod(stream.shape)), stream.to_device)
             if stream.to_device and (stream.broadcast or not replicated):
-                inputs.append(_Feed(stream, feeds.get(handle)))
+                inputs.append(Feed(stream, feeds.get(handle)))
                 self.engine.connectStreamToCallback(handle, inputs[-1], described)
             elif stream.to_device:
-                for replica, feed in enumerate(_per_replica(stream, feeds.get(handle), self.replicas)):
-                    inputs.append(_Feed(stream, feed, f" of replica {replica}"))
+                for replica, feed in enumerate(per_replica(stream, feeds.get(handle), self.replicas)):
+                    inputs.append(Feed(stream, feed, f" of replica {replica}"))
                     self.engine.connectStreamToCallback(handle, replica, inputs[-1], described)
             else:
                 for replica in range(self.replicas):
-                    self.engine.connectStreamToCallback(handle, replica, _collector(stream, outputs[handle][replica]),
+                    self.engine.connectStreamToCallback(handle, replica, collector(stream, outputs[handle][replica]),
                                                         described)
         start = time.perf_counter()
         with RunProgress(f"running {name!r} in session {self.name!r}", self._run_seconds.get(name)):
@@ -416,86 +424,13 @@ class Session:
                 "run of %r in session %r took %.3f s", name, self.name, seconds)
         for feed in inputs:
             feed.check_all_read(name)
-        collected = {h: [np.stack(v) if len(v) > 1 else v[0] for v in per_replica if v]
+        collected = {h: [written_rows(self._streams[h], rows) for rows in per_replica]
                      for h, per_replica in outputs.items()}
-        return {self._stream_objects.get(h, h): (np.stack(v) if replicated else v[0])
-                for h, v in collected.items() if v}
+        return {self._stream_objects.get(h, h): (np.stack(v) if replicated else v[0]) for h, v in collected.items()}
 
 
-# --- host handles, streams and callbacks ------------------------------------------------------
 
-def _file_path(path, what: str) -> str:
-    """A str or os.PathLike path with ~ expanded; anything else raises a TypeError naming `what`."""
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"{what}: path must be a str or os.PathLike, got {describe(path)}")
-    return os.path.expanduser(os.fspath(path))
-
-
-def _check_saved_tensors(engine, path, tensors):
-    """Each saved tensor's dtype and shape are those of its host handles in the executable:
-    reads and writes size their buffers by the manifest, so a manifest that disagrees
-    raises SessionError naming the file, the handle and both dtypes. The sdk backend's
-    Engine does not describe its handles; there the buffers' sizes are still checked."""
-    if _core_backend == "sdk":
-        return
-    for t in tensors:
-        for read in (True, False) if not t.constant else (True,):
-            handle = ("r" if read else "w") + t.handle
-            found = engine._hostTensor(handle, read)
-            if found is None:
-                raise SessionError(f"Session.load({path!r}): the file's manifest names tensor {t.name!r}, but its "
-                                   f"executable has no host {'read' if read else 'write'} handle {handle!r}")
-            element_type, elements = found
-            if np.dtype(element_type.numpy_dtype) != t.dtype or elements != int(np.prod(t.shape)):
-                raise SessionError(
-                    f"Session.load({path!r}): the file's manifest gives tensor {t.name!r} (handle {handle!r}) dtype "
-                    f"{t.dtype} and shape {t.shape}, but the executable's handle holds {elements} elements of "
-                    f"{element_type} (numpy {np.dtype(element_type.numpy_dtype)}); the file is damaged")
-
-
-def _check_saved_streams_and_callbacks(executable, path, streams, callbacks):
-    """Each saved stream and host callback is one of the executable's, with its element types,
-    sizes and direction: feeds, collected outputs and callback arguments are shaped by the
-    manifest, so one that disagrees raises SessionError naming the file, the handle and both
-    descriptions. The sdk backend cannot look inside an executable; there nothing is checked."""
-    interface = poplar._executableInterface(executable)
-    if interface is None:
-        return
-    executable_streams, host_functions = interface
-    for s in streams:
-        found = executable_streams.get(s.handle)
-        if found is None:
-            raise SessionError(f"Session.load({path!r}): the file's manifest names stream {s.handle!r}, but its "
-                               f"executable has no data stream {s.handle!r}")
-        element_type, elements, to_device = found
-        if (np.dtype(element_type.numpy_dtype), elements, to_device) != (s.dtype, int(np.prod(s.shape)), s.to_device):
-            raise SessionError(
-                f"Session.load({path!r}): the file's manifest gives stream {s.handle!r} dtype {s.dtype}, shape "
-                f"{s.shape}, {_direction(s.to_device)}, but the executable's stream holds {elements} elements of "
-                f"{element_type} (numpy {np.dtype(element_type.numpy_dtype)}), {_direction(to_device)}; "
-                "the file is damaged")
-    for c in callbacks:
-        found = host_functions.get(c.name)
-        if found is None:
-            raise SessionError(f"Session.load({path!r}): the file's manifest names host callback {c.name!r}, but "
-                               f"its executable has no host function {c.name!r}")
-        for role, saved, arguments in (("inputs", c.inputs, found[0]), ("outputs", c.outputs, found[1])):
-            executable_arguments = [(np.dtype(element_type.numpy_dtype), elements) for element_type, elements in arguments]
-            if [(dtype, int(np.prod(shape))) for shape, dtype in saved] != executable_arguments:
-                raise SessionError(
-                    f"Session.load({path!r}): the file's manifest gives host callback {c.name!r} {role} "
-                    f"{_arguments(saved)}, but the executable's host function has "
-                    f"{[f'{n} x {dtype}' for dtype, n in executable_arguments]}; the file is damaged")
-
-
-def _direction(to_device: bool) -> str:
-    return "host to device" if to_device else "device to host"
-
-
-def _arguments(specs) -> list:
-    """Callback arguments (shape, dtype) as the error messages show them."""
-    return [f"{shape} {dtype}" for shape, dtype in specs]
-
+# --- host handles ---------------------------------------------------------------------------
 
 def _unique_names(names) -> list:
     """The names, with '#2', '#3', ... added to repeats (views of one variable share its name)."""
@@ -519,73 +454,3 @@ def _host_handles(graph: Graph) -> dict:
             handles[id(t)] = handle
     return handles
 
-
-def _device_values(values, dtype: np.dtype, what: str) -> np.ndarray:
-    """`values` as an array of the device dtype. Integer and boolean tensors take only the
-    values they hold exactly: 1.5, NaN, -1 for uint32 or 2**40 for int32 raise instead of
-    being truncated or wrapped."""
-    if isinstance(values, Tensor):
-        raise SessionError(f"{what}: values must be host data, got {values!r}; read a tensor with session.read(t)")
-    array = np.asarray(values)
-    if array.dtype.kind not in "biuf":
-        raise SessionError(f"{what}: {array.dtype} values cannot be converted to {dtype}")
-    with np.errstate(invalid="ignore"):  # NaN and infinities into integers: refused below
-        converted = array.astype(dtype)
-    if dtype.kind in "biu" and not np.array_equal(converted, array):
-        inexact = array.flat[np.flatnonzero(converted != array)[0]].item()
-        raise SessionError(f"{what}: {inexact!r} is not exactly representable as {dtype}")
-    return converted
-
-
-def _per_replica(stream: _StreamInfo, feed, replicas: int) -> list:
-    """A replicated stream's feed split along its leading replica axis (None: no feeds)."""
-    if feed is None:
-        return [None] * replicas
-    array = np.asarray(feed) if not isinstance(feed, Tensor) else feed
-    if not isinstance(array, np.ndarray) or array.ndim == 0 or array.shape[0] != replicas:
-        raise SessionError(f"the feed for stream '{stream.handle}' needs a leading replica axis: shape "
-                           f"({replicas}, *{stream.shape}) or ({replicas}, reads, *{stream.shape}), got "
-                           f"{getattr(array, 'shape', describe(feed))}")
-    return list(array)
-
-
-class _Feed:
-    """Supplies successive rows of a feed (or the whole array once) on each stream read;
-    a run must read every row it was given."""
-
-    def __init__(self, stream: _StreamInfo, feed, replica=""):
-        self.stream = stream
-        self.label = f"stream '{stream.handle}'{replica}"
-        if feed is None:
-            self.rows = None
-            return
-        array = _device_values(feed, stream.dtype, f"the feed for {self.label}")
-        row_size = int(np.prod(stream.shape))  # not -1: numpy cannot infer it for zero rows
-        if array.shape == stream.shape:
-            self.rows = array.reshape(1, row_size)
-        elif array.shape[1:] == stream.shape:
-            self.rows = array.reshape(array.shape[0], row_size)
-        else:
-            raise SessionError(f"the feed for {self.label} has shape {array.shape}; expected "
-                               f"{stream.shape} or (reads, *{stream.shape})")
-        self.read = 0
-
-    def __call__(self, buffer):
-        if self.rows is None:
-            raise SessionError(f"the program read {self.label} but run() got no feed for it")
-        if self.read == len(self.rows):
-            raise SessionError(f"{self.label} was read more than the {len(self.rows)} time(s) "
-                               "its feed provides")
-        buffer[:] = self.rows[self.read]
-        self.read += 1
-
-    def check_all_read(self, program):
-        if self.rows is not None and self.read < len(self.rows):
-            raise SessionError(f"the feed for {self.label} has {len(self.rows)} rows but program "
-                               f"{program!r} read {self.read}: give one row per read")
-
-
-def _collector(stream: _StreamInfo, sink: list):
-    def collect(values):
-        sink.append(values.reshape(stream.shape))
-    return collect

@@ -38,8 +38,8 @@ class Mutant:
 
 MUTANTS = [
     # popdsl/
-    Mutant("stream written twice returns only its first write", "popdsl/session.py",
-           "np.stack(v) if len(v) > 1 else v[0]", "np.stack(v) if len(v) > 2 else v[0]",
+    Mutant("stream written twice returns only its first write", "popdsl/session_io.py",
+           "np.stack(rows) if rows else", "np.stack(rows[:1]) if rows else",
            ["tests/python/test_pythonic.py"]),
     Mutant("Memory.total_bytes ignores constants", "popdsl/profile.py",
            "return sum(self.tile_bytes)", "return sum(self.variable_bytes)", ["tests/python/test_profile.py"]),

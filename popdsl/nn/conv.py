@@ -105,7 +105,7 @@ def conv(x: Tensor, weights: Tensor, stride=1, padding=0, dilation=1, input_dila
         if bias is not None:
             poplin.addBias(graph.raw, out, bias.raw, seq, dc)
         return out
-    out = graph.track(Tensor(_run_library(build, name, prog), graph))
+    out = graph.track(Tensor(_run_library(build, name, prog, "pd.nn.conv"), graph))
     record("pd.nn.conv", [x, weights] + ([bias] if bias is not None else []), [out], prog, params=params,
            options=options or {})
     return out

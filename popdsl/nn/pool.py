@@ -31,7 +31,8 @@ def pool(x: Tensor, kind, kernel, stride=None, padding=0, name=None, prog=None) 
     expect_tensor(x, "pd.nn.pool: x")
     params = pool_params(kind, x.shape, x.dtype, kernel, stride, padding)
     graph = x.graph
-    out = _run_library(lambda seq, dc: popnn.pooling.pool(graph.raw, params, x.raw, seq, dc), name, prog)
+    out = _run_library(lambda seq, dc: popnn.pooling.pool(graph.raw, params, x.raw, seq, dc), name, prog,
+                       "pd.nn.pool")
     pooled = graph.track(Tensor(out, graph))
     record("pd.nn.pool", [x], [pooled], prog, params=params)
     return pooled

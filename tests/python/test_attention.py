@@ -267,4 +267,4 @@ def test_builder_ops_are_named_after_the_builder_lines(ipu_device):
     qkv = g.variable(pd.float32, (3, 1, 4, 2), name="qkv")
     with pd.Sequence():
         out = pd.nn.vanilla_attention(qkv)
-    assert out.name.startswith("vanilla_attention/attention.py:")
+    assert out.name.startswith("vanilla_attention/popdsl/nn/attention.py:")  # the package's own path

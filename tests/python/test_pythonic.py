@@ -8,6 +8,8 @@ import popdsl as pd
 from popdsl.testing import assert_close
 from popdsl.testing.plugin import ipu_device, session_factory  # noqa: F401  (fixtures)
 
+from debug_paths import shown_path
+
 
 @pytest.fixture
 def graph(ipu_device):
@@ -157,7 +159,7 @@ def test_while_switch_and_functions(graph, session_factory):
         assert got[id(picked)][0] == want
 
 
-@pytest.mark.parametrize("copies", [1, 2, 4])
+@pytest.mark.parametrize("copies", [0, 1, 2, 3, 4])
 def test_streams_feed_a_batch_axis_and_return_outputs(graph, session_factory, copies):
     inputs = graph.host_to_device(pd.float32, (3,), name="in")
     outputs = graph.device_to_host(pd.float32, (3,), name="out")
@@ -167,8 +169,9 @@ def test_streams_feed_a_batch_axis_and_return_outputs(graph, session_factory, co
             outputs.write(x * 2)
     feed = np.arange(3 * copies, dtype=np.float32).reshape(copies, 3)
     out = run_main(session_factory, graph, main, feeds={inputs: feed})["out"]
-    # one row per write, stacked; a single write is returned as it is
-    assert_close(out[outputs], feed * 2 if copies > 1 else feed[0] * 2)
+    # one row per write, stacked: the leading axis counts the writes, however many there are
+    assert out[outputs].shape == (copies, 3)
+    np.testing.assert_array_equal(out[outputs], feed.astype(np.float64) * 2)
 
 
 def test_stream_feed_errors(graph, session_factory):
@@ -278,9 +281,13 @@ def test_debug_names_come_from_source_lines_and_scopes():
     with pd.name_scope("encoder"):
         with pd.name_scope("layer0"):
             name = pd.debug.debug_name()
-    assert name.startswith("encoder/layer0/test_pythonic.py:")
+    here = shown_path(__file__)  # relative to the working directory
+    assert name.startswith(f"encoder/layer0/{here}:")
     assert "name = pd.debug.debug_name()" in name
-    assert pd.debug.debug_name("explicit") == "explicit"
+    explicit = pd.debug.debug_name("explicit")  # the name, then the line it was given on
+    assert explicit.startswith(f"explicit @ {here}:") and explicit.endswith('explicit = pd.debug.debug_name("explicit")  # the name, then the line it was given on')
+    assert pd.debug.debug_name("kind", op="pd.matmul").endswith("/pd.matmul")
+    assert pd.debug.plain_name("w") == "w"
 
 
 def test_matmul_grouped_and_accumulate(graph, session_factory):

@@ -355,8 +355,9 @@ def _read_their_stream(theirs, t):
 
 @pytest.mark.needs_emulator("which graph functions belong to (the other cases check tensors)")
 @pytest.mark.parametrize("use, element", [
-    (_call_their_function, r"Call '[^']*bump': function 0 '[^']*bump'"),
-    (_call_their_callback, r"Call\(host function\) 'their_callback': tensor 'theirs_t' \[2\] float"),
+    (_call_their_function, r"Call '[^']*bump @ [^']*test_pythonic_misuse\.py:\d+: bump\(\)': function 0 '[^']*bump'"),
+    (_call_their_callback, r"Call\(host function\) 'their_callback @ [^']*test_pythonic_misuse\.py:\d+: [^']*': tensor "
+                           r"'theirs_t' \[2\] float"),
     (_read_their_stream, r"StreamCopy\(host to device\) '[^']*': tensor 'theirs_t' \[2\] float"),
 ], ids=["function", "host-callback", "stream"])
 def test_a_session_refuses_a_program_built_on_another_graph(use, element):

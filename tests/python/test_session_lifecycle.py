@@ -233,7 +233,8 @@ def test_loaded_session_streams_by_handle(device, tmp_path):
     loaded = pd.Session.load(tmp_path / "s.popdsl")
     with loaded:
         result = loaded.run(feeds={"in": np.array([1, 2, 3], np.float32)})
-    np.testing.assert_array_equal(result["out"], [1, 4, 9])
+    np.testing.assert_array_equal(result["out"], [[1, 4, 9]])  # one write: a leading axis of 1
+    assert result["out"].shape == (1, 3)
 
 
 def test_load_errors_name_the_problem(device, tmp_path):
@@ -367,7 +368,7 @@ def test_a_session_manifests_streams_and_callbacks_must_match_its_executable(dev
     pd.Session(g, main, device=device).save(tmp_path / "m")
     with pd.Session.load(tmp_path / "m", device=device, callbacks={"twice": lambda a: a * 2}) as loaded:
         result = loaded.run(feeds={"in": np.array([1, 2, 3], np.float32)})
-    np.testing.assert_array_equal(result["out"], [2, 4, 6])
+    np.testing.assert_array_equal(result["out"], [[2, 4, 6]])  # one write
     saved_with_manifest(tmp_path / "m", edit)
     with pytest.raises(pd.SessionError, match=rf"Session.load\('{tmp_path}/m'\): the file's manifest {problem}"):
         pd.Session.load(tmp_path / "m", device=device, callbacks={callback: lambda a: a * 2})
@@ -602,6 +603,19 @@ def test_on_a_terminal_run_progress_is_a_bar_against_the_last_run(monkeypatch, c
     progress = RunProgress("running 'main'", expected_seconds=4.0)
     progress._report(1.0)
     assert capsys.readouterr().err == "\rrunning 'main': 1 s [" + "#" * 7 + " " * 23 + "] of the last run's 4.0 s"
+
+
+def test_on_a_terminal_run_progress_ends_with_a_final_update_on_a_clean_line(monkeypatch, capsys):
+    from popdsl.progress import RunProgress
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    with RunProgress("running 'main'", expected_seconds=4.0) as progress:
+        progress._report(3.0)
+    err = capsys.readouterr().err
+    assert err.endswith("\n") and err.count("\n") == 1
+    last = err.rstrip("\n").rsplit("\r", 1)[1]
+    assert last.rstrip().startswith("running 'main': done in ") and last.rstrip().endswith(" s")
+    assert len(last) == len("running 'main': 3 s [" + "#" * 22 + " " * 8 + "] of the last run's 4.0 s")  # blanks it
+    assert "#" not in last
 
 
 def test_a_failed_load_leaves_the_device_free(device, tmp_path):

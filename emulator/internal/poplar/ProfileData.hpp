@@ -4,6 +4,7 @@
 // documented in src/poplar/CostModel.hpp; executions and host times are exact.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <poplar/Target.hpp>
@@ -29,6 +30,9 @@ struct ProfileData {
   unsigned numVariables = 0, numConstants = 0; // those the programs or host handles use
   unsigned numComputeSets = 0, numPrograms = 0;
   std::vector<std::size_t> variableBytesPerTile, constantBytesPerTile;
+  // (debug name, bytes) of the variables (not constants) the programs or host handles use, one entry
+  // per name (variables sharing a name add up), in creation order
+  std::vector<std::pair<std::string, std::size_t>> variableBytes;
   std::vector<ProfileStep> steps; // in program order
   std::uint64_t runs = 0;
   bool hostTimed = false;

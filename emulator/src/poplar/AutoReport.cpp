@@ -59,7 +59,10 @@ std::string profileJson(const ProfileData &p, const std::string &summary) {
       << ", \"exchange_bytes_per_cycle\": " << t.getExchangeBytesPerCycle() << "},\n";
   out << " \"memory\": {\"variable_bytes\": " << jsonList(p.variableBytesPerTile)
       << ", \"constant_bytes\": " << jsonList(p.constantBytesPerTile)
-      << ", \"bytes_per_tile\": " << t.getBytesPerTile() << "},\n";
+      << ", \"bytes_per_tile\": " << t.getBytesPerTile() << ", \"variables\": {";
+  for (std::size_t i = 0; i < p.variableBytes.size(); ++i)
+    out << (i ? ", " : "") << jsonString(p.variableBytes[i].first) << ": " << p.variableBytes[i].second;
+  out << "}},\n";
   out << " \"steps\": [";
   for (std::size_t i = 0; i < p.steps.size(); ++i) {
     const ProfileStep &s = p.steps[i];

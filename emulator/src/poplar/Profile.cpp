@@ -10,8 +10,10 @@
 #include <set>
 #include <ostream>
 #include <sstream>
+#include <unordered_map>
 
 #include "EngineState.hpp"
+#include "TypeInfo.hpp"
 
 namespace poplar {
 
@@ -220,7 +222,15 @@ ProfileData getProfileData(const Engine &engine) {
   s.estimateCycles();
   ProfileData p;
   p.target = s.graph->target;
-  for (unsigned id : s.usedVars) ++(s.graph->vars->vars[id].isConstant ? p.numConstants : p.numVariables);
+  std::unordered_map<std::string, std::size_t> byName; // variables sharing a name add up
+  for (unsigned id : s.usedVars) {
+    const Variable &v = s.graph->vars->vars[id];
+    ++(v.isConstant ? p.numConstants : p.numVariables);
+    if (v.isConstant) continue;
+    const auto found = byName.emplace(v.name, p.variableBytes.size());
+    if (found.second) p.variableBytes.emplace_back(v.name, 0);
+    p.variableBytes[found.first->second].second += v.numElements * typeSize(v.type);
+  }
   p.numComputeSets = static_cast<unsigned>(s.graph->computeSets.size());
   p.numPrograms = static_cast<unsigned>(s.entries.size());
   p.constantBytesPerTile = s.constantTileBytes;

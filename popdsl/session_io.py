@@ -1,0 +1,119 @@
+"""The host side of a session's data: what it knows of its tensors and streams, the
+values going to the device (checked exactly) and what the device-to-host streams send back."""
+import os
+
+import numpy as np
+
+from popdsl.debug import describe
+from popdsl.tensor import Tensor
+
+
+class SessionError(RuntimeError):
+    """Misuse of a session: not attached, unknown program, bad feeds or tensors."""
+
+
+class TensorInfo:
+    """What a session knows of a readable/writable tensor (enough to save and load)."""
+
+    def __init__(self, name, handle, shape, dtype, constant, initialised):
+        self.name, self.handle, self.shape, self.dtype = name, handle, tuple(shape), np.dtype(dtype)
+        self.constant, self.initialised = constant, initialised
+
+    def to_json(self):
+        return {"name": self.name, "handle": self.handle, "shape": list(self.shape), "dtype": self.dtype.str,
+                "constant": self.constant, "initialised": self.initialised}
+
+
+class StreamInfo:
+    """What a session knows of a data stream (enough to save and load)."""
+
+    def __init__(self, handle, shape, dtype, to_device, broadcast=False):
+        self.handle, self.shape, self.dtype, self.to_device = handle, tuple(shape), np.dtype(dtype), to_device
+        self.broadcast = broadcast  # one feed for every replica
+
+    def to_json(self):
+        return {"handle": self.handle, "shape": list(self.shape), "dtype": self.dtype.str, "to_device": self.to_device,
+                "broadcast": self.broadcast}
+
+
+def file_path(path, what: str) -> str:
+    """A str or os.PathLike path with ~ expanded; anything else raises a TypeError naming `what`."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{what}: path must be a str or os.PathLike, got {describe(path)}")
+    return os.path.expanduser(os.fspath(path))
+
+
+def device_values(values, dtype: np.dtype, what: str) -> np.ndarray:
+    """`values` as an array of the device dtype. Integer and boolean tensors take only the
+    values they hold exactly: 1.5, NaN, -1 for uint32 or 2**40 for int32 raise instead of
+    being truncated or wrapped."""
+    if isinstance(values, Tensor):
+        raise SessionError(f"{what}: values must be host data, got {values!r}; read a tensor with session.read(t)")
+    array = np.asarray(values)
+    if array.dtype.kind not in "biuf":
+        raise SessionError(f"{what}: {array.dtype} values cannot be converted to {dtype}")
+    with np.errstate(invalid="ignore"):  # NaN and infinities into integers: refused below
+        converted = array.astype(dtype)
+    if dtype.kind in "biu" and not np.array_equal(converted, array):
+        inexact = array.flat[np.flatnonzero(converted != array)[0]].item()
+        raise SessionError(f"{what}: {inexact!r} is not exactly representable as {dtype}")
+    return converted
+
+
+def per_replica(stream: StreamInfo, feed, replicas: int) -> list:
+    """A replicated stream's feed split along its leading replica axis (None: no feeds)."""
+    if feed is None:
+        return [None] * replicas
+    array = np.asarray(feed) if not isinstance(feed, Tensor) else feed
+    if not isinstance(array, np.ndarray) or array.ndim == 0 or array.shape[0] != replicas:
+        raise SessionError(f"the feed for stream '{stream.handle}' needs a leading replica axis: shape "
+                           f"({replicas}, *{stream.shape}) or ({replicas}, reads, *{stream.shape}), got "
+                           f"{getattr(array, 'shape', describe(feed))}")
+    return list(array)
+
+
+class Feed:
+    """Supplies successive rows of a feed (or the whole array once) on each stream read;
+    a run must read every row it was given."""
+
+    def __init__(self, stream: StreamInfo, feed, replica=""):
+        self.stream = stream
+        self.label = f"stream '{stream.handle}'{replica}"
+        if feed is None:
+            self.rows = None
+            return
+        array = device_values(feed, stream.dtype, f"the feed for {self.label}")
+        row_size = int(np.prod(stream.shape))  # not -1: numpy cannot infer it for zero rows
+        if array.shape == stream.shape:
+            self.rows = array.reshape(1, row_size)
+        elif array.shape[1:] == stream.shape:
+            self.rows = array.reshape(array.shape[0], row_size)
+        else:
+            raise SessionError(f"the feed for {self.label} has shape {array.shape}; expected "
+                               f"{stream.shape} or (reads, *{stream.shape})")
+        self.read = 0
+
+    def __call__(self, buffer):
+        if self.rows is None:
+            raise SessionError(f"the program read {self.label} but run() got no feed for it")
+        if self.read == len(self.rows):
+            raise SessionError(f"{self.label} was read more than the {len(self.rows)} time(s) "
+                               "its feed provides")
+        buffer[:] = self.rows[self.read]
+        self.read += 1
+
+    def check_all_read(self, program):
+        if self.rows is not None and self.read < len(self.rows):
+            raise SessionError(f"the feed for {self.label} has {len(self.rows)} rows but program "
+                               f"{program!r} read {self.read}: give one row per read")
+
+
+def written_rows(stream: StreamInfo, rows: list) -> np.ndarray:
+    """A device-to-host stream's writes of one run as (writes, *shape)."""
+    return np.stack(rows) if rows else np.empty((0,) + stream.shape, stream.dtype)
+
+
+def collector(stream: StreamInfo, sink: list):
+    def collect(values):
+        sink.append(values.reshape(stream.shape))
+    return collect
