@@ -5,12 +5,19 @@ caller passes name=, so profiles and errors point at the user's own code. The
 builders in popdsl.nn are written on the Pythonic layer like user code: their ops
 are named after the builder's lines, while errors name the line that called them.
 """
+
+from __future__ import annotations
+
+from typing import Any, Callable, ContextManager, Optional
 import contextlib
 import functools
 import linecache
 import operator
 import os
 import sys
+
+# The public names (the API reference's); the module's other functions serve the package.
+__all__ = ["BuildError", "name_scope"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _BUILDERS_DIR = os.path.join(_PACKAGE_DIR, "nn") + os.sep
@@ -48,14 +55,14 @@ def source_location(skip_builders: bool = False) -> str:
     return f"{location}: {statement}" if statement else location
 
 
-def debug_name(name=None) -> str:
+def debug_name(name: Optional[str] = None) -> str:
     """The scoped debug name for an op: `name` if given, else the user's source line."""
     if name is not None and not isinstance(name, str):
         raise BuildError(f"name= must be a str (a debug name) or None, got {describe(name)}")
     return "/".join(_scopes + [name if name is not None else source_location()])
 
 
-def name_scope(name: str):
+def name_scope(name: str) -> ContextManager[None]:
     """Prefix the debug names of ops built inside the block with `name/`."""
     return _scoped(expect_str(name, "pd.name_scope: name"))  # checked now, not when the block is entered
 
@@ -76,7 +83,7 @@ class BuildError(ValueError):
         super().__init__(f"{source_location(skip_builders=True)}: {message}")
 
 
-def describe(value) -> str:
+def describe(value: Any) -> str:
     """A refused argument as error messages show it: its type and a short repr."""
     text = repr(value)
     return f"{type(value).__name__} {text if len(text) <= 60 else text[:57] + '...'}"
@@ -86,7 +93,7 @@ def describe(value) -> str:
 LARGEST_INT = 2 ** 32 - 1
 
 
-def expect_int(value, what: str, minimum: int = 0, maximum: int = LARGEST_INT) -> int:
+def expect_int(value: Any, what: str, minimum: int = 0, maximum: int = LARGEST_INT) -> int:
     """`value` as an int in [minimum, maximum]; anything else (bool, float, str, numpy
     arrays, out of range) raises a BuildError naming `what`."""
     try:
@@ -98,13 +105,13 @@ def expect_int(value, what: str, minimum: int = 0, maximum: int = LARGEST_INT) -
     return operator.index(value)
 
 
-def expect_str(value, what: str) -> str:
+def expect_str(value: Any, what: str) -> str:
     if not isinstance(value, str):
         raise BuildError(f"{what} must be a str, got {describe(value)}")
     return value
 
 
-def expect_options(options, what: str) -> dict:
+def expect_options(options: Optional[dict], what: str) -> dict:
     """Poplar option flags: a dict of option names to str, bool or number values (None: none)."""
     if options is None:
         return {}
@@ -115,7 +122,7 @@ def expect_options(options, what: str) -> dict:
     return options
 
 
-def expect_callable(value, what: str):
+def expect_callable(value: Any, what: str) -> Callable:
     if not callable(value):
         raise BuildError(f"{what} must be a function, got {describe(value)}")
     return value

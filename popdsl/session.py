@@ -24,6 +24,12 @@ Lifecycle, as popxl's sessions have it:
 - ``seed=`` / ``session.seed`` set the engine's random seed, from which the hardware
   seeds (``pd.random.get_hw_seeds``) are derived.
 """
+
+from __future__ import annotations
+
+from typing import Callable, Dict, Optional, Union
+
+from numpy.typing import ArrayLike
 import functools
 import logging
 import os
@@ -162,7 +168,7 @@ class Session:
         self._depth = 0
 
     # --- saving and loading -----------------------------------------------------------------
-    def save(self, path):
+    def save(self, path: Union[str, os.PathLike]) -> None:
         """Writes the executable and the names of its tensors, streams and host callbacks to `path`."""
         saved_session.write(_file_path(path, "Session.save"), {
             "programs": self.program_names, "name": self.name, "replicas": self.replicas,
@@ -172,7 +178,8 @@ class Session:
         }, self.executable.serialize())
 
     @classmethod
-    def load(cls, path, device=None, callbacks=None, seed=None) -> "Session":
+    def load(cls, path: Union[str, os.PathLike], device: Optional[poplar.Device] = None,
+             callbacks: Optional[Dict[str, Callable]] = None, seed: Optional[int] = None) -> "Session":
         """A runnable session from a file written by save(). `device` must have the saved
         target (default: a simulator device for it); `callbacks` maps each saved host
         callback's handle to its Python function. Tensors are then read and written by name.
@@ -216,7 +223,7 @@ class Session:
 
     # --- lifecycle ------------------------------------------------------------------------
     @_one_at_a_time
-    def attach(self):
+    def attach(self) -> None:
         """Attaches the device, loads the engine and copies the weights to it (`with` does this)."""
         holder = _holders.get(id(self.device))
         if holder is not None and holder is not self:
@@ -236,7 +243,7 @@ class Session:
                 raise
 
     @_one_at_a_time
-    def detach(self):
+    def detach(self) -> None:
         """Copies the weights to the host and releases the device (leaving `with` does this)."""
         if _holders.get(id(self.device)) is self:
             self.weights_to_host()
@@ -245,6 +252,7 @@ class Session:
 
     @property
     def attached(self) -> bool:
+        """Whether this session holds its device (inside `with s:` or after attach())."""
         return _holders.get(id(self.device)) is self
 
     @_one_at_a_time
@@ -313,7 +321,7 @@ class Session:
                            f"{sorted(t.name for t in matches)}")
 
     @_one_at_a_time
-    def write(self, t, values):
+    def write(self, t: Union[Tensor, str], values: ArrayLike) -> None:
         """Writes `values` (broadcast to t's shape) to tensor `t` (a pd.Tensor or a name).
         The values are also kept as t's host copy: t becomes a weight."""
         self._check_attached("write")
@@ -331,7 +339,7 @@ class Session:
         self._host_data[info.handle] = array.copy()
 
     @_one_at_a_time
-    def read(self, t) -> np.ndarray:
+    def read(self, t: Union[Tensor, str]) -> np.ndarray:
         """The device values of tensor `t` (a pd.Tensor or a name), as [replicas, *t.shape] in
         a replicated graph; for a pd.cycle_count / pd.cycle_stamp counter, its cycles as an int."""
         if isinstance(t, Counter):
@@ -355,7 +363,7 @@ class Session:
                 if not t.constant and (t.initialised or t.handle in self._host_data)]
 
     @_one_at_a_time
-    def weights_from_host(self):
+    def weights_from_host(self) -> None:
         """Copies the host copies of the weights (values given to write()) to the device.
         Weights given only by init= are on the device from the engine load already."""
         self._check_attached("weights_from_host")
@@ -377,7 +385,13 @@ class Session:
 
     # --- running ------------------------------------------------------------------------
     @_one_at_a_time
-    def run(self, name=None, feeds=None) -> dict:
+    def run(self, name: Optional[str] = None, feeds: Optional[dict] = None) -> dict:
+        """Runs the program `name` (the only one when None) and returns the device-to-host streams'
+        outputs, {stream: array} (also by handle: result["out"]).
+
+        `feeds` maps host-to-device streams (or their handles) to arrays whose leading axis holds the
+        items the run's reads take in turn. Raises SessionError for an unknown program or stream.
+        """
         self._check_attached("run")
         if name is None:
             if len(self.program_names) != 1:

@@ -1,10 +1,23 @@
 """check_grads: pd.grad against central finite differences (and torch's autograd)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, Optional, Sequence
+
+from numpy.typing import ArrayLike
+
+from popdsl._core import poplar
 import numpy as np
 
 import popdsl as pd
 
+if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
+    from popdsl.tensor import Tensor
 
-def check_grads(fn, inputs, eps=1e-3, rtol=1e-2, atol=1e-3, seed=0, torch_fn=None, device=None) -> list:
+
+def check_grads(fn: Callable[..., Tensor], inputs: Sequence[ArrayLike], eps: float = 1e-3, rtol: float = 1e-2,
+                atol: float = 1e-3, seed: int = 0, torch_fn: Optional[Callable] = None,
+                device: Optional[poplar.Device] = None) -> list:
     """Checks pd.grad of `fn` (a function of pd.Tensors returning a float pd.Tensor) at
     `inputs` (host arrays: float ones are differentiated, integer ones, such as labels,
     are passed as they are) and returns the gradients pd.grad gave, one per float input.
