@@ -72,7 +72,7 @@ class HostCallback:
 
 def host_callback(fn: Callable[..., Any], *tensors, outputs: Union[Tensor, Sequence[Tensor]] = (),
                   name: Optional[str] = None, prog: Optional[Block] = None) -> None:
-    """Adds a step to the current program that calls fn(*values) with the tensors' current
+    """Adds a step to the current program that calls `fn(*values)` with the tensors' current
     values (numpy arrays) and writes what it returns into `outputs`: one array for one
     output tensor, a tuple for several, nothing for none. Exceptions raised by fn come out
     of Session.run()."""

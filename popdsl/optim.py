@@ -128,7 +128,7 @@ class Adam(Optimizer):
 
 
 class AdamW(Adam):
-    """torch.optim.AdamW: Adam whose weight decay is w *= 1 - lr * weight_decay before the
+    """torch.optim.AdamW: Adam whose weight decay is `w *= 1 - lr * weight_decay` before the
     update (decoupled from the moments); weight_decay defaults to 1e-2."""
 
     name = "adamw"

@@ -97,7 +97,7 @@ def reduce_scatter(t: Tensor, op: str = "add", group: Optional[int] = None, name
 
 def all_gather(t: Tensor, group: Optional[int] = None, name: Optional[str] = None,
                prog: Optional[Block] = None) -> Tensor:
-    """[k, *t.shape]: row r is t of the replica of rank r in the group (k replicas)."""
+    """`[k, *t.shape]`: row r is t of the replica of rank r in the group (k replicas)."""
     expect_tensor(t, "pd.all_gather: t")
     comm = _group(group, t.graph, "pd.all_gather")
     return _collective("pd.all_gather", t, lambda seq, dc: gcl.allGatherCrossReplica(

@@ -252,7 +252,7 @@ class Session:
 
     @property
     def attached(self) -> bool:
-        """Whether this session holds its device (inside `with s:` or after attach())."""
+        """Whether this session holds its device: inside its with block, or after attach()."""
         return _holders.get(id(self.device)) is self
 
     @_one_at_a_time
@@ -340,7 +340,7 @@ class Session:
 
     @_one_at_a_time
     def read(self, t: Union[Tensor, str]) -> np.ndarray:
-        """The device values of tensor `t` (a pd.Tensor or a name), as [replicas, *t.shape] in
+        """The device values of tensor `t` (a pd.Tensor or a name), as `[replicas, *t.shape]` in
         a replicated graph; for a pd.cycle_count / pd.cycle_stamp counter, its cycles as an int."""
         if isinstance(t, Counter):
             if t.tensor is None:

@@ -1,4 +1,4 @@
-"""Custom vertices on the Pythonic layer: g.add_codelets(...) and compute-set blocks.
+"""Custom vertices on the Pythonic layer: g.add_codelets(...) and compute-set blocks::
 
     g.add_codelets(CODELET_SOURCE)                   # C++ text, or a path to a .cpp file
     with pd.compute_set("sum rows") as cs:           # an Execute step of the open block

@@ -41,7 +41,7 @@ def cross_entropy(logits: pd.Tensor, labels: pd.Tensor, ignore_index: int = -100
 
 
 def one_hot(labels: pd.Tensor, classes: int, dtype: DType = pd.float32) -> pd.Tensor:
-    """[*labels.shape, classes]: 1 where the last index equals the label, else 0 (a label
+    """`[*labels.shape, classes]`: 1 where the last index equals the label, else 0 (a label
     outside [0, classes) gives a row of zeros)."""
     if not isinstance(labels, pd.Tensor) or is_floating(labels.dtype):
         raise BuildError(f"pd.nn.one_hot: labels must be an integer pd.Tensor, got {labels!r}")

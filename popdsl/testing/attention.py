@@ -2,8 +2,10 @@
 
 out = softmax(Q K^T + M) V for qkv [3, G, L, D], with M = -10000 where the key comes
 after the query and no 1/sqrt(D) scaling; log-sum-exp = log(sum over keys of exp(S + M)).
-The gradient of sum(out * dO):
+The gradient of sum(out * dO)::
+
     dV = P^T dO,  dP = dO V^T,  dS = P * (dP - rowsum(P * dP)),  dQ = dS K,  dK = dS^T Q
+
 (the softmax Jacobian dP_rc/dS_rc' = P_rc (delta_cc' - P_rc') contracted with dP).
 """
 
