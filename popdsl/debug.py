@@ -8,13 +8,13 @@ are named after the builder's lines, while errors name the line that called them
 
 from __future__ import annotations
 
-from typing import Any, Callable, ContextManager, Optional
 import contextlib
 import functools
 import linecache
 import operator
 import os
 import sys
+from typing import Any, Callable, ContextManager, Optional
 
 # The public names (the API reference's); the module's other functions serve the package.
 __all__ = ["BuildError", "name_scope"]

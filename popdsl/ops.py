@@ -6,8 +6,8 @@ popops expressions inside functions traced by pd.map (building one fused map).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Union
 import inspect
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Union
 
 from popdsl._core import poplar, popnn, popops, poputil
 from popdsl._core import program as _program

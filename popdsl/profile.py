@@ -8,15 +8,14 @@ Poplar's IPUModel. Host times are measured only with the engine option
 
 from __future__ import annotations
 
-from typing import List, Union
-
-from popdsl._core import poplar
 import dataclasses
 import json
 import os
 import re
+from typing import List, Union
 
 from popdsl import _core
+from popdsl._core import poplar
 
 _LOCATION = re.compile(r"[\w.-]+\.py:\d+")
 

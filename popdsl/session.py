@@ -386,8 +386,8 @@ class Session:
     # --- running ------------------------------------------------------------------------
     @_one_at_a_time
     def run(self, name: Optional[str] = None, feeds: Optional[dict] = None) -> dict:
-        """Runs the program `name` (the only one when None) and returns the device-to-host streams'
-        outputs, {stream: array} (also by handle: result["out"]).
+        """Runs the program `name` (the only one when None) and returns what the device-to-host
+        streams received, {stream: array} (keyed by handle in a loaded session: result["out"]).
 
         `feeds` maps host-to-device streams (or their handles) to arrays whose leading axis holds the
         items the run's reads take in turn. Raises SessionError for an unknown program or stream.

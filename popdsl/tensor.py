@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 import operator
+from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 import numpy as np
 

@@ -13,8 +13,8 @@ Python keywords are reachable (`in_=` is the field `in`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Sequence, Union
 import os
+from typing import TYPE_CHECKING, Optional, Sequence, Union
 
 import numpy as np
 

@@ -7,8 +7,8 @@ jax.custom_vjp and torch.autograd.Function do.
 
 from __future__ import annotations
 
-from typing import Callable
 import functools
+from typing import Callable
 
 from popdsl.autodiff.registry import gradient
 from popdsl.control import record

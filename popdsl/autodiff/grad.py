@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Optional, Sequence, Union
 import warnings
+from typing import TYPE_CHECKING, List, Optional, Sequence, Union
 
 from popdsl import ops
 from popdsl.autodiff import control_rules, custom, rules  # noqa: F401  (fill the table of rules)

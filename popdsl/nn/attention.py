@@ -14,9 +14,9 @@ log-sum-exp; the backward recomputes them and visits the blocks column by column
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
 import math
 import numbers
+from typing import Optional, Tuple
 
 import popdsl as pd
 from popdsl.debug import BuildError, describe, expect_int

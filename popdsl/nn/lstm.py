@@ -27,10 +27,9 @@ mapped over every tile; rnnCodeReuse is accepted: each loop body is built once a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Tuple
 import dataclasses
 import math
-from typing import NamedTuple, Optional
+from typing import TYPE_CHECKING, NamedTuple, Optional, Tuple
 
 import popdsl as pd
 from popdsl.debug import LARGEST_INT, BuildError, describe, expect_int, expect_str

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
+import numpy as np
 from numpy.typing import ArrayLike
 
-from popdsl._core import poplar
-import numpy as np
-
 import popdsl as pd
+from popdsl._core import poplar
 
 if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
     from popdsl.tensor import Tensor
