@@ -77,3 +77,21 @@ def test_the_checked_in_stubs_are_what_stubgen_writes_today(tmp_path):
     assert new == sorted(p.relative_to(STUBS) for p in STUB_FILES), "run: python -m popdsl stubs"
     differ = [str(p) for p in new if not filecmp.cmp(generated / p, STUBS / p, shallow=False)]
     assert differ == [], f"the bindings changed since the stubs were generated: run python -m popdsl stubs ({differ})"
+
+
+@pytest.mark.needs_emulator("the checked-in stubs describe the emulator build")
+def test_python_m_popdsl_stubs_writes_them_where_asked(tmp_path, capsys):
+    from popdsl.__main__ import main
+
+    assert main(["stubs", "--out", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.strip() == str(tmp_path / "_core")
+    assert (tmp_path / "_core" / "poplar.pyi").is_file()
+
+
+def test_a_stubgen_failure_is_reported_with_its_messages(monkeypatch):
+    def failing(*args, **kwargs):
+        return types.SimpleNamespace(returncode=1, stdout="", stderr="In popdsl._core.f : Invalid expression 'x'")
+
+    monkeypatch.setattr(stubs.subprocess, "run", failing)
+    with pytest.raises(stubs.StubError, match="pybind11-stubgen failed:\nIn popdsl._core.f : Invalid expression"):
+        stubs.generate("unused")
