@@ -78,7 +78,7 @@ void bindGcl(py::module_ &m) {
   m.def("allGatherCrossReplica",
         py::overload_cast<Graph &, const Tensor &, Sequence &, PD, PO>(&allGatherCrossReplica), graph, data, prog,
         dc, options);
-  m.def("broadcastCrossReplica", &backend::broadcastCrossReplica, graph, data, prog, py::arg("group") = CommGroup(),
+  m.def("broadcastCrossReplica", &backend::broadcastCrossReplica, graph, data, prog, py::arg_v("group", CommGroup(), "CommGroup()"),
         py::arg("rootReplica") = 0u, dc, options);
 }
 

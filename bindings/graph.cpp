@@ -149,20 +149,22 @@ void bindGraph(py::module_ &m) {
            "A constant from a scalar (broadcast to the shape) or one value per element")
       .def("clone", py::overload_cast<const Tensor &, const DebugContext &, TensorCloneMethod>(&Graph::clone),
            py::arg("t"), py::arg("debugContext") = DebugContext(),
-           py::arg("method") = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES)
+           py::arg_v("method", TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES, "TensorCloneMethod.PRESERVE_ORDER_UNLESS_ALIASES"))
       .def("clone", py::overload_cast<const Type &, const Tensor &, const DebugContext &, TensorCloneMethod>(&Graph::clone),
            py::arg("type"), py::arg("t"), py::arg("debugContext") = DebugContext(),
-           py::arg("method") = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES)
+           py::arg_v("method", TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES, "TensorCloneMethod.PRESERVE_ORDER_UNLESS_ALIASES"))
       .def("cloneN",
            py::overload_cast<const Tensor &, std::size_t, const DebugContext &, TensorCloneMethod, TensorCloneDuplicationMethod>(&Graph::cloneN),
            py::arg("t"), py::arg("N"), py::arg("debugContext") = DebugContext(),
-           py::arg("method") = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES,
-           py::arg("duplicationMethod") = TensorCloneDuplicationMethod::DUPLICATE_BY_OUTER_DIMENSION)
+           py::arg_v("method", TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES, "TensorCloneMethod.PRESERVE_ORDER_UNLESS_ALIASES"),
+           py::arg_v("duplicationMethod", TensorCloneDuplicationMethod::DUPLICATE_BY_OUTER_DIMENSION,
+                    "TensorCloneDuplicationMethod.DUPLICATE_BY_OUTER_DIMENSION"))
       .def("cloneN",
            py::overload_cast<const Type &, const Tensor &, std::size_t, const DebugContext &, TensorCloneMethod, TensorCloneDuplicationMethod>(&Graph::cloneN),
            py::arg("type"), py::arg("t"), py::arg("N"), py::arg("debugContext") = DebugContext(),
-           py::arg("method") = TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES,
-           py::arg("duplicationMethod") = TensorCloneDuplicationMethod::DUPLICATE_BY_OUTER_DIMENSION)
+           py::arg_v("method", TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES, "TensorCloneMethod.PRESERVE_ORDER_UNLESS_ALIASES"),
+           py::arg_v("duplicationMethod", TensorCloneDuplicationMethod::DUPLICATE_BY_OUTER_DIMENSION,
+                    "TensorCloneDuplicationMethod.DUPLICATE_BY_OUTER_DIMENSION"))
       .def("setTileMapping", py::overload_cast<const Tensor &, unsigned>(&Graph::setTileMapping),
            py::arg("t"), py::arg("tileNum"))
       .def("setTileMapping", py::overload_cast<const Tensor &, const TileToTensorMapping &>(&Graph::setTileMapping),
@@ -233,7 +235,7 @@ void bindGraph(py::module_ &m) {
              return recordStream(self, self.cast<Graph &>().addHostToDeviceFIFO(handle, type, n, mode, options));
            },
            py::arg("handle"), py::arg("elementType"), py::arg("numElements"),
-           py::arg("mode") = ReplicatedStreamMode::REPLICATE, py::arg("options") = OptionFlags())
+           py::arg_v("mode", ReplicatedStreamMode::REPLICATE, "ReplicatedStreamMode.REPLICATE"), py::arg("options") = OptionFlags())
       .def("addDeviceToHostFIFO",
            [recordStream](py::object self, const std::string &handle, const Type &type, std::size_t n,
                           const OptionFlags &options) {
@@ -245,7 +247,6 @@ void bindGraph(py::module_ &m) {
       .def("createHostRead", &Graph::createHostRead, py::arg("handle"), py::arg("t"),
            py::arg("rearrangeOnHost") = false)
       .def("addComputeSet", &Graph::addComputeSet, py::arg("debugContext") = DebugContext())
-      .def("addFunction", &Graph::addFunction, py::arg("program"))
       .def("addHostFunction",
            [](py::object self, const std::string &handle, const std::vector<HostFunctionArgument> &ins,
               const std::vector<HostFunctionArgument> &outs) {

@@ -185,9 +185,9 @@ void bindPoplinConv(py::module_ &m) {
         py::overload_cast<Graph &, const Tensor &, const DebugContext &>(&createBiases), graph,
         py::arg("activations"), py::arg("debugContext") = DebugContext("biases"));
 
-  m.def("convolution", &convolution, graph, py::arg("in"), py::arg("weights"), params,
+  m.def("convolution", &convolution, graph, py::arg("in_"), py::arg("weights"), params,
         py::arg("transposeAndFlipWeights"), prog, dc, options, cache);
-  m.def("convolutionWithOutput", &convolutionWithOutput, graph, py::arg("in"), py::arg("weights"),
+  m.def("convolutionWithOutput", &convolutionWithOutput, graph, py::arg("in_"), py::arg("weights"),
         py::arg("out"), params, py::arg("transposeAndFlipWeights"), prog, dc, options, cache);
   m.def("weightsTransposeChansFlipXY",
         py::overload_cast<Graph &, const Tensor &, const Tensor &, Sequence &,
@@ -219,7 +219,7 @@ void bindPoplinConv(py::module_ &m) {
                           Sequence &, const DebugContext &>(&convolutionBiasUpdate),
         graph, py::arg("zDeltas"), py::arg("biases"), py::arg("scale"), py::arg("options"), prog,
         dc);
-  m.def("addBias", &addBias, graph, py::arg("in"), py::arg("biases"), prog, dc);
+  m.def("addBias", &addBias, graph, py::arg("in_"), py::arg("biases"), prog, dc);
 
   m.def("preplanConvolutions",
         [](Graph &g, const std::vector<ConvParams> &convs, const OptionFlags &opts,

@@ -57,12 +57,12 @@ void bindPopnnPooling(py::module_ &popnn) {
   m.def("getBwdFlops", &getBwdFlops, params);
   m.def("getFwdPerfectCycleCount", &getFwdPerfectCycleCount, graph, params);
   m.def("getBwdPerfectCycleCount", &getBwdPerfectCycleCount, graph, params);
-  m.def("pool", &pool, graph, params, py::arg("in"), prog, dc, options);
+  m.def("pool", &pool, graph, params, py::arg("in_"), prog, dc, options);
   m.def("poolInputGradient",
         py::overload_cast<Graph &, const PoolParams &, const Tensor &, const Tensor &,
                           const Tensor &, bool, Sequence &, const DebugContext &,
                           const OptionFlags &>(&poolInputGradient),
-        graph, params, py::arg("in"), py::arg("pooled"), py::arg("pooledGradient"),
+        graph, params, py::arg("in_"), py::arg("pooled"), py::arg("pooledGradient"),
         py::arg("useScaledGradient"), prog, dc, options);
   m.def("poolInputGradient",
         py::overload_cast<Graph &, const PoolParams &, const unsigned, const Tensor &, Sequence &,

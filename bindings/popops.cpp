@@ -89,16 +89,16 @@ void bindReduce(py::module_ &m) {
   m.def("reduce",
         py::overload_cast<Graph &, const Tensor &, const Type &, const Sizes &, ReduceParams, Sequence &,
                           const DebugContext &, const OptionFlags &>(&reduce),
-        py::arg("graph"), py::arg("in"), py::arg("outType"), py::arg("dims"), py::arg("params"), py::arg("prog"),
+        py::arg("graph"), py::arg("in_"), py::arg("outType"), py::arg("dims"), py::arg("params"), py::arg("prog"),
         dc, options);
   m.def("reduce",
         py::overload_cast<Graph &, const Tensor &, const Sizes &, ReduceParams, Sequence &,
                           const DebugContext &, const OptionFlags &>(&reduce),
-        py::arg("graph"), py::arg("in"), py::arg("dims"), py::arg("params"), py::arg("prog"), dc, options);
+        py::arg("graph"), py::arg("in_"), py::arg("dims"), py::arg("params"), py::arg("prog"), dc, options);
   m.def("reduceWithOutput",
         py::overload_cast<Graph &, const Tensor &, const Tensor &, const Sizes &, ReduceParams, Sequence &,
                           const DebugContext &, const OptionFlags &>(&reduceWithOutput),
-        py::arg("graph"), py::arg("in"), py::arg("out"), py::arg("dims"), py::arg("params"), py::arg("prog"),
+        py::arg("graph"), py::arg("in_"), py::arg("out"), py::arg("dims"), py::arg("params"), py::arg("prog"),
         dc, options);
   // The deprecated compute set forms append to the Python list `css`.
   m.def("reduce",
@@ -109,7 +109,7 @@ void bindReduce(py::module_ &m) {
           for (const auto &cs : added) css.append(cs);
           return out;
         },
-        py::arg("graph"), py::arg("in"), py::arg("outType"), py::arg("dims"), py::arg("params"), py::arg("css"),
+        py::arg("graph"), py::arg("in_"), py::arg("outType"), py::arg("dims"), py::arg("params"), py::arg("css"),
         dc, options);
   m.def("reduce",
         [](Graph &g, const Tensor &in, const Sizes &dims, ReduceParams params, py::list css,
@@ -119,7 +119,7 @@ void bindReduce(py::module_ &m) {
           for (const auto &cs : added) css.append(cs);
           return out;
         },
-        py::arg("graph"), py::arg("in"), py::arg("dims"), py::arg("params"), py::arg("css"), dc, options);
+        py::arg("graph"), py::arg("in_"), py::arg("dims"), py::arg("params"), py::arg("css"), dc, options);
   m.def("reduceWithOutput",
         [](Graph &g, const Tensor &in, const Tensor &out, const Sizes &dims, ReduceParams params, py::list css,
            const DebugContext &debugContext, const OptionFlags &opts) {
@@ -127,13 +127,13 @@ void bindReduce(py::module_ &m) {
           reduceWithOutput(g, in, out, dims, params, added, debugContext, opts);
           for (const auto &cs : added) css.append(cs);
         },
-        py::arg("graph"), py::arg("in"), py::arg("out"), py::arg("dims"), py::arg("params"), py::arg("css"),
+        py::arg("graph"), py::arg("in_"), py::arg("out"), py::arg("dims"), py::arg("params"), py::arg("css"),
         dc, options);
 
   py::class_<SingleReduceOp>(m, "SingleReduceOp")
-      .def(py::init<Tensor, Sizes, ReduceParams, Type, std::string>(), py::arg("in"), py::arg("dims"),
+      .def(py::init<Tensor, Sizes, ReduceParams, Type, std::string>(), py::arg("in_"), py::arg("dims"),
            py::arg("params"), py::arg("outType"), py::arg("debugName") = "")
-      .def(py::init<Tensor, Sizes, ReduceParams, std::string>(), py::arg("in"), py::arg("dims"),
+      .def(py::init<Tensor, Sizes, ReduceParams, std::string>(), py::arg("in_"), py::arg("dims"),
            py::arg("params"), py::arg("debugName") = "")
       .def_readwrite("in_", &SingleReduceOp::in)
       .def_readwrite("dims", &SingleReduceOp::dims)
@@ -290,7 +290,7 @@ void bindPad(py::module_ &m) {
       .value("NONE", padding::MappingMethod::NONE)
       .value("ZERO", padding::MappingMethod::ZERO)
       .value("EDGE", padding::MappingMethod::EDGE);
-  const auto method = py::arg("mappingMethod") = padding::MappingMethod::ZERO;
+  const auto method = py::arg_v("mappingMethod", padding::MappingMethod::ZERO, "padding.MappingMethod.ZERO");
   // float before int: in pybind11's converting pass the first overload that
   // converts wins, and a numpy float must not be truncated to an int. Python
   // ints already match the int overload in the exact pass.

@@ -265,7 +265,7 @@ void bindPopopsExpr(py::module_ &m) {
   m.def("mapWithOutput",
         static_cast<void (*)(Graph &, UnaryOpType, const Tensor &, const Tensor &, Sequence &, DC, OF)>(
             &popops::mapWithOutput),
-        py::arg("graph"), py::arg("op"), py::arg("in"), py::arg("out"), py::arg("prog"), dc, opts);
+        py::arg("graph"), py::arg("op"), py::arg("in_"), py::arg("out"), py::arg("prog"), dc, opts);
   m.def("mapWithOutput",
         static_cast<void (*)(Graph &, BinaryOpType, const Tensor &, const Tensor &, const Tensor &, Sequence &, DC, OF)>(
             &popops::mapWithOutput),

@@ -53,7 +53,8 @@ void bindPoputil(py::module_ &m) {
         py::arg("ascending"));
   m.def("invTransformTileIndex", &invTransformTileIndex, py::arg("tile"), py::arg("numTiles"), py::arg("offset"),
         py::arg("ascending"));
-  const auto cloneMethod = py::arg("method") = poplar::TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES;
+  const auto cloneMethod = py::arg_v("method", poplar::TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES,
+                                      "poplar.TensorCloneMethod.PRESERVE_ORDER_UNLESS_ALIASES");
   m.def("cloneToIpu", &cloneToIpu, py::arg("graph"), py::arg("t"), py::arg("dstIPU"),
         py::arg("debugContext") = poplar::DebugContext(), cloneMethod);
   m.def("copyToIpu", &copyToIpu, py::arg("masterGraph"), py::arg("t"), py::arg("prog"), py::arg("dstIPU"),
@@ -65,7 +66,8 @@ void bindPoputil(py::module_ &m) {
     Tensor clone = createIpuCopy(g, t, dstIpu, copySrc, copyDst, d, method);
     return py::make_tuple(clone, copySrc, copyDst);
   }, py::arg("graph"), py::arg("t"), py::arg("dstIpu"), py::arg("debugContext") = poplar::DebugContext(),
-        py::arg("method") = poplar::TensorCloneMethod::PRESERVE_ORDER_AND_ALIASES);
+        py::arg_v("method", poplar::TensorCloneMethod::PRESERVE_ORDER_AND_ALIASES,
+                   "poplar.TensorCloneMethod.PRESERVE_ORDER_AND_ALIASES"));
 
   m.def("cloneToGraph", &cloneToGraph, py::arg("srcGraph"), py::arg("dstGraph"), py::arg("t"),
         py::arg("debugContext") = poplar::DebugContext(), cloneMethod);
@@ -76,8 +78,9 @@ void bindPoputil(py::module_ &m) {
   py::enum_<TensorUseTracker::MappingMethod>(tracker, "MappingMethod")
       .value("OptimizeHaloRegions", TensorUseTracker::MappingMethod::OptimizeHaloRegions)
       .value("ConstrainMappingToUsedTiles", TensorUseTracker::MappingMethod::ConstrainMappingToUsedTiles)
-      .value("None", TensorUseTracker::MappingMethod::None);
-  const auto mappingMethod = py::arg("mappingMethod") = TensorUseTracker::MappingMethod::None;
+      .value("None_", TensorUseTracker::MappingMethod::None); // None is a Python keyword
+  const auto mappingMethod = py::arg_v("mappingMethod", TensorUseTracker::MappingMethod::None,
+                                        "TensorUseTracker.MappingMethod.None_");
   tracker.def(py::init<unsigned, unsigned, bool>(), py::arg("numTiles"), py::arg("startTile") = 0,
               py::arg("ascendingMappingOrder") = true)
       .def(py::init<const TensorUseTracker &>(), py::arg("other"))
@@ -157,10 +160,12 @@ void bindPoputil(py::module_ &m) {
   m.def("canBroadcastToMatch", &canBroadcastToMatch, py::arg("a"), py::arg("b"));
   m.def("duplicate", &duplicate, py::arg("graph"), py::arg("src"), py::arg("prog"),
         py::arg("debugContext") = poplar::DebugContext(),
-        py::arg("method") = poplar::TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
+        py::arg_v("method", poplar::TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES,
+                                      "poplar.TensorCloneMethod.PRESERVE_ORDER_UNLESS_ALIASES"));
   m.def("cloneN", &poputil::cloneN, py::arg("graph"), py::arg("t"), py::arg("N"),
         py::arg("debugContext") = poplar::DebugContext(),
-        py::arg("method") = poplar::TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES);
+        py::arg_v("method", poplar::TensorCloneMethod::PRESERVE_ORDER_UNLESS_ALIASES,
+                                      "poplar.TensorCloneMethod.PRESERVE_ORDER_UNLESS_ALIASES"));
 
   // Arguments are typed at run time in Python: each is named as C++ templateVertex names
   // it, and bound enums by their C++ scope (popdsl._core.popops.expr -> popops::expr).

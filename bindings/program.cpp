@@ -22,7 +22,7 @@ void bindProgram(py::module_ &m) {
       .value("None_", PrintTensorFmt::FloatFormat::None);
   fmt.def(py::init<unsigned, unsigned, unsigned, unsigned, PrintTensorFmt::FloatFormat, char, char, char>(),
           py::arg("summariseThreshold") = 1000, py::arg("edgeItems") = 3, py::arg("maxLineWidth") = 75,
-          py::arg("digits") = 8, py::arg("floatFormat") = PrintTensorFmt::FloatFormat::Auto,
+          py::arg("digits") = 8, py::arg_v("floatFormat", PrintTensorFmt::FloatFormat::Auto, "PrintTensorFmt.FloatFormat.Auto"),
           py::arg("separator") = ' ', py::arg("openBracket") = '[', py::arg("closeBracket") = ']')
       .def_static("disableFormatting", &PrintTensorFmt::disableFormatting);
 
@@ -63,7 +63,7 @@ void bindProgram(py::module_ &m) {
            py::arg("cond"), py::arg("predicate"), py::arg("body"), dc);
   py::class_<If, Program>(m, "If")
       .def(py::init<const Tensor &, const Program &, const Program &, const DebugContext &>(),
-           py::arg("predicate"), py::arg("trueBody"), py::arg("falseBody") = Sequence(), dc);
+           py::arg("predicate"), py::arg("trueBody"), py::arg_v("falseBody", Sequence(), "Sequence()"), dc);
   py::class_<Switch, Program>(m, "Switch")
       .def(py::init<const Tensor &, const Switch::CaseList &, const Program &, const DebugContext &>(),
            py::arg("control"), py::arg("cases"), py::arg("defaultCase"), dc)
@@ -101,6 +101,11 @@ void bindProgram(py::module_ &m) {
   py::class_<AbortOnCondition, Program>(m, "AbortOnCondition")
       .def(py::init<const Tensor &, const std::string &, const DebugContext &>(), py::arg("predicate"),
            py::arg("message") = "", dc);
+
+  // Bound here rather than with the rest of Graph so that its signature names the Python
+  // class Program (bound above) instead of the C++ type.
+  auto graph = py::reinterpret_borrow<py::class_<Graph>>(py::type::of<Graph>());
+  graph.def("addFunction", &Graph::addFunction, py::arg("program"));
 }
 
 } // namespace popdsl_bindings

@@ -60,7 +60,7 @@ void bindTensor(py::module_ &m) {
       .def("squeeze", &Tensor::squeeze, py::arg("indices"))
       .def("broadcast", &Tensor::broadcast, py::arg("N"), py::arg("dimension"))
       .def("upsample", &Tensor::upsample, py::arg("scale"), py::arg("dimension"),
-           py::arg("method") = UpsampleMethod::REPEAT)
+           py::arg_v("method", UpsampleMethod::REPEAT, "UpsampleMethod.REPEAT"))
       .def("subSample", &Tensor::subSample, py::arg("stride"), py::arg("dimension"))
       .def("reverse", &Tensor::reverse, py::arg("dimension"))
       .def("reinterpret", &Tensor::reinterpret, py::arg("type"))

@@ -213,7 +213,7 @@ void bindVertices(py::module_ &m) {
              const std::string path = py::str(py::module_::import("os").attr("fspath")(src));
              return g.addCodelets(StringRef(path), type, compileFlags, targetName);
            },
-           py::arg("src"), py::arg("type") = CodeletFileType::Auto, py::arg("compileFlags") = "",
+           py::arg("src"), py::arg_v("type", CodeletFileType::Auto, "CodeletFileType.Auto"), py::arg("compileFlags") = "",
            py::arg("targetName") = "",
            "Compiles codelets: a file path (str or os.PathLike), a list of paths, or C++ source text "
            "(a str containing a line break or a '{'); the arguments in the order of the SDK's "

@@ -20,10 +20,12 @@ def _installed_package_dir(source_dir: str):
     return package_dir if found else None
 
 
-if _machinery.PathFinder.find_spec("_core", __path__) is None:
+_extension = _machinery.PathFinder.find_spec("_core", __path__)
+if _extension is None or _extension.origin is None:
     # A source checkout without the built extension came first on sys.path (`python -m
     # popdsl` from the repository root after `pip install .`): take every submodule from
-    # the installed package instead.
+    # the installed package instead. (Without the extension, the stubs' folder _core/
+    # would be found as a namespace package, which has no origin.)
     _installed = _installed_package_dir(_os.path.realpath(__path__[0]))
     if _installed is None:
         raise ImportError(f"popdsl's compiled extension (popdsl._core) is not in {__path__[0]} and no installed "

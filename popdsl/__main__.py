@@ -1,5 +1,6 @@
 """Command line: `python -m popdsl profile script.py [--out DIR] [-- script args]`,
-`python -m popdsl info` and `python -m popdsl sdk --prefix|--enable`."""
+`python -m popdsl info`, `python -m popdsl sdk --prefix|--enable`, `python -m popdsl docs
+[--out DIR]` and `python -m popdsl stubs [--out DIR]`."""
 import argparse
 import json
 import os
@@ -90,6 +91,60 @@ def sdk(show_prefix: bool) -> int:
     return 0
 
 
+def _newest_change(*directories: str) -> float:
+    """The latest modification time of the files under `directories`, build outputs left out."""
+    newest = 0.0
+    for directory in directories:
+        for root, dirs, files in os.walk(directory):
+            dirs[:] = [d for d in dirs if d not in ("_build", "__pycache__", "sdk")]
+            newest = max([newest] + [os.path.getmtime(os.path.join(root, f)) for f in files])
+    return newest
+
+
+def docs(out: str = None) -> int:
+    """Builds the documentation site (docs/ of the checkout) with warnings as errors when
+    its sources or the package changed since the last build, and prints its index.html."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    # The sources are the repository's docs/: beside a checkout's package, else (popdsl
+    # pip-installed) in the clone the command runs in.
+    candidates = [os.path.join(os.path.dirname(package), "docs"), os.path.abspath("docs")]
+    source = next((c for c in candidates if os.path.isfile(os.path.join(c, "conf.py"))), None)
+    if source is None:
+        print(f"popdsl docs: no documentation sources (docs/conf.py) beside this popdsl ({package}) or in the "
+              "current directory: run it from a clone of the repository", file=sys.stderr)
+        return 1
+    out = os.path.abspath(out or os.path.join(source, "_build", "html"))
+    index = os.path.join(out, "index.html")
+    if not os.path.isfile(index) or os.path.getmtime(index) < _newest_change(source, package):
+        try:
+            from sphinx.cmd.build import build_main
+        except ImportError:
+            print("popdsl docs: building the documentation needs Sphinx: pip install sphinx "
+                  "(the test extra has it: pip install '.[test]')", file=sys.stderr)
+            return 1
+        # -E: autodoc reads the docstrings afresh; -W: a warning fails the build.
+        if build_main(["-b", "html", "-E", "-W", "-q", source, out]) != 0:
+            return 1
+    print(index)
+    return 0
+
+
+def stubs(out: str = None) -> int:
+    """Writes the type stubs of popdsl._core (pybind11-stubgen) into `out`, by default the
+    package itself (popdsl/_core/*.pyi), and prints the directory written."""
+    from popdsl import stubs as stub_files
+
+    package = os.path.dirname(os.path.abspath(__file__))
+    out = os.path.abspath(out or package)
+    try:
+        stub_files.generate(out)
+    except stub_files.StubError as e:
+        print(f"popdsl stubs: {e}", file=sys.stderr)
+        return 1
+    print(os.path.join(out, "_core"))
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m popdsl", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -103,12 +158,20 @@ def main(argv=None) -> int:
     shown.add_argument("--prefix", action="store_true", help="print the prefix")
     shown.add_argument("--enable", action="store_true",
                        help='print export lines like the SDK\'s enable.sh: eval "$(python -m popdsl sdk --enable)"')
+    p = commands.add_parser("docs", help="build the documentation site (when needed) and print its index.html")
+    p.add_argument("--out", default=None, help="the HTML directory (default: docs/_build/html)")
+    p = commands.add_parser("stubs", help="regenerate the type stubs of popdsl._core (pybind11-stubgen)")
+    p.add_argument("--out", default=None, help="the directory to write _core/*.pyi into (default: the package)")
     args, unknown = parser.parse_known_args(argv)
+    if args.command != "profile" and unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.command == "info":
         return info()
+    if args.command == "docs":
+        return docs(args.out)
+    if args.command == "stubs":
+        return stubs(args.out)
     if args.command == "sdk":
-        if unknown:
-            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
         return sdk(args.prefix)
     out = args.out or "profile-" + os.path.splitext(os.path.basename(args.script))[0]
     return profile(args.script, out, args.script_args + unknown)

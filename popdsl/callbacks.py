@@ -4,6 +4,11 @@ Built on Poplar's host functions (Graph::addHostFunction, program::Call(HostFunc
 inputs, outputs), Engine::connectHostFunction): the inputs' current values reach the
 function as numpy arrays and its results are written to the output tensors.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Union
+
 import numpy as np
 
 from popdsl._core import program as _program
@@ -11,6 +16,10 @@ from popdsl.control import emit, record
 from popdsl.debug import BuildError, debug_name, expect_callable, expect_str, source_location
 from popdsl.dtypes import as_type, numpy_dtype
 from popdsl.tensor import expect_tensor
+
+if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
+    from popdsl.control import Block
+    from popdsl.tensor import Tensor
 
 
 class HostCallbackError(ValueError):
@@ -25,13 +34,15 @@ class HostCallback:
         self.inputs = [(tuple(shape), np.dtype(dtype)) for shape, dtype in inputs]
         self.outputs = [(tuple(shape), np.dtype(dtype)) for shape, dtype in outputs]
 
-    def to_json(self):
+    def to_json(self) -> dict:
+        """The callback's name, source line and argument shapes and dtypes, as saved in an executable."""
         def args(specs):
             return [[list(shape), dtype.str] for shape, dtype in specs]
         return {"name": self.name, "where": self.where, "inputs": args(self.inputs), "outputs": args(self.outputs)}
 
     @classmethod
-    def from_json(cls, saved, fn):
+    def from_json(cls, saved: dict, fn: Callable) -> "HostCallback":
+        """The callback `to_json` saved, calling `fn` (Session.load's `callbacks=`)."""
         return cls(fn, saved["name"], saved["inputs"], saved["outputs"], saved["where"])
 
     def _results(self, returned):
@@ -59,8 +70,9 @@ class HostCallback:
             outputs[i][...] = result.reshape(-1)
 
 
-def host_callback(fn, *tensors, outputs=(), name=None, prog=None):
-    """Adds a step to the current program that calls fn(*values) with the tensors' current
+def host_callback(fn: Callable[..., Any], *tensors, outputs: Union[Tensor, Sequence[Tensor]] = (),
+                  name: Optional[str] = None, prog: Optional[Block] = None) -> None:
+    """Adds a step to the current program that calls `fn(*values)` with the tensors' current
     values (numpy arrays) and writes what it returns into `outputs`: one array for one
     output tensor, a tuple for several, nothing for none. Exceptions raised by fn come out
     of Session.run()."""

@@ -9,11 +9,23 @@ or a block or control-flow step: parts() (the blocks it holds) and assemble(prog
 (its program from theirs). Blocks nest as deep as Poplar's programs (10000 levels),
 past Python's recursion limit, so build_program keeps its own stack.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable, List, Optional
+
 from popdsl import loop_pitfall
+from popdsl._core import poplar
 from popdsl._core import program as _program
 from popdsl.autodiff.tape import Record, Tape
 from popdsl.debug import BuildError, debug_name, describe, expect_callable, expect_int, plain_name
 from popdsl.dtypes import is_integral_or_bool
+
+if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
+    from popdsl.tensor import Tensor
+
+# The public names (the API reference's); the module's other functions serve the package.
+__all__ = ["Block", "Sequence", "Repeat", "If", "Else", "While", "Switch"]
 
 _open_blocks: list = []
 
@@ -21,22 +33,25 @@ _open_blocks: list = []
 class Block:
     """Steps that will run in order; `build()` makes the poplar Sequence."""
 
-    def __init__(self, name=None):
+    def __init__(self, name: Optional[str] = None) -> None:
         self.name = name
         self.steps = []
         self.tape = Tape(self.steps)  # the ops as pd.grad sees them
 
-    def add(self, step):
+    def add(self, step: Any) -> None:
         """Append a poplar program or a deferred step (anything with build())."""
         self.steps.append(step)
 
-    def parts(self):
+    def parts(self) -> list:
+        """The steps whose programs make this block's (build_program builds them first)."""
         return self.steps
 
-    def assemble(self, programs) -> _program.Sequence:
+    def assemble(self, programs: List[_program.Program]) -> _program.Sequence:
+        """This block's poplar program from its parts' programs: a Sequence of them."""
         return _program.Sequence(programs, self.name)
 
     def build(self) -> _program.Sequence:
+        """The poplar Sequence of the steps added so far."""
         return build_program(self)
 
     def __enter__(self):
@@ -48,7 +63,7 @@ class Block:
         return False
 
 
-def build_program(step):
+def build_program(step: Any) -> _program.Program:
     """The poplar program of `step`, its parts built before it, depth first without recursion."""
     built = []  # the programs of the parts finished so far, in order
     todo = [(step, None)]  # (step, its parts once they are on the way)
@@ -82,12 +97,13 @@ def current_block(prog=None) -> Block:
     return _open_blocks[-1]
 
 
-def emit(raw_sequence: _program.Sequence, prog=None):
+def emit(raw_sequence: _program.Sequence, prog: Optional[Block] = None) -> None:
     """Append a poplar program to the current block."""
     current_block(prog).add(raw_sequence)
 
 
-def record(kind: str, inputs, outputs, prog=None, written=(), **attrs) -> Record:
+def record(kind: str, inputs: Iterable[Tensor], outputs: Iterable[Tensor], prog: Optional[Block] = None,
+           written: Iterable[Tensor] = (), **attrs) -> Record:
     """Records an op just emitted into the current block for pd.grad: `kind` names its
     gradient rule; `written` lists the tensors it overwrote (in-place ops)."""
     op = Record(kind, inputs, outputs, written, attrs)
@@ -96,7 +112,7 @@ def record(kind: str, inputs, outputs, prog=None, written=(), **attrs) -> Record
     return op
 
 
-def record_control(kind: str, bodies, block: Block, **attrs) -> Record:
+def record_control(kind: str, bodies: List[Block], block: Block, **attrs) -> Record:
     """Records a control-flow step of the given body blocks in `block` as one op that
     reads what its bodies read from outside and overwrites all they produced or wrote
     (views left out: a write through a view is a write of its bases, which are there)."""
@@ -112,7 +128,7 @@ class Sequence(Block):
         super().__init__(plain_name(name))
 
 
-def check_control(tensor, what: str):
+def check_control(tensor: Tensor, what: str) -> poplar.Tensor:
     """Predicates and switch indices hold one integer or boolean element."""
     from popdsl.tensor import Tensor
 
@@ -163,10 +179,12 @@ class Repeat(_Nested):
         super().__init__()
         self.count, self.name = count, debug_name(name)
 
-    def parts(self):
+    def parts(self) -> list:
+        """The body, the one part of a Repeat."""
         return [self.body]
 
-    def assemble(self, programs):
+    def assemble(self, programs: List[_program.Program]) -> _program.Program:
+        """program.Repeat of the built body."""
         return _program.Repeat(self.count, programs[0], self.name)
 
 
@@ -183,10 +201,12 @@ class If(_Nested):
         self.else_body = None
         self.else_record = None
 
-    def parts(self):
+    def parts(self) -> list:
+        """The then-body and, when a pd.Else followed, the else-body."""
         return [self.body] + ([self.else_body] if self.else_body else [])
 
-    def assemble(self, programs):
+    def assemble(self, programs: List[_program.Program]) -> _program.Program:
+        """program.If of the built bodies (an empty Sequence without an else-body)."""
         then_body, *else_body = programs
         return _program.If(self.predicate, then_body, else_body[0] if else_body else _program.Sequence(), self.name)
 
@@ -228,10 +248,12 @@ class While(_Nested):
         with self.condition:
             self.predicate = check_control(cond_fn(), "While condition")
 
-    def parts(self):
+    def parts(self) -> list:
+        """The condition block and the body."""
         return [self.condition, self.body]
 
-    def assemble(self, programs):
+    def assemble(self, programs: List[_program.Program]) -> _program.Program:
+        """program.RepeatWhileTrue of the built condition and body."""
         condition, body = programs
         return _program.RepeatWhileTrue(condition, self.predicate, body, self.name)
 
@@ -260,6 +282,7 @@ class Switch:
         return False
 
     def case(self, value: int) -> Block:
+        """The block run when the control value equals `value`: `with sw.case(1): ...`."""
         value = expect_int(value, "Switch.case: value", -2 ** 31, 2 ** 31 - 1)  # program::Switch's int32 cases
         if value in self.cases:
             raise BuildError(f"Switch case {value} is defined twice")
@@ -267,14 +290,17 @@ class Switch:
         return self.cases[value]
 
     def default(self) -> Block:
+        """The block run when no case matches: `with sw.default(): ...`."""
         if self.default_body is not None:
             raise BuildError("Switch default is defined twice")
         self.default_body = Block()
         return self.default_body
 
-    def parts(self):
+    def parts(self) -> list:
+        """The default block (empty unless given), then the cases in the order they were added."""
         return [self.default_body or Block()] + list(self.cases.values())
 
-    def assemble(self, programs):
+    def assemble(self, programs: List[_program.Program]) -> _program.Program:
+        """program.Switch of the built default and cases."""
         default, *cases = programs
         return _program.Switch(self.control, list(zip(self.cases, cases)), default, self.name)

@@ -11,12 +11,19 @@ line that called them (by file name: "lstm.py:31: ...").
 Tensors made by name (Graph.variable(name="w"), constants, clones, streams' reads) keep
 the plain name, which sessions read and write them by.
 """
+
+from __future__ import annotations
+
 import contextlib
 import functools
 import linecache
 import operator
 import os
 import sys
+from typing import Any, Callable, ContextManager, Optional
+
+# The public names (the API reference's); the module's other functions serve the package.
+__all__ = ["BuildError", "name_scope"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _BUILDERS_DIR = os.path.join(_PACKAGE_DIR, "nn") + os.sep
@@ -66,7 +73,7 @@ def source_location(skip_builders: bool = False, file_name_only: bool = True) ->
     return f"{location}: {statement}" if statement else location
 
 
-def debug_name(name=None, op=None) -> str:
+def debug_name(name: Optional[str] = None, op: Optional[str] = None) -> str:
     """The scoped debug name for an op: the user's source line, after `name @ ` if given,
     and `/op` (the op's kind) when given, which tells one line's several ops apart."""
     location = source_location(file_name_only=False)
@@ -74,20 +81,20 @@ def debug_name(name=None, op=None) -> str:
     return "/".join(_scopes + [named] + ([op] if op else []))
 
 
-def plain_name(name=None) -> str:
+def plain_name(name: Optional[str] = None) -> str:
     """The scoped debug name for a tensor or program made by name: `name` if given
     (sessions read and write tensors, and run programs, by that name), else the user's
     source line."""
     return "/".join(_scopes + [source_location(file_name_only=False) if name is None else _checked(name)])
 
 
-def _checked(name) -> str:
+def _checked(name: object) -> str:
     if not isinstance(name, str):
         raise BuildError(f"name= must be a str (a debug name) or None, got {describe(name)}")
     return name
 
 
-def name_scope(name: str):
+def name_scope(name: str) -> ContextManager[None]:
     """Prefix the debug names of ops built inside the block with `name/`."""
     return _scoped(expect_str(name, "pd.name_scope: name"))  # checked now, not when the block is entered
 
@@ -108,7 +115,7 @@ class BuildError(ValueError):
         super().__init__(f"{source_location(skip_builders=True)}: {message}")
 
 
-def describe(value) -> str:
+def describe(value: Any) -> str:
     """A refused argument as error messages show it: its type and a short repr."""
     text = repr(value)
     return f"{type(value).__name__} {text if len(text) <= 60 else text[:57] + '...'}"
@@ -118,7 +125,7 @@ def describe(value) -> str:
 LARGEST_INT = 2 ** 32 - 1
 
 
-def expect_int(value, what: str, minimum: int = 0, maximum: int = LARGEST_INT) -> int:
+def expect_int(value: Any, what: str, minimum: int = 0, maximum: int = LARGEST_INT) -> int:
     """`value` as an int in [minimum, maximum]; anything else (bool, float, str, numpy
     arrays, out of range) raises a BuildError naming `what`."""
     try:
@@ -130,13 +137,13 @@ def expect_int(value, what: str, minimum: int = 0, maximum: int = LARGEST_INT) -
     return operator.index(value)
 
 
-def expect_str(value, what: str) -> str:
+def expect_str(value: Any, what: str) -> str:
     if not isinstance(value, str):
         raise BuildError(f"{what} must be a str, got {describe(value)}")
     return value
 
 
-def expect_options(options, what: str) -> dict:
+def expect_options(options: Optional[dict], what: str) -> dict:
     """Poplar option flags: a dict of option names to str, bool or number values (None: none)."""
     if options is None:
         return {}
@@ -147,7 +154,7 @@ def expect_options(options, what: str) -> dict:
     return options
 
 
-def expect_callable(value, what: str):
+def expect_callable(value: Any, what: str) -> Callable:
     if not callable(value):
         raise BuildError(f"{what} must be a function, got {describe(value)}")
     return value

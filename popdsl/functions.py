@@ -6,7 +6,11 @@ tensors shaped like the first call's arguments, and returns a tensor or a tuple 
 tensors; every call copies its arguments into the parameters, runs the one Poplar
 function, and copies the results into new tensors that it returns.
 """
+
+from __future__ import annotations
+
 import inspect
+from typing import TYPE_CHECKING, Callable, Optional, Tuple, Union
 
 from popdsl._core import program as _program
 from popdsl.control import Block, current_block, emit, record_control
@@ -14,11 +18,14 @@ from popdsl.debug import BuildError, debug_name, describe, expect_callable
 from popdsl.ops import copy
 from popdsl.tensor import Tensor
 
+if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
+    from popdsl.graph import Graph
+
 
 class Function:
     """The callable Graph.function returns (see the module docstring)."""
 
-    def __init__(self, graph, fn, name=None):
+    def __init__(self, graph: Graph, fn: Callable, name: Optional[str] = None) -> None:
         self.graph, self.fn = graph, expect_callable(fn, "Graph.function: fn")
         self.name = name or getattr(fn, "__qualname__", "function")
         self._function = None
@@ -27,7 +34,7 @@ class Function:
         self._results = ()  # the body's outputs
         self._returns_tuple = False
 
-    def __call__(self, *args, prog=None):
+    def __call__(self, *args: Tensor, prog: Optional[Block] = None) -> Union[None, Tensor, Tuple[Tensor, ...]]:
         """Runs the function: copies `args` into its parameters, calls it and returns copies
         of its results (None, a pd.Tensor or a tuple, as the body returned)."""
         self._check_arguments(args)

@@ -1,4 +1,11 @@
 """pd.Graph: variables, constants and streams on a device's target."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Callable, Optional, Sequence, Union
+
+from numpy.typing import ArrayLike
 import operator
 import weakref
 
@@ -11,6 +18,11 @@ from popdsl.dtypes import as_type, numpy_dtype
 from popdsl.control import emit, record
 from popdsl.functions import Function
 from popdsl.tensor import Tensor, as_shape, expect_tensor
+
+if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
+    from popdsl.control import Block
+    from popdsl.dtypes import DType
+    from popdsl.tensor import Shape
 
 LINEAR = "linear"
 
@@ -81,7 +93,8 @@ class Graph:
                              f"{self.target.getNumTiles()} or an interval that is not 0 <= begin <= end")
         return [[poplar.Interval(b, e) for b, e in tile] for tile in tiles]
 
-    def variable(self, dtype, shape, name=None, mapping=LINEAR, init=None) -> Tensor:
+    def variable(self, dtype: DType, shape: Shape, name: Optional[str] = None, mapping: str = LINEAR,
+                 init: Optional[ArrayLike] = None) -> Tensor:
         """A variable, mapped linearly over the tiles unless mapping= says otherwise
         (None: unmapped; a tile number; or per-tile lists of (begin, end) intervals)."""
         shape = as_shape(shape, f"variable {name!r}" if name else "variable")
@@ -93,7 +106,7 @@ class Graph:
             self.initialised.add(id(t))
         return self.track(t)
 
-    def sliceable(self, dtype, shape, axes=(0,), name=None) -> Tensor:
+    def sliceable(self, dtype: DType, shape: Shape, axes: Sequence[int] = (0,), name: Optional[str] = None) -> Tensor:
         """A variable laid out for t.at[i] along `axes`: each tile holds whole columns
         across those axes, so every slice is spread over the tiles (popops createSliceableTensor)."""
         shape = as_shape(shape, f"sliceable variable {name!r}" if name else "sliceable variable")
@@ -107,7 +120,8 @@ class Graph:
             raise BuildError(str(e)) from None
         return self.track(Tensor(raw, self))
 
-    def constant(self, value, dtype=None, name=None, mapping=LINEAR) -> Tensor:
+    def constant(self, value: ArrayLike, dtype: Optional[DType] = None, name: Optional[str] = None,
+                 mapping: str = LINEAR) -> Tensor:
         """A constant from a scalar or an array (dtype defaults to the array's, float64 -> float32)."""
         array = _host_array(value, "Graph.constant: value")
         if dtype is None:
@@ -117,18 +131,22 @@ class Graph:
         self._map(t, mapping)
         return self.track(t)
 
-    def clone(self, t: Tensor, name=None) -> Tensor:
+    def clone(self, t: Tensor, name: Optional[str] = None) -> Tensor:
         """A new variable shaped and mapped like t."""
         expect_tensor(t, "Graph.clone: t", self, "this graph")
         return self.track(Tensor(self.raw.clone(t.raw, plain_name(name)), self))
 
-    def host_to_device(self, dtype, shape, name=None, broadcast=False) -> "HostToDevice":
+    def host_to_device(self, dtype: DType, shape: Shape, name: Optional[str] = None,
+                       broadcast: bool = False) -> "HostToDevice":
         """A host-to-device stream; in a replicated graph each replica reads its own feed
         (Session.run's feed has a leading replica axis) unless broadcast=True (one feed
         that every replica reads)."""
         return self._stream(HostToDevice, dtype, shape, name, broadcast=broadcast)
 
-    def device_to_host(self, dtype, shape, name=None) -> "DeviceToHost":
+    def device_to_host(self, dtype: DType, shape: Shape, name: Optional[str] = None) -> "DeviceToHost":
+        """A device-to-host stream of `shape`: `out.write(t)` in a program copies t to the host;
+        `Session.run` returns what the run wrote, {out: array}, with a leading axis of writes per run.
+        """
         return self._stream(DeviceToHost, dtype, shape, name)
 
     def _stream(self, kind, dtype, shape, name, **options):
@@ -140,13 +158,15 @@ class Graph:
         self.streams.append(stream)
         return stream
 
-    def add_codelets(self, source_or_path, flags: str = "") -> bool:
+    def add_codelets(self, source_or_path: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]],
+                     flags: str = "") -> bool:
         """Compiles C++ codelets (source text with a line break, or a file path) for custom vertices."""
         from popdsl.vertices import add_codelets  # vertices builds on graph: imported late
 
         return add_codelets(self, source_or_path, flags)
 
-    def function(self, fn=None, name=None) -> Function:
+    def function(self, fn: Optional[Callable] = None,
+                 name: Optional[str] = None) -> Union[Function, Callable[[Callable], Function]]:
         """Decorator: the body is built once as a Poplar function and each call adds a
         program::Call. `fn` may take tensor arguments and return a tensor or a tuple of
         them: each call copies its arguments in and the results out (into new tensors it
@@ -201,7 +221,10 @@ class HostToDevice:
         mode = poplar.ReplicatedStreamMode.BROADCAST if broadcast else poplar.ReplicatedStreamMode.REPLICATE
         self.raw = graph.raw.addHostToDeviceFIFO(handle, dtype, self.size, mode)
 
-    def read(self, into: Tensor = None, name=None, prog=None) -> Tensor:
+    def read(self, into: Tensor = None, name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
+        """Copies the next item of the stream into `into` (a new variable when None) and returns it;
+        `Session.run(feeds={stream: array})` supplies the items along the array's leading axis.
+        """
         if into is None:
             into = self.graph.variable(self.dtype, self.shape, name=name or f"{self.handle}.read")
         elif expect_tensor(into, f"stream '{self.handle}' read: into", self.graph, "the stream").dtype != self.dtype \
@@ -226,7 +249,8 @@ class DeviceToHost:
         self.size = int(np.prod(shape))
         self.raw = graph.raw.addDeviceToHostFIFO(handle, dtype, self.size)
 
-    def write(self, t: Tensor, name=None, prog=None):
+    def write(self, t: Tensor, name: Optional[str] = None, prog: Optional[Block] = None) -> None:
+        """Copies `t` (the stream's shape and dtype) to the host: one item of the run's result."""
         if expect_tensor(t, f"stream '{self.handle}' write: t", self.graph, "the stream").dtype != self.dtype \
                 or t.size != self.size:
             raise BuildError(f"stream '{self.handle}' carries {self.shape} {self.dtype}, not {t!r}")

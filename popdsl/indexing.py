@@ -80,4 +80,9 @@ class _AtIndexer:
         return _At(self.tensor, key)
 
 
-Tensor.at = property(lambda self: _AtIndexer(self), doc="Dynamic indexing: t.at[i].get(), t.at[i].set(v)")
+def _at(self: Tensor) -> _AtIndexer:
+    """Dynamic indexing along the first axis: t.at[i].get(), t.at[i].set(v) (popops dynamicSlice/Update)."""
+    return _AtIndexer(self)
+
+
+Tensor.at = property(_at)

@@ -3,12 +3,20 @@
 The emulator's counters run in ESTIMATED cycles (the Engine's cost model, README
 "Profiling"); on Poplar's hardware they are measured.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional, Sequence
+
 from popdsl._core import poplar
 from popdsl._core import program as _program
 from popdsl.control import _Nested, emit
 from popdsl.debug import BuildError, debug_name, describe
 from popdsl.graph import Graph
 from popdsl.tensor import Tensor
+
+if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
+    from popdsl.control import Block
 
 _SYNC_TYPES = {"internal": poplar.SyncType.INTERNAL, "external": poplar.SyncType.EXTERNAL,
                "global": poplar.SyncType.GLOBAL}
@@ -36,7 +44,8 @@ class Counter:
     def _track(self, raw) -> None:
         self.tensor = self.graph.track(Tensor(raw, self.graph))
 
-    def value(self, lo_hi) -> int:
+    def value(self, lo_hi: Sequence[int]) -> int:
+        """The 64-bit cycle count from the counter tensor's [lo32, hi32] words."""
         lo, hi = (int(v) for v in lo_hi)
         return lo | hi << 32
 
@@ -60,11 +69,13 @@ class cycle_count(_Nested, Counter):  # noqa: N801  (used like a function: `with
             self._track(poplar.cycleCount(self.graph.raw, self.sequence, self.tile, self.sync, self.name))
         return super().__exit__(exc_type, *exc)
 
-    def build(self):
+    def build(self) -> _program.Sequence:
+        """The poplar Sequence that poplar.cycleCount wrapped around the block."""
         return self.sequence
 
 
-def cycle_stamp(graph: Graph = None, tile: int = 0, sync: str = "internal", name=None, prog=None) -> Counter:
+def cycle_stamp(graph: Graph = None, tile: int = 0, sync: str = "internal", name: Optional[str] = None,
+                prog: Optional[Block] = None) -> Counter:
     """Adds a sync and a snapshot of the cycle counter (poplar::cycleStamp) to the open
     block; `session.read(stamp)` is the counter's value then. Differences of two stamps
     time what ran between them."""

@@ -1,4 +1,9 @@
 """Matrix products through poplin: `a @ b`, pd.matmul, pd.matmul_acc (C += k * A @ B)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
+
 import numpy as np
 
 from popdsl._core import poplin
@@ -6,6 +11,9 @@ from popdsl.control import record
 from popdsl.debug import BuildError, describe, expect_options
 from popdsl.ops import _run_library
 from popdsl.tensor import Tensor, expect_tensor
+
+if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
+    from popdsl.control import Block
 
 
 def _check(a: Tensor, b: Tensor, what: str):
@@ -23,7 +31,8 @@ def _is_plain(a, b) -> bool:
     return a.ndim == b.ndim and (a.ndim == 2 or (a.ndim == 3 and a.shape[0] == b.shape[0]))
 
 
-def matmul(a: Tensor, b: Tensor, name=None, prog=None, options=None, out: Tensor = None) -> Tensor:
+def matmul(a: Tensor, b: Tensor, name: Optional[str] = None, prog: Optional[Block] = None,
+           options: Optional[dict] = None, out: Tensor = None) -> Tensor:
     """a @ b by numpy's rules: 2-D operands are matrices (poplin matMul); 3-D ones multiply
     group by group (poplin matMulGrouped); a 1-D operand is a vector (a row on the left, a
     column on the right, its dimension dropped from the result); more dimensions are stacks
@@ -87,7 +96,8 @@ def _stacked(t, batch):
     return stretched.reshape([int(np.prod(batch))] + full[-2:])
 
 
-def matmul_acc(c: Tensor, a: Tensor, b: Tensor, scale=1.0, name=None, prog=None, options=None) -> Tensor:
+def matmul_acc(c: Tensor, a: Tensor, b: Tensor, scale: float = 1.0, name: Optional[str] = None,
+               prog: Optional[Block] = None, options: Optional[dict] = None) -> Tensor:
     """c += scale * (a @ b), in place; scale is a number or a one-element tensor."""
     graph = _check(a, b, "pd.matmul_acc")
     expect_tensor(c, "pd.matmul_acc: c", graph, "a")

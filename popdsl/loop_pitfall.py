@@ -15,6 +15,9 @@ import weakref
 
 from popdsl import debug
 
+# The public name (the API reference's); the checks serve popdsl.control and the session.
+__all__ = ["LoopCarryWarning"]
+
 # Op kinds whose result changes per execution even from the same inputs.
 _VARYING_KINDS = ("pd.random.",)
 

@@ -3,7 +3,11 @@
 Element-wise functions work on tensors (emitting one popops map each) and on
 popops expressions inside functions traced by pd.map (building one fused map).
 """
+
+from __future__ import annotations
+
 import inspect
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Union
 
 from popdsl._core import poplar, popnn, popops, poputil
 from popdsl._core import program as _program
@@ -13,8 +17,20 @@ from popdsl.dtypes import as_type, is_floating
 from popdsl.control import current_block, emit, record
 from popdsl.tensor import Tensor, expect_tensor
 
+if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
+    from popdsl.control import Block
+    from popdsl.dtypes import DType
+
+# The public names (the API reference's); the module's other functions serve the package.
+__all__ = ["exp", "log", "tanh", "sigmoid", "sqrt", "rsqrt", "abs", "neg", "square", "relu", "sin", "cos", "floor",
+           "ceil", "logical_not", "max", "min", "pow", "where", "logical_and", "logical_or", "map", "map_", "cast",
+           "copy", "fill", "zero", "concat", "print_tensor", "nonlinearity", "nonlinearity_", "nonlinearity_grad"]
+
 _PLACEHOLDERS = [getattr(pe, f"_{i}") for i in range(1, 21)]
 _LIBRARY_ERRORS = (poputil.poplibs_error, poplar.poplar_error, RuntimeError)
+
+# An operand of the element-wise functions: a tensor or a number (typed as the tensors are).
+Operand = Union[Tensor, float]
 
 
 def _graph_of(tensors, what: str):
@@ -112,8 +128,9 @@ def apply(op_builder, *args, what, name=None, prog=None, in_place=False):
 
 
 def _unary(function_name, op, doc):
-    def fn(x, name=None, prog=None):
+    def fn(x: Operand, name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
         return apply(lambda a: pe.UnaryOp(op, a), x, what=(f"pd.{function_name}: x",), name=name, prog=prog)
+    fn.__name__ = fn.__qualname__ = function_name
     fn.__doc__ = doc
     return fn
 
@@ -135,31 +152,35 @@ ceil = _unary("ceil", pe.UnaryOpType.CEIL, "round up")
 logical_not = _unary("logical_not", pe.UnaryOpType.LOGICAL_NOT, "not x (bool)")
 
 
-def max(a, b, name=None, prog=None):
+def max(a: Operand, b: Operand, name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
     """Element-wise maximum; NaN when either operand is NaN (as numpy.maximum)."""
     return apply(pe.Max, a, b, what=("pd.max: a", "pd.max: b"), name=name, prog=prog)
 
 
-def min(a, b, name=None, prog=None):
+def min(a: Operand, b: Operand, name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
     """Element-wise minimum; NaN when either operand is NaN (as numpy.minimum)."""
     return apply(pe.Min, a, b, what=("pd.min: a", "pd.min: b"), name=name, prog=prog)
 
 
-def pow(a, b, name=None, prog=None):
+def pow(a: Operand, b: Operand, name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
+    """a ** b, element-wise."""
     return apply(pe.Pow, a, b, what=("pd.pow: a", "pd.pow: b"), name=name, prog=prog)
 
 
-def where(condition, a, b, name=None, prog=None):
+def where(condition: Operand, a: Operand, b: Operand, name: Optional[str] = None,
+          prog: Optional[Block] = None) -> Tensor:
     """condition ? a : b, element-wise."""
     return apply(lambda c, x, y: pe.Select(x, y, c), condition, a, b,
                  what=("pd.where: condition", "pd.where: a", "pd.where: b"), name=name, prog=prog)
 
 
-def logical_and(a, b, name=None, prog=None):
+def logical_and(a: Operand, b: Operand, name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
+    """a and b, element-wise (bool tensors)."""
     return apply(pe.And, a, b, what=("pd.logical_and: a", "pd.logical_and: b"), name=name, prog=prog)
 
 
-def logical_or(a, b, name=None, prog=None):
+def logical_or(a: Operand, b: Operand, name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
+    """a or b, element-wise (bool tensors)."""
     return apply(pe.Or, a, b, what=("pd.logical_or: a", "pd.logical_or: b"), name=name, prog=prog)
 
 
@@ -178,7 +199,7 @@ def _trace(fn, count, what):
     return result
 
 
-def map(fn, *tensors, name=None, prog=None) -> Tensor:
+def map(fn: Callable[..., Any], *tensors, name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
     """Traces fn over placeholders into ONE fused popops map of the tensors (broadcast numpy-style)."""
     if not tensors:
         raise BuildError("pd.map(fn, *tensors) needs one or more pd.Tensor arguments")
@@ -186,23 +207,29 @@ def map(fn, *tensors, name=None, prog=None) -> Tensor:
     return _map(_trace(fn, len(tensors), "pd.map"), list(tensors), name, prog)
 
 
-def map_(fn, target, *others, name=None, prog=None) -> Tensor:
+def map_(fn: Callable[..., Any], target: Tensor, *others, name: Optional[str] = None,
+         prog: Optional[Block] = None) -> Tensor:
     """Like pd.map, writing the result into `target` (the first argument of fn)."""
     expect_tensor(target, "pd.map_: target")
     _graph_of([target, *others], "pd.map_: [target, *others]")
     return _map_in_place(_trace(fn, len(others) + 1, "pd.map_"), [target, *others], name, prog)
 
 
-def cast(t: Tensor, dtype, name=None, prog=None) -> Tensor:
+def cast(t: Tensor, dtype: DType, name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
     """A new tensor with t's values converted to dtype."""
     expect_tensor(t, "pd.cast: t")
     return _map(pe.Cast(pe._1, as_type(dtype, "pd.cast: dtype")), [t], name, prog)
 
 
-Tensor.astype = lambda self, dtype, name=None, prog=None: cast(self, dtype, name, prog)
+def _astype(self: Tensor, dtype: DType, name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
+    """pd.cast(t, dtype) as a method: a new tensor with t's values converted to dtype."""
+    return cast(self, dtype, name, prog)
 
 
-def copy(src: Tensor, dst: Tensor, name=None, prog=None) -> Tensor:
+Tensor.astype = _astype
+
+
+def copy(src: Tensor, dst: Tensor, name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
     """Copies src into dst (same dtype and element count)."""
     expect_tensor(dst, "pd.copy: dst", expect_tensor(src, "pd.copy: src").graph, "src")
     if src.dtype != dst.dtype or src.size != dst.size:
@@ -212,7 +239,7 @@ def copy(src: Tensor, dst: Tensor, name=None, prog=None) -> Tensor:
     return dst
 
 
-def fill(t: Tensor, value, name=None, prog=None) -> Tensor:
+def fill(t: Tensor, value: float, name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
     """Sets every element of t to value (popops::fill)."""
     expect_tensor(t, "pd.fill: t")
     if not isinstance(value, (bool, int, float)):
@@ -223,13 +250,13 @@ def fill(t: Tensor, value, name=None, prog=None) -> Tensor:
     return t
 
 
-def zero(t: Tensor, name=None, prog=None) -> Tensor:
+def zero(t: Tensor, name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
     """Sets every element of t to zero."""
     expect_tensor(t, "pd.zero: t")
     return fill(t, 0, name=name, prog=prog)
 
 
-def concat(tensors, axis: int = 0) -> Tensor:
+def concat(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
     """A view joining tensors along axis (no copy; writes go to the originals)."""
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)) or not tensors:
         raise BuildError(f"pd.concat: tensors must be a non-empty list of pd.Tensors, got {describe(tensors)}")
@@ -290,7 +317,7 @@ def _set_item(self, key, value):
         fill(view, value)
 
 
-def _assign(self, value) -> Tensor:
+def _assign(self: Tensor, value: Operand) -> Tensor:
     """Copies `value` (a tensor, broadcast to t's shape, or a number) into t; returns t.
     Inside a loop body `acc.assign(acc + 1)` updates acc for the next iteration, where
     `acc = acc + 1` would only bind the name to a new tensor."""
@@ -302,7 +329,7 @@ Tensor.__setitem__ = _set_item
 Tensor.assign = _assign
 
 
-def print_tensor(t: Tensor, title=None, prog=None):
+def print_tensor(t: Tensor, title: Optional[str] = None, prog: Optional[Block] = None) -> None:
     """Prints t's values when the program runs, in Poplar's PrintTensor format."""
     expect_tensor(t, "pd.print_tensor: t")
     if title is not None:
@@ -323,7 +350,7 @@ def _nonlinearity_type(kind: str, what: str):
                          f"{sorted(k.lower() for k in _NONLINEARITIES)}") from None
 
 
-def nonlinearity(t: Tensor, kind: str, name=None, prog=None) -> Tensor:
+def nonlinearity(t: Tensor, kind: str, name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
     """popnn's non-linearity `kind` ("sigmoid", "tanh", "relu", "gelu", "softmax", ...) of t."""
     expect_tensor(t, "pd.nonlinearity: t")
     kind = _nonlinearity_type(kind, "pd.nonlinearity")
@@ -334,7 +361,7 @@ def nonlinearity(t: Tensor, kind: str, name=None, prog=None) -> Tensor:
     return out
 
 
-def nonlinearity_(t: Tensor, kind: str, name=None, prog=None) -> Tensor:
+def nonlinearity_(t: Tensor, kind: str, name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
     """Like pd.nonlinearity, writing the result over t (popnn nonLinearityInPlace); returns t."""
     expect_tensor(t, "pd.nonlinearity_: t")
     kind = _nonlinearity_type(kind, "pd.nonlinearity_")
@@ -344,7 +371,8 @@ def nonlinearity_(t: Tensor, kind: str, name=None, prog=None) -> Tensor:
     return t
 
 
-def nonlinearity_grad(activation: Tensor, out_grad: Tensor, kind: str, name=None, prog=None) -> Tensor:
+def nonlinearity_grad(activation: Tensor, out_grad: Tensor, kind: str, name: Optional[str] = None,
+                      prog: Optional[Block] = None) -> Tensor:
     """Input gradient of `kind`: activation is its output (its input for gelu and swish)."""
     graph = expect_tensor(activation, "pd.nonlinearity_grad: activation").graph
     expect_tensor(out_grad, "pd.nonlinearity_grad: out_grad", graph, "activation")

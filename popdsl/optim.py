@@ -7,6 +7,11 @@ model's. The learning rate is a one-element float32 tensor (`opt.lr`, made by th
 step unless one is given), so `session.write(opt.lr, ...)` changes it between runs
 without recompiling; the other hyper-parameters are compiled in.
 """
+
+from __future__ import annotations
+
+from typing import Sequence, Union
+
 import numpy as np
 
 from popdsl._core.popops import expr as pe
@@ -33,7 +38,7 @@ class Optimizer:
         self.state = {}  # id(weight) -> its state tensors, by name
         self._step_count = None
 
-    def step(self, weights, grads):
+    def step(self, weights: Union[Tensor, Sequence[Tensor]], grads: Union[Tensor, Sequence[Tensor]]) -> None:
         """Appends the update of each weight by its gradient to the open block."""
         weights, grads = _pairs(weights, grads, f"pd.optim.{type(self).__name__}.step")
         graph = weights[0].graph
@@ -123,7 +128,7 @@ class Adam(Optimizer):
 
 
 class AdamW(Adam):
-    """torch.optim.AdamW: Adam whose weight decay is w *= 1 - lr * weight_decay before the
+    """torch.optim.AdamW: Adam whose weight decay is `w *= 1 - lr * weight_decay` before the
     update (decoupled from the moments); weight_decay defaults to 1e-2."""
 
     name = "adamw"

@@ -5,12 +5,17 @@ cost model (README "Profiling", emulator/src/poplar/CostModel.hpp), as on
 Poplar's IPUModel. Host times are measured only with the engine option
 `debug.instrument` (or `autoReport.all`). Memory per tile follows the tile mapping.
 """
+
+from __future__ import annotations
+
 import dataclasses
 import json
 import os
 import re
+from typing import List, Union
 
 from popdsl import _core
+from popdsl._core import poplar
 
 # A source location in a debug name: the file as popdsl.debug shows it ("popdsl/nn/lstm.py",
 # "examples/lstm.py", an absolute path), after any name scopes, and the line.
@@ -34,6 +39,7 @@ class Step:
 
     @property
     def cycles_per_execution(self) -> int:
+        """Estimated sync + exchange + compute cycles of one execution of the step."""
         return self.sync_cycles + self.exchange_cycles + self.compute_cycles
 
     @property
@@ -82,6 +88,7 @@ class Target:
 
     @property
     def num_tiles(self) -> int:
+        """Tiles of all the IPUs."""
         return self.num_ipus * self.tiles_per_ipu
 
 
@@ -101,10 +108,12 @@ class Memory:
 
     @property
     def tile_bytes(self) -> list:
+        """Bytes per tile: its variables and constants."""
         return [v + c for v, c in zip(self.variable_bytes, self.constant_bytes)]
 
     @property
     def total_bytes(self) -> int:
+        """Bytes of every tile together."""
         return sum(self.tile_bytes)
 
     def largest_tiles(self, n: int = 5) -> list:
@@ -112,6 +121,7 @@ class Memory:
         return sorted(enumerate(self.tile_bytes), key=lambda tb: (-tb[1], tb[0]))[:n]
 
     def out_of_memory_tiles(self) -> list:
+        """The tiles holding more than the target's bytes per tile."""
         return [t for t, b in enumerate(self.tile_bytes) if b > self.bytes_per_tile]
 
 
@@ -130,7 +140,7 @@ class Profile:
     summary_text: str
 
     @classmethod
-    def from_engine(cls, engine) -> "Profile":
+    def from_engine(cls, engine: poplar.Engine) -> "Profile":
         """The engine's recorded profile. Needs the emulator backend: on the sdk backend
         this raises NotImplementedError (the SDK reports through libpva and autoReport.*)."""
         import io
@@ -157,6 +167,7 @@ class Profile:
 
     @property
     def estimated_seconds(self) -> float:
+        """Estimated cycles of the runs profiled, at the target's clock."""
         return self.total_cycles / self.target.clock_hz
 
     def summary(self) -> str:
@@ -203,27 +214,29 @@ class Profile:
 
     # --- files --------------------------------------------------------------------------
     def to_json(self) -> str:
+        """The profile as JSON text (Profile.from_json reads it back)."""
         return json.dumps(dataclasses.asdict(self), indent=1)
 
     @classmethod
     def from_json(cls, text: str) -> "Profile":
+        """The Profile that `to_json` wrote."""
         d = json.loads(text)
         d["target"] = Target(**d["target"])
         d["memory"] = Memory(**d["memory"])
         d["steps"] = [Step(**s) for s in d["steps"]]
         return cls(**d)
 
-    def plot_memory(self, path):
+    def plot_memory(self, path: Union[str, os.PathLike]) -> None:
         """A PNG of the bytes per tile (variables and constants) against the per-tile limit."""
         from popdsl import _plots
         _plots.memory(self, path)
 
-    def plot_execution(self, path, top: int = 15):
+    def plot_execution(self, path: Union[str, os.PathLike], top: int = 15) -> None:
         """A PNG of the `top` costliest steps and source lines by estimated cycles."""
         from popdsl import _plots
         _plots.execution(self, path, top)
 
-    def write_report(self, directory) -> list:
+    def write_report(self, directory: Union[str, os.PathLike]) -> list:
         """Writes profile_summary.txt, profile.json and (with matplotlib) memory.png and
         execution.png to `directory`; returns the paths written."""
         os.makedirs(directory, exist_ok=True)
@@ -238,7 +251,7 @@ class Profile:
         write("profile.json", self.to_json())
         return paths + self.write_plots(directory)
 
-    def write_plots(self, directory) -> list:
+    def write_plots(self, directory: Union[str, os.PathLike]) -> list:
         """Writes memory.png and execution.png to `directory` when matplotlib is installed;
         returns the paths written."""
         os.makedirs(directory, exist_ok=True)
@@ -258,7 +271,7 @@ _REPORT_SWITCHES = ("autoReport.all", "autoReport.outputGraphProfile", "autoRepo
 report_directories = []  # where auto_report wrote, in order (the CLI lists them)
 
 
-def auto_report(engine):
+def auto_report(engine: poplar.Engine) -> List[str]:
     """Writes the report files when the engine's options (POPLAR_ENGINE_OPTIONS included)
     ask for them: into autoReport.directory (default "."), the first engine of a process
     directly, later ones into sub-directories session2, session3, ...; returns the paths.

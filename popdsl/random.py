@@ -8,6 +8,11 @@ tensor (uint32, 2 elements) instead makes the numbers a function of its value (a
 seed_modifier). The raw poplibs functions are bound as popdsl.poprand.
 get_hw_seeds/set_hw_seeds are the SDK's API and work on both backends; a session's
 `seed` (the engine's seed) needs the emulator backend (NotImplementedError on the sdk one)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
+
 from popdsl._core import poplar, poprand
 from popdsl._core import program as _program
 from popdsl.control import emit, record
@@ -16,6 +21,11 @@ from popdsl.dtypes import as_type, is_floating
 from popdsl.graph import Graph
 from popdsl.ops import _run_library, map as _map
 from popdsl.tensor import Tensor, as_shape, expect_tensor
+
+if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
+    from popdsl.control import Block
+    from popdsl.dtypes import DType
+    from popdsl.tensor import Shape
 
 
 def _sample(kind, graph, shape, dtype, seed, seed_modifier, draw, name, prog) -> Tensor:
@@ -41,35 +51,39 @@ def _sample(kind, graph, shape, dtype, seed, seed_modifier, draw, name, prog) ->
     return out
 
 
-def uniform(graph, shape, low=0.0, high=1.0, dtype=poplar.FLOAT, seed=None, seed_modifier=0, name=None,
-            prog=None) -> Tensor:
+def uniform(graph: Graph, shape: Shape, low: float = 0.0, high: float = 1.0, dtype: DType = poplar.FLOAT,
+            seed: Optional[Tensor] = None, seed_modifier: int = 0, name: Optional[str] = None,
+            prog: Optional[Block] = None) -> Tensor:
     """Uniform in [low, high) for floats; for int dtypes, integers in [low, high]."""
     return _sample("uniform", graph, shape, dtype, seed, seed_modifier, lambda g, s, m, ref, t, seq, dc:
                    poprand.uniform(g, s, m, ref, t, low, high, seq, dc), name, prog)
 
 
-def normal(graph, shape, mean=0.0, std=1.0, dtype=poplar.FLOAT, seed=None, seed_modifier=0, name=None,
-           prog=None) -> Tensor:
+def normal(graph: Graph, shape: Shape, mean: float = 0.0, std: float = 1.0, dtype: DType = poplar.FLOAT,
+           seed: Optional[Tensor] = None, seed_modifier: int = 0, name: Optional[str] = None,
+           prog: Optional[Block] = None) -> Tensor:
     """Normally distributed with the given mean and standard deviation (float dtypes)."""
     return _sample("normal", graph, shape, dtype, seed, seed_modifier, lambda g, s, m, ref, t, seq, dc:
                    poprand.normal(g, s, m, ref, t, mean, std, seq, dc), name, prog)
 
 
-def truncated_normal(graph, shape, mean=0.0, std=1.0, alpha=2.0, dtype=poplar.FLOAT, seed=None, seed_modifier=0,
-                     name=None, prog=None) -> Tensor:
+def truncated_normal(graph: Graph, shape: Shape, mean: float = 0.0, std: float = 1.0, alpha: float = 2.0,
+                     dtype: DType = poplar.FLOAT, seed: Optional[Tensor] = None, seed_modifier: int = 0,
+                     name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
     """Normal, redrawn wherever a value falls more than alpha standard deviations from the mean."""
     return _sample("truncated_normal", graph, shape, dtype, seed, seed_modifier, lambda g, s, m, ref, t, seq, dc:
                    poprand.truncatedNormal(g, s, m, ref, t, mean, std, alpha, seq, dc), name, prog)
 
 
-def bernoulli(graph, shape, p=0.5, dtype=poplar.FLOAT, seed=None, seed_modifier=0, name=None,
-              prog=None) -> Tensor:
+def bernoulli(graph: Graph, shape: Shape, p: float = 0.5, dtype: DType = poplar.FLOAT, seed: Optional[Tensor] = None,
+              seed_modifier: int = 0, name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
     """1 with probability p, else 0."""
     return _sample("bernoulli", graph, shape, dtype, seed, seed_modifier, lambda g, s, m, ref, t, seq, dc:
                    poprand.bernoulli(g, s, m, ref, t, p, seq, dc), name, prog)
 
 
-def dropout(x: Tensor, rate: float, seed=None, seed_modifier=0, name=None, prog=None) -> Tensor:
+def dropout(x: Tensor, rate: float, seed: Optional[Tensor] = None, seed_modifier: int = 0, name: Optional[str] = None,
+            prog: Optional[Block] = None) -> Tensor:
     """x with each element zeroed with probability `rate` and the others scaled by
     1 / (1 - rate), so the mean is kept. The mask is a tensor of its own (a bernoulli
     draw), and pd.grad's gradient multiplies by that same mask."""
@@ -83,7 +97,7 @@ def dropout(x: Tensor, rate: float, seed=None, seed_modifier=0, name=None, prog=
     return _map(lambda a, m: a * m * (1.0 / keep), x, mask, name=name, prog=prog)
 
 
-def get_hw_seeds(graph, name=None, prog=None) -> Tensor:
+def get_hw_seeds(graph: Graph, name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
     """The hardware seeds of every tile and worker, uint32 [tiles, workers, 4] (poplar::getHwSeeds)."""
     if not isinstance(graph, Graph):
         raise BuildError(f"get_hw_seeds: graph must be a pd.Graph, got {describe(graph)}")
@@ -93,7 +107,7 @@ def get_hw_seeds(graph, name=None, prog=None) -> Tensor:
     return seeds
 
 
-def set_hw_seeds(seeds: Tensor, name=None, prog=None):
+def set_hw_seeds(seeds: Tensor, name: Optional[str] = None, prog: Optional[Block] = None) -> None:
     """Sets the hardware seeds from a tensor shaped like get_hw_seeds' result (poplar::setHwSeeds)."""
     expect_tensor(seeds, "set_hw_seeds: seeds")
     target = seeds.graph.target

@@ -2,6 +2,11 @@
 
 The reduced dimensions are dropped, as poplibs does; axis=None reduces everything.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
+
 import numpy as np
 
 from popdsl._core import popops
@@ -9,6 +14,10 @@ from popdsl.control import record
 from popdsl.debug import BuildError
 from popdsl.ops import _run_library, map as _map, square
 from popdsl.tensor import Tensor, _check_axes, expect_tensor
+
+if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
+    from popdsl.control import Block
+    from popdsl.tensor import Axes
 
 
 def _axes(t: Tensor, axis):
@@ -23,7 +32,7 @@ def _axes(t: Tensor, axis):
 
 
 def _reducer(function_name, operation, doc):
-    def reduce(t: Tensor, axis=None, name=None, prog=None) -> Tensor:
+    def reduce(t: Tensor, axis: Axes = None, name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
         expect_tensor(t, f"pd.{function_name}: t")
         dims = _axes(t, axis)
         raw = _run_library(lambda seq, dc: popops.reduce(t.graph.raw, t.raw, dims,
@@ -32,6 +41,7 @@ def _reducer(function_name, operation, doc):
         out = t.graph.track(Tensor(raw, t.graph))
         record(f"pd.{function_name}", [t], [out], prog, axes=dims)
         return out
+    reduce.__name__ = reduce.__qualname__ = function_name
     reduce.__doc__ = doc
     return reduce
 
@@ -49,23 +59,31 @@ reduce_any = _reducer("reduce_any", popops.Operation.LOGICAL_OR, "True where any
 
 
 
-def mean(t: Tensor, axis=None, name=None, prog=None) -> Tensor:
+def mean(t: Tensor, axis: Axes = None, name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
     """The mean over axis (all axes when None): the sum times 1 / the count reduced."""
     total = reduce_sum(t, axis, name, prog)
     count = int(np.prod([t.shape[a] for a in _axes(t, axis)]))
     return _map(lambda s: s * (1.0 / max(count, 1)), total, prog=prog)
 
 
-def var(t: Tensor, axis=None, name=None, prog=None) -> Tensor:
+def var(t: Tensor, axis: Axes = None, name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
     """The variance over axis (all axes when None) about the mean, as numpy.var (ddof=0)."""
     axes = _axes(expect_tensor(t, "pd.var: t"), axis)
     centre = mean(t, axis, prog=prog).reshape([1 if i in axes else d for i, d in enumerate(t.shape)])
     return mean(_map(lambda x, m: square(x - m), t, centre, prog=prog), axis, name, prog)
 
 
-Tensor.sum = lambda self, axis=None, name=None, prog=None: reduce_sum(self, axis, name, prog)
-Tensor.max = lambda self, axis=None, name=None, prog=None: reduce_max(self, axis, name, prog)
-Tensor.min = lambda self, axis=None, name=None, prog=None: reduce_min(self, axis, name, prog)
-Tensor.mean = lambda self, axis=None, name=None, prog=None: mean(self, axis, name, prog)
-Tensor.var = lambda self, axis=None, name=None, prog=None: var(self, axis, name, prog)
-Tensor.prod = lambda self, axis=None, name=None, prog=None: reduce_prod(self, axis, name, prog)
+def _method(reduction):
+    """`reduction` as a Tensor method: t.sum(axis) is pd.reduce_sum(t, axis)."""
+    def method(self: Tensor, axis: Axes = None, name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
+        return reduction(self, axis, name, prog)
+    method.__doc__ = f"pd.{reduction.__name__}(t, axis, name, prog): {reduction.__doc__}"
+    return method
+
+
+Tensor.sum = _method(reduce_sum)
+Tensor.max = _method(reduce_max)
+Tensor.min = _method(reduce_min)
+Tensor.mean = _method(mean)
+Tensor.var = _method(var)
+Tensor.prod = _method(reduce_prod)

@@ -10,6 +10,11 @@ exact and deterministic on the emulator (reduced in replica order, rounded once)
     group=  None (all replicas), an int k (consecutive groups of k: {0..k-1}, {k..2k-1}, ...)
             or a gcl.CommGroup
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
+
 from popdsl._core import gcl
 from popdsl.autodiff.registry import gradient
 from popdsl.debug import BuildError, describe, expect_int
@@ -17,6 +22,9 @@ from popdsl.control import record
 from popdsl.graph import Graph
 from popdsl.ops import _run_library
 from popdsl.tensor import Tensor, expect_tensor
+
+if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
+    from popdsl.control import Block
 
 _OPERATORS = {
     "add": gcl.CollectiveOperator.ADD, "sum": gcl.CollectiveOperator.ADD, "mean": gcl.CollectiveOperator.MEAN,
@@ -54,7 +62,8 @@ def _collective(kind: str, t: Tensor, build, name, prog, **attrs) -> Tensor:
     return result
 
 
-def all_reduce(t: Tensor, op="add", group=None, inplace=False, name=None, prog=None) -> Tensor:
+def all_reduce(t: Tensor, op: str = "add", group: Optional[int] = None, inplace: bool = False,
+               name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
     """Every replica gets the reduction over the replicas (of its group) of t: a new tensor
     of t's shape, or t itself with inplace=True."""
     expect_tensor(t, "pd.all_reduce: t")
@@ -76,7 +85,8 @@ def _all_reduce_gradient(op, grads):
     return [all_reduce(grads[0], op=operator, group=op.attrs["group"])]
 
 
-def reduce_scatter(t: Tensor, op="add", group=None, name=None, prog=None) -> Tensor:
+def reduce_scatter(t: Tensor, op: str = "add", group: Optional[int] = None, name: Optional[str] = None,
+                   prog: Optional[Block] = None) -> Tensor:
     """The reduction of flattened t split into group-size chunks of ceil(t.size / k)
     elements (zero-padded); replica of rank r in its group gets chunk r (a 1-D tensor)."""
     expect_tensor(t, "pd.reduce_scatter: t")
@@ -85,15 +95,17 @@ def reduce_scatter(t: Tensor, op="add", group=None, name=None, prog=None) -> Ten
         t.graph.raw, t.raw, operator, seq, comm, dc), name, prog)
 
 
-def all_gather(t: Tensor, group=None, name=None, prog=None) -> Tensor:
-    """[k, *t.shape]: row r is t of the replica of rank r in the group (k replicas)."""
+def all_gather(t: Tensor, group: Optional[int] = None, name: Optional[str] = None,
+               prog: Optional[Block] = None) -> Tensor:
+    """`[k, *t.shape]`: row r is t of the replica of rank r in the group (k replicas)."""
     expect_tensor(t, "pd.all_gather: t")
     comm = _group(group, t.graph, "pd.all_gather")
     return _collective("pd.all_gather", t, lambda seq, dc: gcl.allGatherCrossReplica(
         t.graph.raw, t.raw, seq, comm, dc), name, prog)
 
 
-def broadcast(t: Tensor, root: int = 0, group=None, name=None, prog=None) -> Tensor:
+def broadcast(t: Tensor, root: int = 0, group: Optional[int] = None, name: Optional[str] = None,
+              prog: Optional[Block] = None) -> Tensor:
     """Every replica gets t of the replica of rank `root` in its group."""
     expect_tensor(t, "pd.broadcast: t")
     comm = _group(group, t.graph, "pd.broadcast")
@@ -102,7 +114,7 @@ def broadcast(t: Tensor, root: int = 0, group=None, name=None, prog=None) -> Ten
         t.graph.raw, t.raw, seq, comm, root, dc), name, prog)
 
 
-def replica_index(graph: Graph = None, name=None) -> Tensor:
+def replica_index(graph: Graph = None, name: Optional[str] = None) -> Tensor:
     """A uint32 scalar constant holding each replica's own index (mapped to tile 0)."""
     if graph is None:
         graph = Graph.latest()

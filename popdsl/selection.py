@@ -1,5 +1,10 @@
 """Selecting elements: pd.argmax/argmin and pd.topk (popnn, along any axis) and pd.gather
 (popops multiSlice; the embedding lookup), whose gradient is a scatter-add (multiUpdateAdd)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional, Tuple
+
 import numpy as np
 
 from popdsl._core import popnn, popops
@@ -8,6 +13,13 @@ from popdsl.debug import BuildError, expect_int
 from popdsl.dtypes import bool_, is_floating, uint32
 from popdsl.ops import _run_library, cast, zero
 from popdsl.tensor import Tensor, expect_tensor
+
+if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
+    from popdsl.control import Block
+
+
+# The public names (the API reference's); the module's other functions serve the package.
+__all__ = ["argmax", "argmin", "topk", "gather"]
 
 
 def _rows(t: Tensor, axis: int, what: str):
@@ -23,12 +35,13 @@ def _rows(t: Tensor, axis: int, what: str):
 
 
 def _arg_extreme(function, kind):
-    def arg(t: Tensor, axis: int = -1, name=None, prog=None) -> Tensor:
+    def arg(t: Tensor, axis: int = -1, name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
         rows, _, others = _rows(t, axis, f"pd.{kind}")
         raw = _run_library(lambda seq, dc: function(t.graph.raw, rows.raw, seq, dc), name, prog, f"pd.{kind}")
         indices = t.graph.track(Tensor(raw, t.graph))
         record(f"pd.{kind}", [rows], [indices], prog)  # no gradient: its output is integral
         return indices.reshape(others)
+    arg.__name__ = arg.__qualname__ = kind
     arg.__doc__ = (f"The index (uint32) of the first {kind[3:]}imum along axis (popnn {function.__name__}); "
                    "the axis is dropped.")
     return arg
@@ -38,7 +51,8 @@ argmax = _arg_extreme(popnn.argMax, "argmax")
 argmin = _arg_extreme(popnn.argMin, "argmin")
 
 
-def topk(t: Tensor, k: int, axis: int = -1, sort: bool = True, name=None, prog=None):
+def topk(t: Tensor, k: int, axis: int = -1, sort: bool = True, name: Optional[str] = None,
+         prog: Optional[Block] = None) -> Tuple[Tensor, Tensor]:
     """The k largest elements along axis and their indices (uint32), as (values, indices)
     with that axis of size k (popnn topK): in descending order when `sort`, else in the
     order they stand in t; ties go to the lower index. values is differentiable."""
@@ -52,7 +66,8 @@ def topk(t: Tensor, k: int, axis: int = -1, sort: bool = True, name=None, prog=N
     return tuple(r.reshape(others + [k]).transpose(back) for r in (values, indices))
 
 
-def gather(t: Tensor, indices: Tensor, axis: int = 0, name=None, prog=None) -> Tensor:
+def gather(t: Tensor, indices: Tensor, axis: int = 0, name: Optional[str] = None,
+           prog: Optional[Block] = None) -> Tensor:
     """numpy's take(t, indices, axis): the slices of t at `indices` (an integer tensor of any
     shape) along axis, shaped t.shape[:axis] + indices.shape + t.shape[axis + 1:]
     (popops multiSlice). With axis 0 it is an embedding lookup, t the table. An index

@@ -24,13 +24,18 @@ Lifecycle, as popxl's sessions have it:
 - ``seed=`` / ``session.seed`` set the engine's random seed, from which the hardware
   seeds (``pd.random.get_hw_seeds``) are derived.
 """
+
+from __future__ import annotations
+
 import functools
 import logging
 import os
 import threading
 import time
+from typing import Callable, Dict, Optional, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from popdsl._core import poplar
 from popdsl._core import backend as _core_backend
@@ -139,7 +144,7 @@ class Session:
 
     # --- saving and loading -----------------------------------------------------------------
     @_one_at_a_time
-    def save(self, path, weights: bool = False):
+    def save(self, path: Union[str, os.PathLike], weights: bool = False) -> None:
         """Writes the executable and the names of its tensors, streams and host callbacks to
         `path`; with weights=True also the weights' values (copied from the device first when
         attached), from which a session loaded from the file starts."""
@@ -156,7 +161,8 @@ class Session:
         }, saved, self.executable.serialize())
 
     @classmethod
-    def load(cls, path, device=None, callbacks=None, seed=None) -> "Session":
+    def load(cls, path: Union[str, os.PathLike], device: Optional[poplar.Device] = None,
+             callbacks: Optional[Dict[str, Callable]] = None, seed: Optional[int] = None) -> "Session":
         """A runnable session from a file written by save(). `device` must have the saved
         target (default: a simulator device for it); `callbacks` maps each saved host
         callback's handle to its Python function. Tensors are then read and written by name.
@@ -205,7 +211,7 @@ class Session:
 
     # --- lifecycle ------------------------------------------------------------------------
     @_one_at_a_time
-    def attach(self):
+    def attach(self) -> None:
         """Attaches the device, loads the engine and copies the weights to it (`with` does this)."""
         holder = _holders.get(id(self.device))
         if holder is not None and holder is not self:
@@ -225,7 +231,7 @@ class Session:
                 raise
 
     @_one_at_a_time
-    def detach(self):
+    def detach(self) -> None:
         """Copies the weights to the host and releases the device (leaving `with` does this)."""
         if _holders.get(id(self.device)) is self:
             self.weights_to_host()
@@ -234,6 +240,7 @@ class Session:
 
     @property
     def attached(self) -> bool:
+        """Whether this session holds its device: inside its with block, or after attach()."""
         return _holders.get(id(self.device)) is self
 
     @_one_at_a_time
@@ -304,7 +311,7 @@ class Session:
                            f"{sorted(t.name for t in matches)}")
 
     @_one_at_a_time
-    def write(self, t, values):
+    def write(self, t: Union[Tensor, str], values: ArrayLike) -> None:
         """Writes `values` (broadcast to t's shape) to tensor `t` (a pd.Tensor or a name).
         The values are also kept as t's host copy: t becomes a weight."""
         self._check_attached("write")
@@ -322,7 +329,7 @@ class Session:
         self._host_data[info.handle] = array.copy()
 
     @_one_at_a_time
-    def read(self, t) -> np.ndarray:
+    def read(self, t: Union[Tensor, str]) -> np.ndarray:
         """The device values of tensor `t` (a pd.Tensor or a name), as [replicas, *t.shape] in
         a replicated graph; for a pd.cycle_count / pd.cycle_stamp counter, its cycles as an int.
         Outside the `with` block a weight (a variable made with init= or written) reads as its
@@ -352,7 +359,7 @@ class Session:
                 if not t.constant and (t.initialised or t.handle in self._host_data)]
 
     @_one_at_a_time
-    def weights_from_host(self):
+    def weights_from_host(self) -> None:
         """Copies the host copies of the weights (values given to write()) to the device.
         Weights given only by init= are on the device from the engine load already."""
         self._check_attached("weights_from_host")
@@ -374,7 +381,7 @@ class Session:
 
     # --- running ------------------------------------------------------------------------
     @_one_at_a_time
-    def run(self, name=None, feeds=None) -> dict:
+    def run(self, name: Optional[str] = None, feeds: Optional[dict] = None) -> dict:
         """Runs program `name` (optional when the session has one program) and returns what it
         sent on each device-to-host stream, keyed by the stream (a loaded session: its handle).
 

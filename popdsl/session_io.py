@@ -7,6 +7,9 @@ import numpy as np
 from popdsl.debug import describe
 from popdsl.tensor import Tensor
 
+# The public name (the API reference's); the rest serves popdsl.session.
+__all__ = ["SessionError"]
+
 
 class SessionError(RuntimeError):
     """Misuse of a session: not attached, unknown program, bad feeds or tensors."""

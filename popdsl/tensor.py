@@ -1,13 +1,27 @@
 """pd.Tensor: a poplar.Tensor with numpy-style views and operators that emit ops."""
+
+from __future__ import annotations
+
 import operator
+from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 import numpy as np
 
 from popdsl._core import poplar
 from popdsl.debug import LARGEST_INT, BuildError, describe, expect_int
 
+if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
+    from popdsl.graph import Graph
 
-def as_shape(shape, what: str, inferred: bool = False) -> list:
+# The public names (the API reference's); the module's other functions serve the package.
+__all__ = ["Tensor", "Shape", "Axes"]
+
+# A shape is one dimension or a sequence of them; axes are one axis, several, or None for all.
+Shape = Union[int, Sequence[int]]
+Axes = Union[int, Sequence[int], None]
+
+
+def as_shape(shape: Shape, what: str, inferred: bool = False) -> list:
     """A shape (a tuple, a list or one dimension) as a list of ints; fractional, negative,
     huge, boolean or non-numeric dimensions raise a BuildError naming `what` (-1 is
     allowed when `inferred`: reshape works it out)."""
@@ -24,7 +38,7 @@ def as_shape(shape, what: str, inferred: bool = False) -> list:
     return [operator.index(d) for d in dims]
 
 
-def expect_tensor(value, what: str, graph=None, than: str = "the other tensors") -> "Tensor":
+def expect_tensor(value: Any, what: str, graph: Optional["Graph"] = None, than: str = "the other tensors") -> "Tensor":
     """`value` if it is a pd.Tensor (of `graph` when given: the graph of `than`); else a
     BuildError naming `what`."""
     if not isinstance(value, Tensor):
@@ -60,22 +74,27 @@ class Tensor:
     # --- facts -----------------------------------------------------------------------
     @property
     def shape(self) -> tuple:
+        """The dimensions, as a tuple."""
         return tuple(self.raw.shape())
 
     @property
     def dtype(self) -> poplar.Type:
+        """The element type (a poplar.Type: pd.float32, pd.int32, ...)."""
         return self.raw.elementType()
 
     @property
     def ndim(self) -> int:
+        """The number of dimensions."""
         return self.raw.rank()
 
     @property
     def size(self) -> int:
+        """The number of elements."""
         return self.raw.numElements()
 
     @property
     def name(self) -> str:
+        """The debug name of the variable the tensor views."""
         return self.raw.getVarStr().split("'")[1]
 
     def __repr__(self):
@@ -118,6 +137,7 @@ class Tensor:
         return self._view(raw.squeeze(drop) if drop else raw, "Tensor.__getitem__", key=key)
 
     def reshape(self, *shape) -> "Tensor":
+        """A view with the same elements in another shape (one dimension may be -1), as numpy.reshape."""
         shape = as_shape(shape[0] if len(shape) == 1 else shape, "Tensor.reshape", inferred=True)
         if shape.count(-1) == 1:
             known = int(np.prod([d for d in shape if d != -1]))
@@ -127,6 +147,7 @@ class Tensor:
         return self._view(self.raw.reshape(shape), "Tensor.reshape")
 
     def transpose(self, *perm) -> "Tensor":
+        """A view with the dimensions permuted (reversed when no permutation is given), as numpy.transpose."""
         perm = list(perm[0] if len(perm) == 1 and isinstance(perm[0], (tuple, list)) else perm)
         if not perm:
             perm = list(range(self.ndim))[::-1]
@@ -139,6 +160,7 @@ class Tensor:
 
     @property
     def T(self) -> "Tensor":
+        """The transposed view: dimensions reversed."""
         return self.transpose()
 
     dimshuffle = transpose
@@ -156,7 +178,8 @@ class Tensor:
         axis = axis + self.ndim + 1 if axis < 0 else axis
         return self._view(self.raw.expand([axis]), "Tensor.expand")
 
-    def squeeze(self, axis=None) -> "Tensor":
+    def squeeze(self, axis: Axes = None) -> "Tensor":
+        """A view without the given size-1 dimensions (all of them when axis is None)."""
         given = [] if axis is None else axis if isinstance(axis, (tuple, list)) else [axis]
         given = _check_axes(self, given)
         axes = [i for i, d in enumerate(self.shape) if d == 1] if axis is None else [a % self.ndim for a in given]
@@ -165,7 +188,7 @@ class Tensor:
             raise BuildError(f"cannot squeeze dimension(s) {bad} of {self!r}: their size is not 1")
         return self._view(self.raw.squeeze(axes), "Tensor.squeeze")
 
-    def broadcast(self, shape) -> "Tensor":
+    def broadcast(self, shape: Shape) -> "Tensor":
         """A view broadcast to `shape` by numpy's rules (no copy)."""
         from popdsl._core import poputil
         try:
@@ -175,6 +198,7 @@ class Tensor:
             raise BuildError(str(e)) from None
 
     def flatten(self) -> "Tensor":
+        """A one-dimensional view of all the elements, in row-major order."""
         return self._view(self.raw.flatten(), "Tensor.flatten")
 
     # --- guards against silent mistakes --------------------------------------------------

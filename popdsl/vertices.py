@@ -1,4 +1,4 @@
-"""Custom vertices on the Pythonic layer: g.add_codelets(...) and compute-set blocks.
+"""Custom vertices on the Pythonic layer: g.add_codelets(...) and compute-set blocks::
 
     g.add_codelets(CODELET_SOURCE)                   # C++ text, or a path to a .cpp file
     with pd.compute_set("sum rows") as cs:           # an Execute step of the open block
@@ -10,7 +10,11 @@ a number or a sequence of numbers is the initial value of a plain field (`unsign
 `Vector<unsigned> rows;`). A trailing underscore is dropped, so C++ fields named like
 Python keywords are reachable (`in_=` is the field `in`).
 """
+
+from __future__ import annotations
+
 import os
+from typing import TYPE_CHECKING, Optional, Sequence, Union
 
 import numpy as np
 
@@ -21,8 +25,12 @@ from popdsl.debug import BuildError, debug_name, describe, expect_str
 from popdsl.graph import Graph
 from popdsl.tensor import Tensor
 
+if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
+    from popdsl.control import Block
 
-def add_codelets(graph, source_or_path, flags: str = "") -> bool:
+
+def add_codelets(graph: Graph, source_or_path: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]],
+                 flags: str = "") -> bool:
     """Compiles codelets into `graph` (pd.Graph.add_codelets): C++ source text (a str with a
     line break or a '{') or the path of a codelet file (str or os.PathLike). False if already added."""
     if not isinstance(source_or_path, (str, os.PathLike)):
@@ -56,7 +64,8 @@ class ComputeSet:
     def __exit__(self, *exc):
         return False
 
-    def build(self):
+    def build(self) -> _program.Program:
+        """program.Execute of the compute set (an empty Sequence when no vertex was added)."""
         if self.raw is None:
             return _program.Sequence()
         return _program.Execute(self.raw, self.name)
@@ -105,7 +114,7 @@ class ComputeSet:
         return v
 
 
-def compute_set(name=None, graph=None, prog=None) -> ComputeSet:
+def compute_set(name: Optional[str] = None, graph: Optional[Graph] = None, prog: Optional[Block] = None) -> ComputeSet:
     """`with pd.compute_set("name") as cs:` adds vertices with cs.vertex(...); the compute set
     runs (program::Execute) where the block starts. The debug name defaults to the source line."""
     return ComputeSet(name, graph, prog)

@@ -4,7 +4,11 @@ The builder's own ops (loops included) are still recorded, so writes they make a
 but its outputs' values come from one record whose rule calls the gradient builder, as
 jax.custom_vjp and torch.autograd.Function do.
 """
+
+from __future__ import annotations
+
 import functools
+from typing import Callable
 
 from popdsl.autodiff.registry import gradient
 from popdsl.control import record
@@ -14,7 +18,7 @@ from popdsl.tensor import Tensor
 CUSTOM = "a builder with a custom gradient"
 
 
-def custom_grad(grad_builder, reads_outputs=False):
+def custom_grad(grad_builder: Callable, reads_outputs: bool = False) -> Callable[[Callable], Callable]:
     """Decorator: `grad_builder(out_grads, outputs, *args, **kwargs)` gives the gradient of
     the decorated builder. `out_grads` has one output gradient per tensor the builder
     returned (None for one nothing depends on); with `reads_outputs`, `outputs` are those

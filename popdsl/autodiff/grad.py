@@ -1,5 +1,9 @@
 """pd.grad: reverse-mode gradients of the ops recorded in the open block."""
+
+from __future__ import annotations
+
 import warnings
+from typing import TYPE_CHECKING, List, Optional, Sequence, Union
 
 from popdsl import ops
 from popdsl.autodiff import control_rules, custom, rules  # noqa: F401  (fill the table of rules)
@@ -10,8 +14,12 @@ from popdsl.debug import BuildError, describe
 from popdsl.dtypes import is_floating
 from popdsl.tensor import Tensor, expect_tensor
 
+if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
+    from popdsl.control import Block
 
-def grad(y: Tensor, wrt, grad_y: Tensor = None, prog=None):
+
+def grad(y: Tensor, wrt: Union[Tensor, Sequence[Tensor]], grad_y: Tensor = None,
+         prog: Optional[Block] = None) -> Union[Tensor, List[Optional[Tensor]]]:
     """Appends the gradient of `y` with respect to each tensor of `wrt` to the open block
     and returns the gradients in `wrt`'s order (a list; one tensor for one tensor given).
 

@@ -6,13 +6,25 @@ written with the Pythonic layer, so their ops land in the open block like any
 other; a gradient of another shape than its input (a broadcast operand) is summed
 down to the input's shape by pd.grad.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, Optional
+
 from popdsl.debug import BuildError
+
+if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
+    from popdsl.autodiff.tape import Record
+    from popdsl.tensor import Tensor
+
+# The public names (the API reference's); the module's other functions serve the package.
+__all__ = ["gradient", "OpContext"]
 
 RULES = {}
 NO_GRADIENT = {}  # op kind -> why pd.grad refuses it
 
 
-def gradient(*kinds):
+def gradient(*kinds) -> Callable[[Callable], Callable]:
     """Decorator registering a rule for the given op kinds."""
     def register(rule):
         for kind in kinds:
@@ -38,17 +50,19 @@ class OpContext:
         self.attrs = record.attrs
         self.inputs = record.inputs  # for shapes and dtypes: reading values goes through input(i)
 
-    def input(self, i: int):
+    def input(self, i: int) -> Tensor:
+        """The op's input `i` as the rule may read it: a BuildError if an op since overwrote it."""
         t = self.record.inputs[i]
         # An in-place op overwrites its own inputs' storage; other ops only their outputs'.
         return self._intact(t, f"input {i}", first=self.record.index + (0 if self.record.in_place else 1))
 
-    def output(self, k: int = 0):
+    def output(self, k: int = 0) -> Tensor:
+        """The op's output `k` as the rule may read it: a BuildError if an op since overwrote it."""
         t = self.record.outputs[k]
         return self._intact(t, "output" if len(self.record.outputs) == 1 else f"output {k}",
                             first=self.record.index + 1)
 
-    def writes_after(self, t, first: int):
+    def writes_after(self, t: Tensor, first: int) -> Optional[Record]:
         """The first op from record `first` on that overwrites t's storage, or None."""
         return self._writes_after(t, first)
 

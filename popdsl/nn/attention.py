@@ -11,8 +11,12 @@ blocks crossing it get their mask from causal_mask_blocks, made in the first blo
 The forward keeps a running max and sum per query (online softmax) and stores
 log-sum-exp; the backward recomputes them and visits the blocks column by column.
 """
+
+from __future__ import annotations
+
 import math
 import numbers
+from typing import Optional, Tuple
 
 import popdsl as pd
 from popdsl.debug import BuildError, describe, expect_int
@@ -37,7 +41,8 @@ def _flash_attention_vjp(grads, outputs, qkv, num_chunks_q, num_chunks_kv):
 
 
 @pd.custom_grad(_flash_attention_vjp, reads_outputs=True)
-def flash_attention_qkv_packed_with_stash(qkv: pd.Tensor, num_chunks_q: int, num_chunks_kv: int):
+def flash_attention_qkv_packed_with_stash(qkv: pd.Tensor, num_chunks_q: int,
+                                          num_chunks_kv: int) -> Tuple[pd.Tensor, pd.Tensor]:
     """(out [G, L, D], log_sum_exp [num_chunks_q, G, L/num_chunks_q]): the forward and its softmax
     statistics, log-sum-exp over the keys of each query's masked scores, chunk-major."""
     _check_qkv(qkv)
@@ -85,8 +90,8 @@ def vanilla_attention_grad(grad: pd.Tensor, qkv: pd.Tensor) -> pd.Tensor:
         return _packed_like(qkv, [d_scores @ k, d_scores.mT @ q, p.mT @ grad])
 
 
-def scaled_dot_product_attention(q: pd.Tensor, k: pd.Tensor, v: pd.Tensor, scale=None, causal=True,
-                                 num_chunks=None) -> pd.Tensor:
+def scaled_dot_product_attention(q: pd.Tensor, k: pd.Tensor, v: pd.Tensor, scale: Optional[float] = None,
+                                 causal: bool = True, num_chunks: Optional[Tuple[int, int]] = None) -> pd.Tensor:
     """softmax(scale * q k^T + M) v for q, k, v [G, L, D] by flash attention, like torch's
     scaled_dot_product_attention(q, k, v, is_causal=True). scale defaults to 1/sqrt(D),
     num_chunks=(num_chunks_q, num_chunks_kv) to chunk_counts(L, D)."""

@@ -3,11 +3,28 @@
 Layouts are poplibs': x [batch][groups * in_channels][field...], weights
 [groups][out_channels][in_channels][kernel...], result [batch][groups * out_channels][field...];
 1 to 3 (or more) field dimensions. The number of groups is weights' first dimension."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional, Sequence, Tuple, Union
+
 from popdsl._core import poplin
 from popdsl.control import record
 from popdsl.debug import BuildError
 from popdsl.ops import _run_library
 from popdsl.tensor import Tensor, expect_tensor
+
+if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
+    from popdsl.control import Block
+    from popdsl.dtypes import DType
+
+# The public names (the API reference's); the module's other functions serve the package.
+__all__ = ["conv", "conv_params", "Dims", "Padding"]
+
+# One value for every field dimension or one per dimension; padding may also give a
+# (lower, upper) pair per dimension.
+Dims = Union[int, Sequence[int]]
+Padding = Union[int, Sequence[Union[int, Tuple[int, int]]]]
 
 
 def per_dimension(value, dims, what):
@@ -29,7 +46,8 @@ def padding_ends(padding, dims):
     return both, list(both)
 
 
-def conv_params(x_shape, weights_shape, dtype, stride=1, padding=0, dilation=1, input_dilation=1):
+def conv_params(x_shape: Sequence[int], weights_shape: Sequence[int], dtype: DType, stride: Dims = 1,
+                padding: Padding = 0, dilation: Dims = 1, input_dilation: Dims = 1) -> poplin.ConvParams:
     """The poplin.ConvParams of conv(x, weights, ...) for operands of these shapes.
 
     padding: an int, one int per dimension, or one (lower, upper) pair per dimension;
@@ -90,8 +108,9 @@ def input_gradient_params(params):
         poplin.ConvParams.OutputTransform(dims))
 
 
-def conv(x: Tensor, weights: Tensor, stride=1, padding=0, dilation=1, input_dilation=1, bias: Tensor = None,
-         name=None, prog=None, options=None) -> Tensor:
+def conv(x: Tensor, weights: Tensor, stride: Dims = 1, padding: Padding = 0, dilation: Dims = 1,
+         input_dilation: Dims = 1, bias: Tensor = None, name: Optional[str] = None, prog: Optional[Block] = None,
+         options: Optional[dict] = None) -> Tensor:
     """The convolution of x with weights (poplin::convolution), plus bias[channel] when given
     (poplin::addBias). See conv_params for stride, padding and the dilations."""
     graph = expect_tensor(x, "pd.nn.conv: x").graph

@@ -1,10 +1,18 @@
 """Losses and log-softmax, composed of the layer's ops (so pd.grad differentiates them)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import popdsl as pd
 from popdsl._core.popops import expr as pe
 from popdsl.debug import BuildError, expect_int
 from popdsl.dtypes import as_type, is_floating
+
+if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
+    from popdsl.dtypes import DType
 
 
 def log_softmax(x: pd.Tensor) -> pd.Tensor:
@@ -32,8 +40,8 @@ def cross_entropy(logits: pd.Tensor, labels: pd.Tensor, ignore_index: int = -100
     return pd.map(lambda total, n: -total / n, picked.sum(), count)
 
 
-def one_hot(labels: pd.Tensor, classes: int, dtype=pd.float32) -> pd.Tensor:
-    """[*labels.shape, classes]: 1 where the last index equals the label, else 0 (a label
+def one_hot(labels: pd.Tensor, classes: int, dtype: DType = pd.float32) -> pd.Tensor:
+    """`[*labels.shape, classes]`: 1 where the last index equals the label, else 0 (a label
     outside [0, classes) gives a row of zeros)."""
     if not isinstance(labels, pd.Tensor) or is_floating(labels.dtype):
         raise BuildError(f"pd.nn.one_hot: labels must be an integer pd.Tensor, got {labels!r}")

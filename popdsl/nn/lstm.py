@@ -24,15 +24,21 @@ partialsType, inferenceOnly and availableMemoryProportion (passed to the matmuls
 numShards is checked like popnn's but changes nothing here, as the sequences are
 mapped over every tile; rnnCodeReuse is accepted: each loop body is built once anyway.
 """
+
+from __future__ import annotations
+
 import dataclasses
 import math
-from typing import NamedTuple, Optional
+from typing import TYPE_CHECKING, NamedTuple, Optional, Tuple
 
 import popdsl as pd
 from popdsl.debug import LARGEST_INT, BuildError, describe, expect_int, expect_str
 from popdsl.dtypes import as_type
 from popdsl.popops import expr as pe
 from popdsl.tensor import Tensor
+
+if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
+    from popdsl.control import Block
 
 GATES = ("forget", "input", "candidate", "output")
 DEFAULT_CELL_ORDER = GATES
@@ -99,10 +105,12 @@ class LstmParams:
 
     @property
     def input_size(self) -> int:
+        """I, the size of each input vector (layer_sizes[0])."""
         return self.layer_sizes[0]
 
     @property
     def output_size(self) -> int:
+        """H, the size of the hidden state and output (layer_sizes[1])."""
         return self.layer_sizes[1]
 
     def position(self, gate: str) -> int:
@@ -217,13 +225,13 @@ def _check_params(params, what: str):
         raise BuildError(f"{what}: params must be an lstm.LstmParams, got {describe(params)}")
 
 
-def create_input(graph, params: LstmParams, name="lstm/input") -> Tensor:
+def create_input(graph: pd.Graph, params: LstmParams, name: str = "lstm/input") -> Tensor:
     """The input sequence [S, B, I]."""
     _check_creation(graph, params, name, "lstm.create_input")
     return graph.variable(params.dtype, (params.time_steps, params.batch_size, params.input_size), name=name)
 
 
-def create_initial_state(graph, params: LstmParams, name="lstm/initialState") -> LstmState:
+def create_initial_state(graph: pd.Graph, params: LstmParams, name: str = "lstm/initialState") -> LstmState:
     """The initial output h and cell state c, [B, H] each."""
     _check_creation(graph, params, name, "lstm.create_initial_state")
     shape = (params.batch_size, params.output_size)
@@ -231,7 +239,7 @@ def create_initial_state(graph, params: LstmParams, name="lstm/initialState") ->
                      graph.variable(params.dtype, shape, name=f"{name}/cellState"))
 
 
-def create_weights(graph, params: LstmParams, name="lstm/weights") -> LstmWeights:
+def create_weights(graph: pd.Graph, params: LstmParams, name: str = "lstm/weights") -> LstmWeights:
     """Input weights [4, I, H], output weights [4, H, H] and biases [4, H] (gates in cell order)."""
     _check_creation(graph, params, name, "lstm.create_weights")
     i, h = params.layer_sizes
@@ -240,7 +248,7 @@ def create_weights(graph, params: LstmParams, name="lstm/weights") -> LstmWeight
                        graph.variable(params.dtype, (4, h), name=f"{name}/biases"))
 
 
-def zero_initial_state(state: LstmState, prog=None):
+def zero_initial_state(state: LstmState, prog: Optional[Block] = None) -> None:
     """Sets the initial output and cell state to zero."""
     pd.zero(state.output, prog=prog)
     pd.zero(state.cell_state, prog=prog)
@@ -248,6 +256,7 @@ def zero_initial_state(state: LstmState, prog=None):
 
 # --- FLOPs, counted as popnn does ----------------------------------------------------------
 def fwd_flops(params: LstmParams) -> int:
+    """Floating-point operations of `forward` (as popnn::lstm::getFwdFlops counts them)."""
     _check_params(params, "lstm.fwd_flops")
     i, h = params.layer_sizes
     steps = params.time_steps * params.batch_size
@@ -255,6 +264,7 @@ def fwd_flops(params: LstmParams) -> int:
 
 
 def bwd_flops(params: LstmParams) -> int:
+    """Floating-point operations of `backward` (as popnn::lstm::getBwdFlops counts them)."""
     _check_params(params, "lstm.bwd_flops")
     i, h = params.layer_sizes
     steps = params.time_steps * params.batch_size
@@ -262,6 +272,7 @@ def bwd_flops(params: LstmParams) -> int:
 
 
 def wu_flops(params: LstmParams) -> int:
+    """Floating-point operations of `weight_update` (as popnn::lstm::getWuFlops counts them)."""
     _check_params(params, "lstm.wu_flops")
     i, h = params.layer_sizes
     steps = params.time_steps * params.batch_size
@@ -400,8 +411,8 @@ def _forward_vjp(grads, outputs, params, state, x, weights, save_intermediates=T
 
 
 @pd.custom_grad(_forward_vjp, reads_outputs=True)
-def forward(params: LstmParams, state: LstmState, x: Tensor, weights: LstmWeights, save_intermediates=True,
-            options=None):
+def forward(params: LstmParams, state: LstmState, x: Tensor, weights: LstmWeights, save_intermediates: bool = True,
+            options: Optional[dict] = None) -> Tuple[Tensor, Tensor, Optional[Tensor]]:
     """Runs the LSTM over x. Returns (output, final cell state, intermediates or None):
     output is [S, B, H] with output_full_sequence, else the final output [B, H]."""
     _check_layer(params, state, x, weights)
@@ -644,7 +655,8 @@ def _backward(params, opts, state, inter, weights, x, out, out_grad, last_step_s
 
 
 def backward(params: LstmParams, state: LstmState, inter: Tensor, weights: LstmWeights, x: Tensor, out: Tensor,
-             out_grad: Tensor, last_step_state_grad: LstmState = None, options=None, save_intermediates=False):
+             out_grad: Tensor, last_step_state_grad: LstmState = None, options: Optional[dict] = None,
+             save_intermediates: bool = False) -> Tuple[LstmState, Optional[Tensor], Optional[Tensor]]:
     """Backpropagates out_grad through time. Returns (gradient of the initial state,
     input gradient [S, B, I] or None without calc_input_gradients, backward
     intermediates [S, 4, B, H] or None without save_intermediates)."""
@@ -659,7 +671,7 @@ def backward(params: LstmParams, state: LstmState, inter: Tensor, weights: LstmW
 
 
 def weight_update(params: LstmParams, state: LstmState, inter: Tensor, bwd_inter: Tensor, weights: LstmWeights,
-                  x: Tensor, out: Tensor, options=None) -> LstmWeights:
+                  x: Tensor, out: Tensor, options: Optional[dict] = None) -> LstmWeights:
     """Weight gradients (dL/dW, not negated) from the saved gate gradients, summed over time and batch."""
     _check_layer(params, state, x, weights)
     graph = x.graph
@@ -675,7 +687,7 @@ def weight_update(params: LstmParams, state: LstmState, inter: Tensor, bwd_inter
         return accumulator.weight_grads()
 
 
-def steps_per_weight_update(params: LstmParams, graph, options=None) -> int:
+def steps_per_weight_update(params: LstmParams, graph: pd.Graph, options: Optional[dict] = None) -> int:
     """The interleaved weight update's cadence in steps (0: after the backward loop), chosen as
     popnn does: rnnStepsPerWU if given; with disableWUPartialInterleaving 1 step when
     interleaving saves memory, else 0; otherwise as many steps as fit a tenth of the LSTM's
@@ -705,7 +717,7 @@ def _steps_per_weight_update(params: LstmParams, graph, opts: _Options) -> int:
 
 def backward_with_weight_update(params: LstmParams, state: LstmState, inter: Tensor, weights: LstmWeights,
                                 x: Tensor, out: Tensor, out_grad: Tensor, last_step_state_grad: LstmState = None,
-                                options=None):
+                                options: Optional[dict] = None) -> Tuple[LstmState, Optional[Tensor], LstmWeights]:
     """backward() with the weight gradients accumulated inside its loop every
     steps_per_weight_update() steps. Returns (initial state gradient, input gradient or None,
     weight gradients)."""

@@ -44,7 +44,7 @@ class MaskBlocks(NamedTuple):
     blocks: pd.Tensor
     counter: pd.Tensor
 
-    def add_next(self, scores: pd.Tensor):
+    def add_next(self, scores: pd.Tensor) -> None:
         """scores += the next mask block (broadcast over the leading group axis); advance the counter."""
         scores += self.blocks.at[self.counter].get()
         pd.map_(lambda k: (k + 1) % len(self.blocks), self.counter)

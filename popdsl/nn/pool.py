@@ -1,4 +1,9 @@
 """Pooling through popnn: pd.nn.pool over x [batch][channels][field...]."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional, Sequence
+
 from popdsl._core import popnn
 from popdsl.control import record
 from popdsl.debug import BuildError
@@ -6,10 +11,16 @@ from popdsl.nn.conv import padding_ends, per_dimension
 from popdsl.ops import _run_library
 from popdsl.tensor import Tensor, expect_tensor
 
+if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
+    from popdsl.control import Block
+    from popdsl.dtypes import DType
+    from popdsl.nn.conv import Dims, Padding
+
 POOLING_TYPES = {"max": popnn.PoolingType.MAX, "avg": popnn.PoolingType.AVG, "sum": popnn.PoolingType.SUM}
 
 
-def pool_params(kind, x_shape, dtype, kernel, stride=None, padding=0):
+def pool_params(kind: str, x_shape: Sequence[int], dtype: DType, kernel: Dims, stride: Optional[Dims] = None,
+                padding: Padding = 0) -> popnn.pooling.PoolParams:
     """The popnn.pooling.PoolParams of pool(x, kind, ...): stride defaults to the kernel
     (windows that do not overlap); padding is an int, one per dimension, or one
     (lower, upper) pair per dimension, negative to truncate. Padding never takes part."""
@@ -26,7 +37,8 @@ def pool_params(kind, x_shape, dtype, kernel, stride=None, padding=0):
                                     x_shape[0], dtype)
 
 
-def pool(x: Tensor, kind, kernel, stride=None, padding=0, name=None, prog=None) -> Tensor:
+def pool(x: Tensor, kind: str, kernel: Dims, stride: Optional[Dims] = None, padding: Padding = 0,
+         name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
     """Max, average or sum pooling (kind "max", "avg" or "sum") of each channel of x."""
     expect_tensor(x, "pd.nn.pool: x")
     params = pool_params(kind, x.shape, x.dtype, kernel, stride, padding)

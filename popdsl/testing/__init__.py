@@ -4,10 +4,20 @@ The pytest plugin (popdsl.testing.plugin, registered as an entry point) adds the
 fixtures `ipu_device` and `session_factory`. check_grads (popdsl.testing.gradients) checks
 pd.grad against finite differences.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
+
+from numpy.typing import ArrayLike
+
 import numpy as np
 
 from popdsl._core import poplar
 from popdsl.dtypes import numpy_dtype
+
+if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
+    from popdsl.dtypes import DType
 
 # (rtol, atol) by device dtype: float32 rounds at ~6e-8 per op, float16 at ~5e-4.
 TOLERANCES = {
@@ -20,13 +30,14 @@ def _host_dtype(dtype) -> np.dtype:
     return numpy_dtype(dtype) if isinstance(dtype, poplar.Type) else np.dtype(dtype)
 
 
-def tolerance(dtype) -> tuple:
+def tolerance(dtype: DType) -> tuple:
     """(rtol, atol) for results computed in `dtype` (a device type or a numpy dtype); exact
     for integers, bool and float64."""
     return TOLERANCES.get(_host_dtype(dtype), (0.0, 0.0))
 
 
-def assert_close(actual, expected, dtype=None, rtol=None, atol=None, err_msg=""):
+def assert_close(actual: ArrayLike, expected: ArrayLike, dtype: Optional[DType] = None, rtol: Optional[float] = None,
+                 atol: Optional[float] = None, err_msg: str = "") -> None:
     """Compares a device result with a float64 reference using the device dtype's tolerance
     (`dtype`, else the result's own). Fails on values outside it, NaN on one side only, shapes
     that differ (a scalar reference is compared with every element), a result whose dtype is
@@ -45,7 +56,7 @@ def assert_close(actual, expected, dtype=None, rtol=None, atol=None, err_msg="")
                                atol=default_atol if atol is None else atol, err_msg=err_msg)
 
 
-def reference(name: str, *args):
+def reference(name: str, *args) -> np.ndarray:
     """float64 numpy references for the basic ops, by popdsl name."""
     x = [np.asarray(a, np.float64) for a in args]
     table = {

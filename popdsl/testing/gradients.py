@@ -1,8 +1,18 @@
 """check_grads: pd.grad against central finite differences (and torch's autograd)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, Optional, Sequence
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 import popdsl as pd
+from popdsl._core import poplar
 from popdsl.dtypes import numpy_dtype
+
+if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
+    from popdsl.tensor import Tensor
 
 
 # (rtol, atol) by the inputs' dtype: central differences at eps=1e-3 in float32 lose ~1e-4,
@@ -10,7 +20,9 @@ from popdsl.dtypes import numpy_dtype
 TOLERANCES = {np.dtype(np.float32): (1e-2, 1e-3), np.dtype(np.float16): (3e-2, 1e-2)}
 
 
-def check_grads(fn, inputs, eps=1e-3, rtol=None, atol=None, seed=0, torch_fn=None, device=None) -> list:
+def check_grads(fn: Callable[..., Tensor], inputs: Sequence[ArrayLike], eps: float = 1e-3,
+                rtol: Optional[float] = None, atol: Optional[float] = None, seed: int = 0,
+                torch_fn: Optional[Callable] = None, device: Optional[poplar.Device] = None) -> list:
     """Checks pd.grad of `fn` (a function of pd.Tensors returning a float pd.Tensor) at
     `inputs` (host arrays: float ones are differentiated, integer ones, such as labels,
     are passed as they are) and returns the gradients pd.grad gave, one per float input.

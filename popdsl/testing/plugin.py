@@ -7,24 +7,29 @@
 
 Mark a test with @pytest.mark.ipu_tiles(n) to choose the tile count (default 4).
 """
+from typing import Callable
+
 import pytest
 
+from popdsl._core import poplar
 from popdsl.device import ipu_model
 from popdsl.session import Session
 
 
-def pytest_configure(config):
+def pytest_configure(config: pytest.Config) -> None:
+    """Registers the ipu_tiles marker."""
     config.addinivalue_line("markers", "ipu_tiles(n): number of tiles of the ipu_device fixture")
 
 
 @pytest.fixture
-def ipu_device(request):
+def ipu_device(request: pytest.FixtureRequest) -> poplar.Device:
+    """An emulated IPU2 device (pd.ipu_model) with 4 tiles, or n with @pytest.mark.ipu_tiles(n)."""
     marker = request.node.get_closest_marker("ipu_tiles")
     return ipu_model("ipu2", tiles=marker.args[0] if marker else 4)
 
 
 @pytest.fixture
-def session_factory(ipu_device):
+def session_factory(ipu_device: poplar.Device) -> Callable[..., Session]:
     """Makes Sessions on the test's device: session_factory(graph, programs, options=None)."""
     def make(graph, programs, options=None):
         return Session(graph, programs, device=ipu_device, options=options)

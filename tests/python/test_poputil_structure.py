@@ -72,7 +72,8 @@ def test_use_tracker_maps_each_element_to_a_tile_that_uses_it_spreading_shared_o
     other.add(r.graph, 2, t.slice(4, 6))
     tracker.add(poputil.TensorUseTracker(other))
     assert not tracker.empty()
-    tracker.mapTensorsByUse(r.graph, 1, 0, False, getattr(poputil.TensorUseTracker.MappingMethod, "None"))
+    # MappingMethod.None_ is C++'s MappingMethod::None (None is a Python keyword).
+    tracker.mapTensorsByUse(r.graph, 1, 0, False, poputil.TensorUseTracker.MappingMethod.None_)
     where = tiles_of(r.graph, t)
     assert list(where[:4]) == [0] * 4 and list(where[6:]) == [1] * 6
     assert set(where[4:6]) <= {0, 1, 2} and where[4] != where[5]
