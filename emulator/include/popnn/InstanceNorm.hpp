@@ -8,84 +8,57 @@
 namespace popnn {
 namespace in {
 
-inline std::pair<poplar::Tensor, poplar::Tensor>
+std::pair<poplar::Tensor, poplar::Tensor>
 instanceNormStatistics(poplar::Graph &graph, const poplar::Tensor acts, float eps, poplar::program::Sequence &prog,
-                    bool unbiasedVarEstimate, bool stableAlgo,
-                    const poplar::Type &partialsType = poplar::FLOAT,
-                    const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {
-  // A rank below 2 reaches gn's check of the activations as zero groups.
-  const unsigned channels = acts.rank() < 2 ? 0 : static_cast<unsigned>(acts.dim(1));
-  return gn::groupNormStatistics(graph, acts, eps, prog, channels, unbiasedVarEstimate, stableAlgo, partialsType,
-                                 debugContext, options);
-}
+                       bool unbiasedVarEstimate, bool stableAlgo, const poplar::Type &partialsType = poplar::FLOAT,
+                       const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {});
 
-inline poplar::Tensor instanceNormWhiten(poplar::Graph &graph, const poplar::Tensor &acts, const poplar::Tensor &mean,
-                                      const poplar::Tensor &invStdDev, poplar::program::Sequence &prog,
-                                      const poplar::DebugContext &debugContext = {},
-                                      const poplar::OptionFlags &options = {}) {
-  return gn::groupNormWhiten(graph, acts, mean, invStdDev, prog, debugContext, options);
-}
+poplar::Tensor instanceNormWhiten(poplar::Graph &graph, const poplar::Tensor &acts, const poplar::Tensor &mean,
+                                  const poplar::Tensor &invStdDev, poplar::program::Sequence &prog,
+                                  const poplar::DebugContext &debugContext = {},
+                                  const poplar::OptionFlags &options = {});
 
-inline std::pair<poplar::Tensor, poplar::Tensor>
+std::pair<poplar::Tensor, poplar::Tensor>
 instanceNormalise(poplar::Graph &graph, const poplar::Tensor &acts, const poplar::Tensor &gamma,
-               const poplar::Tensor &beta, const poplar::Tensor &mean, const poplar::Tensor &invStdDev,
-               poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},
-               const poplar::OptionFlags &options = {}) {
-  return gn::groupNormalise(graph, acts, gamma, beta, mean, invStdDev, prog, debugContext, options);
-}
+                  const poplar::Tensor &beta, const poplar::Tensor &mean, const poplar::Tensor &invStdDev,
+                  poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},
+                  const poplar::OptionFlags &options = {});
 
-inline std::pair<poplar::Tensor, poplar::Tensor>
+std::pair<poplar::Tensor, poplar::Tensor>
 instanceNormParamGradients(poplar::Graph &graph, const poplar::Tensor &acts, const poplar::Tensor &gradsIn,
-                        const poplar::Tensor &mean, const poplar::Tensor &iStdDev, poplar::program::Sequence &prog,
-                        const poplar::Type &partialsType = poplar::FLOAT,
-                        const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {
-  return gn::groupNormParamGradients(graph, acts, gradsIn, mean, iStdDev, prog, partialsType, debugContext,
-                                     options);
-}
+                           const poplar::Tensor &mean, const poplar::Tensor &iStdDev,
+                           poplar::program::Sequence &prog, const poplar::Type &partialsType = poplar::FLOAT,
+                           const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {});
 
-inline std::pair<poplar::Tensor, poplar::Tensor>
+std::pair<poplar::Tensor, poplar::Tensor>
 instanceNormParamGradients(poplar::Graph &graph, const poplar::Tensor &actsWhitened, const poplar::Tensor &gradsIn,
-                        poplar::program::Sequence &prog, const poplar::Type &partialsType = poplar::FLOAT,
-                        const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {}) {
-  return gn::groupNormParamGradients(graph, actsWhitened, gradsIn, prog, partialsType, debugContext, options);
-}
+                           poplar::program::Sequence &prog, const poplar::Type &partialsType = poplar::FLOAT,
+                           const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {});
 
-inline poplar::Tensor instanceNormGradients(poplar::Graph &graph, const poplar::Tensor &acts,
-                                         const poplar::Tensor &gradsIn, const poplar::Tensor &mean,
-                                         const poplar::Tensor &invStdDev, const poplar::Tensor &gamma,
-                                         poplar::program::Sequence &prog,
-                                         const poplar::Type &partialsType = poplar::FLOAT,
-                                         const poplar::DebugContext &debugContext = {},
-                                         const poplar::OptionFlags &options = {}) {
-  return gn::groupNormGradients(graph, acts, gradsIn, mean, invStdDev, gamma, prog, partialsType, debugContext,
-                                options);
-}
+poplar::Tensor instanceNormGradients(poplar::Graph &graph, const poplar::Tensor &acts,
+                                     const poplar::Tensor &gradsIn, const poplar::Tensor &mean,
+                                     const poplar::Tensor &invStdDev, const poplar::Tensor &gamma,
+                                     poplar::program::Sequence &prog,
+                                     const poplar::Type &partialsType = poplar::FLOAT,
+                                     const poplar::DebugContext &debugContext = {},
+                                     const poplar::OptionFlags &options = {});
 
-inline poplar::Tensor instanceNormGradients(poplar::Graph &graph, const poplar::Tensor &actsWhitened,
-                                         const poplar::Tensor &gradsIn, const poplar::Tensor &invStdDev,
-                                         const poplar::Tensor &gamma, poplar::program::Sequence &prog,
-                                         const poplar::Type &partialsType = poplar::FLOAT,
-                                         const poplar::DebugContext &debugContext = {},
-                                         const poplar::OptionFlags &options = {}) {
-  return gn::groupNormGradients(graph, actsWhitened, gradsIn, invStdDev, gamma, prog, partialsType, debugContext,
-                                options);
-}
+poplar::Tensor instanceNormGradients(poplar::Graph &graph, const poplar::Tensor &actsWhitened,
+                                     const poplar::Tensor &gradsIn, const poplar::Tensor &invStdDev,
+                                     const poplar::Tensor &gamma, poplar::program::Sequence &prog,
+                                     const poplar::Type &partialsType = poplar::FLOAT,
+                                     const poplar::DebugContext &debugContext = {},
+                                     const poplar::OptionFlags &options = {});
 
-inline void instanceNormParamUpdate(poplar::Graph &graph, const poplar::Tensor &gammaDelta,
-                                 const poplar::Tensor &betaDelta, float scale, poplar::Tensor &gamma,
-                                 poplar::Tensor &beta, poplar::program::Sequence &prog,
-                                 const poplar::DebugContext &debugContext = {},
-                                 const poplar::OptionFlags &options = {}) {
-  gn::groupNormParamUpdate(graph, gammaDelta, betaDelta, scale, gamma, beta, prog, debugContext, options);
-}
+void instanceNormParamUpdate(poplar::Graph &graph, const poplar::Tensor &gammaDelta,
+                             const poplar::Tensor &betaDelta, float scale, poplar::Tensor &gamma,
+                             poplar::Tensor &beta, poplar::program::Sequence &prog,
+                             const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {});
 
-inline void instanceNormParamUpdate(poplar::Graph &graph, const poplar::Tensor &gammaDelta,
-                                 const poplar::Tensor &betaDelta, const poplar::Tensor &scale,
-                                 poplar::Tensor &gamma, poplar::Tensor &beta, poplar::program::Sequence &prog,
-                                 const poplar::DebugContext &debugContext = {},
-                                 const poplar::OptionFlags &options = {}) {
-  gn::groupNormParamUpdate(graph, gammaDelta, betaDelta, scale, gamma, beta, prog, debugContext, options);
-}
+void instanceNormParamUpdate(poplar::Graph &graph, const poplar::Tensor &gammaDelta,
+                             const poplar::Tensor &betaDelta, const poplar::Tensor &scale, poplar::Tensor &gamma,
+                             poplar::Tensor &beta, poplar::program::Sequence &prog,
+                             const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {});
 
 // Flops of a layer of numChannels channels (per batch element and channel) of
 // actsPerChannel activations each: forward (computeEstimates: with the statistics),

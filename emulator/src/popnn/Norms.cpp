@@ -1,6 +1,4 @@
-// popnn/Norms.hpp: the parameters every normalisation shares and its flop estimates
-// (instance norm's included).
-#include <popnn/InstanceNorm.hpp>
+// popnn/Norms.hpp: the parameters every normalisation shares and its flop estimates.
 #include <popnn/Norms.hpp>
 
 #include <poputil/TileMapping.hpp>
@@ -57,22 +55,5 @@ std::pair<poplar::Tensor, poplar::Tensor> createNormParams(poplar::Graph &graph,
                                                            const poplar::DebugContext &debugContext) {
   return {createNormGamma(graph, acts, debugContext), createNormBeta(graph, acts, debugContext)};
 }
-
-namespace in {
-
-// Each channel of each batch element is one statistic.
-std::uint64_t getFwdFlops(std::uint64_t numChannels, std::uint64_t actsPerChannel, bool computeEstimates) {
-  return getNormFwdFlops(numChannels, numChannels * actsPerChannel, computeEstimates);
-}
-
-std::uint64_t getBwdFlops(std::uint64_t numChannels, std::uint64_t actsPerChannel) {
-  return getNormBwdFlops(numChannels, numChannels * actsPerChannel);
-}
-
-std::uint64_t getWuFlops(std::uint64_t numChannels, std::uint64_t actsPerChannel) {
-  return getNormWuFlops(numChannels, numChannels * actsPerChannel);
-}
-
-} // namespace in
 
 } // namespace popnn
