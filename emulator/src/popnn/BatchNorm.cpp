@@ -11,10 +11,9 @@ namespace {
 using poplar::Tensor;
 using poplar::program::Sequence;
 
-// Batch norm takes no options.
 detail::Grouping perChannel(const char *fn, const Tensor &acts, const poplar::OptionFlags &options) {
   detail::checkActs(fn, "acts", acts);
-  detail::booleanOption(options, "", false);
+  detail::checkNoOptions(options);
   return detail::Grouping::perChannel(acts.shape());
 }
 
@@ -98,7 +97,7 @@ Tensor batchNormGradients(poplar::Graph &graph, const Tensor &actsWhitened, cons
 void batchNormParamUpdate(poplar::Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta, float scale,
                           Tensor &gamma, Tensor &beta, Sequence &prog, const poplar::DebugContext &debugContext,
                           const poplar::OptionFlags &options) {
-  detail::booleanOption(options, "", false);
+  detail::checkNoOptions(options);
   detail::paramUpdate(graph, gammaDelta, betaDelta, scale, gamma, beta, prog, {debugContext, "batchNormParamUpdate"},
                       "batchNormParamUpdate");
 }
@@ -106,7 +105,7 @@ void batchNormParamUpdate(poplar::Graph &graph, const Tensor &gammaDelta, const 
 void batchNormParamUpdate(poplar::Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta,
                           const Tensor &scale, Tensor &gamma, Tensor &beta, Sequence &prog,
                           const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
-  detail::booleanOption(options, "", false);
+  detail::checkNoOptions(options);
   detail::paramUpdate<const Tensor &>(graph, gammaDelta, betaDelta, scale, gamma, beta, prog,
                                       {debugContext, "batchNormParamUpdate"}, "batchNormParamUpdate");
 }

@@ -117,6 +117,11 @@ void checkChannelParam(const char *fn, const char *role, const Tensor &param, co
   checkShape(fn, role, param, {acts.dim(1)});
 }
 
+void checkNoOptions(const poplar::OptionFlags &options) {
+  if (options.begin() != options.end())
+    throw poplar::invalid_option("Unrecognised option '" + options.begin()->first + "'");
+}
+
 bool booleanOption(const poplar::OptionFlags &options, const std::string &known, bool byDefault) {
   bool value = byDefault;
   for (const auto &[key, text] : options) {

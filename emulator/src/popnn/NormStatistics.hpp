@@ -9,8 +9,10 @@
 #include <poplar/Tensor.hpp>
 #include <poplar/Type.hpp>
 
+#include <cstddef>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace popnn {
 namespace detail {
@@ -41,6 +43,8 @@ void checkChannelParam(const char *fn, const char *role, const poplar::Tensor &p
 // Refuses option keys other than `known` and values other than true/false; returns
 // the value of `known` (or `byDefault`).
 bool booleanOption(const poplar::OptionFlags &options, const std::string &known, bool byDefault);
+// Refuses every option (batch norm has none).
+void checkNoOptions(const poplar::OptionFlags &options);
 
 std::pair<poplar::Tensor, poplar::Tensor> statistics(poplar::Graph &graph, const poplar::Tensor &acts, float eps,
                                                      poplar::program::Sequence &prog, bool unbiasedVarEstimate,
