@@ -38,6 +38,7 @@ void bindPoplinMultiConv(py::module_ &poplin); // poplin.multiconv
 void bindPopnn(py::module_ &popnn);
 void bindPopnnLoss(py::module_ &popnn);       // popnn/Loss.hpp
 void bindPopnnPooling(py::module_ &popnn);    // popnn/Pooling.hpp, popnn/PoolingDef.hpp
+void bindPopnnNorms(py::module_ &popnn);      // popnn/Norms.hpp and popnn.bn, gn, ln, in_
 void bindPoprand(py::module_ &poprand);
 void bindGcl(py::module_ &gcl);
 

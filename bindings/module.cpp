@@ -44,6 +44,7 @@ PYBIND11_MODULE(_core, m) {
   bindPopnn(popnn);
   bindPopnnLoss(popnn);
   bindPopnnPooling(popnn);
+  bindPopnnNorms(popnn);
   bindPoprand(poprand);
   bindGcl(gcl);
 }

@@ -1,20 +1,63 @@
-"""Layer and group normalisation, composed of the layer's ops (so pd.grad differentiates
-them): the emulator binds no popnn normalisation, and the composition is what those
-functions compute."""
+"""Layer and group normalisation on popnn's group normalisation (popnn.gn), their gradients
+popnn's too: pd.grad meets each as one op whose gradient builder calls groupNormGradients
+and groupNormParamGradients."""
 import math
 
+import numpy as np
+
 import popdsl as pd
+from popdsl._core import poplar, popnn
 from popdsl.debug import BuildError, expect_int
 from popdsl.dtypes import is_floating
-from popdsl.tensor import expect_tensor
+from popdsl.ops import _run_library
+from popdsl.tensor import Tensor, expect_tensor
+
+# PyTorch's grouping: group g holds the consecutive channels g * C / groups + k.
+_CONSECUTIVE_GROUPS = {"groupNormStridedChannelGrouping": "false"}
 
 
-def _normalised(x: pd.Tensor, axes, eps: float) -> pd.Tensor:
-    """(x - mean) / sqrt(var + eps), the statistics over `axes` (kept for broadcasting)."""
-    kept = [1 if i in axes else d for i, d in enumerate(x.shape)]
-    centred = x - pd.mean(x, axes).reshape(kept)
-    scale = pd.map(lambda v: pd.rsqrt(v + eps), pd.mean(pd.square(centred), axes)).reshape(kept)
-    return centred * scale
+def _statistics(graph, acts, groups, eps, seq, dc):
+    return popnn.gn.groupNormStatistics(graph.raw, acts.raw, eps, seq, groups, False, False, poplar.FLOAT, dc,
+                                        _CONSECUTIVE_GROUPS)
+
+
+def _param_or(param, acts, fill):
+    """param, or a [C] constant of `fill` standing in for an absent one."""
+    if param is not None:
+        return param
+    return acts.graph.constant(np.full(acts.shape[1], fill), acts.dtype, name="norm parameter")
+
+
+def _normalise_vjp(grads, outputs, acts, gamma, beta, groups, eps):
+    """[d acts, d gamma (if given), d beta (if given)] through popnn's gradient functions; the
+    statistics are computed again rather than kept."""
+    graph, scale = acts.graph, _param_or(gamma, acts, 1.0)
+
+    def build(seq, dc):
+        mean, inv = _statistics(graph, acts, groups, eps, seq, dc)
+        whitened = popnn.gn.groupNormWhiten(graph.raw, acts.raw, mean, inv, seq, dc, _CONSECUTIVE_GROUPS)
+        d_acts = popnn.gn.groupNormGradients(graph.raw, whitened, grads[0].raw, inv, scale.raw, seq, poplar.FLOAT,
+                                             dc, _CONSECUTIVE_GROUPS)
+        d_gamma, d_beta = popnn.gn.groupNormParamGradients(graph.raw, whitened, grads[0].raw, seq, poplar.FLOAT, dc,
+                                                           _CONSECUTIVE_GROUPS)
+        return d_acts, d_gamma, d_beta
+    raw = _run_library(build, "normalisation gradient", None)
+    d_acts, d_gamma, d_beta = (graph.track(Tensor(t, graph)) for t in raw)
+    return [d_acts] + [d for d, given in ((d_gamma, gamma), (d_beta, beta)) if given is not None]
+
+
+@pd.custom_grad(_normalise_vjp)
+def _group_normalise(acts, gamma, beta, groups, eps):
+    """acts [B][C][...F...] normalised per batch element and group of consecutive channels,
+    then scaled by gamma and shifted by beta ([C] each, or None)."""
+    graph = acts.graph
+    scale, shift = _param_or(gamma, acts, 1.0), _param_or(beta, acts, 0.0)
+
+    def build(seq, dc):
+        mean, inv = _statistics(graph, acts, groups, eps, seq, dc)
+        return popnn.gn.groupNormalise(graph.raw, acts.raw, scale.raw, shift.raw, mean, inv, seq, dc,
+                                       _CONSECUTIVE_GROUPS)[0]
+    return graph.track(Tensor(_run_library(build, None, None), graph))
 
 
 def _check_affine(x, gamma, beta, shape, what):
@@ -25,13 +68,6 @@ def _check_affine(x, gamma, beta, shape, what):
             if t.size != math.prod(shape) or t.dtype != x.dtype:
                 raise BuildError(f"{what}: {label} must be a {x.dtype} tensor of {math.prod(shape)} elements, "
                                  f"got {t!r}")
-
-
-def _affine(y, gamma, beta, shape):
-    """y * gamma + beta, each reshaped to `shape` for broadcasting (either may be None)."""
-    if gamma is not None:
-        y = y * gamma.reshape(shape)
-    return y + beta.reshape(shape) if beta is not None else y
 
 
 def _expect_float(x, what):
@@ -49,7 +85,11 @@ def layer_norm(x: pd.Tensor, gamma: pd.Tensor = None, beta: pd.Tensor = None, ax
     normalised = list(range(x.ndim - axes, x.ndim))
     shape = [d if i in normalised else 1 for i, d in enumerate(x.shape)]
     _check_affine(x, gamma, beta, shape, "pd.nn.layer_norm")
-    return _affine(_normalised(x, normalised, float(eps)), gamma, beta, shape)
+    # One group over [rows][the normalised elements], each element its own "channel".
+    size = math.prod(x.shape[x.ndim - axes:])
+    rows = x.reshape(math.prod(x.shape[:x.ndim - axes]), size)
+    flat = [None if t is None else t.reshape(size) for t in (gamma, beta)]
+    return _group_normalise(rows, *flat, 1, float(eps)).reshape(x.shape)
 
 
 def group_norm(x: pd.Tensor, groups: int, gamma: pd.Tensor = None, beta: pd.Tensor = None,
@@ -66,5 +106,5 @@ def group_norm(x: pd.Tensor, groups: int, gamma: pd.Tensor = None, beta: pd.Tens
         raise BuildError(f"pd.nn.group_norm: {channels} channels do not split into {groups} groups")
     shape = [1, channels] + [1] * (x.ndim - 2)
     _check_affine(x, gamma, beta, shape, "pd.nn.group_norm")
-    grouped = x.reshape(x.shape[0], groups, -1)
-    return _affine(_normalised(grouped, [2], float(eps)).reshape(x.shape), gamma, beta, shape)
+    flat = [None if t is None else t.reshape(channels) for t in (gamma, beta)]
+    return _group_normalise(x, *flat, groups, float(eps))
