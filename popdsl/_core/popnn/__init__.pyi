@@ -6,7 +6,11 @@ import popdsl._core.poplar
 import popdsl._core.program
 import typing
 from . import pooling
-__all__: list[str] = ['CROSS_ENTROPY_LOSS', 'LossType', 'NonLinearityType', 'PoolingType', 'SUM_SQUARED_LOSS', 'addCodelets', 'argMax', 'argMin', 'calcAccuracy', 'calcLoss', 'gelu', 'geluErf', 'geluErfInPlace', 'geluInPlace', 'maxAndArgMax', 'minAndArgMin', 'nonLinearity', 'nonLinearityInPlace', 'nonLinearityInputGradient', 'nonLinearityWithScaling', 'pooling', 'relu', 'reluInPlace', 'scaledSoftmaxStable', 'scaledSoftmaxStableInPlace', 'sigmoid', 'sigmoidInPlace', 'softmax', 'softmaxInPlace', 'softmaxStable', 'softmaxStableInPlace', 'swish', 'swishInPlace', 'tanh', 'tanhInPlace', 'topK']
+from . import bn
+from . import gn
+from . import ln
+from . import in_
+__all__: list[str] = ['CROSS_ENTROPY_LOSS', 'LossType', 'NonLinearityType', 'PoolingType', 'SUM_SQUARED_LOSS', 'addCodelets', 'argMax', 'argMin', 'bn', 'calcAccuracy', 'calcLoss', 'createNormBeta', 'createNormGamma', 'createNormParams', 'gelu', 'geluErf', 'geluErfInPlace', 'geluInPlace', 'getNormBwdFlops', 'getNormFwdFlops', 'getNormWuFlops', 'gn', 'in_', 'ln', 'maxAndArgMax', 'minAndArgMin', 'nonLinearity', 'nonLinearityInPlace', 'nonLinearityInputGradient', 'nonLinearityWithScaling', 'pooling', 'relu', 'reluInPlace', 'scaledSoftmaxStable', 'scaledSoftmaxStableInPlace', 'sigmoid', 'sigmoidInPlace', 'softmax', 'softmaxInPlace', 'softmaxStable', 'softmaxStableInPlace', 'swish', 'swishInPlace', 'tanh', 'tanhInPlace', 'topK']
 class NonLinearityType:
     """
     Members:
@@ -207,6 +211,12 @@ def calcLoss(graph: popdsl._core.poplar.Graph, modelOutputs: popdsl._core.poplar
 @typing.overload
 def calcLoss(graph: popdsl._core.poplar.Graph, modelOutputs: popdsl._core.poplar.Tensor, expected: popdsl._core.poplar.Tensor, loss: popdsl._core.poplar.Tensor, deltas: popdsl._core.poplar.Tensor, numCorrect: popdsl._core.poplar.Tensor, lossType: LossType, debugContext: str | None = '') -> popdsl._core.program.Program:
     ...
+def createNormBeta(graph: popdsl._core.poplar.Graph, acts: popdsl._core.poplar.Tensor, debugContext: str | None = '') -> popdsl._core.poplar.Tensor:
+    ...
+def createNormGamma(graph: popdsl._core.poplar.Graph, acts: popdsl._core.poplar.Tensor, debugContext: str | None = '') -> popdsl._core.poplar.Tensor:
+    ...
+def createNormParams(graph: popdsl._core.poplar.Graph, acts: popdsl._core.poplar.Tensor, debugContext: str | None = '') -> tuple[popdsl._core.poplar.Tensor, popdsl._core.poplar.Tensor]:
+    ...
 def gelu(graph: popdsl._core.poplar.Graph, t: popdsl._core.poplar.Tensor, prog: popdsl._core.program.Sequence, debugContext: str | None = '') -> popdsl._core.poplar.Tensor:
     ...
 def geluErf(graph: popdsl._core.poplar.Graph, t: popdsl._core.poplar.Tensor, prog: popdsl._core.program.Sequence, debugContext: str | None = '') -> popdsl._core.poplar.Tensor:
@@ -214,6 +224,12 @@ def geluErf(graph: popdsl._core.poplar.Graph, t: popdsl._core.poplar.Tensor, pro
 def geluErfInPlace(graph: popdsl._core.poplar.Graph, t: popdsl._core.poplar.Tensor, prog: popdsl._core.program.Sequence, debugContext: str | None = '') -> None:
     ...
 def geluInPlace(graph: popdsl._core.poplar.Graph, t: popdsl._core.poplar.Tensor, prog: popdsl._core.program.Sequence, debugContext: str | None = '') -> None:
+    ...
+def getNormBwdFlops(statisticsSize: typing.SupportsInt | typing.SupportsIndex, numActsElements: typing.SupportsInt | typing.SupportsIndex) -> int:
+    ...
+def getNormFwdFlops(statisticsSize: typing.SupportsInt | typing.SupportsIndex, numActsElements: typing.SupportsInt | typing.SupportsIndex, computeStats: bool = True) -> int:
+    ...
+def getNormWuFlops(paramsSize: typing.SupportsInt | typing.SupportsIndex, numActsElements: typing.SupportsInt | typing.SupportsIndex) -> int:
     ...
 def maxAndArgMax(graph: popdsl._core.poplar.Graph, input: popdsl._core.poplar.Tensor, prog: popdsl._core.program.Sequence, debugContext: str | None = '') -> tuple[popdsl._core.poplar.Tensor, popdsl._core.poplar.Tensor]:
     ...
