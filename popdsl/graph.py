@@ -170,7 +170,7 @@ class Graph:
         """Decorator: the body is built once as a Poplar function and each call adds a
         program::Call. `fn` may take tensor arguments and return a tensor or a tuple of
         them: each call copies its arguments in and the results out (into new tensors it
-        returns), and every call passes tensors of the first call's shapes and dtypes.
+        returns), and every call passes tensors of the first call's shapes and dtypes::
 
             @g.function
             def scaled(x):

@@ -330,7 +330,7 @@ class Session:
 
     @_one_at_a_time
     def read(self, t: Union[Tensor, str]) -> np.ndarray:
-        """The device values of tensor `t` (a pd.Tensor or a name), as [replicas, *t.shape] in
+        """The device values of tensor `t` (a pd.Tensor or a name), as ``[replicas, *t.shape]`` in
         a replicated graph; for a pd.cycle_count / pd.cycle_stamp counter, its cycles as an int.
         Outside the `with` block a weight (a variable made with init= or written) reads as its
         host copy: its values when the session last detached (or as loaded or written)."""
@@ -387,12 +387,12 @@ class Session:
 
         `feeds` maps each host-to-device stream the program reads (or its handle) to its
         values: one array of the stream's shape when the program reads it once, or
-        (reads, *shape) with one row per read, in order; a run must read every row.
+        ``(reads, *shape)`` with one row per read, in order; a run must read every row.
 
         A device-to-host stream's output always has a leading axis of writes: shape
-        (writes, *shape), one row per write in order, whatever the number of writes
-        (0 writes: (0, *shape)). In a replicated graph feeds and outputs have a further
-        leading replica axis: (replicas, writes, *shape)."""
+        ``(writes, *shape)``, one row per write in order, whatever the number of writes
+        (0 writes: ``(0, *shape)``). In a replicated graph feeds and outputs have a further
+        leading replica axis: ``(replicas, writes, *shape)``."""
         self._check_attached("run")
         if name is None:
             if len(self.program_names) != 1:

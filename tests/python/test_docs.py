@@ -76,7 +76,7 @@ def test_python_m_popdsl_docs_builds_the_site_once_and_prints_its_index(tmp_path
     index = out / "index.html"
     assert built.stdout.strip() == str(index) and index.is_file()
     # The reference carries the docstrings, of the Pythonic layer and of the raw bindings.
-    assert "Runs the program" in (out / "api" / "pythonic.html").read_text()  # Session.run's
+    assert "Runs program" in (out / "api" / "pythonic.html").read_text()  # Session.run's
     assert "addVariable" in (out / "api" / "raw.html").read_text()
     assert "not loop-carried" in (out / "control_flow.html").read_text()
     # Up to date: the second call prints the path without building again.

@@ -534,7 +534,14 @@ print(engine.readTensor("v2", np.empty(4, np.float32)).tolist(), loaded)
 """
 
 
-def test_executables_carry_their_codelets_to_a_new_process(tmp_path, codelet_cache):
+@pytest.mark.parametrize("package_path", ["as installed", "through a symbolic link"])
+def test_executables_carry_their_codelets_to_a_new_process(tmp_path, codelet_cache, package_path):
+    # Through a link the new process finds popdsl's headers at another path: the cached
+    # codelets are keyed by the headers' contents, so they still serve it.
+    parent = POPDSL_PARENT
+    if package_path == "through a symbolic link":
+        parent = tmp_path / "elsewhere"
+        parent.symlink_to(POPDSL_PARENT, target_is_directory=True)
     vs = Vertices()
     _, v2 = tutorial3(vs)
     vs.graph.createHostRead("v2", v2)
@@ -542,7 +549,7 @@ def test_executables_carry_their_codelets_to_a_new_process(tmp_path, codelet_cac
     path.write_bytes(poplar.compileGraph(vs.graph, [program.Execute(vs.cs)]).serialize())
     libraries = {p.name: p.stat().st_mtime_ns for p in codelet_cache.glob("codelets/*.so")}
     assert libraries, "the codelets were not cached"
-    env = dict(os.environ, PYTHONPATH=str(POPDSL_PARENT), POPDSL_CACHE_DIR=str(codelet_cache))
+    env = dict(os.environ, PYTHONPATH=str(parent), POPDSL_CACHE_DIR=str(codelet_cache))
     # cwd: not the repository root, whose popdsl/ would come before PYTHONPATH.
     result = subprocess.run([sys.executable, "-c", RUN_SAVED, str(path)], capture_output=True, text=True,
                             env=env, timeout=120, cwd=tmp_path)

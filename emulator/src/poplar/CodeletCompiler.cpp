@@ -362,18 +362,22 @@ std::shared_ptr<const CodeletLibrary> loadCodeletLibrary(const CodeletSource &so
   const std::string includeDir = codeletIncludeDir(), abiDir = codeletAbiDir();
   const std::string text = "#line 1 " + quoted(source.name) + "\n" + source.text + "\n";
   const std::vector<std::string> compiler = compilerCommand();
-  std::vector<std::string> args = {"-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden", "-D__POPC__=1",
-                                   "-U__IPU__", "-I" + includeDir, "-I" + abiDir};
+  std::vector<std::string> args = {"-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden", "-D__POPC__=1", "-U__IPU__"};
+  const std::size_t includesAt = args.size(); // the include directories go here, before the user's flags
   if (!source.quoteDir.empty()) args.insert(args.end(), {"-iquote", source.quoteDir});
   for (const std::string &flag : splitWords(source.flags))
     if (!isPopcOnly(flag)) args.push_back(flag);
 
+  // The emulator's include directories are keyed by their headers' contents, not their
+  // paths: an executable finds its codelets again where popdsl is installed elsewhere
+  // (another environment, a path through a symbolic link).
   std::string keyText = std::string(kRegistrationVersion) + '\0' + text + '\0' + compilerVersion(compiler);
   for (const std::string &word : compiler) keyText += '\0' + word;
   for (const std::string &arg : args) keyText += '\0' + arg;
   for (const char *header : kCodeletHeaders) keyText += '\0' + readFile(includeDir + "/" + header);
   keyText += '\0' + readFile(abiDir + "/" + kCodeletAbiHeader);
   const std::string sourceKey = sha256Hex(keyText);
+  args.insert(args.begin() + static_cast<std::ptrdiff_t>(includesAt), {"-I" + includeDir, "-I" + abiDir});
 
   std::lock_guard<std::mutex> lock(gLibrariesMutex);
   const std::string cache = cacheDir();
