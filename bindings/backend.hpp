@@ -41,8 +41,8 @@ public:
 poplar::Engine makeEngine(const poplar::Executable &exe, const poplar::OptionFlags &options,
                           poplar::ProgressFunc progress);
 
-// The data streams and host functions of the executable's graph, to type the numpy
-// buffers of stream callbacks and host functions. `available` is false where the
+// The data streams, host functions and remote buffers of the executable's graph, to type
+// the numpy buffers of stream callbacks, host functions and remote buffer copies. `available` is false where the
 // backend cannot look inside an executable (the SDK).
 struct HostFunctionInfo {
   std::string handle;
@@ -52,6 +52,7 @@ struct ExecutableInterface {
   bool available = false;
   std::vector<poplar::DataStream> streams;
   std::vector<HostFunctionInfo> hostFunctions;
+  std::vector<poplar::RemoteBuffer> remoteBuffers;
 };
 ExecutableInterface executableInterface(const poplar::Executable &exe);
 

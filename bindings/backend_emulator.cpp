@@ -19,6 +19,7 @@ ExecutableInterface executableInterface(const poplar::Executable &exe) {
   ExecutableInterface result;
   result.available = true;
   result.streams = poplar::detail::executableStreams(exe);
+  result.remoteBuffers = poplar::detail::executableRemoteBuffers(exe);
   for (auto &f : poplar::detail::executableHostFunctions(exe))
     result.hostFunctions.push_back({std::move(f.handle), std::move(f.ins), std::move(f.outs)});
   return result;
@@ -53,6 +54,7 @@ pybind11::dict profileData(const poplar::Engine &engine) {
     d["exchange_cycles"] = s.exchangeCycles;
     d["compute_cycles"] = s.computeCycles;
     d["exchange_bytes"] = s.exchangeBytes;
+    d["ipu_link_bytes"] = s.ipuLinkBytes;
     steps.append(d);
   }
   pybind11::dict d;

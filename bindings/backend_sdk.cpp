@@ -12,7 +12,7 @@ poplar::Engine makeEngine(const poplar::Executable &exe, const poplar::OptionFla
 }
 
 ExecutableInterface executableInterface(const poplar::Executable &) {
-  return {}; // the SDK's Executable does not list its streams or host functions
+  return {}; // the SDK's Executable does not list its streams, host functions or remote buffers
 }
 
 std::vector<std::pair<std::string, std::string>> executableSections(const poplar::Executable &) {

@@ -33,6 +33,7 @@ struct PyEngine {
   std::map<std::string, py::object> streamBuffers;
   std::map<std::string, poplar::DataStream> streams;
   std::map<std::string, backend::HostFunctionInfo> hostFunctions;
+  std::map<std::string, poplar::RemoteBuffer> remoteBuffers;
   bool interfaceKnown = true; // false: made from an executable the backend cannot look into
   py::object printFile; // None: sys.stdout at each run
 
@@ -63,6 +64,21 @@ void checkHostDtype(const py::array &arr, const poplar::Type &type, const std::s
     throw py::type_error(std::string(what) + ": handle '" + handle + "' holds " + type.toString().str() +
                          " (numpy " + std::string(py::str(numpyDtype(type))) + "); the array's dtype is " +
                          std::string(py::str(arr.dtype())));
+}
+
+// The Engine writes a remote buffer's whole row through a bare pointer, so the array must
+// be exactly one row of the buffer's element type.
+void checkRemoteBuffer(const PyEngine &e, const py::array &arr, const std::string &handle, const char *what) {
+  const auto it = e.remoteBuffers.find(handle);
+  if (it == e.remoteBuffers.end())
+    throw py::key_error(std::string(what) + ": no remote buffer with handle '" + handle + "'" +
+                        (e.interfaceKnown ? "" : " that this engine knows of (an engine made from an executable on "
+                                                 "the sdk backend cannot list its remote buffers)"));
+  const poplar::RemoteBuffer &b = it->second;
+  checkHostDtype(arr, b.elementType(), handle, what);
+  if (static_cast<std::size_t>(arr.size()) != b.numElements())
+    throw py::value_error(std::string(what) + ": a row of remote buffer '" + handle + "' has " +
+                          std::to_string(b.numElements()) + " elements; the array has " + std::to_string(arr.size()));
 }
 
 // What a stream callback's buffer is: its element type and count and its direction.
@@ -251,6 +267,9 @@ void bindEngine(py::module_ &m) {
                                                       std::vector<poplar::HostFunctionArgument>>>();
                  e->hostFunctions[kv.first.cast<std::string>()] = {kv.first.cast<std::string>(), args.first, args.second};
                }
+             if (py::hasattr(self, "_remoteBuffers"))
+               for (auto kv : self.attr("_remoteBuffers").cast<py::dict>())
+                 e->remoteBuffers[kv.first.cast<std::string>()] = kv.second.cast<poplar::RemoteBuffer>();
              e->printFile = py::none();
              return e;
            }),
@@ -264,6 +283,7 @@ void bindEngine(py::module_ &m) {
              e->interfaceKnown = interface.available;
              for (const auto &s : interface.streams) e->streams[s.handle()] = s;
              for (auto &f : interface.hostFunctions) e->hostFunctions[f.handle] = f;
+             for (const auto &b : interface.remoteBuffers) e->remoteBuffers[b.handle()] = b;
              e->printFile = py::none();
              return e;
            }),
@@ -335,6 +355,25 @@ void bindEngine(py::module_ &m) {
            py::arg("handle"), py::arg("read"),
            "Emulator: (element type, number of elements) of a host read (read=True) or write handle; None "
            "when there is no such handle (always on the sdk backend, whose Engine does not say)")
+      .def("copyToRemoteBuffer",
+           [](PyEngine &e, py::handle src, const std::string &handle, std::uint64_t repeatIndex,
+              unsigned replicationIndex) {
+             py::array arr = contiguousBuffer(src, false, "copyToRemoteBuffer");
+             checkRemoteBuffer(e, arr, handle, "copyToRemoteBuffer");
+             e.get().copyToRemoteBuffer(const_cast<void *>(arr.data()), handle, repeatIndex, replicationIndex);
+           },
+           py::arg("src"), py::arg("handle"), py::arg("repeatIndex"), py::arg("replicationIndex") = 0,
+           "Writes one row of a remote buffer from a C-contiguous numpy array of the row's size")
+      .def("copyFromRemoteBuffer",
+           [](PyEngine &e, const std::string &handle, py::handle dst, std::uint64_t repeatIndex,
+              unsigned replicationIndex) {
+             py::array arr = contiguousBuffer(dst, true, "copyFromRemoteBuffer");
+             checkRemoteBuffer(e, arr, handle, "copyFromRemoteBuffer");
+             e.get().copyFromRemoteBuffer(handle, arr.mutable_data(), repeatIndex, replicationIndex);
+             return arr;
+           },
+           py::arg("handle"), py::arg("dst"), py::arg("repeatIndex"), py::arg("replicationIndex") = 0,
+           "Reads one row of a remote buffer into a writeable C-contiguous numpy array of the row's size")
       .def("connectStream",
            [](PyEngine &e, const std::string &handle, py::handle data) {
              py::array arr = contiguousBuffer(data, true, "connectStream");

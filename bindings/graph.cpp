@@ -92,9 +92,25 @@ void bindGraph(py::module_ &m) {
       .def("elementType", &DataStream::elementType)
       .def("type", &DataStream::type)
       .def("replicationFactor", &DataStream::replicationFactor)
+      .def("replicatedMode", &DataStream::replicatedMode)
       .def("__repr__", [](const DataStream &s) {
         return "<poplar.DataStream '" + s.handle() + "' " + std::to_string(s.numElements()) + " x " +
                s.elementType().toString().str() + ">";
+      });
+  py::class_<RemoteBuffer>(m, "RemoteBuffer")
+      .def("handle", &RemoteBuffer::handle)
+      .def("numElements", &RemoteBuffer::numElements)
+      .def("getRepeats", &RemoteBuffer::getRepeats)
+      .def("elementType", &RemoteBuffer::elementType)
+      .def("isRearrangeOnHost", &RemoteBuffer::isRearrangeOnHost)
+      .def("isOptimisedForMemory", &RemoteBuffer::isOptimisedForMemory)
+      .def("getHostToIpuStream", &RemoteBuffer::getHostToIpuStream)
+      .def("getIpuToHostStream", &RemoteBuffer::getIpuToHostStream)
+      .def("__eq__", [](const RemoteBuffer &a, const RemoteBuffer &b) { return a == b; })
+      .def("__hash__", [](const RemoteBuffer &b) { return std::hash<std::string>()(b.handle()); })
+      .def("__repr__", [](const RemoteBuffer &b) {
+        return "<poplar.RemoteBuffer '" + b.handle() + "' " + std::to_string(b.getRepeats()) + " x " +
+               std::to_string(b.numElements()) + " x " + b.elementType().toString().str() + ">";
       });
   py::class_<ComputeSet>(m, "ComputeSet").def(py::init<unsigned>()).def("getId", &ComputeSet::getId);
   py::class_<Function>(m, "Function").def(py::init<unsigned>()).def("getId", &Function::getId);
@@ -107,6 +123,17 @@ void bindGraph(py::module_ &m) {
     if (!py::hasattr(self, "_streams")) self.attr("_streams") = py::dict();
     self.attr("_streams")[py::str(s.handle())] = s;
     return s;
+  };
+  // A virtual graph records its streams, host functions and remote buffers where its
+  // top-level graph does,
+  // so an Engine of either sees them all.
+  auto shareRecords = [](py::object self, Graph virtualGraph) {
+    py::object out = py::cast(std::move(virtualGraph));
+    for (const char *records : {"_streams", "_hostFunctions", "_remoteBuffers"}) {
+      if (!py::hasattr(self, records)) self.attr(records) = py::dict();
+      out.attr(records) = self.attr(records);
+    }
+    return out;
   };
   py::class_<poplar::replication_factor>(m, "replication_factor")
       .def(py::init<unsigned>(), py::arg("n"))
@@ -172,6 +199,23 @@ void bindGraph(py::module_ &m) {
       .def("getTileMapping", py::overload_cast<const Tensor &, bool, bool>(&Graph::getTileMapping, py::const_),
            py::arg("t"), py::arg("requireComplete") = true, py::arg("allowExternal") = false)
       .def("getTopLevelGraph", &Graph::getTopLevelGraph, py::return_value_policy::reference_internal)
+      .def("createVirtualGraph",
+           [shareRecords](py::object self, unsigned numTilesPerIPU) {
+             return shareRecords(self, self.cast<Graph &>().createVirtualGraph(numTilesPerIPU));
+           },
+           py::arg("numTilesPerIPU"), py::keep_alive<0, 1>())
+      .def("createVirtualGraph",
+           [shareRecords](py::object self, unsigned lowerTile, unsigned upperTile) {
+             return shareRecords(self, self.cast<Graph &>().createVirtualGraph(lowerTile, upperTile));
+           },
+           py::arg("lowerTile"), py::arg("upperTile"), py::keep_alive<0, 1>())
+      .def("createVirtualGraph",
+           [shareRecords](py::object self, const std::vector<unsigned> &perIpuTiles) {
+             return shareRecords(self, self.cast<Graph &>().createVirtualGraph(perIpuTiles));
+           },
+           py::arg("perIpuTiles"), py::keep_alive<0, 1>())
+      .def("convertVirtualTileToPhysicalTile", &Graph::convertVirtualTileToPhysicalTile, py::arg("virtualTileId"))
+      .def("convertPhysicalTileToVirtualTile", &Graph::convertPhysicalTileToVirtualTile, py::arg("physicalTileId"))
       .def("getSortedContiguousRegions",
            [](Graph &g, const Tensor &t, const std::vector<Interval> &regions, bool removeAliasedIntervals) {
              std::vector<std::size_t> aliases;
@@ -242,6 +286,18 @@ void bindGraph(py::module_ &m) {
              return recordStream(self, self.cast<Graph &>().addDeviceToHostFIFO(handle, type, n, options));
            },
            py::arg("handle"), py::arg("elementType"), py::arg("numElements"), py::arg("options") = OptionFlags())
+      .def("addRemoteBuffer",
+           [](py::object self, const std::string &handle, const Type &type, std::size_t numElements,
+              std::size_t repeats, bool rearrangeOnHost, bool optimiseMemory) {
+             RemoteBuffer b = self.cast<Graph &>().addRemoteBuffer(handle, type, numElements, repeats,
+                                                                   rearrangeOnHost, optimiseMemory);
+             // Recorded like streams: an Engine checks host buffers against it.
+             if (!py::hasattr(self, "_remoteBuffers")) self.attr("_remoteBuffers") = py::dict();
+             self.attr("_remoteBuffers")[py::str(handle)] = b;
+             return b;
+           },
+           py::arg("handle"), py::arg("elementType"), py::arg("numElements"), py::arg("repeats") = 1,
+           py::arg("rearrangeOnHost") = false, py::arg("optimiseMemory") = false)
       .def("createHostWrite", &Graph::createHostWrite, py::arg("handle"), py::arg("t"),
            py::arg("rearrangeOnHost") = false)
       .def("createHostRead", &Graph::createHostRead, py::arg("handle"), py::arg("t"),

@@ -82,7 +82,15 @@ void bindProgram(py::module_ &m) {
       .def(py::init<const DataStream &, const Tensor &, bool, const DebugContext &>(), py::arg("stream"),
            py::arg("dst"), py::arg("optimiseMemory") = false, dc)
       .def(py::init<const Tensor &, const DataStream &, bool, const DebugContext &>(), py::arg("src"),
-           py::arg("stream"), py::arg("optimiseMemory") = false, dc);
+           py::arg("stream"), py::arg("optimiseMemory") = false, dc)
+      .def(py::init<const poplar::RemoteBuffer &, const Tensor &, const DebugContext &>(), py::arg("buffer"),
+           py::arg("dst"), dc)
+      .def(py::init<const poplar::RemoteBuffer &, const Tensor &, const Tensor &, const DebugContext &>(),
+           py::arg("buffer"), py::arg("dst"), py::arg("offset"), dc)
+      .def(py::init<const Tensor &, const poplar::RemoteBuffer &, const DebugContext &>(), py::arg("src"),
+           py::arg("buffer"), dc)
+      .def(py::init<const Tensor &, const poplar::RemoteBuffer &, const Tensor &, const DebugContext &>(),
+           py::arg("src"), py::arg("buffer"), py::arg("offset"), dc);
   py::class_<WriteUndef, Program>(m, "WriteUndef").def(py::init<const Tensor &, const DebugContext &>(), py::arg("t"), dc);
   py::class_<Call, Program>(m, "Call")
       .def(py::init<Function, const DebugContext &>(), py::arg("f"), dc)

@@ -51,6 +51,14 @@ def memory_figure(profile):
         top.set_ylim(0, peak * 1.25 if peak else 1)
         top.plot([], [], color="#c44e52", linestyle="--",
                  label=f"per-tile limit {limit:,.0f} kB (off scale, {100 * peak / limit:.2g}% used at most)")
+    per_ipu = mem.by_ipu()
+    if len(per_ipu) > 1:  # IPU boundaries, each IPU's share above its tiles
+        for ipu, total in enumerate(per_ipu):
+            first = ipu * mem.tiles_per_ipu
+            if ipu:
+                top.axvline(first - 0.5, color="#555555", linewidth=1)
+            top.text(first + mem.tiles_per_ipu / 2 - 0.5, 0.98, f"IPU {ipu}: {total / kb:,.1f} kB",
+                     transform=top.get_xaxis_transform(), ha="center", va="top", fontsize=9)
     top.set_xlim(-0.5, len(totals) - 0.5)
     _whole_numbers(top.xaxis)
     top.set_xlabel("tile")

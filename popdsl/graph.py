@@ -17,6 +17,8 @@ from popdsl.debug import BuildError, debug_name, describe, expect_int, expect_st
 from popdsl.dtypes import as_type, numpy_dtype
 from popdsl.control import emit, record
 from popdsl.functions import Function
+from popdsl.placement import current_ipu
+from popdsl.remote import RemoteBuffer
 from popdsl.tensor import Tensor, as_shape, expect_tensor
 
 if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
@@ -33,7 +35,8 @@ class Graph:
     replicas=n replicates it: the device's IPUs are split into n replicas that run every
     program in lockstep, each with its own copy of every tensor (popdsl.replication has
     the collectives between them). `target` is then one replica's, `device_target` the
-    whole device's."""
+    whole device's. A replica of several IPUs places work on one of them inside
+    `with pd.ipu(k):` (popdsl.placement)."""
 
     def __init__(self, device_or_target, replicas: int = 1):
         if isinstance(device_or_target, poplar.Device):
@@ -48,15 +51,36 @@ class Graph:
         if ipus % self.replicas:
             raise BuildError(f"pd.Graph: {self.replicas} replicas do not divide the device's {ipus} IPUs; make the "
                              f"device with pd.ipu_model(ipus=<replicas x IPUs per replica>)")
-        self.raw = poplar.Graph(self.device_target, poplar.replication_factor(self.replicas))
-        self.target = self.raw.getTarget()
+        self.top = poplar.Graph(self.device_target, poplar.replication_factor(self.replicas))
+        self._ipu_graphs = {}  # IPU index -> the virtual graph of its tiles (pd.ipu)
         self.variables = []  # tensors a Session can read and write by handle
         self.initialised = set()  # ids of the variables made with init= (weights)
         self.streams = []
+        self.remote_buffers = []
         self.host_callbacks = {}  # handle -> popdsl.callbacks.HostCallback
         Graph._latest = weakref.ref(self)
 
     _latest = None
+
+    @property
+    def raw(self) -> poplar.Graph:
+        """The poplar graph ops build on: the top-level graph, or inside `with pd.ipu(k):`
+        the virtual graph of IPU k's tiles."""
+        index = current_ipu()
+        if index is None:
+            return self.top
+        if index not in self._ipu_graphs:
+            ipus, tiles = self.top.getTarget().getNumIPUs(), self.top.getTarget().getTilesPerIPU()
+            if index >= ipus:
+                raise BuildError(f"pd.ipu({index}): the graph has {ipus} IPU(s) per replica (IPUs 0 to {ipus - 1}); "
+                                 f"make the device with pd.ipu_model(ipus=...)")
+            self._ipu_graphs[index] = self.top.createVirtualGraph(index * tiles, (index + 1) * tiles)
+        return self._ipu_graphs[index]
+
+    @property
+    def target(self) -> poplar.Target:
+        """The target of `raw`: one replica's, or inside `with pd.ipu(k):` IPU k's."""
+        return self.raw.getTarget()
 
     @classmethod
     def latest(cls) -> "Graph":
@@ -148,6 +172,18 @@ class Graph:
         `Session.run` returns what the run wrote, {out: array}, with a leading axis of writes per run.
         """
         return self._stream(DeviceToHost, dtype, shape, name)
+
+    def remote_buffer(self, dtype: DType, shape: Shape, rows: int = 1, name: Optional[str] = None) -> RemoteBuffer:
+        """Off-chip memory of `rows` rows of `shape` (popdsl.remote): programs copy rows to and
+        from tensors with load/store; a session reaches them with write_remote/read_remote."""
+        handle = f"remote{len(self.remote_buffers)}" if name is None else expect_str(name, "remote buffer name")
+        shape = tuple(as_shape(shape, f"remote buffer '{handle}'"))
+        rows = expect_int(rows, f"remote buffer '{handle}': rows", 1)
+        if any(b.handle == handle for b in self.remote_buffers) or any(s.handle == handle for s in self.streams):
+            raise BuildError(f"a stream or remote buffer named '{handle}' already exists")
+        buffer = RemoteBuffer(self, handle, as_type(dtype), shape, rows)
+        self.remote_buffers.append(buffer)
+        return buffer
 
     def _stream(self, kind, dtype, shape, name, **options):
         handle = f"stream{len(self.streams)}" if name is None else expect_str(name, "stream name")

@@ -36,6 +36,7 @@ class Step:
     compute_cycles: int   # estimated, per execution
     exchange_bytes: int   # per execution
     host_seconds: float   # measured, all executions (0 unless instrumented)
+    ipu_link_bytes: int = 0  # per execution: the part of exchange_bytes between IPUs or replicas
 
     @property
     def cycles_per_execution(self) -> int:
@@ -100,6 +101,13 @@ class Memory:
     constant_bytes: list
     bytes_per_tile: int  # the per-tile limit
     variables: dict = dataclasses.field(default_factory=dict)  # debug name -> bytes
+    tiles_per_ipu: int = 0  # 0: all tiles on one IPU
+
+    def by_ipu(self) -> list:
+        """Bytes of each IPU's tiles (one replica's IPUs), IPU 0 first."""
+        tiles = self.tile_bytes
+        per_ipu = self.tiles_per_ipu or len(tiles) or 1
+        return [sum(tiles[i:i + per_ipu]) for i in range(0, len(tiles), per_ipu)]
 
     def by_variable(self) -> dict:
         """Bytes of each variable (not constant) the programs or host handles use, by debug
@@ -153,7 +161,7 @@ class Profile:
             target=Target(t.getTargetArchString(), t.getNumIPUs(), t.getTilesPerIPU(), t.getBytesPerTile(),
                           t.getTileClockFrequency(), t.getNumWorkerContexts(), t.getExchangeBytesPerCycle()),
             memory=Memory(list(data["variable_bytes_per_tile"]), list(data["constant_bytes_per_tile"]),
-                          t.getBytesPerTile(), dict(data["variable_bytes"])),
+                          t.getBytesPerTile(), dict(data["variable_bytes"]), t.getTilesPerIPU()),
             steps=[Step(index=i, **s) for i, s in enumerate(data["steps"])],
             runs=data["runs"], host_timed=data["host_timed"], num_variables=data["num_variables"],
             num_constants=data["num_constants"], num_compute_sets=data["num_compute_sets"],
@@ -164,6 +172,11 @@ class Profile:
     def total_cycles(self) -> int:
         """Estimated cycles of everything the engine ran."""
         return sum(s.total_cycles for s in self.steps)
+
+    @property
+    def ipu_link_bytes(self) -> int:
+        """Bytes of every execution that crossed between IPUs (copies) or replicas (collectives)."""
+        return sum(s.executions * s.ipu_link_bytes for s in self.steps)
 
     @property
     def estimated_seconds(self) -> float:

@@ -47,9 +47,10 @@ from popdsl.executable_cache import compile_or_load
 from popdsl.graph import Graph
 from popdsl.instrument import Counter
 from popdsl.profile import Profile, auto_report
+from popdsl.remote import RemoteBuffer
 from popdsl import progress
 from popdsl.progress import RunProgress, engine_progress
-from popdsl import loop_pitfall, saved_session
+from popdsl import loop_pitfall, remote, saved_session
 from popdsl.session_io import (Feed, SessionError, StreamInfo, TensorInfo, collector, device_values, file_path,
                                per_replica, written_rows)
 from popdsl.tensor import Tensor
@@ -108,7 +109,7 @@ class Session:
         streams = [StreamInfo(s.handle, s.shape, numpy_dtype(s.dtype), s.to_device, s.broadcast)
                    for s in graph.streams]
         self._stream_objects = {s.handle: s for s in graph.streams}
-        executable = compile_or_load(graph.raw, [p.build() for p in programs.values()],
+        executable = compile_or_load(graph.top, [p.build() for p in programs.values()],
                                      expect_options(options, "Session"),
                                       cache_dir if cache_dir is not None else os.environ.get("POPDSL_CACHE_DIR"),
                                       list(programs))
@@ -329,6 +330,20 @@ class Session:
         self._host_data[info.handle] = array.copy()
 
     @_one_at_a_time
+    def write_remote(self, buffer: RemoteBuffer, row: int, values: ArrayLike, replica: Optional[int] = None) -> None:
+        """Writes `values` (broadcast to the buffer's row shape) to row `row` of remote buffer
+        `buffer`, on every replica or on `replica`."""
+        self._check_attached("write_remote")
+        remote.write_rows(self.engine, buffer, row, values, replica, self.replicas)
+
+    @_one_at_a_time
+    def read_remote(self, buffer: RemoteBuffer, row: int, replica: Optional[int] = None) -> np.ndarray:
+        """Row `row` of remote buffer `buffer`: ``[replicas, *shape]`` in a replicated graph
+        unless `replica` picks one."""
+        self._check_attached("read_remote")
+        return remote.read_rows(self.engine, buffer, row, replica, self.replicas)
+
+    @_one_at_a_time
     def read(self, t: Union[Tensor, str]) -> np.ndarray:
         """The device values of tensor `t` (a pd.Tensor or a name), as ``[replicas, *t.shape]`` in
         a replicated graph; for a pd.cycle_count / pd.cycle_stamp counter, its cycles as an int.
@@ -455,9 +470,9 @@ def _host_handles(graph: Graph) -> dict:
     for t in graph.variables:
         if id(t) not in handles:
             handle = str(len(handles))
-            graph.raw.createHostRead("r" + handle, t.raw)
+            graph.top.createHostRead("r" + handle, t.raw)
             if not t.raw.containsConstant():
-                graph.raw.createHostWrite("w" + handle, t.raw)
+                graph.top.createHostWrite("w" + handle, t.raw)
             handles[id(t)] = handle
     return handles
 

@@ -14,3 +14,16 @@ def loss_and_gradients(x, one_hot, params):
     d_logits = (np.exp(log_p) - one_hot) / len(x)
     d_pre = (d_logits @ params["w2"].T) * (pre > 0)
     return loss, {"w1": x.T @ d_pre, "b1": d_pre.sum(0), "w2": h.T @ d_logits, "b2": d_logits.sum(0)}
+
+
+def numpy_sgd(x, labels, params, steps, lr):
+    """(losses, final weights): `steps` of SGD on the whole batch, in float64."""
+    x = x.astype(np.float64)
+    params = {k: v.astype(np.float64) for k, v in params.items()}
+    one_hot = np.eye(params["b2"].size)[labels]
+    losses = []
+    for _ in range(steps):
+        loss, grads = loss_and_gradients(x, one_hot, params)
+        losses.append(loss)
+        params = {k: params[k] - lr * grads[k] for k in params}
+    return losses, params

@@ -52,4 +52,43 @@ private:
   ReplicatedStreamMode mode_ = ReplicatedStreamMode::REPLICATE;
 };
 
+// Off-chip memory the device copies tensors to and from (Graph::addRemoteBuffer): `repeats`
+// rows of numElements elements, each replica with its own. The host reaches it through
+// Engine::copyToRemoteBuffer and Engine::copyFromRemoteBuffer.
+class RemoteBuffer {
+public:
+  RemoteBuffer() = default;
+  RemoteBuffer(std::string handle, Type type, std::size_t numElements, std::size_t repeats,
+               bool rearrangeOnHost, bool optimiseMemory)
+      : handle_(std::move(handle)), type_(type), numElements_(numElements), repeats_(repeats),
+        rearrangeOnHost_(rearrangeOnHost), optimiseMemory_(optimiseMemory) {}
+
+  const std::string &handle() const { return handle_; }
+  // The two directions of the buffer, as streams of its element type and row size.
+  DataStream getHostToIpuStream() const {
+    return DataStream(handle_, type_, numElements_, DataStreamType::HostToDeviceBuffer);
+  }
+  DataStream getIpuToHostStream() const {
+    return DataStream(handle_, type_, numElements_, DataStreamType::DeviceToHostBuffer);
+  }
+  std::size_t numElements() const { return numElements_; }
+  std::size_t getRepeats() const { return repeats_; }
+  Type elementType() const { return type_; }
+  bool isRearrangeOnHost() const { return rearrangeOnHost_; }
+  bool isOptimisedForMemory() const { return optimiseMemory_; }
+  bool operator==(const RemoteBuffer &other) const {
+    return handle_ == other.handle_ && type_ == other.type_ && numElements_ == other.numElements_ &&
+           repeats_ == other.repeats_;
+  }
+  bool operator!=(const RemoteBuffer &other) const { return !(*this == other); }
+
+private:
+  friend struct detail::Internals;
+  std::string handle_;
+  std::weak_ptr<const detail::GraphState> graph_; // the graph that made it
+  Type type_;
+  std::size_t numElements_ = 0, repeats_ = 0;
+  bool rearrangeOnHost_ = false, optimiseMemory_ = false;
+};
+
 } // namespace poplar

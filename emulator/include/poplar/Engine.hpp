@@ -103,6 +103,12 @@ public:
   }
   // Every copy uses the buffer at p.
   void connectStream(StringRef handle, void *p);
+  // Writes (reads) row repeatIndex of remote buffer `handle` on replica replicationIndex:
+  // the buffer's numElements elements of its type, from src (to dst).
+  void copyToRemoteBuffer(void *src, StringRef handle, std::uint64_t repeatIndex,
+                          unsigned replicationIndex = 0);
+  void copyFromRemoteBuffer(StringRef handle, void *dst, std::uint64_t repeatIndex,
+                            unsigned replicationIndex = 0);
   void connectStreamToCallback(StringRef handle, StreamCallbackHandle f);
   void connectStreamToCallback(StringRef handle, unsigned replicaIndex, StreamCallbackHandle f);
   std::vector<std::string> listStreams() const;

@@ -36,6 +36,7 @@ class Program;
 namespace detail {
 struct GraphState;
 struct Internals;
+struct VirtualTiles;
 } // namespace detail
 
 // The element type and count of one host function argument.
@@ -69,8 +70,23 @@ public:
   unsigned getReplicationFactor() const;
   // A scalar UNSIGNED_INT constant holding each replica's own index (map it to a tile).
   Tensor addReplicationIndexConstant(const DebugContext &debugContext = {});
-  // The graph this one is part of; the emulator has no virtual graphs, so itself.
+  // The graph this one is part of: itself, or the graph a virtual graph was made from.
   Graph &getTopLevelGraph();
+
+  // ---- Virtual graphs ---------------------------------------------------------
+  // The same graph (variables, compute sets, functions, streams) seen through some of
+  // its tiles, numbered from 0: tensors and vertices it maps go to those tiles, and its
+  // target has only them. Programs built with either run in the top-level graph's Engine.
+  // The first numTilesPerIPU tiles of each IPU.
+  Graph createVirtualGraph(unsigned numTilesPerIPU);
+  // Tiles [lowerTile, upperTile): within one IPU, or whole IPUs.
+  Graph createVirtualGraph(unsigned lowerTile, unsigned upperTile);
+  // Tiles perIpuTiles (indices within an IPU) of each IPU.
+  Graph createVirtualGraph(const std::vector<unsigned> &perIpuTiles);
+  // A tile of this graph as a tile of the top-level graph (the emulator's tiles are
+  // physical), and back.
+  unsigned convertVirtualTileToPhysicalTile(unsigned virtualTileId) const;
+  unsigned convertPhysicalTileToVirtualTile(unsigned physicalTileId) const;
 
   Tensor addVariable(const Type &type, ArrayRef<std::size_t> shape,
                      const DebugContext &debugContext = {});
@@ -133,6 +149,7 @@ public:
   void setTileMapping(const Tensor &t, unsigned tileNum);
   void setTileMapping(const Tensor &t, const TileToTensorMapping &mapping);
   // `allowExternal` admits external variables; the emulator has none, so it changes nothing.
+  // In a virtual graph, elements on tiles outside it count as unmapped.
   TileToTensorMapping getTileMapping(const Tensor &t, bool requireComplete = true,
                                      bool allowExternal = false) const;
   TileToTensorMapping getTileMapping(const Tensor &t, bool *isComplete, bool allowExternal = false) const;
@@ -157,6 +174,11 @@ public:
                                  std::size_t numElements, const OptionFlags &options = {});
   void createHostWrite(StringRef handle, const Tensor &t, bool rearrangeOnHost = false);
   void createHostRead(StringRef handle, const Tensor &t, bool rearrangeOnHost = false);
+  // Off-chip memory of `repeats` rows of numElements elements each, copied to and from
+  // tensors by program::Copy (one row, or rows chosen by an offset tensor).
+  RemoteBuffer addRemoteBuffer(StringRef handle, const Type &elementType, std::size_t numElements,
+                               std::size_t repeats = 1, bool rearrangeOnHost = false,
+                               bool optimiseMemory = false);
 
   ComputeSet addComputeSet(const DebugContext &debugContext = {});
   Function addFunction(const program::Program &program);
@@ -296,7 +318,14 @@ private:
   void setFieldInitialValueFromHost(const FieldRef &field, const void *values, HostType hostType,
                                     std::size_t count, bool isList);
 
+  // The tile of the top-level graph that `tile` of this graph is.
+  unsigned topLevelTile(unsigned tile) const;
+  Graph(std::shared_ptr<detail::GraphState> state, std::shared_ptr<const detail::VirtualTiles> view);
+  Graph virtualGraph(const Target &target, std::vector<unsigned> tiles, const std::string &what);
+
   std::shared_ptr<detail::GraphState> state_;
+  // Null for a top-level graph; a virtual graph's target and tiles.
+  std::shared_ptr<const detail::VirtualTiles> view_;
 };
 
 } // namespace poplar

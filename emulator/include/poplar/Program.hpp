@@ -114,6 +114,14 @@ public:
        const DebugContext &debugContext = {});
   Copy(const Tensor &src, const DataStream &stream, bool optimiseMemory = false,
        const DebugContext &debugContext = {});
+  // Remote buffers: the buffer's only row, or with `offset` (k row indices) rows
+  // offset[0..k) to or from a tensor of k x numElements elements.
+  Copy(const RemoteBuffer &buffer, const Tensor &dst, const DebugContext &debugContext = {});
+  Copy(const RemoteBuffer &buffer, const Tensor &dst, const Tensor &offset,
+       const DebugContext &debugContext = {});
+  Copy(const Tensor &src, const RemoteBuffer &buffer, const DebugContext &debugContext = {});
+  Copy(const Tensor &src, const RemoteBuffer &buffer, const Tensor &offset,
+       const DebugContext &debugContext = {});
 };
 
 // Marks `t` as undefined for liveness analysis; no data moves.

@@ -41,6 +41,8 @@ const void *programIdentity(const program::Program &program);
 std::vector<std::pair<std::string, std::string>> executableSections(const Executable &exe);
 // The data streams of the executable's graph.
 std::vector<DataStream> executableStreams(const Executable &exe);
+// The remote buffers of the executable's graph.
+std::vector<RemoteBuffer> executableRemoteBuffers(const Executable &exe);
 // The host functions of the executable's graph: handle, input and output arguments.
 struct HostFunctionInfo {
   std::string handle;

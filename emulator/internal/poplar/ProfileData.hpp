@@ -21,6 +21,7 @@ struct ProfileStep {
   // Estimated cycles of one execution, by BSP phase, and the bytes it exchanges.
   std::uint64_t syncCycles = 0, exchangeCycles = 0, computeCycles = 0;
   std::uint64_t exchangeBytes = 0;
+  std::uint64_t ipuLinkBytes = 0; // the part of exchangeBytes between IPUs (or replicas)
   std::uint64_t cyclesPerExecution() const { return syncCycles + exchangeCycles + computeCycles; }
   std::uint64_t totalCycles() const { return executions * cyclesPerExecution(); }
 };

@@ -70,7 +70,7 @@ std::string profileJson(const ProfileData &p, const std::string &summary) {
         << ", \"name\": " << jsonString(s.name) << ", \"executions\": " << s.executions
         << ", \"sync_cycles\": " << s.syncCycles << ", \"exchange_cycles\": " << s.exchangeCycles
         << ", \"compute_cycles\": " << s.computeCycles << ", \"exchange_bytes\": " << s.exchangeBytes
-        << ", \"host_seconds\": " << s.hostSeconds << "}";
+        << ", \"ipu_link_bytes\": " << s.ipuLinkBytes << ", \"host_seconds\": " << s.hostSeconds << "}";
   }
   out << "\n ],\n \"runs\": " << p.runs << ",\n \"host_timed\": " << (p.hostTimed ? "true" : "false")
       << ",\n \"num_variables\": " << p.numVariables << ",\n \"num_constants\": " << p.numConstants

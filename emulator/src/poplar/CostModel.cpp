@@ -90,12 +90,17 @@ CostModel::Layout CostModel::layout(const Tensor &t) const {
 }
 
 void CostModel::addMisplaced(const Layout &work, const Layout &operand, std::uint64_t elementBytes,
-                             PerTile &received) const {
+                             PerTile &received, PerTile *linkReceived) const {
   const auto &w = work.segments, &x = operand.segments;
+  const unsigned perIpu = target_.getTilesPerIPU();
   std::size_t i = 0, j = 0, usedW = 0, usedX = 0;
   while (i < w.size() && j < x.size()) {
     const std::size_t n = std::min(w[i].second - usedW, x[j].second - usedX);
-    if (w[i].first != kNoTile && w[i].first != x[j].first) received[w[i].first] += n * elementBytes;
+    const unsigned to = w[i].first, from = x[j].first;
+    if (to != kNoTile && to != from) {
+      const bool acrossIpus = linkReceived && from != kNoTile && to / perIpu != from / perIpu;
+      (acrossIpus ? *linkReceived : received)[to] += n * elementBytes;
+    }
     usedW += n;
     usedX += n;
     if (usedW == w[i].second) ++i, usedW = 0;
@@ -190,18 +195,28 @@ CycleEstimate CostModel::computeSet(const std::vector<Kernel> &kernels) const {
 }
 
 CycleEstimate CostModel::copy(const Tensor &src, const Tensor &dst) const {
-  PerTile received(target_.getNumTiles(), 0);
+  PerTile received(target_.getNumTiles(), 0), linkReceived(target_.getNumTiles(), 0);
   const Layout dstLayout = layout(dst);
   const std::uint64_t size = typeSize(dst.elementType());
-  addMisplaced(dstLayout, layout(src), size, received);
+  addMisplaced(dstLayout, layout(src), size, received, &linkReceived);
   // On-tile copies: the destination elements that did not arrive by exchange.
   const PerTile &local = dstLayout.stored;
   PerTile cycles(target_.getNumTiles(), 0);
   for (unsigned tile = 0; tile < cycles.size(); ++tile) {
-    const std::uint64_t localBytes = local[tile] * size - std::min(local[tile] * size, received[tile]);
+    const std::uint64_t arrived = received[tile] + linkReceived[tile];
+    const std::uint64_t localBytes = local[tile] * size - std::min(local[tile] * size, arrived);
     cycles[tile] = ceilDiv(localBytes, target_.getDataPathWidth() / 8);
   }
-  return finish(cycles, received);
+  CycleEstimate e = finish(cycles, received);
+  for (std::uint64_t r : linkReceived) e.ipuLinkBytes += r;
+  e.exchange += ipuLinkCycles(e.ipuLinkBytes);
+  e.exchangeBytes += e.ipuLinkBytes;
+  return e;
+}
+
+std::uint64_t CostModel::ipuLinkCycles(std::uint64_t bytes) const {
+  const double bytesPerCycle = kIpuLinkBytesPerSecond / target_.getTileClockFrequency();
+  return static_cast<std::uint64_t>(std::ceil(static_cast<double>(bytes) / bytesPerCycle));
 }
 
 CycleEstimate CostModel::hostTransfer(std::size_t bytes) const {
@@ -221,9 +236,9 @@ CycleEstimate CostModel::sync(SyncType type) const {
 CycleEstimate CostModel::ipuLinkTransfer(std::uint64_t bytes) const {
   CycleEstimate e;
   e.sync = syncCycles() + target_.getGlobalSyncCycles();
-  const double bytesPerCycle = kIpuLinkBytesPerSecond / target_.getTileClockFrequency();
-  e.exchange = static_cast<std::uint64_t>(std::ceil(static_cast<double>(bytes) / bytesPerCycle));
+  e.exchange = ipuLinkCycles(bytes);
   e.exchangeBytes = bytes;
+  e.ipuLinkBytes = bytes;
   return e;
 }
 

@@ -36,8 +36,11 @@
 //    sends its output elements to the tiles they live on.
 //  * Copy: elements whose source and destination tiles differ cross the
 //    exchange (received bytes / exchangeBytesPerCycle on the busiest tile); the
-//    rest copy on tile at the data path width (8 bytes per cycle).
-//  * stream copies and PrintTensor: kHostSyncCycles + bytes / kHostBytesPerCycle.
+//    rest copy on tile at the data path width (8 bytes per cycle). Elements whose
+//    tiles are on different IPUs cross the IPU-Links instead: all of them at
+//    kIpuLinkBytesPerSecond / clock frequency, added to the exchange.
+//  * stream copies, remote buffer copies and PrintTensor: kHostSyncCycles + bytes /
+//    kHostBytesPerCycle.
 //  * collectives (gcl): a global sync plus the bytes a ring sends per replica
 //    (CrossReplicaSpec::linkBytes) at kIpuLinkBytesPerSecond / clock frequency.
 //  * control flow: If, Switch and each While condition broadcast their
@@ -78,6 +81,7 @@ std::uint64_t ampFlopsPerCycle(const Target &target, const Type &type);
 struct CycleEstimate {
   std::uint64_t sync = 0, exchange = 0, compute = 0;
   std::uint64_t exchangeBytes = 0; // bytes that cross between tiles (or to/from the host)
+  std::uint64_t ipuLinkBytes = 0;  // the part of exchangeBytes that crosses between IPUs
   std::uint64_t total() const { return sync + exchange + compute; }
 };
 
@@ -107,9 +111,11 @@ private:
   };
   Layout layout(const Tensor &t) const;
   // Adds to received[tile of work element i] the bytes of element i of `operand`
-  // when it lives on another tile.
+  // when it lives on another tile; to linkReceived instead, if given, when that tile
+  // is on another IPU.
   void addMisplaced(const Layout &work, const Layout &operand, std::uint64_t elementBytes,
-                    PerTile &received) const;
+                    PerTile &received, PerTile *linkReceived = nullptr) const;
+  std::uint64_t ipuLinkCycles(std::uint64_t bytes) const;
   void addKernel(const Kernel &k, PerTile &cycles, PerTile &received) const;
   void addVertex(const Kernel &k, const VertexPlacement &placement, PerTile &cycles, PerTile &received) const;
   CycleEstimate finish(const PerTile &cycles, const PerTile &received) const;

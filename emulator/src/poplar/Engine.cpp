@@ -435,6 +435,13 @@ public:
       addStep(std::move(step), n, [linkBytes](const CostModel &m) { return m.ipuLinkTransfer(linkBytes); });
       return true;
     }
+    case K::RemoteToTensor:
+    case K::TensorToRemote: {
+      if (n.kind == K::RemoteToTensor) checkWritable(n.tensors[0], n, "destination");
+      auto step = remoteCopyStep(s_, n);
+      addStep(std::move(step), n, hostTransfer(s_.access(n.tensors[0])));
+      return true;
+    }
     case K::CycleCount: {
       s_.hasCounters = true;
       checkWritable(n.tensors[0], n, "destination");
@@ -870,6 +877,9 @@ std::unique_ptr<EngineState> buildReplica(const Executable &exe, const OptionFla
     st.slot = perReplica ? replica : 0;
     st.slots = perReplica ? replicas : 1;
   }
+  for (const auto &kv : s.graph->remoteBuffers)
+    s.remoteMemory[kv.first].assign(
+        detail::remoteBufferBytes(kv.second.elementType(), kv.second.numElements(), kv.second.getRepeats()), 0);
   for (const auto &info : s.graph->hostFunctions) s.hostFunctions.push_back({info, nullptr});
   for (const auto &kv : s.graph->hostWrites) {
     detail::checkWritableTensor(kv.second, "Host write '" + kv.first + "': tensor");

@@ -24,6 +24,8 @@
 
 namespace poplar::detail {
 
+struct ProgramNode;
+
 // One program step: work (copy, compute set, stream copy, print, ...) or the
 // decision of a control program (Repeat, If, Switch, While condition, Call).
 struct Step {
@@ -130,6 +132,7 @@ struct EngineState {
   std::vector<Scalar> scalars;
   std::vector<SwitchTable> switches;
   std::map<std::string, StreamState> streams;
+  std::map<std::string, std::vector<std::uint8_t>> remoteMemory; // each remote buffer's rows
   std::vector<HostFunctionSlot> hostFunctions;
   std::map<std::string, Access> hostWrites, hostReads;
   std::set<unsigned> usedVars;
@@ -162,6 +165,9 @@ struct EngineState {
     for (auto &r : otherReplicas) f(*r);
   }
 };
+
+// The step of a RemoteToTensor or TensorToRemote program (RemoteBuffer.cpp).
+std::unique_ptr<Step> remoteCopyStep(EngineState &s, const ProgramNode &n);
 
 // 1234567 -> "1,234,567"
 std::string withCommas(std::uint64_t n);

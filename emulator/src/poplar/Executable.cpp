@@ -33,7 +33,7 @@ namespace {
 const char kMagic[] = "POPDSL-EXECUTABLE";
 // 2: kernel cost shapes; 3: codelet sources; 4: convolution costs; 5: the standard FNV-1a
 // offset basis (also the Loop program)
-constexpr std::uint64_t kFormatVersion = 6;
+constexpr std::uint64_t kFormatVersion = 7;
 const char *const kSectionNames[] = {"target", "graph", "programs", "options"};
 
 std::uint64_t fnv1a(const std::string &bytes) {
@@ -111,6 +111,12 @@ std::string graphSection(const GraphState &g) {
     const DataStream &s = kv.second;
     w.str(s.handle()).type(s.elementType()).u64(s.numElements()).u64(static_cast<unsigned>(s.type()))
         .u64(static_cast<unsigned>(s.replicatedMode()));
+  }
+  w.u64(g.remoteBuffers.size());
+  for (const auto &kv : g.remoteBuffers) {
+    const RemoteBuffer &b = kv.second;
+    w.str(b.handle()).type(b.elementType()).u64(b.numElements()).u64(b.getRepeats())
+        .boolean(b.isRearrangeOnHost()).boolean(b.isOptimisedForMemory());
   }
   w.u64(g.hostFunctions.size());
   for (const HostFunctionInfo &h : g.hostFunctions) {
@@ -251,6 +257,15 @@ public:
       const auto mode = static_cast<ReplicatedStreamMode>(enumValue(static_cast<unsigned>(ReplicatedStreamMode::BROADCAST)));
       g_.streams[handle] = DataStream(handle, type, elements, kind, mode);
     }
+    for (std::size_t i = 0, n = r_.count(40); i < n; ++i) {
+      std::string handle = r_.str();
+      const Type type = r_.type();
+      const std::size_t elements = r_.u64(), repeats = r_.u64();
+      const bool rearrange = r_.boolean(), optimise = r_.boolean();
+      if (handle.empty() || elements == 0 || repeats == 0 || remoteBufferBytes(type, elements, repeats) == 0)
+        r_.corrupt();
+      g_.remoteBuffers[handle] = RemoteBuffer(handle, type, elements, repeats, rearrange, optimise);
+    }
     g_.hostFunctions.resize(r_.count(24));
     for (HostFunctionInfo &h : g_.hostFunctions) {
       h.handle = r_.str();
@@ -304,7 +319,7 @@ private:
   // A node's kind, name and (still empty) children.
   std::shared_ptr<ProgramNode> nodeStart() {
     auto n = std::make_shared<ProgramNode>();
-    n->kind = static_cast<ProgramNode::Kind>(enumValue(static_cast<unsigned>(ProgramNode::Kind::CrossReplica)));
+    n->kind = static_cast<ProgramNode::Kind>(enumValue(static_cast<unsigned>(ProgramNode::Kind::TensorToRemote)));
     n->name = r_.str();
     n->children.resize(r_.count(8));
     return n;
@@ -391,6 +406,11 @@ private:
       if (n.caseValues.size() != 5) r_.corrupt();
       tensors = 2;
       break;
+    case K::RemoteToTensor:
+    case K::TensorToRemote:
+      if (!g_.remoteBuffers.count(n.text) || n.tensors.empty()) r_.corrupt();
+      tensors = std::min<std::size_t>(n.tensors.size(), 2);
+      break;
     }
     if (n.children.size() != children || n.tensors.size() != tensors) r_.corrupt();
   }
@@ -413,6 +433,12 @@ std::vector<std::pair<std::string, std::string>> executableSections(const Execut
   for (const auto &kv : s.options) options.str(kv.first).str(kv.second);
   return {{"target", target.str()}, {"graph", graphSection(*s.graph)}, {"programs", asString(programs)},
           {"options", asString(options)}};
+}
+
+std::vector<RemoteBuffer> executableRemoteBuffers(const Executable &exe) {
+  std::vector<RemoteBuffer> buffers;
+  for (const auto &kv : detail::executableState(exe).graph->remoteBuffers) buffers.push_back(kv.second);
+  return buffers;
 }
 
 std::vector<DataStream> executableStreams(const Executable &exe) {

@@ -79,6 +79,10 @@ public:
       check(n, Internals::owner(n.stream),
             [&](unsigned, const GraphState *) { return "stream '" + n.stream.handle() + "'"; });
       break;
+    case K::RemoteToTensor:
+    case K::TensorToRemote:
+      check(n, n.owner, [&](unsigned, const GraphState *) { return "remote buffer '" + n.text + "'"; });
+      break;
     default: break;
     }
     return true;

@@ -26,12 +26,27 @@ struct ComputeSetInfo {
   std::vector<Kernel> kernels;
 };
 
+// What a virtual graph (Graph::createVirtualGraph) sees of its top-level graph.
+struct VirtualTiles {
+  Target target;                     // its own: its IPUs and tiles per IPU
+  std::vector<unsigned> tiles;       // tile i of the virtual graph is top-level tile tiles[i]
+  std::vector<unsigned> virtualTile; // per top-level tile: its tile here, or kNotHere
+  static constexpr unsigned kNotHere = ~0u;
+};
+
+// The bytes of a remote buffer's rows, or 0 when that does not fit in std::size_t.
+std::size_t remoteBufferBytes(const Type &type, std::size_t numElements, std::size_t repeats);
+
 struct GraphState {
   Target target;
+  // The top-level Graph object (virtual graphs return it from getTopLevelGraph); null
+  // once it is destroyed.
+  Graph *topLevel = nullptr;
   std::shared_ptr<VarTable> vars = std::make_shared<VarTable>();
   std::vector<ComputeSetInfo> computeSets;
   std::vector<program::Program> functions;
   std::map<std::string, DataStream> streams;
+  std::map<std::string, RemoteBuffer> remoteBuffers;
   std::map<std::string, Tensor> hostWrites;
   std::map<std::string, Tensor> hostReads;
   std::vector<HostFunctionInfo> hostFunctions;

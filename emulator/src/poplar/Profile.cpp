@@ -132,6 +132,17 @@ void printMemory(std::ostream &out, const ProfileData &p) {
   s.line(6, "By Liveness (no liveness analysis: all always live)");
   s.line(10, "Always-live", withCommas(all) + " B");
   s.line(10, "Not-always-live", "0 B");
+  const unsigned ipus = p.target.getNumIPUs(), perIpu = p.target.getTilesPerIPU();
+  if (ipus > 1) {
+    out << "  By IPU (Excluding Gaps):\n";
+    for (unsigned ipu = 0; ipu < ipus; ++ipu) {
+      const auto first = total.begin() + static_cast<std::ptrdiff_t>(ipu) * perIpu;
+      const std::size_t bytes = std::accumulate(first, first + perIpu, std::size_t(0));
+      out << "    IPU " << std::left << std::setw(4) << ipu << std::right << std::setw(14) << withCommas(bytes)
+          << " B  (" << percent(bytes, static_cast<std::size_t>(perIpu) * p.target.getBytesPerTile())
+          << " of the IPU)\n";
+    }
+  }
   out << "  By Tile (Excluding Gaps):\n";
   printHistogram(out, total);
   const auto fullest = static_cast<std::size_t>(std::max_element(total.begin(), total.end()) - total.begin());
@@ -185,7 +196,9 @@ void printExecution(std::ostream &out, const ProfileData &p, bool allSteps) {
   std::uint64_t sync = 0, exchange = 0, compute = 0;
   double host = 0;
   std::map<std::string, std::uint64_t> byKind;
+  std::uint64_t linkBytes = 0;
   for (const ProfileStep &st : p.steps) {
+    linkBytes += st.executions * st.ipuLinkBytes;
     sync += st.executions * st.syncCycles;
     exchange += st.executions * st.exchangeCycles;
     compute += st.executions * st.computeCycles;
@@ -203,6 +216,7 @@ void printExecution(std::ostream &out, const ProfileData &p, bool allSteps) {
   s.line(4, "Sync", share(sync, total));
   s.line(4, "Exchange", share(exchange, total));
   s.line(4, "Compute", share(compute, total));
+  if (linkBytes) s.line(2, "IPU-Link traffic", withCommas(linkBytes) + " B");
   s.line(2, "Cycles by step kind (estimated)");
   for (const auto &kv : byKind) s.line(4, kv.first, share(kv.second, total));
   printSteps(out, p, allSteps);
@@ -246,6 +260,7 @@ ProfileData getProfileData(const Engine &engine) {
     ps.exchangeCycles = step->cost.exchange;
     ps.computeCycles = step->cost.compute;
     ps.exchangeBytes = step->cost.exchangeBytes;
+    ps.ipuLinkBytes = step->cost.ipuLinkBytes;
     p.steps.push_back(std::move(ps));
   }
   p.runs = s.runs;

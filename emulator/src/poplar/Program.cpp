@@ -37,6 +37,8 @@ const char *kindName(ProgramNode::Kind kind) {
   case K::CycleCount: return "CycleCount";
   case K::Loop: return "Loop";
   case K::CrossReplica: return "CrossReplica";
+  case K::RemoteToTensor: return "RemoteBufferCopy(to device)";
+  case K::TensorToRemote: return "RemoteBufferCopy(to remote)";
   }
   return "Program";
 }
@@ -281,6 +283,50 @@ Copy::Copy(const Tensor &src, const DataStream &stream, bool, const DebugContext
   n.stream = stream;
   n.tensors = {src};
 }
+
+namespace {
+// A remote buffer copy: node.text is the buffer's handle, node.tensors {t} or {t, offset}.
+std::shared_ptr<ProgramNode> remoteCopyNode(Kind kind, const RemoteBuffer &buffer, const Tensor &t,
+                                            const Tensor *offset, const DebugContext &dc) {
+  const std::string what = "Copy: remote buffer '" + buffer.handle() + "'";
+  if (buffer.handle().empty()) throw poplar_error("Copy: the remote buffer is not valid");
+  const auto &impl = detail::tensorImpl(t);
+  if (impl.type != buffer.elementType())
+    throw poplar_error(what + " holds " + buffer.elementType().toString().str() + " elements but tensor " +
+                       impl.describe() + " holds " + impl.type.toString().str());
+  std::size_t rows = 1;
+  if (offset) {
+    const auto &o = detail::tensorImpl(*offset);
+    if ((o.type != UNSIGNED_INT && o.type != INT) || o.shape.size() > 1)
+      throw poplar_error(what + ": the offset " + o.describe() +
+                         " must be a scalar or a vector of UNSIGNED_INT or INT row indices");
+    rows = o.numElements();
+  } else if (buffer.getRepeats() != 1) {
+    throw poplar_error(what + " has " + std::to_string(buffer.getRepeats()) +
+                       " rows: give an offset tensor to choose them");
+  }
+  if (impl.numElements() != rows * buffer.numElements())
+    throw poplar_error(what + " has rows of " + std::to_string(buffer.numElements()) + " elements, so " +
+                       std::to_string(rows) + " row(s) need a tensor of " +
+                       std::to_string(rows * buffer.numElements()) + " elements, but " + impl.describe() +
+                       " has " + std::to_string(impl.numElements()));
+  auto node = makeNode(kind, dc);
+  node->text = buffer.handle();
+  node->owner = detail::Internals::owner(buffer);
+  node->tensors = {t};
+  if (offset) node->tensors.push_back(*offset);
+  return node;
+}
+} // namespace
+
+Copy::Copy(const RemoteBuffer &buffer, const Tensor &dst, const DebugContext &dc)
+    : Program(remoteCopyNode(Kind::RemoteToTensor, buffer, dst, nullptr, dc)) {}
+Copy::Copy(const RemoteBuffer &buffer, const Tensor &dst, const Tensor &offset, const DebugContext &dc)
+    : Program(remoteCopyNode(Kind::RemoteToTensor, buffer, dst, &offset, dc)) {}
+Copy::Copy(const Tensor &src, const RemoteBuffer &buffer, const DebugContext &dc)
+    : Program(remoteCopyNode(Kind::TensorToRemote, buffer, src, nullptr, dc)) {}
+Copy::Copy(const Tensor &src, const RemoteBuffer &buffer, const Tensor &offset, const DebugContext &dc)
+    : Program(remoteCopyNode(Kind::TensorToRemote, buffer, src, &offset, dc)) {}
 
 WriteUndef::WriteUndef(const Tensor &t, const DebugContext &dc)
     : Program(makeNode(Kind::WriteUndef, dc)) {

@@ -35,7 +35,9 @@ struct ProgramNode {
     CycleStamp,        // tensors: {dst}; id: SyncType
     CycleCount,        // tensors: {dst}; children: {body}; id: SyncType
     Loop,              // children: {body}
-    CrossReplica,      // tensors: {src, dst}; caseValues: CrossReplicaSpec (the last kind:
+    CrossReplica,      // tensors: {src, dst}; caseValues: CrossReplicaSpec
+    RemoteToTensor,    // text: remote buffer; tensors: {dst} or {dst, offset}
+    TensorToRemote,    // text: remote buffer; tensors: {src} or {src, offset} (the last kind:
                        // Executable.cpp reads up to it)
   };
   ProgramNode() = default;
@@ -52,7 +54,8 @@ struct ProgramNode {
   DataStream stream;
   unsigned id = 0;
   // Execute, Call, HostCall: the graph whose compute set, function or host function
-  // `id` is (unset when the program was given a ComputeSet(id) made from a bare id).
+  // `id` is (unset when the program was given a ComputeSet(id) made from a bare id);
+  // remote buffer copies: the graph that made the buffer.
   std::weak_ptr<const GraphState> owner;
   std::string text;
   PrintTensorFmt format;

@@ -375,13 +375,13 @@ void Graph::setTileMapping(VertexRef v, unsigned tileNum) {
     throw invalid_tile_mapping("Graph::setTileMapping: tile " + std::to_string(tileNum) + " does not exist (the target has " +
                                std::to_string(getTarget().getNumTiles()) + " tiles) for " +
                                describeVertex(info, v.getId()));
-  info.tile = tileNum;
+  info.tile = topLevelTile(tileNum);
 }
 
 unsigned Graph::getTileMapping(VertexRef v) const {
   const VertexInfo &info = vertexOf(*state_, v, "getTileMapping");
   if (info.tile < 0) throw invalid_tile_mapping(describeVertex(info, v.getId()) + " is not mapped to a tile");
-  return static_cast<unsigned>(info.tile);
+  return convertPhysicalTileToVirtualTile(static_cast<unsigned>(info.tile));
 }
 
 void Graph::setPerfEstimate(const VertexRef &v, std::uint64_t cycles, std::uint64_t flops) {

@@ -28,6 +28,10 @@ template <> ProfileValue toProfileValue(const poplar::program::Copy &t) {
   case Kind::TensorToStream:
     return ProfileValue::Map{{"src", toProfileValue(node.tensors.at(0))},
                              {"stream", ProfileValue(node.stream.handle())}};
+  case Kind::RemoteToTensor:
+    return ProfileValue::Map{{"buffer", ProfileValue(node.text)}, {"dst", toProfileValue(node.tensors.at(0))}};
+  case Kind::TensorToRemote:
+    return ProfileValue::Map{{"src", toProfileValue(node.tensors.at(0))}, {"buffer", ProfileValue(node.text)}};
   default:
     return ProfileValue::Map{{"src", toProfileValue(node.tensors.at(0))},
                              {"dst", toProfileValue(node.tensors.at(1))}};
