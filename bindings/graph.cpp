@@ -125,10 +125,12 @@ void bindGraph(py::module_ &m) {
     return s;
   };
   // A virtual graph records its streams, host functions and remote buffers where its
-  // top-level graph does,
-  // so an Engine of either sees them all.
-  auto shareRecords = [](py::object self, Graph virtualGraph) {
+  // top-level graph does, so an Engine of either sees them all. (`_parent`, not
+  // keep_alive, which crashes when a call fails to match an overload's arguments.)
+  auto shareRecords = [](Graph &graph, Graph virtualGraph) {
+    py::object self = py::cast(&graph, py::return_value_policy::reference);
     py::object out = py::cast(std::move(virtualGraph));
+    out.attr("_parent") = self; // keeps the graph it was made from alive
     for (const char *records : {"_streams", "_hostFunctions", "_remoteBuffers"}) {
       if (!py::hasattr(self, records)) self.attr(records) = py::dict();
       out.attr(records) = self.attr(records);
@@ -200,20 +202,20 @@ void bindGraph(py::module_ &m) {
            py::arg("t"), py::arg("requireComplete") = true, py::arg("allowExternal") = false)
       .def("getTopLevelGraph", &Graph::getTopLevelGraph, py::return_value_policy::reference_internal)
       .def("createVirtualGraph",
-           [shareRecords](py::object self, unsigned numTilesPerIPU) {
-             return shareRecords(self, self.cast<Graph &>().createVirtualGraph(numTilesPerIPU));
+           [shareRecords](Graph &self, const std::vector<unsigned> &perIpuTiles) {
+             return shareRecords(self, self.createVirtualGraph(perIpuTiles));
            },
-           py::arg("numTilesPerIPU"), py::keep_alive<0, 1>())
+           py::arg("perIpuTiles"))
       .def("createVirtualGraph",
-           [shareRecords](py::object self, unsigned lowerTile, unsigned upperTile) {
-             return shareRecords(self, self.cast<Graph &>().createVirtualGraph(lowerTile, upperTile));
+           [shareRecords](Graph &self, unsigned numTilesPerIPU) {
+             return shareRecords(self, self.createVirtualGraph(numTilesPerIPU));
            },
-           py::arg("lowerTile"), py::arg("upperTile"), py::keep_alive<0, 1>())
+           py::arg("numTilesPerIPU"))
       .def("createVirtualGraph",
-           [shareRecords](py::object self, const std::vector<unsigned> &perIpuTiles) {
-             return shareRecords(self, self.cast<Graph &>().createVirtualGraph(perIpuTiles));
+           [shareRecords](Graph &self, unsigned lowerTile, unsigned upperTile) {
+             return shareRecords(self, self.createVirtualGraph(lowerTile, upperTile));
            },
-           py::arg("perIpuTiles"), py::keep_alive<0, 1>())
+           py::arg("lowerTile"), py::arg("upperTile"))
       .def("convertVirtualTileToPhysicalTile", &Graph::convertVirtualTileToPhysicalTile, py::arg("virtualTileId"))
       .def("convertPhysicalTileToVirtualTile", &Graph::convertPhysicalTileToVirtualTile, py::arg("physicalTileId"))
       .def("getSortedContiguousRegions",

@@ -56,7 +56,7 @@ def train(replicas=4, iterations=40):
         session.write(target, shard(targets) if replicas > 1 else targets)
         for weight in weights:
             session.write(weight, rng.uniform(-0.3, 0.3, weight.shape))
-        curve = session.run()[losses].reshape(iterations, -1)[:, 0]
+        curve = session.run()[losses].reshape(replicas, iterations)[0]  # [replicas, writes, 1]
         final = [session.read(w) for w in weights]
     return curve, final
 

@@ -75,7 +75,8 @@ from popdsl.linalg import matmul, matmul_acc  # noqa: E402
 from popdsl.reductions import (mean, reduce_all, reduce_any, reduce_logsumexp, reduce_max,  # noqa: E402
                                reduce_min, reduce_prod, reduce_sum, reduce_sum_squares, var)
 from popdsl.selection import argmax, argmin, gather, topk  # noqa: E402
-from popdsl.placement import ipu, ipu_copy  # noqa: E402
+from popdsl.ipu_links import ipu_copy  # noqa: E402
+from popdsl.placement import ipu  # noqa: E402
 from popdsl.profile import Profile  # noqa: E402
 from popdsl.remote import RemoteBuffer  # noqa: E402
 from popdsl.replication import all_gather, all_reduce, broadcast, reduce_scatter, replica_index  # noqa: E402

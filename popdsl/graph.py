@@ -36,7 +36,7 @@ class Graph:
     program in lockstep, each with its own copy of every tensor (popdsl.replication has
     the collectives between them). `target` is then one replica's, `device_target` the
     whole device's. A replica of several IPUs places work on one of them inside
-    `with pd.ipu(k):` (popdsl.placement)."""
+    ``with pd.ipu(k):`` (popdsl.placement)."""
 
     def __init__(self, device_or_target, replicas: int = 1):
         if isinstance(device_or_target, poplar.Device):
@@ -64,7 +64,7 @@ class Graph:
 
     @property
     def raw(self) -> poplar.Graph:
-        """The poplar graph ops build on: the top-level graph, or inside `with pd.ipu(k):`
+        """The poplar graph ops build on: the top-level graph, or inside ``with pd.ipu(k):``
         the virtual graph of IPU k's tiles."""
         index = current_ipu()
         if index is None:
@@ -79,7 +79,7 @@ class Graph:
 
     @property
     def target(self) -> poplar.Target:
-        """The target of `raw`: one replica's, or inside `with pd.ipu(k):` IPU k's."""
+        """The target of ``raw``: one replica's, or inside ``with pd.ipu(k):`` IPU k's."""
         return self.raw.getTarget()
 
     @classmethod

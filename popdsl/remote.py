@@ -1,10 +1,10 @@
 """Remote buffers: off-chip memory for tensors that do not stay on the tiles (weights of
 stages not running now, optimiser state, activations of a long sequence).
 
-`g.remote_buffer(dtype, shape, rows)` makes one; `buf.load(row)` copies row `row` into a
-tensor and `buf.store(t, row)` copies t there (`row`: an int, or a uint32/int32 tensor
-chosen at run time; a 1-D tensor of k rows moves k rows as a [k, *shape] tensor). A
-session reaches the rows from the host with `Session.write_remote` / `read_remote`; in a
+``g.remote_buffer(dtype, shape, rows)`` makes one; ``buf.load(row)`` copies row ``row`` into a
+tensor and ``buf.store(t, row)`` copies t there (``row``: an int, or a uint32/int32 tensor
+chosen at run time; a 1-D tensor of k rows moves k rows as a ``[k, *shape]`` tensor). A
+session reaches the rows from the host with ``Session.write_remote`` / ``read_remote``; in a
 replicated graph each replica has its own rows.
 """
 
@@ -70,10 +70,10 @@ class RemoteBuffer:
                 raise BuildError(f"remote buffer '{self.handle}' {what}: it has {self.rows} rows; say which (row=)")
             return None, self.shape
         if isinstance(row, Tensor):
-            if row.dtype not in (poplar.UNSIGNED_INT, poplar.INT) or row.rank > 1:
+            if row.dtype not in (poplar.UNSIGNED_INT, poplar.INT) or row.ndim > 1:
                 raise BuildError(f"remote buffer '{self.handle}' {what}: row must be an int or a scalar or 1-D "
                                  f"uint32/int32 tensor, got {row!r}")
-            return row, self.shape if row.rank == 0 else (row.shape[0], *self.shape)
+            return row, self.shape if row.ndim == 0 else (row.shape[0], *self.shape)
         index = expect_int(row, f"remote buffer '{self.handle}' {what}: row", 0, self.rows - 1)
         return self.graph.constant(np.uint32(index), mapping=0, name=f"{self.handle}.row{index}"), self.shape
 

@@ -4,6 +4,7 @@ from popdsl import ops
 from popdsl.autodiff.registry import rule_for
 from popdsl.debug import BuildError
 from popdsl.dtypes import is_floating
+from popdsl.placement import on_ipu
 from popdsl.reductions import reduce_sum
 from popdsl.tensor import Tensor
 
@@ -22,7 +23,8 @@ def propagate(tape, records, seeds: dict, wrt_sources, context) -> list:
             continue
         needs = [s in differentiable and is_floating(t.dtype) for s, t in zip(record.sources, record.inputs)]
         _check_no_hidden_writes(tape, record, needs)
-        input_grads = rule_for(record)(context(record, needs), grads)
+        with on_ipu(record.ipu):  # the gradient goes where the op went
+            input_grads = rule_for(record)(context(record, needs), grads)
         for source, t, needed, g in zip(record.sources, record.inputs, needs, input_grads):
             if needed and g is not None:
                 partials.setdefault(source, []).append(_summed_to(g, t.shape))

@@ -30,7 +30,7 @@ def test_a_range_within_one_ipu_is_a_one_ipu_graph_of_its_tiles(graph):
     assert (v.getTarget().getNumIPUs(), v.getTarget().getTilesPerIPU(), v.getTarget().getNumTiles()) == (1, 3, 3)
     assert [v.convertVirtualTileToPhysicalTile(i) for i in range(3)] == [4, 5, 6]
     assert v.convertPhysicalTileToVirtualTile(5) == 1
-    t = v.addVariable(poplar.FLOAT, [30], "t")
+    t = v.addVariable(poplar.FLOAT, [300], "t")
     poputil.mapTensorLinearly(v, t)
     assert tiles_holding(g, t) == [4, 5, 6]
     # The virtual graph reports the same intervals on its own tile numbers.
@@ -98,9 +98,9 @@ def test_tiles_outside_a_virtual_graph_are_refused(graph):
 def test_programs_built_on_virtual_graphs_run_in_the_top_level_engine(graph):
     device, g = graph
     ipu0, ipu1 = g.createVirtualGraph(0, 4), g.createVirtualGraph(4, 8)
-    a = ipu0.addVariable(poplar.FLOAT, [16], "a")
+    a = ipu0.addVariable(poplar.FLOAT, [256], "a")
     poputil.mapTensorLinearly(ipu0, a)
-    inp = ipu0.addHostToDeviceFIFO("in", poplar.FLOAT, 16)  # recorded where g's Engine finds it
+    inp = ipu0.addHostToDeviceFIFO("in", poplar.FLOAT, 256)  # recorded where g's Engine finds it
     seq = program.Sequence([program.Copy(inp, a)])
     doubled = popops.map(ipu0, pe._1 * 2, [a], seq, "double")
     moved = poputil.copyToIpu(g, doubled, seq, 1, "move")
@@ -109,12 +109,12 @@ def test_programs_built_on_virtual_graphs_run_in_the_top_level_engine(graph):
     assert tiles_holding(g, doubled) == [0, 1, 2, 3]
     assert tiles_holding(g, moved) == tiles_holding(g, result) == [4, 5, 6, 7]
 
-    values = np.arange(16, dtype=np.float32)
+    values = np.arange(256, dtype=np.float32)
     engine = poplar.Engine(g, seq)
     engine.load(device)
     engine.connectStream("in", values)
     engine.run(0)
-    out = engine.readTensor("result", np.zeros(16, np.float32))
+    out = engine.readTensor("result", np.zeros(256, np.float32))
     np.testing.assert_array_equal(out, values.astype(np.float64) * 2 + 1)
 
 
