@@ -35,9 +35,11 @@ _suspects = {}
 
 
 class LoopCarryWarning(UserWarning):
-    """A tensor computed inside a pd.Repeat / pd.While body from values the loop does not
-    change, never used in the body, is read after the loop: every iteration computed the
-    same value (`acc = acc + 1` where `acc += 1` was meant)."""
+    """A new tensor of a pd.Repeat / pd.While body, never used in the body, is read after the
+    loop, and the body computed it from values the loop does not change (`acc = acc + 1`:
+    every iteration computed the same value) or rebound a name to it from the tensor it is
+    computed from (`acc = acc + i`: every iteration started again from the value before the
+    loop); `acc += ...` or `acc.assign(...)` was meant."""
 
 
 def bound_tensors(frame) -> dict:
