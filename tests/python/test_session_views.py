@@ -78,3 +78,17 @@ def test_a_view_of_a_tensor_made_after_the_session_is_refused_with_the_reason(gr
         s.read(other[0])
     with s, pytest.raises(pd.SessionError, match=r"x.* is a view.*write the tensor it is a view of"):
         s.write(x[0], np.zeros(5))  # writes go to whole tensors
+
+
+def test_a_replicated_graphs_view_reads_per_replica():
+    device = pd.ipu_model(tiles=4, ipus=2)
+    g = pd.Graph(device, replicas=2)
+    x = g.variable(pd.float32, (4, 5), name="x", init=X)
+    with pd.Sequence() as main:
+        x += pd.cast(pd.replica_index(g), pd.float32)  # the replicas' values differ
+    with pd.Session(g, main, device=device) as s:
+        s.run()
+        whole = s.read(x)
+        np.testing.assert_array_equal(whole, [X, X + 1])
+        np.testing.assert_array_equal(s.read(x[1:3].transpose()), np.swapaxes(whole[:, 1:3], 1, 2))
+    np.testing.assert_array_equal(s.read(x[0]), whole[:, 0])
