@@ -397,8 +397,8 @@ class Session:
                 return handle, end, offset + element - begin
         if any(begin <= element < end for begin, end, _, _ in pieces):
             self._check_attached("read")  # held only by tensors that are not weights
-        raise SessionError(f"Session.read: {t!r} is a view of a tensor this session cannot read: a tensor made "
-                           "after the session was compiled; make the session after building the graph")
+        raise SessionError(f"Session.read: {t!r} holds elements of a tensor made after the session was compiled, "
+                           "which the session has no host read for; make the session after building the graph")
 
     def _variable_pieces(self) -> dict:
         """variable -> [(begin, end, handle, offset)]: the runs of its elements that each tensor
