@@ -302,7 +302,8 @@ void bindEngine(py::module_ &m) {
            py::arg("device"), py::arg("runtimeOptions"))
       .def("deploy", [](PyEngine &e) { e.get().deploy(); })
       .def("stop", [](PyEngine &e) { e.get().stop(); },
-           "Ends a run going on in another thread at its next step or loop iteration")
+           "Ends the run in progress at its next step or loop iteration (from another thread, a stream "
+           "callback or a host function)")
       .def("run",
            [](PyEngine &e, unsigned prog, const std::string &name) {
              runPrinting(e, [&] { e.get().run(prog, name); });
@@ -319,8 +320,6 @@ void bindEngine(py::module_ &m) {
              runPrinting(e, [&] { e.get().run(prog, name, options); });
            },
            py::arg("prog"), py::arg("debugName"), py::arg("runtimeOptions"))
-      .def("stop", [](PyEngine &e) { e.get().stop(); },
-           "Ends the run in progress at its next step (from a stream callback or host function)")
       .def("loadAndRun",
            [](PyEngine &e, const poplar::Device &d, unsigned prog) {
              e.get().load(d);

@@ -12,6 +12,7 @@ past Python's recursion limit, so build_program keeps its own stack.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, Iterable, List, Optional
 
 from popdsl import loop_pitfall
@@ -151,16 +152,20 @@ class _Nested:
         self.body = Block()
 
     def __enter__(self):
+        if self.loop:  # the tensors the `with` statement's scope names, to see which names the body rebinds
+            self.names_before = loop_pitfall.bound_tensors(sys._getframe(1))
         _open_blocks.append(self.body)
         return self
 
     def __exit__(self, exc_type, *exc):
         _open_blocks.pop()
+        names_before = self.__dict__.pop("names_before", None)  # the step keeps no tensors alive
         if exc_type is None:
             self.parent.add(self)
             self.record = record_control(self.kind, self.bodies(), self.parent, step=self)
             if self.loop:
-                loop_pitfall.check_loop(self.kind, self.body, self.bodies(), self.record.location)
+                loop_pitfall.check_loop(self.kind, self.body, self.bodies(), self.record.location, names_before,
+                                        loop_pitfall.bound_tensors(sys._getframe(1)))
         return False
 
     def bodies(self) -> list:

@@ -63,7 +63,10 @@ def _display_path(filename: str, working_directory: str) -> str:
 def source_location(skip_builders: bool = False, file_name_only: bool = True) -> str:
     """'file.py:LINE: statement' of the innermost caller outside popdsl (outside popdsl.nn
     too when skip_builders); with file_name_only=False the file as debug names show it."""
-    frame = _user_frame(skip_builders)
+    return _location(_user_frame(skip_builders), file_name_only)
+
+
+def _location(frame, file_name_only: bool) -> str:
     if frame is None:
         return "<unknown>"
     filename, line = frame.f_code.co_filename, frame.f_lineno
@@ -75,10 +78,30 @@ def source_location(skip_builders: bool = False, file_name_only: bool = True) ->
 
 def debug_name(name: Optional[str] = None, op: Optional[str] = None) -> str:
     """The scoped debug name for an op: the user's source line, after `name @ ` if given,
-    and `/op` (the op's kind) when given, which tells one line's several ops apart."""
-    location = source_location(file_name_only=False)
+    and `/op` (the op's kind) when given, which tells one line's several ops apart; a
+    second place on the line that builds an op of the same name adds ` #2` (` #3`, ...)."""
+    frame = _user_frame(skip_builders=False)
+    location = _location(frame, file_name_only=False)
     named = location if name is None else f"{_checked(name)} @ {location}"
-    return "/".join(_scopes + [named] + ([op] if op else []))
+    return _told_apart("/".join(_scopes + [named] + ([op] if op else [])), frame)
+
+
+# debug name -> the places in the code that built ops of that name, in the order first seen. A
+# place is the calling frame's instruction, so `x @ w + x @ w` has two while the iterations of
+# a Python loop, and every rebuild of a program, share one: the names stay the same.
+_places_by_name: dict = {}
+
+
+def _told_apart(name: str, frame) -> str:
+    if frame is None:
+        return name
+    code = frame.f_code
+    places = _places_by_name.setdefault(name, [])
+    place = (code.co_filename, code.co_firstlineno, code.co_name, frame.f_lasti)
+    if place not in places:
+        places.append(place)
+    occurrence = places.index(place) + 1
+    return name if occurrence == 1 else f"{name} #{occurrence}"
 
 
 def plain_name(name: Optional[str] = None) -> str:

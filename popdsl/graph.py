@@ -291,6 +291,7 @@ class DeviceToHost:
                 or t.size != self.size:
             raise BuildError(f"stream '{self.handle}' carries {self.shape} {self.dtype}, not {t!r}")
         emit(_program.Copy(t.raw, self.raw, False, debug_name(name)), prog)
+        record("stream write", [t], [], prog)  # a read of t (the loop pitfall's check sees it used)
 
     def __repr__(self):
         return f"<pd.DeviceToHost '{self.handle}' shape={self.shape} dtype={self.dtype}>"

@@ -103,6 +103,8 @@ class Session:
         self.graph = graph
         handles = _host_handles(graph)
         self._by_id = {id(t): handles[id(t)] for t in graph.variables}
+        self._readable = list(graph.variables)  # the tensors with host reads, which views are read from
+        self._pieces = None  # variable -> where those tensors hold its elements (_variable_pieces)
         tensors = [TensorInfo(name, handles[id(t)], t.shape, numpy_dtype(t.dtype),
                               t.raw.containsConstant(), id(t) in graph.initialised)
                    for t, name in zip(graph.variables, _unique_names(t.name for t in graph.variables))]
@@ -196,6 +198,7 @@ class Session:
         self = cls.__new__(cls)
         self.graph = None
         self._by_id = {}
+        self._readable, self._pieces = [], None
         self._stream_objects = {}
         tensors = [TensorInfo(**t) for t in manifest["tensors"]]
         streams = [StreamInfo(**s) for s in manifest["streams"]]
@@ -294,9 +297,13 @@ class Session:
         if not isinstance(t, Tensor):
             raise TypeError(f"Session: t must be a pd.Tensor or a tensor name, got {describe(t)}")
         handle = self._by_id.get(id(t))
+        if handle is None and self.graph is None:
+            raise SessionError(f"Session: a loaded session reads and writes tensors by name (a str), not {t!r}")
+        if handle is None and t.graph is not self.graph:
+            raise SessionError(f"Session: t {t!r} belongs to another graph than this session's")
         if handle is None:
-            raise SessionError(f"Session: t {t!r} was not created by this graph before the session was compiled; "
-                               "read or write the tensor it is a view of")
+            raise SessionError(f"Session: t {t!r} is a view, or was made after the session was compiled; "
+                               "write the tensor it is a view of")
         return self._tensors[handle]
 
     def _named(self, name: str) -> TensorInfo:
@@ -320,7 +327,7 @@ class Session:
         if info.constant:
             raise SessionError(f"tensor {info.name!r} is a constant and cannot be written")
         array = device_values(values, info.dtype, f"writing tensor {info.name!r}")
-        shape = self._host_shape(info)
+        shape = self._host_shape(info.shape)
         if array.shape not in (info.shape, shape) and array.size != 1:
             per_replica = f" or {shape} (one per replica)" if self.replicas > 1 else ""
             raise SessionError(f"Session.write: cannot write an array of shape {array.shape} (values) to tensor "
@@ -348,11 +355,18 @@ class Session:
         """The device values of tensor `t` (a pd.Tensor or a name), as ``[replicas, *t.shape]`` in
         a replicated graph; for a pd.cycle_count / pd.cycle_stamp counter, its cycles as an int.
         Outside the `with` block a weight (a variable made with init= or written) reads as its
-        host copy: its values when the session last detached (or as loaded or written)."""
+        host copy: its values when the session last detached (or as loaded or written).
+
+        A view (a slice, transpose, reshape, broadcast, pd.concat, pd.argmax's result, ...),
+        made before or after the session, reads as the current values of the storage it
+        aliases; outside the `with` block, from the host copies of the weights it is a view of."""
         if isinstance(t, Counter):
             if t.tensor is None:
                 raise SessionError(f"{t!r} has no value: its `with` block has not ended")
             return t.value(self.read(t.tensor))
+        if isinstance(t, Tensor) and id(t) not in self._by_id and t.graph is self.graph:
+            loop_pitfall.check_read([t])
+            return self._read_view(t)
         info = self._info(t)
         loop_pitfall.check_read([t] if isinstance(t, Tensor) else [])
         if not self.attached and info.handle in self._host_data:
@@ -360,14 +374,59 @@ class Session:
         self._check_attached("read")
         return self._read(info)
 
-    def _host_shape(self, info: TensorInfo) -> tuple:
+    def _host_shape(self, shape: tuple) -> tuple:
         """[replicas, *shape] for a replicated graph's tensor, else its shape."""
-        return ((self.replicas,) if self.replicas > 1 else ()) + info.shape
+        return ((self.replicas,) if self.replicas > 1 else ()) + tuple(shape)
 
     def _read(self, info: TensorInfo) -> np.ndarray:
-        out = np.empty(self._host_shape(info), info.dtype)
+        out = np.empty(self._host_shape(info.shape), info.dtype)
         self.engine.readTensor("r" + info.handle, out)
         return out
+
+    def _read_view(self, t: Tensor) -> np.ndarray:
+        """The values of a tensor the session has no host read for (a view), gathered region by
+        region of the graph's variables from the tensors it does read that hold them."""
+        out = np.empty((self.replicas, t.size), numpy_dtype(t.dtype))
+        values = {}  # handle -> that tensor's values, flat per replica
+        at = 0
+        for region in t.raw.getVarRegions():
+            element, end = region.interval.begin(), region.interval.end()
+            while element < end:
+                handle, stop, offset = self._holder(t, region.var, element)
+                if handle not in values:
+                    info = self._tensors[handle]
+                    host = self._read(info) if self.attached else self._host_data[handle]
+                    values[handle] = host.reshape(self.replicas, -1)
+                n = min(end, stop) - element
+                out[:, at:at + n] = values[handle][:, offset:offset + n]
+                at, element = at + n, element + n
+        return out.reshape(self._host_shape(t.shape))
+
+    def _holder(self, t: Tensor, variable, element: int) -> tuple:
+        """(handle, end, offset): a tensor this session reads (attached) or holds a host copy of
+        (detached) that holds `element` of `variable`, where in its values that element is, and
+        where in the variable its run of elements ends."""
+        pieces = self._variable_pieces().get(variable, [])
+        for begin, end, handle, offset in pieces:
+            if begin <= element < end and (self.attached or handle in self._host_data):
+                return handle, end, offset + element - begin
+        if any(begin <= element < end for begin, end, _, _ in pieces):
+            self._check_attached("read")  # held only by tensors that are not weights
+        raise SessionError(f"Session.read: {t!r} holds elements of a tensor made after the session was compiled, "
+                           "which the session has no host read for; make the session after building the graph")
+
+    def _variable_pieces(self) -> dict:
+        """variable -> [(begin, end, handle, offset)]: the runs of its elements that each tensor
+        with a host read holds, from `offset` in that tensor's values (found once per session)."""
+        if self._pieces is None:
+            self._pieces = {}
+            for t in self._readable:
+                offset = 0
+                for region in t.raw.getVarRegions():
+                    begin, end = region.interval.begin(), region.interval.end()
+                    self._pieces.setdefault(region.var, []).append((begin, end, self._by_id[id(t)], offset))
+                    offset += end - begin
+        return self._pieces
 
     def _weights(self):
         return [t for t in self._tensors.values()

@@ -149,11 +149,7 @@ class ErrorCode:
     TRAP: typing.ClassVar[ErrorCode]
     UNKNOWN: typing.ClassVar[ErrorCode]
     __members__: typing.ClassVar[dict[str, ErrorCode]]
-    @typing.overload
-    def __eq__(self, other: ErrorCode) -> bool:
-        ...
-    @typing.overload
-    def __eq__(self, other: typing.Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         ...
     def __getstate__(self) -> int:
         ...
@@ -161,19 +157,11 @@ class ErrorCode:
         ...
     def __index__(self) -> int:
         ...
-    @typing.overload
-    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @typing.overload
     def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
     def __int__(self) -> int:
         ...
-    @typing.overload
-    def __ne__(self, other: ErrorCode) -> bool:
-        ...
-    @typing.overload
-    def __ne__(self, other: typing.Any) -> bool:
+    def __ne__(self, other: object) -> bool:
         ...
     def __repr__(self) -> str:
         ...
@@ -204,11 +192,7 @@ class RecoveryAction:
     LINK_RESET: typing.ClassVar[RecoveryAction]
     PARTITION_RESET: typing.ClassVar[RecoveryAction]
     __members__: typing.ClassVar[dict[str, RecoveryAction]]
-    @typing.overload
-    def __eq__(self, other: RecoveryAction) -> bool:
-        ...
-    @typing.overload
-    def __eq__(self, other: typing.Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         ...
     def __getstate__(self) -> int:
         ...
@@ -216,19 +200,11 @@ class RecoveryAction:
         ...
     def __index__(self) -> int:
         ...
-    @typing.overload
-    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @typing.overload
     def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
     def __int__(self) -> int:
         ...
-    @typing.overload
-    def __ne__(self, other: RecoveryAction) -> bool:
-        ...
-    @typing.overload
-    def __ne__(self, other: typing.Any) -> bool:
+    def __ne__(self, other: object) -> bool:
         ...
     def __repr__(self) -> str:
         ...
@@ -246,13 +222,13 @@ class Type:
     """
     A device element type; compare with the constants FLOAT, HALF, ...
     """
-    def __eq__(self, arg0: Type) -> bool:
+    def __eq__(self, other: object) -> bool:
         ...
     def __hash__(self) -> int:
         ...
     def __init__(self) -> None:
         ...
-    def __ne__(self, arg0: Type) -> bool:
+    def __ne__(self, other: object) -> bool:
         ...
     def __repr__(self) -> str:
         ...
@@ -273,8 +249,8 @@ class Interval:
     """
     A half-open range [begin, end)
     """
-    __hash__: typing.ClassVar[None] = None
-    def __eq__(self, arg0: Interval) -> bool:
+    __hash__: typing.ClassVar[None] = None  # type: ignore[assignment]
+    def __eq__(self, other: object) -> bool:
         ...
     @typing.overload
     def __init__(self, begin: typing.SupportsInt | typing.SupportsIndex, end: typing.SupportsInt | typing.SupportsIndex) -> None:
@@ -308,11 +284,7 @@ class TargetType:
     IPU: typing.ClassVar[TargetType]
     IPU_MODEL: typing.ClassVar[TargetType]
     __members__: typing.ClassVar[dict[str, TargetType]]
-    @typing.overload
-    def __eq__(self, other: TargetType) -> bool:
-        ...
-    @typing.overload
-    def __eq__(self, other: typing.Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         ...
     def __getstate__(self) -> int:
         ...
@@ -320,19 +292,11 @@ class TargetType:
         ...
     def __index__(self) -> int:
         ...
-    @typing.overload
-    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @typing.overload
     def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
     def __int__(self) -> int:
         ...
-    @typing.overload
-    def __ne__(self, other: TargetType) -> bool:
-        ...
-    @typing.overload
-    def __ne__(self, other: typing.Any) -> bool:
+    def __ne__(self, other: object) -> bool:
         ...
     def __repr__(self) -> str:
         ...
@@ -360,11 +324,7 @@ class SyncType:
     GLOBAL: typing.ClassVar[SyncType]
     INTERNAL: typing.ClassVar[SyncType]
     __members__: typing.ClassVar[dict[str, SyncType]]
-    @typing.overload
-    def __eq__(self, other: SyncType) -> bool:
-        ...
-    @typing.overload
-    def __eq__(self, other: typing.Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         ...
     def __getstate__(self) -> int:
         ...
@@ -372,19 +332,11 @@ class SyncType:
         ...
     def __index__(self) -> int:
         ...
-    @typing.overload
-    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @typing.overload
     def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
     def __int__(self) -> int:
         ...
-    @typing.overload
-    def __ne__(self, other: SyncType) -> bool:
-        ...
-    @typing.overload
-    def __ne__(self, other: typing.Any) -> bool:
+    def __ne__(self, other: object) -> bool:
         ...
     def __repr__(self) -> str:
         ...
@@ -412,11 +364,7 @@ class IpuLinkConfiguration:
     Default: typing.ClassVar[IpuLinkConfiguration]
     SlidingWindow: typing.ClassVar[IpuLinkConfiguration]
     __members__: typing.ClassVar[dict[str, IpuLinkConfiguration]]
-    @typing.overload
-    def __eq__(self, other: IpuLinkConfiguration) -> bool:
-        ...
-    @typing.overload
-    def __eq__(self, other: typing.Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         ...
     def __getstate__(self) -> int:
         ...
@@ -424,19 +372,11 @@ class IpuLinkConfiguration:
         ...
     def __index__(self) -> int:
         ...
-    @typing.overload
-    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @typing.overload
     def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
     def __int__(self) -> int:
         ...
-    @typing.overload
-    def __ne__(self, other: IpuLinkConfiguration) -> bool:
-        ...
-    @typing.overload
-    def __ne__(self, other: typing.Any) -> bool:
+    def __ne__(self, other: object) -> bool:
         ...
     def __repr__(self) -> str:
         ...
@@ -464,11 +404,7 @@ class IpuLinkTopology:
     Mesh: typing.ClassVar[IpuLinkTopology]
     Torus: typing.ClassVar[IpuLinkTopology]
     __members__: typing.ClassVar[dict[str, IpuLinkTopology]]
-    @typing.overload
-    def __eq__(self, other: IpuLinkTopology) -> bool:
-        ...
-    @typing.overload
-    def __eq__(self, other: typing.Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         ...
     def __getstate__(self) -> int:
         ...
@@ -476,19 +412,11 @@ class IpuLinkTopology:
         ...
     def __index__(self) -> int:
         ...
-    @typing.overload
-    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @typing.overload
     def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
     def __int__(self) -> int:
         ...
-    @typing.overload
-    def __ne__(self, other: IpuLinkTopology) -> bool:
-        ...
-    @typing.overload
-    def __ne__(self, other: typing.Any) -> bool:
+    def __ne__(self, other: object) -> bool:
         ...
     def __repr__(self) -> str:
         ...
@@ -523,7 +451,7 @@ class Target:
         """
         A target from Target.serialize() bytes (Target(std::istream&))
         """
-    def __eq__(self, arg0: Target) -> bool:
+    def __eq__(self, other: object) -> bool:
         ...
     def __hash__(self) -> int:
         ...
@@ -701,11 +629,7 @@ class IPUModel:
         AUTO: typing.ClassVar[IPUModel.RelativeSyncDelayType]
         NO_DELAY: typing.ClassVar[IPUModel.RelativeSyncDelayType]
         __members__: typing.ClassVar[dict[str, IPUModel.RelativeSyncDelayType]]
-        @typing.overload
-        def __eq__(self, other: IPUModel.RelativeSyncDelayType) -> bool:
-            ...
-        @typing.overload
-        def __eq__(self, other: typing.Any) -> bool:
+        def __eq__(self, other: object) -> bool:
             ...
         def __getstate__(self) -> int:
             ...
@@ -713,19 +637,11 @@ class IPUModel:
             ...
         def __index__(self) -> int:
             ...
-        @typing.overload
-        def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
-            ...
-        @typing.overload
         def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
             ...
         def __int__(self) -> int:
             ...
-        @typing.overload
-        def __ne__(self, other: IPUModel.RelativeSyncDelayType) -> bool:
-            ...
-        @typing.overload
-        def __ne__(self, other: typing.Any) -> bool:
+        def __ne__(self, other: object) -> bool:
             ...
         def __repr__(self) -> str:
             ...
@@ -877,11 +793,7 @@ class UpsampleMethod:
     """
     REPEAT: typing.ClassVar[UpsampleMethod]
     __members__: typing.ClassVar[dict[str, UpsampleMethod]]
-    @typing.overload
-    def __eq__(self, other: UpsampleMethod) -> bool:
-        ...
-    @typing.overload
-    def __eq__(self, other: typing.Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         ...
     def __getstate__(self) -> int:
         ...
@@ -889,19 +801,11 @@ class UpsampleMethod:
         ...
     def __index__(self) -> int:
         ...
-    @typing.overload
-    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @typing.overload
     def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
     def __int__(self) -> int:
         ...
-    @typing.overload
-    def __ne__(self, other: UpsampleMethod) -> bool:
-        ...
-    @typing.overload
-    def __ne__(self, other: typing.Any) -> bool:
+    def __ne__(self, other: object) -> bool:
         ...
     def __repr__(self) -> str:
         ...
@@ -916,7 +820,7 @@ class UpsampleMethod:
     def value(self) -> int:
         ...
 class VariableRef:
-    def __eq__(self, arg0: VariableRef) -> bool:
+    def __eq__(self, other: object) -> bool:
         ...
     def __hash__(self) -> int:
         ...
@@ -938,7 +842,7 @@ class Tensor:
     """
     A view of graph variables; view methods return aliasing tensors
     """
-    def __eq__(self, arg0: Tensor) -> bool:
+    def __eq__(self, other: object) -> bool:
         ...
     def __getitem__(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         ...
@@ -950,7 +854,7 @@ class Tensor:
         ...
     def __len__(self) -> int:
         ...
-    def __ne__(self, arg0: Tensor) -> bool:
+    def __ne__(self, other: object) -> bool:
         ...
     def __repr__(self) -> str:
         ...
@@ -1049,11 +953,7 @@ class VariableMappingMethod:
     LINEAR: typing.ClassVar[VariableMappingMethod]
     NONE: typing.ClassVar[VariableMappingMethod]
     __members__: typing.ClassVar[dict[str, VariableMappingMethod]]
-    @typing.overload
-    def __eq__(self, other: VariableMappingMethod) -> bool:
-        ...
-    @typing.overload
-    def __eq__(self, other: typing.Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         ...
     def __getstate__(self) -> int:
         ...
@@ -1061,19 +961,11 @@ class VariableMappingMethod:
         ...
     def __index__(self) -> int:
         ...
-    @typing.overload
-    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @typing.overload
     def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
     def __int__(self) -> int:
         ...
-    @typing.overload
-    def __ne__(self, other: VariableMappingMethod) -> bool:
-        ...
-    @typing.overload
-    def __ne__(self, other: typing.Any) -> bool:
+    def __ne__(self, other: object) -> bool:
         ...
     def __repr__(self) -> str:
         ...
@@ -1104,11 +996,7 @@ class TensorCloneMethod:
     PRESERVE_ORDER_AND_ALIASES: typing.ClassVar[TensorCloneMethod]
     PRESERVE_ORDER_UNLESS_ALIASES: typing.ClassVar[TensorCloneMethod]
     __members__: typing.ClassVar[dict[str, TensorCloneMethod]]
-    @typing.overload
-    def __eq__(self, other: TensorCloneMethod) -> bool:
-        ...
-    @typing.overload
-    def __eq__(self, other: typing.Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         ...
     def __getstate__(self) -> int:
         ...
@@ -1116,19 +1004,11 @@ class TensorCloneMethod:
         ...
     def __index__(self) -> int:
         ...
-    @typing.overload
-    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @typing.overload
     def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
     def __int__(self) -> int:
         ...
-    @typing.overload
-    def __ne__(self, other: TensorCloneMethod) -> bool:
-        ...
-    @typing.overload
-    def __ne__(self, other: typing.Any) -> bool:
+    def __ne__(self, other: object) -> bool:
         ...
     def __repr__(self) -> str:
         ...
@@ -1153,11 +1033,7 @@ class TensorCloneDuplicationMethod:
     DUPLICATE_BY_OUTER_DIMENSION: typing.ClassVar[TensorCloneDuplicationMethod]
     DUPLICATE_BY_TILE_CONTIGUOUS_REGION: typing.ClassVar[TensorCloneDuplicationMethod]
     __members__: typing.ClassVar[dict[str, TensorCloneDuplicationMethod]]
-    @typing.overload
-    def __eq__(self, other: TensorCloneDuplicationMethod) -> bool:
-        ...
-    @typing.overload
-    def __eq__(self, other: typing.Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         ...
     def __getstate__(self) -> int:
         ...
@@ -1165,19 +1041,11 @@ class TensorCloneDuplicationMethod:
         ...
     def __index__(self) -> int:
         ...
-    @typing.overload
-    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @typing.overload
     def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
     def __int__(self) -> int:
         ...
-    @typing.overload
-    def __ne__(self, other: TensorCloneDuplicationMethod) -> bool:
-        ...
-    @typing.overload
-    def __ne__(self, other: typing.Any) -> bool:
+    def __ne__(self, other: object) -> bool:
         ...
     def __repr__(self) -> str:
         ...
@@ -1208,11 +1076,7 @@ class DataStreamType:
     HostToDeviceBuffer: typing.ClassVar[DataStreamType]
     HostToDeviceFIFO: typing.ClassVar[DataStreamType]
     __members__: typing.ClassVar[dict[str, DataStreamType]]
-    @typing.overload
-    def __eq__(self, other: DataStreamType) -> bool:
-        ...
-    @typing.overload
-    def __eq__(self, other: typing.Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         ...
     def __getstate__(self) -> int:
         ...
@@ -1220,19 +1084,11 @@ class DataStreamType:
         ...
     def __index__(self) -> int:
         ...
-    @typing.overload
-    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @typing.overload
     def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
     def __int__(self) -> int:
         ...
-    @typing.overload
-    def __ne__(self, other: DataStreamType) -> bool:
-        ...
-    @typing.overload
-    def __ne__(self, other: typing.Any) -> bool:
+    def __ne__(self, other: object) -> bool:
         ...
     def __repr__(self) -> str:
         ...
@@ -1257,11 +1113,7 @@ class ReplicatedStreamMode:
     BROADCAST: typing.ClassVar[ReplicatedStreamMode]
     REPLICATE: typing.ClassVar[ReplicatedStreamMode]
     __members__: typing.ClassVar[dict[str, ReplicatedStreamMode]]
-    @typing.overload
-    def __eq__(self, other: ReplicatedStreamMode) -> bool:
-        ...
-    @typing.overload
-    def __eq__(self, other: typing.Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         ...
     def __getstate__(self) -> int:
         ...
@@ -1269,19 +1121,11 @@ class ReplicatedStreamMode:
         ...
     def __index__(self) -> int:
         ...
-    @typing.overload
-    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @typing.overload
     def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
     def __int__(self) -> int:
         ...
-    @typing.overload
-    def __ne__(self, other: ReplicatedStreamMode) -> bool:
-        ...
-    @typing.overload
-    def __ne__(self, other: typing.Any) -> bool:
+    def __ne__(self, other: object) -> bool:
         ...
     def __repr__(self) -> str:
         ...
@@ -1306,11 +1150,7 @@ class SerializationFormat:
     Binary: typing.ClassVar[SerializationFormat]
     JSON: typing.ClassVar[SerializationFormat]
     __members__: typing.ClassVar[dict[str, SerializationFormat]]
-    @typing.overload
-    def __eq__(self, other: SerializationFormat) -> bool:
-        ...
-    @typing.overload
-    def __eq__(self, other: typing.Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         ...
     def __getstate__(self) -> int:
         ...
@@ -1318,19 +1158,11 @@ class SerializationFormat:
         ...
     def __index__(self) -> int:
         ...
-    @typing.overload
-    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @typing.overload
     def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
     def __int__(self) -> int:
         ...
-    @typing.overload
-    def __ne__(self, other: SerializationFormat) -> bool:
-        ...
-    @typing.overload
-    def __ne__(self, other: typing.Any) -> bool:
+    def __ne__(self, other: object) -> bool:
         ...
     def __repr__(self) -> str:
         ...
@@ -1468,7 +1300,7 @@ class Graph:
     @typing.overload
     def addVariable(self, type: Type, shape: typing.Sequence[typing.SupportsInt | typing.SupportsIndex], mappingMethod: VariableMappingMethod, debugContext: str | None = '') -> Tensor:
         ...
-    def addVertex(self, cs: ComputeSet, vertexType: str, connections: typing.Any = None) -> typing.Any:
+    def addVertex(self, cs: ComputeSet, vertexType: str, connections: typing.Any | None = None) -> typing.Any:
         """
         connections: {field: Tensor, list of Tensors, or a number (a constant edge)}
         """
@@ -1547,7 +1379,7 @@ class Graph:
         ...
     def isConstant(self, v: VariableRef) -> bool:
         ...
-    def outputComputeGraph(self, progs: typing.Any = None) -> str:
+    def outputComputeGraph(self, progs: typing.Any | None = None) -> str:
         """
         the dump as a string
         """
@@ -1614,11 +1446,7 @@ class CodeletFileType:
     Object: typing.ClassVar[CodeletFileType]
     PreprocessedAsmSource: typing.ClassVar[CodeletFileType]
     __members__: typing.ClassVar[dict[str, CodeletFileType]]
-    @typing.overload
-    def __eq__(self, other: CodeletFileType) -> bool:
-        ...
-    @typing.overload
-    def __eq__(self, other: typing.Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         ...
     def __getstate__(self) -> int:
         ...
@@ -1626,19 +1454,11 @@ class CodeletFileType:
         ...
     def __index__(self) -> int:
         ...
-    @typing.overload
-    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    @typing.overload
     def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
     def __int__(self) -> int:
         ...
-    @typing.overload
-    def __ne__(self, other: CodeletFileType) -> bool:
-        ...
-    @typing.overload
-    def __ne__(self, other: typing.Any) -> bool:
+    def __ne__(self, other: object) -> bool:
         ...
     def __repr__(self) -> str:
         ...
@@ -1666,7 +1486,7 @@ class FieldRef:
     def vertex(self) -> VertexRef:
         ...
 class VertexRef:
-    def __eq__(self, arg0: VertexRef) -> bool:
+    def __eq__(self, other: object) -> bool:
         ...
     def __getitem__(self, field: str) -> typing.Any:
         ...
@@ -1677,8 +1497,8 @@ class VertexRef:
     def getId(self) -> int:
         ...
 class VertexPerfEstimate:
-    __hash__: typing.ClassVar[None] = None
-    def __eq__(self, arg0: VertexPerfEstimate) -> bool:
+    __hash__: typing.ClassVar[None] = None  # type: ignore[assignment]
+    def __eq__(self, other: object) -> bool:
         ...
     def __init__(self, cycles: typing.SupportsInt | typing.SupportsIndex = 0, flops: typing.SupportsInt | typing.SupportsIndex = 0) -> None:
         ...
@@ -1739,12 +1559,12 @@ class Engine:
         A time stamp of Engine.getTimeStamp()
         """
     @typing.overload
-    def __init__(self, graph: Graph, programs: typing.Any, options: dict[str, str | int | float | bool] | None = {}, progress: typing.Any = None) -> None:
+    def __init__(self, graph: Graph, programs: typing.Any, options: dict[str, str | int | float | bool] | None = {}, progress: typing.Any | None = None) -> None:
         """
         Compiles a graph with one program or a list of programs (run by index)
         """
     @typing.overload
-    def __init__(self, executable: Executable, options: dict[str, str | int | float | bool] | None = {}, progress: typing.Any = None) -> None:
+    def __init__(self, executable: Executable, options: dict[str, str | int | float | bool] | None = {}, progress: typing.Any | None = None) -> None:
         """
         An engine for a compiled (or deserialized) executable
         """
@@ -1752,7 +1572,7 @@ class Engine:
         """
         Emulator: (element type, number of elements) of a host read (read=True) or write handle; None when there is no such handle (always on the sdk backend, whose Engine does not say)
         """
-    def connectHostFunction(self, handle: str, replicaIndex: typing.SupportsInt | typing.SupportsIndex, callback: collections.abc.Callable, arguments: typing.Any = None) -> None:
+    def connectHostFunction(self, handle: str, replicaIndex: typing.SupportsInt | typing.SupportsIndex, callback: collections.abc.Callable, arguments: typing.Any | None = None) -> None:
         """
         callback(inputs, outputs): numpy arrays (flat, one per argument); write the results into outputs. arguments=(ins, outs), lists of (poplar.Type, numElements), describes them where the engine cannot (an engine made from an Executable on the sdk backend)
         """
@@ -1761,12 +1581,12 @@ class Engine:
         Connects a numpy array as a circular buffer: each copy uses the next elements, wrapping
         """
     @typing.overload
-    def connectStreamToCallback(self, handle: str, callback: collections.abc.Callable, stream: typing.Any = None) -> None:
+    def connectStreamToCallback(self, handle: str, callback: collections.abc.Callable, stream: typing.Any | None = None) -> None:
         """
         callback(array): host-to-device fills the array (or returns the data); device-to-host receives a copy. stream=(poplar.Type, numElements, toDevice) describes the buffer where the engine cannot (an engine made from an Executable on the sdk backend). Connected for every replica: called for each replica's copies (a BROADCAST stream's only for replica 0's, which every replica receives)
         """
     @typing.overload
-    def connectStreamToCallback(self, handle: str, replicaIndex: typing.SupportsInt | typing.SupportsIndex, callback: collections.abc.Callable, stream: typing.Any = None) -> None:
+    def connectStreamToCallback(self, handle: str, replicaIndex: typing.SupportsInt | typing.SupportsIndex, callback: collections.abc.Callable, stream: typing.Any | None = None) -> None:
         """
         As connectStreamToCallback(handle, callback), for the copies of replica replicaIndex only
         """
@@ -1836,15 +1656,9 @@ class Engine:
         """
     def setRandomSeed(self, seed: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
-    @typing.overload
     def stop(self) -> None:
         """
-        Ends a run going on in another thread at its next step or loop iteration
-        """
-    @typing.overload
-    def stop(self) -> None:
-        """
-        Ends the run in progress at its next step (from a stream callback or host function)
+        Ends the run in progress at its next step or loop iteration (from another thread, a stream callback or a host function)
         """
     def writeProfileReport(self, directory: str) -> list[str]:
         """
@@ -1872,7 +1686,7 @@ def _executableSections(arg0: Executable) -> dict:
     """
 def append(first: Tensor, second: Tensor, dimension: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:
     ...
-def compileGraph(graph: Graph, programs: typing.Any, options: dict[str, str | int | float | bool] | None = {}, progress: typing.Any = None) -> Executable:
+def compileGraph(graph: Graph, programs: typing.Any, options: dict[str, str | int | float | bool] | None = {}, progress: typing.Any | None = None) -> Executable:
     ...
 @typing.overload
 def concat(first: Tensor, second: Tensor, dimension: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:

@@ -269,6 +269,7 @@ no_gradient("its trip count is only known when it runs, so the memory for what t
 no_gradient("it is a gradient itself, and pd.grad gives no second derivatives", "pd.nonlinearity_grad",
             "pd.scatter_add")
 no_gradient("it runs Python on the host, which pd.grad cannot see into", "pd.host_callback")
+no_gradient("it sends its input to the host and produces no tensor", "stream write")
 no_gradient("pd.grad cannot read a codelet's C++; give the builder that adds the vertex its gradient builder "
             "with @pd.custom_grad", "pd.compute_set vertex")
 no_gradient("pd.grad has no rule for this collective yet (only pd.all_reduce's); write the backward by hand",

@@ -158,6 +158,110 @@ def test_reading_a_view_of_the_new_tensor_after_the_loop_warns(graph):
         f"test_loop_pitfall.py:{line_of('total = total * 2')}: total = total * 2"]
 
 
-def line_of(text: str) -> int:
-    [number] = [i for i, line in enumerate(open(__file__), 1) if line.strip() == text]
+def line_of(text: str, end: bool = False) -> int:
+    """The line of this file that is `text` (or ends with it)."""
+    [number] = [i for i, line in enumerate(open(__file__), 1) if (line.rstrip().endswith(text) if end
+                                                                   else line.strip() == text)]
     return number
+
+
+def rebound_to_a_counter(g, acc, x, i, k):
+    with pd.Repeat(3):  # LOOP OF A COUNTER
+        acc = acc + k  # REBOUND, k CHANGES
+        k += 1
+    return acc, np.full(3, 1.0 + 2)  # the last iteration's start + k, not start + 0 + 1 + 2
+
+
+def rebound_to_a_row_at_a_moving_index(g, acc, x, i, k):
+    with pd.Repeat(2):  # LOOP OF A MOVING INDEX
+        acc = acc + x.at[i].get()  # REBOUND, THE ROW CHANGES
+        i += 1
+    return acc, 1.0 + np.array([3.0, 4.0, 5.0])  # start + the last row, not start + both rows
+
+
+@pytest.mark.parametrize("pitfall, body, loop", [
+    (rebound_to_a_counter, "# REBOUND, k CHANGES", "# LOOP OF A COUNTER"),
+    (rebound_to_a_row_at_a_moving_index, "# REBOUND, THE ROW CHANGES", "# LOOP OF A MOVING INDEX")],
+    ids=["counter", "row_at_a_moving_index"])
+def test_a_name_rebound_to_a_value_computed_from_a_changing_one_warns_once(graph, device, pitfall, body, loop):
+    x = graph.variable(pd.float32, (2, 3), name="x", init=np.arange(6.0).reshape(2, 3))
+    i = graph.variable(pd.uint32, (1,), name="i", init=0)
+    k = graph.variable(pd.float32, (1,), name="k", init=0.0)
+    start = graph.variable(pd.float32, (3,), name="start", init=1.0)
+
+    def build():
+        with pd.Sequence() as main:
+            acc, expected = pitfall(graph, start, x, i, k)
+            after = acc * 1  # READ AFTER
+            acc * 2  # a second read: no second warning
+        return main, acc, after, expected
+
+    caught, (main, acc, after, expected) = loop_warnings(build)
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    assert message.startswith(f"test_loop_pitfall.py:{line_of(body, end=True)}: acc = acc + ")
+    assert f"pd.Repeat body at test_loop_pitfall.py:{line_of(loop, end=True)}" in message
+    assert "rebinds `acc`" in message and "`acc += ...`" in message and "`acc.assign(<the new value>)`" in message
+    assert caught[0].filename == __file__ and caught[0].lineno == line_of("after = acc * 1  # READ AFTER")
+    # what the warning is about: each iteration started again from `start`
+    (got,) = run(graph, main, device, after)
+    np.testing.assert_array_equal(got, expected)
+
+
+def changing_in_place_update(g, acc, out, i, k):
+    with pd.Repeat(3):
+        acc += k
+        k += 1
+    return acc, 1.0 + (0 + 1 + 2) + np.zeros(3)
+
+
+def changing_assign(g, acc, out, i, k):
+    with pd.Repeat(3):
+        acc.assign(acc + k)
+        k += 1
+    return acc, 1.0 + (0 + 1 + 2) + np.zeros(3)
+
+
+def changing_temporary_used_in_the_body(g, acc, out, i, k):
+    total = g.variable(pd.float32, (3,), name="total", init=0.0)
+    with pd.Repeat(3):
+        acc = acc + k  # a new tensor each iteration, read by the next line
+        total += acc
+        k += 1
+    return total, (1.0 + 0) + (1.0 + 1) + (1.0 + 2) + np.zeros(3)
+
+
+def changing_value_sent_to_the_host(g, acc, out, i, k):
+    with pd.Repeat(3):
+        acc = acc + k  # each iteration's start + k goes to the host
+        out.write(acc)
+        k += 1
+    return acc, np.full(3, 1.0 + 2)
+
+
+def changing_new_name_for_the_last_value(g, acc, out, i, k):
+    with pd.Repeat(3):
+        shifted = acc + k  # a new name: the last iteration's value is meant
+        k += 1
+    return shifted, np.full(3, 1.0 + 2)
+
+
+@pytest.mark.parametrize("idiom", [changing_in_place_update, changing_assign, changing_temporary_used_in_the_body,
+                                   changing_value_sent_to_the_host, changing_new_name_for_the_last_value],
+                         ids=lambda f: f.__name__)
+def test_correct_loops_with_changing_values_do_not_warn(graph, device, idiom):
+    start = graph.variable(pd.float32, (3,), name="start", init=1.0)
+    i = graph.variable(pd.uint32, (1,), name="i", init=0)
+    k = graph.variable(pd.float32, (1,), name="k", init=0.0)
+    out = graph.device_to_host(pd.float32, (3,), name="out")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pd.LoopCarryWarning)
+        with pd.Sequence() as main:
+            result, expected = idiom(graph, start, out, i, k)
+            after = result * 1  # read after the loop
+        with pd.Session(graph, main, device=device) as s:
+            sent = s.run()[out]
+            got = s.read(after)
+    np.testing.assert_array_equal(got, expected)
+    if idiom is changing_value_sent_to_the_host:
+        np.testing.assert_array_equal(sent, 1.0 + np.array([[0.0] * 3, [1.0] * 3, [2.0] * 3]))

@@ -135,3 +135,38 @@ def test_variables_sharing_a_name_add_up_in_the_profile_and_in_its_report(device
     assert live["twin"] == 2 * 4 + 3 * 4
     [report] = tmp_path.rglob("profile.json")  # the engine's own file (a later session's is in a sub-directory)
     assert pd.Profile.from_json(report.read_text()).memory.by_variable() == live
+
+
+def build_identical_ops_on_one_line(device):
+    """A program whose lines each build two identical ops; its profile, as run."""
+    g = pd.Graph(device)
+    x = g.variable(pd.float32, (4, 8), name="x", init=0.5)
+    w = g.variable(pd.float32, (8, 2), name="w", init=0.25)
+    with pd.Sequence() as main:
+        y = x @ w + x @ w  # TWO MATMULS
+        a, b = pd.exp(x), pd.exp(x)  # TWO EXPS
+        for _ in range(2):
+            y += 1  # ONE PLACE, BUILT TWICE
+    with pd.Session(g, main, device=device) as s:
+        s.run()
+        np.testing.assert_allclose(s.read(y), np.full((4, 2), 2 * 8 * 0.5 * 0.25 + 2), rtol=1e-6)
+        return s.profile
+
+
+def test_identical_ops_on_one_line_have_distinct_names_that_a_rebuild_keeps(device):
+    profile = build_identical_ops_on_one_line(device)
+    steps = [(step.kind, step.name) for step in profile.steps]
+    matmuls = [name for kind, name in steps if name.endswith(("/pd.matmul", "/pd.matmul #2"))]
+    line = line_of("# TWO MATMULS")
+    assert matmuls == [f"{HERE}:{line}: y = x @ w + x @ w  # TWO MATMULS/pd.matmul",
+                       f"{HERE}:{line}: y = x @ w + x @ w  # TWO MATMULS/pd.matmul #2"]
+    exps = [name for kind, name in steps if "# TWO EXPS" in name]
+    assert [name.rsplit("/", 1)[1] for name in exps] == ["pd.map EXPONENT(_1)", "pd.map EXPONENT(_1) #2"]
+    # one place in the code built twice (a Python loop) is one name, as before
+    assert len({name for kind, name in steps if "# ONE PLACE, BUILT TWICE" in name}) == 1
+    again = build_identical_ops_on_one_line(device)  # the same names when the program is built again
+    assert [(step.kind, step.name) for step in again.steps] == steps
+    # the line's cost keeps its plain statement, its parts tell the two matmuls apart
+    [cost] = [c for c in profile.by_line() if c.location == f"{HERE}:{line}"]
+    assert cost.label == f"{HERE}:{line}: y = x @ w + x @ w  # TWO MATMULS"
+    assert sorted(p.name.rsplit("/", 1)[1] for p in cost.parts) == ["pd.map ADD(_1, _2)", "pd.matmul", "pd.matmul #2"]
