@@ -16,6 +16,7 @@ import numpy as np
 
 from popdsl._core import poplar
 from popdsl._core import program as _program
+from popdsl.autodiff.registry import no_gradient
 from popdsl.control import emit, record
 from popdsl.debug import BuildError, debug_name, describe, expect_int
 from popdsl.dtypes import numpy_dtype
@@ -29,6 +30,9 @@ if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each ot
 __all__ = ["RemoteBuffer"]
 
 Row = Union[int, Tensor, None]
+
+no_gradient("it reads off-chip memory, which pd.grad does not follow: a gradient that must cross a remote "
+            "buffer is stored and loaded by hand", "remote load")
 
 
 class RemoteBuffer:

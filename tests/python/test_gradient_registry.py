@@ -17,6 +17,7 @@ import test_autodiff_control
 import test_autodiff_ops
 import test_custom_grad
 import test_losses
+import test_multi_ipu
 import test_replication_pythonic
 from popdsl.autodiff import backprop, registry
 from popdsl.dtypes import is_floating
@@ -24,8 +25,10 @@ from popdsl.dtypes import is_floating
 SOURCE = pathlib.Path(pd.__file__).parent
 CHECK_GRADS_CASES = {**test_autodiff.CASES, **test_autodiff_control.CASES, **test_autodiff_control.NESTED,
                      **test_autodiff_ops.GRADIENTS, **test_losses.LOSSES, **test_custom_grad.CUSTOM}
-# Rules check_grads cannot run (it builds a graph of one replica), with the test comparing them with numpy.
-TESTED_ELSEWHERE = {"pd.all_reduce": (test_replication_pythonic, "test_grad_through_all_reduce_reduces_the_gradients")}
+# Rules check_grads cannot run (it builds a graph of one replica on one IPU), with the test comparing them
+# with numpy.
+TESTED_ELSEWHERE = {"pd.all_reduce": (test_replication_pythonic, "test_grad_through_all_reduce_reduces_the_gradients"),
+                    "pd.ipu_copy": (test_multi_ipu, "test_ipu_copy_moves_values_and_gradients")}
 RECORDERS = {"record": 0, "record_control": 0, "Record": 0, "_view": 1}  # call -> position of its kind
 
 

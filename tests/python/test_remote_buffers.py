@@ -29,6 +29,7 @@ def variable(g, dtype, shape, name, tile=0):
 def test_the_buffer_describes_itself():
     _, g = make()
     b = g.addRemoteBuffer("weights", poplar.HALF, ROW, 3, True, False)
+    assert isinstance(b, poplar.RemoteBuffer)
     assert (b.handle(), b.numElements(), b.getRepeats(), b.elementType()) == ("weights", ROW, 3, poplar.HALF)
     assert (b.isRearrangeOnHost(), b.isOptimisedForMemory()) == (True, False)
     assert b.getHostToIpuStream().type() == poplar.DataStreamType.HostToDeviceBuffer
