@@ -89,6 +89,16 @@ def test_memory_is_reported_per_ipu():
     assert re.search(r"IPU 0 +1,200 B", summary) and re.search(r"IPU 1 +1,200 B", summary)
 
 
+def test_the_memory_plot_marks_each_ipu(tmp_path):
+    pytest.importorskip("matplotlib")
+    from popdsl import _plots
+    _, profile = one_copy_profile(1, TILES + 2, elements=300)
+    texts = [t.get_text() for t in _plots.memory_figure(profile).axes[0].texts]
+    assert texts == ["IPU 0: 1.2 kB", "IPU 1: 1.2 kB"]
+    profile.plot_memory(tmp_path / "memory.png")
+    assert (tmp_path / "memory.png").stat().st_size > 0
+
+
 def test_ipu_copy_moves_values_and_gradients():
     dev = pd.ipu_model(tiles=TILES, ipus=2)
     g = pd.Graph(dev)
