@@ -67,18 +67,22 @@ void checkHostDtype(const py::array &arr, const poplar::Type &type, const std::s
 }
 
 // The Engine writes a remote buffer's whole row through a bare pointer, so the array must
-// be exactly one row of the buffer's element type.
-void checkRemoteBuffer(const PyEngine &e, const py::array &arr, const std::string &handle, const char *what) {
+// be exactly one row of the buffer's element type. `described` stands in for a buffer the
+// engine does not know (one made from an executable on the sdk backend).
+void checkRemoteBuffer(const PyEngine &e, const py::array &arr, const std::string &handle, const char *what,
+                       const std::optional<poplar::RemoteBuffer> &described) {
+  if (described && described->handle() != handle)
+    throw py::value_error(std::string(what) + ": buffer= describes '" + described->handle() + "', not '" + handle + "'");
   const auto it = e.remoteBuffers.find(handle);
-  if (it == e.remoteBuffers.end())
+  const poplar::RemoteBuffer *b = it != e.remoteBuffers.end() ? &it->second : described ? &*described : nullptr;
+  if (!b)
     throw py::key_error(std::string(what) + ": no remote buffer with handle '" + handle + "'" +
                         (e.interfaceKnown ? "" : " that this engine knows of (an engine made from an executable on "
-                                                 "the sdk backend cannot list its remote buffers)"));
-  const poplar::RemoteBuffer &b = it->second;
-  checkHostDtype(arr, b.elementType(), handle, what);
-  if (static_cast<std::size_t>(arr.size()) != b.numElements())
+                                                 "the sdk backend cannot list them: pass buffer=)"));
+  checkHostDtype(arr, b->elementType(), handle, what);
+  if (static_cast<std::size_t>(arr.size()) != b->numElements())
     throw py::value_error(std::string(what) + ": a row of remote buffer '" + handle + "' has " +
-                          std::to_string(b.numElements()) + " elements; the array has " + std::to_string(arr.size()));
+                          std::to_string(b->numElements()) + " elements; the array has " + std::to_string(arr.size()));
 }
 
 // What a stream callback's buffer is: its element type and count and its direction.
@@ -356,23 +360,27 @@ void bindEngine(py::module_ &m) {
            "when there is no such handle (always on the sdk backend, whose Engine does not say)")
       .def("copyToRemoteBuffer",
            [](PyEngine &e, py::handle src, const std::string &handle, std::uint64_t repeatIndex,
-              unsigned replicationIndex) {
+              unsigned replicationIndex, const std::optional<poplar::RemoteBuffer> &buffer) {
              py::array arr = contiguousBuffer(src, false, "copyToRemoteBuffer");
-             checkRemoteBuffer(e, arr, handle, "copyToRemoteBuffer");
+             checkRemoteBuffer(e, arr, handle, "copyToRemoteBuffer", buffer);
              e.get().copyToRemoteBuffer(const_cast<void *>(arr.data()), handle, repeatIndex, replicationIndex);
            },
            py::arg("src"), py::arg("handle"), py::arg("repeatIndex"), py::arg("replicationIndex") = 0,
-           "Writes one row of a remote buffer from a C-contiguous numpy array of the row's size")
+           py::arg("buffer") = py::none(),
+           "Writes one row of a remote buffer from a C-contiguous numpy array of the row's size; buffer= "
+           "describes the buffer where the engine cannot (made from an executable on the sdk backend)")
       .def("copyFromRemoteBuffer",
            [](PyEngine &e, const std::string &handle, py::handle dst, std::uint64_t repeatIndex,
-              unsigned replicationIndex) {
+              unsigned replicationIndex, const std::optional<poplar::RemoteBuffer> &buffer) {
              py::array arr = contiguousBuffer(dst, true, "copyFromRemoteBuffer");
-             checkRemoteBuffer(e, arr, handle, "copyFromRemoteBuffer");
+             checkRemoteBuffer(e, arr, handle, "copyFromRemoteBuffer", buffer);
              e.get().copyFromRemoteBuffer(handle, arr.mutable_data(), repeatIndex, replicationIndex);
              return arr;
            },
            py::arg("handle"), py::arg("dst"), py::arg("repeatIndex"), py::arg("replicationIndex") = 0,
-           "Reads one row of a remote buffer into a writeable C-contiguous numpy array of the row's size")
+           py::arg("buffer") = py::none(),
+           "Reads one row of a remote buffer into a writeable C-contiguous numpy array of the row's size; "
+           "buffer= as for copyToRemoteBuffer")
       .def("connectStream",
            [](PyEngine &e, const std::string &handle, py::handle data) {
              py::array arr = contiguousBuffer(data, true, "connectStream");

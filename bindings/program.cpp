@@ -41,6 +41,9 @@ void bindProgram(py::module_ &m) {
   py::class_<Loop, Program>(m, "Loop").def(py::init<const Program &, const DebugContext &>(), py::arg("body"), dc);
   py::class_<Block, Program>(m, "Block")
       .def(py::init<const Program &, const DebugContext &>(), py::arg("program"), dc);
+  py::class_<CrossReplicaCopy, Program>(m, "CrossReplicaCopy", "Replica k's src to dst of replica replicaMap[k]")
+      .def(py::init<const Tensor &, const Tensor &, std::map<unsigned, unsigned>, const DebugContext &>(),
+           py::arg("src"), py::arg("dst"), py::arg("replicaMap"), dc);
   py::class_<AssumeEqualAcrossReplicas, Program>(m, "AssumeEqualAcrossReplicas")
       .def(py::init<const Tensor &, const DebugContext &>(), py::arg("t"), dc);
   py::class_<ErrorProgram, Program>(m, "ErrorProgram")

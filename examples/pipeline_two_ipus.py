@@ -20,7 +20,7 @@ TILES_PER_IPU = 4
 
 
 def train(steps=20, lr=0.5):
-    """(the loss at each step, the final weights by name, the session's profile)."""
+    """(the loss at each step, the final weights by name, the session: its profile on the emulator)."""
     dev = pd.ipu_model(tiles=TILES_PER_IPU, ipus=2)
     g = pd.Graph(dev)
     init = initial_weights()
@@ -53,12 +53,12 @@ def train(steps=20, lr=0.5):
             out = s.run("train", feeds={inp: x[None], lab: labels[None]})
             curve.append(float(out[losses].reshape(-1)[0]))
         final = {w.name.rsplit("/", 1)[-1]: s.read(w) for w in weights}
-        profile = s.profile
-    return curve, final, profile
+    return curve, final, s
 
 
 if __name__ == "__main__":
-    curve, _, profile = train()
+    curve, _, session = train()
+    profile = session.profile
     for step, value in enumerate(curve, 1):
         print(f"step {step:2d}: loss {value:.4f}")
     for ipu, used in enumerate(profile.memory.by_ipu()):

@@ -79,7 +79,8 @@ from popdsl.ipu_links import ipu_copy  # noqa: E402
 from popdsl.placement import ipu  # noqa: E402
 from popdsl.profile import Profile  # noqa: E402
 from popdsl.remote import RemoteBuffer  # noqa: E402
-from popdsl.replication import all_gather, all_reduce, broadcast, reduce_scatter, replica_index  # noqa: E402
+from popdsl.replication import (all_gather, all_reduce, broadcast, cross_replica_copy, reduce_scatter,  # noqa: E402
+                                replica_index)
 from popdsl.session import Session, SessionError  # noqa: E402
 from popdsl.tensor import Tensor  # noqa: E402
 from popdsl.vertices import compute_set  # noqa: E402

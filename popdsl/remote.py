@@ -100,7 +100,7 @@ def write_rows(engine, buffer: RemoteBuffer, row: int, values, replica: Optional
         raise BuildError(f"Session.write_remote: values {describe(values)} do not fit a row of remote buffer "
                          f"'{buffer.handle}' ({buffer.shape} {buffer.dtype})") from None
     for r in _replicas(replica, replicas, "write_remote"):
-        engine.copyToRemoteBuffer(array, buffer.handle, index, r)
+        engine.copyToRemoteBuffer(array, buffer.handle, index, r, buffer.raw)
 
 
 def read_rows(engine, buffer: RemoteBuffer, row: int, replica: Optional[int], replicas: int) -> np.ndarray:
@@ -110,7 +110,7 @@ def read_rows(engine, buffer: RemoteBuffer, row: int, replica: Optional[int], re
     rows = []
     for r in _replicas(replica, replicas, "read_remote"):
         rows.append(engine.copyFromRemoteBuffer(buffer.handle, np.empty(buffer.shape, numpy_dtype(buffer.dtype)),
-                                                index, r))
+                                                index, r, buffer.raw))
     return rows[0] if replica is not None or replicas == 1 else np.stack(rows)
 
 

@@ -16,9 +16,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from popdsl._core import gcl
+from popdsl._core import program as _program
 from popdsl.autodiff.registry import gradient
-from popdsl.debug import BuildError, describe, expect_int
-from popdsl.control import record
+from popdsl.debug import BuildError, debug_name, describe, expect_int
+from popdsl.control import emit, record
 from popdsl.graph import Graph
 from popdsl.ops import _run_library
 from popdsl.tensor import Tensor, expect_tensor
@@ -112,6 +113,28 @@ def broadcast(t: Tensor, root: int = 0, group: Optional[int] = None, name: Optio
     root = expect_int(root, "pd.broadcast: root", 0, t.graph.replicas - 1)
     return _collective("pd.broadcast", t, lambda seq, dc: gcl.broadcastCrossReplica(
         t.graph.raw, t.raw, seq, comm, root, dc), name, prog)
+
+
+def cross_replica_copy(src: Tensor, dst: Tensor, replica_map: dict, name: Optional[str] = None,
+                       prog: Optional[Block] = None) -> Tensor:
+    """Copies src of replica k into dst of replica replica_map[k], for each k of the dict
+    (poplar's CrossReplicaCopy: a ring shift is {k: (k + 1) % n}); the other replicas keep
+    their dst. Returns dst."""
+    expect_tensor(dst, "pd.cross_replica_copy: dst", expect_tensor(src, "pd.cross_replica_copy: src").graph, "src")
+    if src.dtype != dst.dtype or src.size != dst.size:
+        raise BuildError(f"pd.cross_replica_copy: cannot copy {src!r} into {dst!r}: dtypes and element counts must "
+                         "match")
+    if not isinstance(replica_map, dict):
+        raise BuildError(f"pd.cross_replica_copy: replica_map must be a dict {{from replica: to replica}}, got "
+                         f"{describe(replica_map)}")
+    last = src.graph.replicas - 1
+    pairs = {expect_int(k, "pd.cross_replica_copy: a source replica", 0, last):
+             expect_int(v, "pd.cross_replica_copy: a destination replica", 0, last) for k, v in replica_map.items()}
+    if len(set(pairs.values())) != len(pairs):
+        raise BuildError(f"pd.cross_replica_copy: {replica_map} sends two replicas' src to one replica")
+    emit(_program.CrossReplicaCopy(src.raw, dst.raw, pairs, debug_name(name, "pd.cross_replica_copy")), prog)
+    record("pd.cross_replica_copy", [src, dst], [dst], prog, written=[dst])
+    return dst
 
 
 def replica_index(graph: Graph = None, name: Optional[str] = None) -> Tensor:

@@ -1590,13 +1590,13 @@ class Engine:
         """
         As connectStreamToCallback(handle, callback), for the copies of replica replicaIndex only
         """
-    def copyFromRemoteBuffer(self, handle: str, dst: typing.Any, repeatIndex: typing.SupportsInt | typing.SupportsIndex, replicationIndex: typing.SupportsInt | typing.SupportsIndex = 0) -> numpy.ndarray:
+    def copyFromRemoteBuffer(self, handle: str, dst: typing.Any, repeatIndex: typing.SupportsInt | typing.SupportsIndex, replicationIndex: typing.SupportsInt | typing.SupportsIndex = 0, buffer: RemoteBuffer | None = None) -> numpy.ndarray:
         """
-        Reads one row of a remote buffer into a writeable C-contiguous numpy array of the row's size
+        Reads one row of a remote buffer into a writeable C-contiguous numpy array of the row's size; buffer= as for copyToRemoteBuffer
         """
-    def copyToRemoteBuffer(self, src: typing.Any, handle: str, repeatIndex: typing.SupportsInt | typing.SupportsIndex, replicationIndex: typing.SupportsInt | typing.SupportsIndex = 0) -> None:
+    def copyToRemoteBuffer(self, src: typing.Any, handle: str, repeatIndex: typing.SupportsInt | typing.SupportsIndex, replicationIndex: typing.SupportsInt | typing.SupportsIndex = 0, buffer: RemoteBuffer | None = None) -> None:
         """
-        Writes one row of a remote buffer from a C-contiguous numpy array of the row's size
+        Writes one row of a remote buffer from a C-contiguous numpy array of the row's size; buffer= describes the buffer where the engine cannot (made from an executable on the sdk backend)
         """
     def deploy(self) -> None:
         ...

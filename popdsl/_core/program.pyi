@@ -5,7 +5,7 @@ from __future__ import annotations
 import collections.abc
 import popdsl._core.poplar
 import typing
-__all__: list[str] = ['Abort', 'AbortOnCondition', 'AssumeEqualAcrossReplicas', 'Block', 'Call', 'Copy', 'ErrorProgram', 'Execute', 'If', 'Loop', 'PrintTensor', 'PrintTensorFmt', 'Program', 'Repeat', 'RepeatWhileFalse', 'RepeatWhileTrue', 'Sequence', 'Switch', 'Sync', 'WriteUndef', 'dumpProgram']
+__all__: list[str] = ['Abort', 'AbortOnCondition', 'AssumeEqualAcrossReplicas', 'Block', 'Call', 'Copy', 'CrossReplicaCopy', 'ErrorProgram', 'Execute', 'If', 'Loop', 'PrintTensor', 'PrintTensorFmt', 'Program', 'Repeat', 'RepeatWhileFalse', 'RepeatWhileTrue', 'Sequence', 'Switch', 'Sync', 'WriteUndef', 'dumpProgram']
 class PrintTensorFmt:
     class FloatFormat:
         """
@@ -79,6 +79,12 @@ class Loop(Program):
         ...
 class Block(Program):
     def __init__(self, program: Program, debugContext: str | None = '') -> None:
+        ...
+class CrossReplicaCopy(Program):
+    """
+    Replica k's src to dst of replica replicaMap[k]
+    """
+    def __init__(self, src: popdsl._core.poplar.Tensor, dst: popdsl._core.poplar.Tensor, replicaMap: collections.abc.Mapping[typing.SupportsInt | typing.SupportsIndex, typing.SupportsInt | typing.SupportsIndex], debugContext: str | None = '') -> None:
         ...
 class AssumeEqualAcrossReplicas(Program):
     def __init__(self, t: popdsl._core.poplar.Tensor, debugContext: str | None = '') -> None:

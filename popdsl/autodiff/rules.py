@@ -273,7 +273,7 @@ no_gradient("it sends its input to the host and produces no tensor", "stream wri
 no_gradient("pd.grad cannot read a codelet's C++; give the builder that adds the vertex its gradient builder "
             "with @pd.custom_grad", "pd.compute_set vertex")
 no_gradient("pd.grad has no rule for this collective yet (only pd.all_reduce's); write the backward by hand",
-            "pd.reduce_scatter", "pd.all_gather", "pd.broadcast")
+            "pd.reduce_scatter", "pd.all_gather", "pd.broadcast", "pd.cross_replica_copy")
 no_gradient("its result is an index, through which no gradient flows", "pd.argmax", "pd.argmin")
 # Their results depend on no float input, so pd.grad never meets them on a path.
 no_gradient("its result depends on no float input", "stream read", "pd.reduce_all", "pd.reduce_any",

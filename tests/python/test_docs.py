@@ -38,7 +38,8 @@ def test_the_guide_has_its_pages():
 # Pages whose snippets use what only the emulator backend has (the sdk build skips them).
 NEEDS_EMULATOR = {"profiling": "profile data", "emulator": "profile data",
                   "sessions_and_streams": "a session's stream feeds and host callbacks",
-                  "training": "a session's stream feeds"}
+                  "training": "a session's stream feeds",
+                  "replicas_and_ipus": "replicated graphs and profile data"}
 
 
 def page_params() -> list:

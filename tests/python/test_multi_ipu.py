@@ -51,6 +51,9 @@ def test_an_ipu_the_graph_lacks_is_refused():
         pd.ipu_copy(x, 2)
 
 
+needs_profiles = pytest.mark.needs_emulator("profile data")
+
+
 def one_copy_profile(src_tile, dst_tile, elements=1000):
     """The profile of one Copy of `elements` floats between two tiles (2 IPUs of TILES)."""
     dev = pd.ipu_model(tiles=TILES, ipus=2)
@@ -66,6 +69,7 @@ def one_copy_profile(src_tile, dst_tile, elements=1000):
     return step, profile
 
 
+@needs_profiles
 def test_a_copy_between_ipus_is_ipu_link_traffic():
     # 4000 bytes from IPU 0 to IPU 1 cross the links at 64e9 B/s (README's cost model), and
     # nothing crosses the on-chip exchange.
@@ -81,6 +85,7 @@ def test_a_copy_between_ipus_is_ipu_link_traffic():
     assert (same_ipu.ipu_link_bytes, same_ipu.exchange_bytes, same_ipu.exchange_cycles) == (0, 4000, 1000)
 
 
+@needs_profiles
 def test_memory_is_reported_per_ipu():
     _, profile = one_copy_profile(1, TILES + 2, elements=300)
     assert profile.memory.by_ipu() == [1200, 1200]
@@ -89,6 +94,7 @@ def test_memory_is_reported_per_ipu():
     assert re.search(r"IPU 0 +1,200 B", summary) and re.search(r"IPU 1 +1,200 B", summary)
 
 
+@needs_profiles
 def test_the_memory_plot_marks_each_ipu(tmp_path):
     pytest.importorskip("matplotlib")
     from popdsl import _plots
@@ -117,13 +123,30 @@ def test_ipu_copy_moves_values_and_gradients():
     with pd.Session(g, {"main": main}, device=dev) as s:
         s.run("main")
         got_moved, got_dx, got_dw = s.read(moved), s.read(dx), s.read(dw)
-        profile = s.profile
     h = np.tanh(x0.astype(np.float64))
     y = h @ w0
     np.testing.assert_allclose(got_moved, h, rtol=1e-6)
     np.testing.assert_allclose(got_dw, h.T @ (2 * y), rtol=1e-5)
     np.testing.assert_allclose(got_dx, (2 * y) @ w0.T * (1 - h ** 2), rtol=1e-5, atol=1e-6)
-    assert profile.ipu_link_bytes == 2 * x0.size * 4  # the activations there, their gradient back
+
+
+@needs_profiles
+def test_ipu_copy_and_its_gradient_cross_the_links():
+    dev = pd.ipu_model(tiles=TILES, ipus=2)
+    g = pd.Graph(dev)
+    with pd.ipu(0):
+        x = g.variable(pd.float32, (5, 3), name="x")
+    with pd.ipu(1):
+        w = g.variable(pd.float32, (3, 4), name="w")
+    with pd.Sequence("main") as main:
+        moved = pd.ipu_copy(pd.tanh(x), 1)
+        with pd.ipu(1):
+            loss = pd.reduce_sum(pd.square(moved @ w).reshape(-1), axis=0)
+        pd.grad(loss, [x, w])
+    with pd.Session(g, {"main": main}, device=dev) as s:
+        s.run("main")
+        # The activations go to IPU 1, their gradient (built on IPU 1, with the matmul's) comes back.
+        assert s.profile.ipu_link_bytes == 2 * 15 * 4
 
 
 @pytest.mark.needs_emulator("a replicated graph, which the SDK's IPU Model does not run")
@@ -154,12 +177,19 @@ def test_the_raw_graph_of_a_block_is_its_virtual_graph():
 
 def test_pipeline_example_trains_like_float64_numpy():
     steps, lr = 8, 0.5
-    curve, weights, profile = EXAMPLE["train"](steps=steps, lr=lr)
+    curve, weights, _ = EXAMPLE["train"](steps=steps, lr=lr)
     x, labels = EXAMPLE["synthetic_data"]()
     expected_losses, expected = numpy_sgd(x, labels, EXAMPLE["initial_weights"](), steps, lr)
     np.testing.assert_allclose(curve, expected_losses, rtol=1e-4, atol=1e-6)
     for name, value in expected.items():
         np.testing.assert_allclose(weights[name], value, rtol=1e-4, atol=1e-5)
+
+
+@needs_profiles
+def test_pipeline_example_moves_activations_and_keeps_each_stage_on_its_ipu():
+    steps = 3
+    _, weights, session = EXAMPLE["train"](steps=steps)
+    profile = session.profile
     # Each step moves the hidden activations to IPU 1 and their gradient back.
     hidden = EXAMPLE["POINTS"] * value_count(weights["b1"])
     assert profile.ipu_link_bytes == steps * 2 * hidden * 4

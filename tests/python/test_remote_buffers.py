@@ -111,22 +111,25 @@ def test_copies_that_cannot_fit_a_row_are_refused(build, message):
 
 
 @pytest.mark.parametrize("call, error, message", [
-    (lambda e: e.copyToRemoteBuffer(np.zeros(ROW + 1, np.float32), "rows", 0), ValueError, "has 6 elements"),
-    (lambda e: e.copyToRemoteBuffer(np.zeros(ROW, np.float64), "rows", 0), TypeError, "holds float"),
-    (lambda e: e.copyToRemoteBuffer(np.zeros(ROW, np.float32), "nope", 0), KeyError, "no remote buffer"),
-    (lambda e: e.copyToRemoteBuffer(np.zeros(ROW, np.float32), "rows", 3), poplar.poplar_error,
+    (lambda e, other: e.copyToRemoteBuffer(np.zeros(ROW + 1, np.float32), "rows", 0), ValueError, "has 6 elements"),
+    (lambda e, other: e.copyToRemoteBuffer(np.zeros(ROW, np.float64), "rows", 0), TypeError, "holds float"),
+    (lambda e, other: e.copyToRemoteBuffer(np.zeros(ROW, np.float32), "nope", 0), KeyError, "no remote buffer"),
+    (lambda e, other: e.copyToRemoteBuffer(np.zeros(ROW, np.float32), "rows", 3), poplar.poplar_error,
      "row 3 is outside remote buffer 'rows'"),
-    (lambda e: e.copyFromRemoteBuffer("rows", np.zeros(ROW, np.float32), 0, 1), poplar.poplar_error,
+    (lambda e, other: e.copyFromRemoteBuffer("rows", np.zeros(ROW, np.float32), 0, 1), poplar.poplar_error,
      "replica 1 does not exist"),
-    (lambda e: e.copyFromRemoteBuffer("rows", np.zeros(ROW, np.float32)[::-1], 0), ValueError, "C-contiguous"),
+    (lambda e, other: e.copyFromRemoteBuffer("rows", np.zeros(ROW, np.float32)[::-1], 0), ValueError, "C-contiguous"),
+    (lambda e, other: e.copyToRemoteBuffer(np.zeros(ROW, np.float32), "rows", 0, 0, other), ValueError,
+     "buffer= describes 'other', not 'rows'"),
 ])
 def test_host_copies_check_the_array_row_and_replica(call, error, message):
     device, g = make()
     g.addRemoteBuffer("rows", poplar.FLOAT, ROW, 3)
+    other = g.addRemoteBuffer("other", poplar.FLOAT, ROW, 3)
     engine = poplar.Engine(g, program.Sequence())
     engine.load(device)
     with pytest.raises(error, match=message):
-        call(engine)
+        call(engine, other)
 
 
 def test_bad_buffers_are_refused():

@@ -370,3 +370,15 @@ def test_several_tensors_reduce_in_one_call():
                                np.broadcast_to(va.astype(np.float64).sum(0), (2, 2)), rtol=1e-6)
     np.testing.assert_array_equal(engine.readTensor("outB", np.empty((2, 3), np.int32)),
                                   np.broadcast_to(vb.sum(0), (2, 3)))
+
+
+def test_cross_replica_copy_checks_its_map():
+    _, g = replicated(2)
+    a, b = variable(g, [2], "a"), variable(g, [2], "b")
+    c = variable(g, [2], "c", poplar.HALF)
+    with pytest.raises(poplar.poplar_error, match="replica 1 is the destination of more than one replica"):
+        program.CrossReplicaCopy(a, b, {0: 1, 1: 1})
+    with pytest.raises(poplar.poplar_error, match="must have the same element type and number of elements"):
+        program.CrossReplicaCopy(a, c, {0: 1})
+    with pytest.raises(poplar.graph_program_compilation_error, match="replica 3 does not exist"):
+        poplar.Engine(g, program.CrossReplicaCopy(a, b, {0: 3}, "shift"))

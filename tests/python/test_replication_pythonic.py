@@ -148,3 +148,43 @@ def test_a_saved_replicated_session_loads_with_its_replicas(tmp_path):
         s.write("x", [[1, 2], [3, 4]])
         s.run(feeds={"in": np.array([[10, 20], [30, 40]], np.float32)})
         np.testing.assert_array_equal(s.read("x"), [[11, 22], [34, 45]])
+
+
+@pytest.mark.parametrize("replicas, replica_map", [
+    (4, {0: 1, 1: 2, 2: 3, 3: 0}),   # a ring shift
+    (3, {2: 0, 0: 2}),               # a swap; replica 1 keeps its dst
+    (5, {1: 1, 4: 0}),               # to itself, and odd replica counts
+])
+def test_cross_replica_copy_moves_each_source_to_its_destination(replicas, replica_map):
+    dev, g = replicated(replicas)
+    src = g.variable(pd.int32, (3,), name="src")
+    dst = g.variable(pd.int32, (3,), name="dst")
+    with pd.Sequence("main") as main:
+        pd.cross_replica_copy(src, dst, replica_map)
+    values = np.arange(3 * replicas, dtype=np.int32).reshape(replicas, 3) + 2 ** 30  # exact past float's 24 bits
+    before = -np.ones((replicas, 3), np.int32)
+    expected = before.copy()
+    for k, m in replica_map.items():
+        expected[m] = values[k]
+    with pd.Session(g, main, device=dev) as s:
+        s.write(src, values)
+        s.write(dst, before)
+        s.run()
+        np.testing.assert_array_equal(s.read(dst), expected)
+        moved = sum(k != m for k, m in replica_map.items()) > 0
+        [step] = [st for st in s.profile.steps if st.kind == "CrossReplica"]
+        assert step.ipu_link_bytes == (12 if moved else 0)
+
+
+def test_cross_replica_copy_misuse_is_refused():
+    dev, g = replicated(2)
+    a = g.variable(pd.float32, (3,), name="a")
+    with pd.Sequence():
+        with pytest.raises(pd.BuildError, match="sends two replicas' src to one replica"):
+            pd.cross_replica_copy(a, a, {0: 1, 1: 1})
+        with pytest.raises(pd.BuildError, match=r"a destination replica must be an int in \[0, 1\]"):
+            pd.cross_replica_copy(a, a, {0: 2})
+        with pytest.raises(pd.BuildError, match="dtypes and element counts must match"):
+            pd.cross_replica_copy(a, g.variable(pd.float32, (4,)), {0: 1})
+        with pytest.raises(pd.BuildError, match="must be a dict"):
+            pd.cross_replica_copy(a, a, [(0, 1)])

@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -128,6 +129,14 @@ public:
 class WriteUndef : public Program {
 public:
   explicit WriteUndef(const Tensor &t, const DebugContext &debugContext = {});
+};
+
+// Sends replica k's src to dst on replica replicaMap[k], for each k in the map (all of
+// them read before any is written); a replica that is no destination keeps its dst.
+class CrossReplicaCopy : public Program {
+public:
+  CrossReplicaCopy(const Tensor &src, const Tensor &dst, std::map<unsigned, unsigned> replicaMap,
+                   const DebugContext &debugContext = {});
 };
 
 // States that `t` holds the same value on every replica. The emulator runs one

@@ -2,6 +2,7 @@
 
 #include <poplar/exceptions.hpp>
 
+#include <algorithm>
 #include <string>
 
 #include "TypeInfo.hpp"
@@ -9,15 +10,22 @@
 namespace poplar::detail {
 
 std::vector<std::int32_t> CrossReplicaSpec::encode() const {
-  return {static_cast<std::int32_t>(collective), static_cast<std::int32_t>(reduction),
-          static_cast<std::int32_t>(groupType), static_cast<std::int32_t>(groupSize),
-          static_cast<std::int32_t>(root)};
+  std::vector<std::int32_t> v = {static_cast<std::int32_t>(collective), static_cast<std::int32_t>(reduction),
+                                 static_cast<std::int32_t>(groupType), static_cast<std::int32_t>(groupSize),
+                                 static_cast<std::int32_t>(root)};
+  for (const auto &[from, to] : copies) {
+    v.push_back(static_cast<std::int32_t>(from));
+    v.push_back(static_cast<std::int32_t>(to));
+  }
+  return v;
 }
 
 CrossReplicaSpec CrossReplicaSpec::decode(const std::vector<std::int32_t> &v) {
-  if (v.size() != 5 || v[0] < 0 || v[0] > static_cast<std::int32_t>(Collective::Broadcast) || v[1] < 0 ||
-      v[1] > static_cast<std::int32_t>(ReplicaReduction::Local) || v[2] < 0 ||
-      v[2] > static_cast<std::int32_t>(ReplicaGroupType::Orthogonal) || v[3] < 0 || v[4] < 0)
+  const bool copy = v.size() >= 5 && v[0] == static_cast<std::int32_t>(Collective::Copy);
+  if (v.size() < 5 || (!copy && v.size() != 5) || (v.size() - 5) % 2 != 0 ||
+      std::any_of(v.begin(), v.end(), [](std::int32_t x) { return x < 0; }) ||
+      v[0] > static_cast<std::int32_t>(Collective::Copy) || v[1] > static_cast<std::int32_t>(ReplicaReduction::Local) ||
+      v[2] > static_cast<std::int32_t>(ReplicaGroupType::Orthogonal))
     throw graph_program_compilation_error("A cross-replica program has an invalid description");
   CrossReplicaSpec s;
   s.collective = static_cast<Collective>(v[0]);
@@ -25,7 +33,17 @@ CrossReplicaSpec CrossReplicaSpec::decode(const std::vector<std::int32_t> &v) {
   s.groupType = static_cast<ReplicaGroupType>(v[2]);
   s.groupSize = static_cast<unsigned>(v[3]);
   s.root = static_cast<unsigned>(v[4]);
+  for (std::size_t i = 5; i < v.size(); i += 2)
+    s.copies.emplace_back(static_cast<unsigned>(v[i]), static_cast<unsigned>(v[i + 1]));
   return s;
+}
+
+void CrossReplicaSpec::checkReplicas(unsigned replicas, const std::string &program) const {
+  for (const auto &[from, to] : copies)
+    if (from >= replicas || to >= replicas)
+      throw graph_program_compilation_error(program + ": replica " + std::to_string(std::max(from, to)) +
+                                            " does not exist (the graph has " + std::to_string(replicas) +
+                                            " replica(s))");
 }
 
 unsigned CrossReplicaSpec::sizeOfGroup(unsigned replicas) const {
@@ -51,6 +69,8 @@ std::vector<unsigned> CrossReplicaSpec::group(unsigned replica, unsigned replica
 }
 
 std::uint64_t CrossReplicaSpec::linkBytes(std::uint64_t bytes, unsigned replicas) const {
+  if (collective == Collective::Copy) // each replica sends at most once (distinct destinations)
+    return std::any_of(copies.begin(), copies.end(), [](const auto &c) { return c.first != c.second; }) ? bytes : 0;
   const std::uint64_t k = sizeOfGroup(replicas);
   if (k == 1) return 0;
   switch (collective) {
@@ -58,6 +78,7 @@ std::uint64_t CrossReplicaSpec::linkBytes(std::uint64_t bytes, unsigned replicas
   case Collective::ReduceScatter: return bytes * (k - 1) / k;
   case Collective::AllGather: return bytes * (k - 1); // each replica's input goes to k-1 others
   case Collective::Broadcast: return bytes;
+  case Collective::Copy: break;
   }
   return bytes;
 }
@@ -100,6 +121,18 @@ std::vector<long double> reduceGroup(const CrossReplicaSpec &spec, const std::ve
 } // namespace
 
 void CollectiveStep::runAcross(const std::vector<CrossReplicaStep *> &replicas) {
+  if (spec.collective == Collective::Copy) {
+    // Bytes as they are (no arithmetic), every source read before any destination is written.
+    std::vector<std::vector<std::uint8_t>> sent;
+    for (const auto &copy : spec.copies) {
+      const Access &in = static_cast<CollectiveStep *>(replicas[copy.first])->src;
+      sent.emplace_back(in.numElements * in.elemSize);
+      in.gather(sent.back().data());
+    }
+    for (std::size_t k = 0; k < spec.copies.size(); ++k)
+      static_cast<CollectiveStep *>(replicas[spec.copies[k].second])->dst.scatter(sent[k].data());
+    return;
+  }
   const auto replicaCount = static_cast<unsigned>(replicas.size());
   std::vector<std::vector<long double>> values(replicaCount);
   std::vector<std::uint8_t> bytes;
@@ -130,6 +163,7 @@ void CollectiveStep::runAcross(const std::vector<CrossReplicaStep *> &replicas) 
       for (unsigned m : members) out.insert(out.end(), values[m].begin(), values[m].end());
       break;
     case Collective::Broadcast: out = values[members[spec.root]]; break;
+    case Collective::Copy: break; // handled above
     }
   }
   for (unsigned r = 0; r < replicaCount; ++r) {

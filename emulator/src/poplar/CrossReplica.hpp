@@ -2,6 +2,8 @@
 // Collectives between replicas (gcl's cross-replica functions build them): what a
 // CrossReplica program node asks for, and the step that runs it across the replicas.
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "Access.hpp"
@@ -9,7 +11,8 @@
 
 namespace poplar::detail {
 
-enum class Collective : unsigned { AllReduce, ReduceScatter, AllGather, Broadcast };
+// Copy: program::CrossReplicaCopy's sends from one replica to another.
+enum class Collective : unsigned { AllReduce, ReduceScatter, AllGather, Broadcast, Copy };
 
 // The reductions, numbered as gcl::CollectiveOperator.
 enum class ReplicaReduction : unsigned { Add, Mean, Mul, Min, Max, LogicalAnd, LogicalOr, SquareAdd, Local };
@@ -24,6 +27,7 @@ struct CrossReplicaSpec {
   ReplicaGroupType groupType = ReplicaGroupType::All;
   unsigned groupSize = 0; // 0: all replicas
   unsigned root = 0;      // Broadcast: the group member whose data everyone gets
+  std::vector<std::pair<unsigned, unsigned>> copies; // Copy: (from, to) replicas, after the fields above
 
   std::vector<std::int32_t> encode() const;
   // Throws graph_program_compilation_error for values that name nothing.
@@ -33,6 +37,9 @@ struct CrossReplicaSpec {
   std::vector<unsigned> group(unsigned replica, unsigned replicas) const;
   // The size of one group of `replicas`.
   unsigned sizeOfGroup(unsigned replicas) const;
+  // Throws graph_program_compilation_error, naming `program`, when a copy names a replica
+  // past `replicas`.
+  void checkReplicas(unsigned replicas, const std::string &program) const;
   // The bytes each replica sends over the IPU-Links for `bytes` of input, as a ring
   // does it: reduce-scatter and all-gather pass (k-1)/k of the data, all-reduce both,
   // broadcast all of it.

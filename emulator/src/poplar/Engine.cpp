@@ -428,6 +428,7 @@ public:
       checkWritable(n.tensors[1], n, "destination");
       auto step = std::make_unique<CollectiveStep>();
       step->spec = CrossReplicaSpec::decode(n.caseValues);
+      step->spec.checkReplicas(s_.graph->replicationFactor, nodeLabel(n));
       step->src = s_.access(n.tensors[0]);
       step->dst = s_.access(n.tensors[1]);
       const std::uint64_t linkBytes =

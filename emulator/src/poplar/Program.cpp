@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <ostream>
+#include <set>
 
+#include "CrossReplica.hpp"
 #include "GraphState.hpp"
 #include "ProgramNode.hpp"
 #include "ProgramWalk.hpp"
@@ -332,6 +334,27 @@ WriteUndef::WriteUndef(const Tensor &t, const DebugContext &dc)
     : Program(makeNode(Kind::WriteUndef, dc)) {
   detail::tensorImpl(t);
   mutableNode().tensors = {t};
+}
+
+CrossReplicaCopy::CrossReplicaCopy(const Tensor &src, const Tensor &dst, std::map<unsigned, unsigned> replicaMap,
+                                   const DebugContext &dc)
+    : Program(makeNode(Kind::CrossReplica, dc)) {
+  const auto &s = detail::tensorImpl(src), &d = detail::tensorImpl(dst);
+  if (s.type != d.type || s.numElements() != d.numElements() || s.vars != d.vars)
+    throw poplar_error("CrossReplicaCopy: source " + s.describe() + " and destination " + d.describe() +
+                       " must have the same element type and number of elements, in one graph");
+  detail::CrossReplicaSpec spec;
+  spec.collective = detail::Collective::Copy;
+  std::set<unsigned> destinations;
+  for (const auto &[from, to] : replicaMap) {
+    if (!destinations.insert(to).second)
+      throw poplar_error("CrossReplicaCopy: replica " + std::to_string(to) +
+                         " is the destination of more than one replica");
+    spec.copies.emplace_back(from, to);
+  }
+  auto &n = mutableNode();
+  n.tensors = {src, dst};
+  n.caseValues = spec.encode();
 }
 
 AssumeEqualAcrossReplicas::AssumeEqualAcrossReplicas(const Tensor &t, const DebugContext &dc)
