@@ -10,8 +10,11 @@ build=$root/build/cov
 stage=$build/stage
 command -v gcovr > /dev/null || { echo "coverage_cpp.sh needs gcovr: pip install gcovr" >&2; exit 2; }
 
+# Through ccache where there is one: a rerun after a small change recompiles only that.
+launcher=()
+command -v ccache > /dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 if [ ! -f "$build/build.ninja" ]; then
-  cmake -S "$root" -B "$build" -G Ninja -DPOPDSL_COVERAGE=ON -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=OFF \
+  cmake -S "$root" -B "$build" -G Ninja -DPOPDSL_COVERAGE=ON -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=OFF "${launcher[@]}" \
         -Dpybind11_DIR="$(python -c 'import pybind11;print(pybind11.get_cmake_dir())')"
 fi
 ninja -C "$build" -j "${JOBS:-$(nproc)}"
