@@ -84,6 +84,32 @@ def test_collectives_match_numpy(replicas):
         np.testing.assert_array_equal(one(s.read(root)), np.broadcast_to(values[-1], (replicas, 5)))
 
 
+@pytest.mark.parametrize("op, dtype, reference", [
+    ("add", np.float32, lambda v: v.sum(0)), ("sum", np.float32, lambda v: v.sum(0)),
+    ("mean", np.float32, lambda v: v.mean(0)), ("mul", np.float32, lambda v: v.prod(0)),
+    ("prod", np.float32, lambda v: v.prod(0)), ("min", np.float32, lambda v: v.min(0)),
+    ("max", np.float32, lambda v: v.max(0)), ("square_add", np.float32, lambda v: (v ** 2).sum(0)),
+    ("and", np.bool_, lambda v: v.all(0)), ("or", np.bool_, lambda v: v.any(0)),
+    ("local", np.float32, lambda v: v), (pd.gcl.CollectiveOperator.MIN, np.float32, lambda v: v.min(0)),
+])
+def test_every_all_reduce_operator_matches_numpy(op, dtype, reference):
+    replicas = 3
+    dev, g = replicated(replicas)
+    x = g.variable(np.dtype(dtype), (4,), name="x")
+    with pd.Sequence("main") as main:
+        reduced = pd.all_reduce(x, op=op)
+    if dtype is np.bool_:  # every and/or case of three replicas: all true, all false, mixed
+        values = np.array([[True, False, True, False], [True, False, False, False], [True, False, True, True]])
+    else:
+        values = np.random.default_rng(7).uniform(-2, 2, (replicas, 4)).astype(np.float32)
+    with pd.Session(g, main, device=dev) as s:
+        s.write(x, values)
+        s.run()
+        got = s.read(reduced)
+    np.testing.assert_allclose(got, np.broadcast_to(reference(values.astype(np.float64)), (replicas, 4)),
+                               rtol=1e-6, atol=1e-7)
+
+
 def test_groups_of_consecutive_replicas():
     dev, g = replicated(4)
     x = g.variable(pd.float32, (2,), name="x")
