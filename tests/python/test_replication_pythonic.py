@@ -1,5 +1,8 @@
 """pd.Graph(dev, replicas=n): per-replica reads, writes, feeds and results, pd.replica_index
 and the collectives (pd.all_reduce, ...) against numpy."""
+import re
+import warnings
+
 import numpy as np
 import pytest
 
@@ -139,6 +142,79 @@ def test_misuse_names_the_problem():
             pd.all_reduce(i, op="mean")
     with pytest.raises(ValueError, match="ipus must be a positive int"):
         pd.ipu_model(ipus=0)
+
+
+OPERATOR_NAMES = "['add', 'and', 'local', 'max', 'mean', 'min', 'mul', 'or', 'prod', 'square_add', 'sum']"
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda x: pd.all_reduce(x, op="average"),
+     f"pd.all_reduce: op must be one of {OPERATOR_NAMES} (or a gcl.CollectiveOperator), got 'average'"),
+    (lambda x: pd.reduce_scatter(x, op="average"),
+     f"pd.reduce_scatter: op must be one of {OPERATOR_NAMES} (or a gcl.CollectiveOperator), got 'average'"),
+    (lambda x: pd.all_reduce(x, group=0), "pd.all_reduce: group (a group size) must be an int in [1, 4], got int 0"),
+    (lambda x: pd.all_reduce(x, group=3), "pd.all_reduce: a group size of 3 does not divide the graph's 4 replicas"),
+    (lambda x: pd.reduce_scatter(x, group=3),
+     "pd.reduce_scatter: a group size of 3 does not divide the graph's 4 replicas"),
+    (lambda x: pd.all_gather(x, group=3), "pd.all_gather: a group size of 3 does not divide the graph's 4 replicas"),
+    (lambda x: pd.broadcast(x, group=3), "pd.broadcast: a group size of 3 does not divide the graph's 4 replicas"),
+    (lambda x: pd.broadcast(x, root=4), "pd.broadcast: root must be an int in [0, 3], got int 4"),
+    (lambda x: pd.all_reduce([1.0, 2.0]), "pd.all_reduce: t must be a pd.Tensor, got list [1.0, 2.0]"),
+    (lambda x: pd.reduce_scatter(1.0), "pd.reduce_scatter: t must be a pd.Tensor, got float 1.0"),
+    (lambda x: pd.all_gather(None), "pd.all_gather: t must be a pd.Tensor, got NoneType None"),
+    (lambda x: pd.broadcast("x"), "pd.broadcast: t must be a pd.Tensor, got str 'x'"),
+    (lambda x: pd.grad(pd.reduce_sum(pd.all_reduce(x, op="max")), [x]),
+     "pd.grad: pd.all_reduce with op MAX has no gradient (only add and mean)"),
+])
+def test_each_collectives_misuse_message_names_it_and_the_problem(call, message):
+    dev, g = replicated(4)
+    x = g.variable(pd.float32, (2,), name="x")
+    with pd.Sequence("main"):
+        # the whole message, after the source location ("file:line: statement: ")
+        with pytest.raises(pd.BuildError, match=rf": {re.escape(message)}$"):
+            call(x)
+
+
+def test_replica_index_refuses_what_is_not_a_graph():
+    with pytest.raises(TypeError, match=r"^pd\.replica_index: graph must be a pd\.Graph, got int 3$"):
+        pd.replica_index(3)
+
+
+def test_collectives_defaults_and_groups_of_one():
+    replicas = 3
+    dev, g = replicated(replicas)
+    x = g.variable(pd.float32, (3,), name="x")
+    with pd.Sequence("main") as main:
+        chunk = pd.reduce_scatter(x)  # op="add"
+        first = pd.broadcast(x)  # root=0
+        alone = pd.all_reduce(x, group=1)  # every replica its own group
+        index = pd.replica_index()  # the graph created last
+        rank = pd.replica_index(g, name="rank")
+    values = np.arange(9, dtype=np.float32).reshape(replicas, 3) ** 2
+    with pd.Session(g, main, device=dev) as s:
+        s.write(x, values)
+        s.run()
+        np.testing.assert_array_equal(s.read(chunk), values.sum(0)[:, None])  # one element per replica
+        np.testing.assert_array_equal(s.read(first), np.broadcast_to(values[0], (replicas, 3)))
+        np.testing.assert_array_equal(s.read(alone), values)
+        np.testing.assert_array_equal(s.read(index), [0, 1, 2])
+    assert (index.name, rank.name) == ("replica_index", "rank")
+    assert [len(intervals) for intervals in g.raw.getTileMapping(index.raw)] == [1, 0, 0, 0]  # on tile 0
+
+
+def test_a_collective_in_a_loop_body_of_what_the_loop_does_not_change_warns():
+    dev, g = replicated(2)
+    x = g.variable(pd.float32, (2,), name="x")
+    with pd.Sequence("main"):
+        with pd.Repeat(3):
+            total = pd.all_reduce(x)  # the same sum every iteration
+        with pytest.warns(pd.LoopCarryWarning):
+            total + 1.0
+        with pd.Repeat(3):
+            pd.all_reduce(x, inplace=True)  # x changes each iteration: carried, no warning
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.LoopCarryWarning)
+            x + 1.0
 
 
 def test_grad_through_all_reduce_reduces_the_gradients():
