@@ -40,13 +40,14 @@ gcovr -r . -f emulator/src -f bindings -j "${JOBS:-$(nproc)}" --gcov-ignore-pars
 # Each directory's total, per file with the most uncovered lines first: counting a
 # template's line once per instance (gcovr's default: an instance no test runs shows
 # uncovered), then once per source line (--merge-lines).
+report() {  # directory, label, gcovr options
+  local total
+  total=$(gcovr -r . -a "$build/coverage.json" -f "$1" "${@:3}" --sort uncovered-number --sort-reverse \
+                --txt "$build/coverage-${1//\//-}-${2// /-}.txt" --txt-summary | grep '^lines:')
+  echo "$1, lines counted per $2: ${total#lines: }"
+}
 for dir in emulator/src bindings; do
-  for mode in instances lines; do
-    merge=()
-    [ $mode = lines ] && merge=(--merge-lines)
-    total=$(gcovr -r . -a "$build/coverage.json" -f "$dir" "${merge[@]}" --sort uncovered-number --sort-reverse \
-                  --txt "$build/coverage-${dir//\//-}-$mode.txt" --txt-summary | grep '^lines:')
-    echo "$dir, lines counted per $mode: ${total#lines: }"
-  done
+  report "$dir" "template instance"
+  report "$dir" "source line" --merge-lines
 done
 exit $status
