@@ -209,9 +209,9 @@ def test_integer_feeds_and_writes_take_only_exact_values(graph, session_factory,
     with pd.Sequence() as main:
         pd.copy(inputs.read(), x)
     with session_factory(graph, main) as session:
-        with pytest.raises(pd.SessionError, match=f"the feed for stream 'in': {re.escape(problem)}"):
+        with pytest.raises(pd.SessionError, match=f"^the feed for stream 'in': {re.escape(problem)}$"):
             session.run(feeds={inputs: values})
-        with pytest.raises(pd.SessionError, match=f"writing tensor 'x': {re.escape(problem)}"):
+        with pytest.raises(pd.SessionError, match=f"^writing tensor 'x': {re.escape(problem)}$"):
             session.write(x, values)
         session.run(feeds={inputs: np.array([1.0, 0.0, 1.0])})  # integral floats are exact
         assert session.read(x).tolist() == [1, 0, 1]

@@ -250,3 +250,17 @@ def test_a_saved_replicated_session_loads_with_its_replicas(tmp_path):
         s.write("x", [[1, 2], [3, 4]])
         s.run(feeds={"in": np.array([[10, 20], [30, 40]], np.float32)})
         np.testing.assert_array_equal(s.read("x"), [[11, 22], [34, 45]])
+
+
+def test_replicated_feeds_as_lists_and_missing_feeds():
+    dev, g = replicated(2)
+    inp = g.host_to_device(pd.float32, (3,), name="in")
+    x = g.variable(pd.float32, (3,), name="x")
+    with pd.Sequence("main") as main:
+        pd.copy(inp.read(), x)
+    with pd.Session(g, main, device=dev) as s:
+        s.run(feeds={inp: [[1, 2, 3], [4, 5, 6]]})  # nested lists: one row per replica
+        np.testing.assert_array_equal(s.read(x), [[1, 2, 3], [4, 5, 6]])
+        with pytest.raises(pd.SessionError, match=r"^the program read stream 'in' of replica 0 but run\(\) got no "
+                                                  r"feed for it$"):
+            s.run()
