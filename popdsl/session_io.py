@@ -80,7 +80,6 @@ class Feed:
     a run must read every row it was given."""
 
     def __init__(self, stream: StreamInfo, feed, replica=""):
-        self.stream = stream
         self.label = f"stream '{stream.handle}'{replica}"
         if feed is None:
             self.rows = None

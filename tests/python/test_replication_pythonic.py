@@ -264,3 +264,29 @@ def test_replicated_feeds_as_lists_and_missing_feeds():
         with pytest.raises(pd.SessionError, match=r"^the program read stream 'in' of replica 0 but run\(\) got no "
                                                   r"feed for it$"):
             s.run()
+
+
+@pytest.mark.parametrize("feed, got", [
+    (np.float32(1.0), r"\(\)"),  # no axis at all
+    (np.zeros((3, 2), np.float32), r"\(3, 2\)"),  # 3 rows for 2 replicas, though each row fits the stream
+])
+def test_a_replicated_feed_without_its_replica_axis_is_refused(feed, got):
+    dev, g = replicated(2)
+    inp = g.host_to_device(pd.float32, (2,), name="in")
+    with pd.Sequence("main") as main:
+        inp.read()
+    with pd.Session(g, main, device=dev) as s:
+        with pytest.raises(pd.SessionError, match=rf"^the feed for stream 'in' needs a leading replica axis: shape "
+                                                  rf"\(2, \*\(2,\)\) or \(2, reads, \*\(2,\)\), got {got}$"):
+            s.run(feeds={inp: feed})
+
+
+def test_a_replicated_scalar_stream_takes_one_value_per_replica():
+    dev, g = replicated(2)
+    inp = g.host_to_device(pd.float32, (), name="in")
+    x = g.variable(pd.float32, (), name="x")
+    with pd.Sequence("main") as main:
+        pd.copy(inp.read(), x)
+    with pd.Session(g, main, device=dev) as s:
+        s.run(feeds={inp: np.array([1.5, -2.0], np.float32)})
+        np.testing.assert_array_equal(s.read(x), [1.5, -2.0])
