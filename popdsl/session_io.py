@@ -30,7 +30,7 @@ class TensorInfo:
 class StreamInfo:
     """What a session knows of a data stream (enough to save and load)."""
 
-    def __init__(self, handle, shape, dtype, to_device, broadcast=False):
+    def __init__(self, handle, shape, dtype, to_device, broadcast):
         self.handle, self.shape, self.dtype, self.to_device = handle, tuple(shape), np.dtype(dtype), to_device
         self.broadcast = broadcast  # one feed for every replica
 
