@@ -30,7 +30,7 @@ class TensorInfo:
 class StreamInfo:
     """What a session knows of a data stream (enough to save and load)."""
 
-    def __init__(self, handle, shape, dtype, to_device, broadcast=False):
+    def __init__(self, handle, shape, dtype, to_device, broadcast):
         self.handle, self.shape, self.dtype, self.to_device = handle, tuple(shape), np.dtype(dtype), to_device
         self.broadcast = broadcast  # one feed for every replica
 
@@ -80,7 +80,6 @@ class Feed:
     a run must read every row it was given."""
 
     def __init__(self, stream: StreamInfo, feed, replica=""):
-        self.stream = stream
         self.label = f"stream '{stream.handle}'{replica}"
         if feed is None:
             self.rows = None

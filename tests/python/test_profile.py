@@ -112,6 +112,23 @@ def test_compute_cycles_follow_elements_per_tile(device, dtype, per_vector):
 
 
 @pytest.mark.needs_emulator("profile data (Engine.getProfileData, Session.profile)")
+@pytest.mark.parametrize("dtype, elements, cycles", [
+    # 14 floats are 7 vectors of 2: two rounds of the 6 workers' turns, 12 cycles, + 50
+    (pd.float32, 14, 62),
+    # 14 halves are 4 vectors of 4: one round, 6 cycles, + 50
+    (pd.float16, 14, 56),
+    # one element still waits for a whole round
+    (pd.float32, 1, 56),
+])
+def test_a_kernel_pays_for_whole_rounds_of_the_workers_turns(device, dtype, elements, cycles):
+    def build(g):
+        x = g.variable(dtype, (elements,), name="x", mapping=0)
+        with pd.name_scope("op"):
+            x += 1.0
+    assert only_step(run_profile(device, build), "op/", "Execute").compute_cycles == cycles
+
+
+@pytest.mark.needs_emulator("profile data (Engine.getProfileData, Session.profile)")
 def test_transcendental_ops_cost_more_per_vector(device):
     def build(g):
         x = g.variable(pd.float32, (600,), name="x", mapping=0)

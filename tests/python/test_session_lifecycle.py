@@ -688,3 +688,32 @@ def test_detach_waits_for_a_run_in_another_thread(device):
     helper.join()
     assert events == [("callback saw", [1]), ("detached", [2])]
     assert not s.attached
+
+
+def test_save_and_load_take_paths_and_expand_the_home_directory(device, tmp_path, monkeypatch):
+    g = pd.Graph(device)
+    x = g.variable(pd.float32, (2,), name="x")
+    with pd.Sequence() as main:
+        x += 1.0
+    session = pd.Session(g, main, device=device)
+    with pytest.raises(TypeError, match=r"^Session\.save: path must be a str or os\.PathLike, got int 3$"):
+        session.save(3)
+    with pytest.raises(TypeError, match=r"^Session\.load: path must be a str or os\.PathLike, got NoneType None$"):
+        pd.Session.load(None)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    session.save("~/saved.popdsl")
+    assert (tmp_path / "saved.popdsl").exists()
+    with pd.Session.load("~/saved.popdsl", device=device) as loaded:
+        loaded.write("x", [1.0, 2.0])
+        loaded.run()
+        np.testing.assert_array_equal(loaded.read("x"), [2.0, 3.0])
+
+
+def test_writing_a_device_tensor_as_values_says_how_to_read_it(device):
+    g = pd.Graph(device)
+    x = g.variable(pd.float32, (2,), name="x")
+    with pd.Session(g, pd.Sequence(), device=device) as session:
+        with pytest.raises(pd.SessionError, match=r"^writing tensor 'x': values must be host data, got "
+                                                  r"<pd\.Tensor 'x' shape=\(2,\) dtype=float>; read a tensor "
+                                                  r"with session\.read\(t\)$"):
+            session.write(x, x)
