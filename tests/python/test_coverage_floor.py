@@ -25,12 +25,14 @@ import popdsl
 REPOSITORY = Path(__file__).resolve().parents[2]
 PACKAGE = Path(popdsl.__path__[0])  # the checkout's, or the installed package it redirects to
 CONFIG = REPOSITORY / "pyproject.toml"
-# Measured: 95% of 3,563 statements and 914 branches (96% of the lines), on a pip-installed package.
+# Measured: 92% of 4,827 statements and 1,252 branches, on the checkout (95% of 3,563 and 914 before
+# replication, several IPUs and the loop pitfall's second rule, whose test modules are listed now).
 FLOOR = 90
 MODULES = ["test_pythonic.py", "test_pythonic_functions.py", "test_pythonic_misuse.py", "test_session_lifecycle.py",
            "test_profile.py", "test_testing_helpers.py", "test_vertices_pythonic.py",
            "test_autodiff.py", "test_custom_grad.py", "test_losses.py", "test_optim.py", "test_autodiff_ops.py",
-           "test_autodiff_control.py", "test_random_ops.py", "test_lstm.py",
+           "test_autodiff_control.py", "test_random_ops.py", "test_lstm.py", "test_loop_pitfall.py",
+           "test_session_views.py", "test_replication_pythonic.py", "test_multi_ipu.py", "test_remote_buffers.py",
            "test_conv.py::test_pd_nn_conv_builds_params_and_adds_the_bias",
            "test_conv.py::test_pd_nn_conv_errors_name_the_source_line",
            "test_pooling.py::test_pd_nn_pool_defaults_the_stride_to_the_kernel_and_takes_padding_pairs"]
