@@ -2,6 +2,7 @@
 made valid for type checkers by popdsl.stubs.for_type_checkers); each of that function's
 rewrites turns an error mypy reports in stubgen's spelling into a stub mypy accepts."""
 import pathlib
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -16,15 +17,28 @@ pytest.importorskip("mypy", reason="mypy is not installed (pip install '.[test]'
 STUBS = pathlib.Path(popdsl.__file__).resolve().parent / "_core"
 
 
-def mypy(paths, cache: pathlib.Path, *options) -> subprocess.CompletedProcess:
+def mypy(paths, cache: pathlib.Path, *options, cwd=None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(cache), "--no-color-output",
-                           *options, *map(str, paths)], capture_output=True, text=True, timeout=600)
+                           *options, *map(str, paths)], capture_output=True, text=True, timeout=600, cwd=cwd)
+
+
+def stub_tree(tmp_path: pathlib.Path) -> pathlib.Path:
+    """The stubs copied to tmp_path/stubs/popdsl/_core, beside an empty popdsl/__init__.pyi:
+    checked where an installed package keeps them, mypy would take site-packages for a
+    source root and refuse the modules there ("shadows library module")."""
+    root = tmp_path / "stubs"
+    shutil.copytree(STUBS, root / "popdsl" / "_core", ignore=lambda _, names: [n for n in names if not
+                                                                                 n.endswith(".pyi") and "." in n])
+    (root / "popdsl" / "__init__.pyi").write_text("")
+    return root
 
 
 @pytest.mark.slow  # about 30 s on two busy cores: mypy reads numpy's stubs too
 def test_mypy_finds_no_error_in_the_stubs(tmp_path):
     # silent: errors in the popdsl modules mypy reaches through the package are not the stubs' (issue 18)
-    done = mypy(sorted(STUBS.rglob("*.pyi")), tmp_path, "--follow-imports=silent")
+    root = stub_tree(tmp_path)
+    done = mypy(sorted(p.relative_to(root) for p in root.rglob("*.pyi")), tmp_path / "cache",
+                "--follow-imports=silent", cwd=root)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith("Success: no issues found"), done.stdout
 
