@@ -52,9 +52,7 @@ class RemoteBuffer:
         else:
             self._check(expect_tensor(into, f"remote buffer '{self.handle}' load: into", self.graph, "the buffer"),
                         shape, "load into")
-        copy = _program.Copy(self.raw, into.raw, debug_name(name)) if offset is None else \
-            _program.Copy(self.raw, into.raw, offset.raw, debug_name(name))
-        emit(copy, prog)
+        emit(_copy(self.raw, into.raw, offset, name), prog)
         record("remote load", [] if offset is None else [offset], [into], prog, written=[into])
         return into
 
@@ -63,9 +61,7 @@ class RemoteBuffer:
         offset, shape = self._offset(row, "store")
         self._check(expect_tensor(t, f"remote buffer '{self.handle}' store: t", self.graph, "the buffer"), shape,
                     "store")
-        copy = _program.Copy(t.raw, self.raw, debug_name(name)) if offset is None else \
-            _program.Copy(t.raw, self.raw, offset.raw, debug_name(name))
-        emit(copy, prog)
+        emit(_copy(t.raw, self.raw, offset, name), prog)
 
     def _offset(self, row: Row, what: str):
         """The offset tensor (None for the only row) and the shape of what moves."""
@@ -88,6 +84,12 @@ class RemoteBuffer:
 
     def __repr__(self):
         return f"<pd.RemoteBuffer '{self.handle}' rows={self.rows} shape={self.shape} dtype={self.dtype}>"
+
+
+def _copy(src, dst, offset: Optional[Tensor], name: Optional[str]) -> _program.Copy:
+    """program.Copy between a tensor and a remote buffer: its only row, or the rows `offset` names."""
+    rows = () if offset is None else (offset.raw,)
+    return _program.Copy(src, dst, *rows, debug_name(name))
 
 
 def write_rows(engine, buffer: RemoteBuffer, row: int, values, replica: Optional[int], replicas: int) -> None:
