@@ -53,6 +53,7 @@ from popdsl.progress import RunProgress, engine_progress
 from popdsl import loop_pitfall, remote, saved_session
 from popdsl.session_io import (Feed, SessionError, StreamInfo, TensorInfo, collector, device_values, file_path,
                                per_replica, written_rows)
+from popdsl.session_views import VariableLayout
 from popdsl.tensor import Tensor
 
 log = logging.getLogger("popdsl")
@@ -103,8 +104,7 @@ class Session:
         self.graph = graph
         handles = _host_handles(graph)
         self._by_id = {id(t): handles[id(t)] for t in graph.variables}
-        self._readable = list(graph.variables)  # the tensors with host reads, which views are read from
-        self._pieces = None  # variable -> where those tensors hold its elements (_variable_pieces)
+        self._layout = VariableLayout(list(graph.variables), self._by_id)  # views are read from these
         tensors = [TensorInfo(name, handles[id(t)], t.shape, numpy_dtype(t.dtype),
                               t.raw.containsConstant(), id(t) in graph.initialised)
                    for t, name in zip(graph.variables, _unique_names(t.name for t in graph.variables))]
@@ -198,7 +198,7 @@ class Session:
         self = cls.__new__(cls)
         self.graph = None
         self._by_id = {}
-        self._readable, self._pieces = [], None
+        self._layout = VariableLayout([], {})
         self._stream_objects = {}
         tensors = [TensorInfo(**t) for t in manifest["tensors"]]
         streams = [StreamInfo(**s) for s in manifest["streams"]]
@@ -384,49 +384,14 @@ class Session:
         return out
 
     def _read_view(self, t: Tensor) -> np.ndarray:
-        """The values of a tensor the session has no host read for (a view), gathered region by
-        region of the graph's variables from the tensors it does read that hold them."""
-        out = np.empty((self.replicas, t.size), numpy_dtype(t.dtype))
-        values = {}  # handle -> that tensor's values, flat per replica
-        at = 0
-        for region in t.raw.getVarRegions():
-            element, end = region.interval.begin(), region.interval.end()
-            while element < end:
-                handle, stop, offset = self._holder(t, region.var, element)
-                if handle not in values:
-                    info = self._tensors[handle]
-                    host = self._read(info) if self.attached else self._host_data[handle]
-                    values[handle] = host.reshape(self.replicas, -1)
-                n = min(end, stop) - element
-                out[:, at:at + n] = values[handle][:, offset:offset + n]
-                at, element = at + n, element + n
-        return out.reshape(self._host_shape(t.shape))
+        """The values of a tensor the session has no host read for (a view)."""
+        def values_of(handle):
+            return self._read(self._tensors[handle]) if self.attached else self._host_data[handle]
 
-    def _holder(self, t: Tensor, variable, element: int) -> tuple:
-        """(handle, end, offset): a tensor this session reads (attached) or holds a host copy of
-        (detached) that holds `element` of `variable`, where in its values that element is, and
-        where in the variable its run of elements ends."""
-        pieces = self._variable_pieces().get(variable, [])
-        for begin, end, handle, offset in pieces:
-            if begin <= element < end and (self.attached or handle in self._host_data):
-                return handle, end, offset + element - begin
-        if any(begin <= element < end for begin, end, _, _ in pieces):
-            self._check_attached("read")  # held only by tensors that are not weights
-        raise SessionError(f"Session.read: {t!r} holds elements of a tensor made after the session was compiled, "
-                           "which the session has no host read for; make the session after building the graph")
-
-    def _variable_pieces(self) -> dict:
-        """variable -> [(begin, end, handle, offset)]: the runs of its elements that each tensor
-        with a host read holds, from `offset` in that tensor's values (found once per session)."""
-        if self._pieces is None:
-            self._pieces = {}
-            for t in self._readable:
-                offset = 0
-                for region in t.raw.getVarRegions():
-                    begin, end = region.interval.begin(), region.interval.end()
-                    self._pieces.setdefault(region.var, []).append((begin, end, self._by_id[id(t)], offset))
-                    offset += end - begin
-        return self._pieces
+        flat = self._layout.read_view(t, self.replicas, values_of,
+                                      lambda handle: self.attached or handle in self._host_data,
+                                      lambda: self._check_attached("read"))
+        return flat.reshape(self._host_shape(t.shape))
 
     def _weights(self):
         return [t for t in self._tensors.values()
