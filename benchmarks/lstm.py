@@ -31,12 +31,15 @@ class Case:
         self.repeats, self.options = repeats, options
 
 
+PRE_CALC = {"preCalcWeights": "true"}  # the input part of every step in one product before the loop
+INFERENCE = {"inferenceOnly": "true", **PRE_CALC}
 CASES = [
     Case("training step B=32", 32, True, 1.0, 1),
-    Case("training step B=32 preCalcWeights", 32, True, None, 1, {"preCalcWeights": "true"}),
-    Case("training step B=1", 1, True, 1.0, 4),
-    Case("inference B=32", 32, False, 0.8, 4, {"inferenceOnly": "true"}),
-    Case("inference B=1", 1, False, 0.8, 8, {"inferenceOnly": "true"}),
+    Case("training step B=32 preCalcWeights", 32, True, None, 1, PRE_CALC),
+    Case("training step B=1", 1, True, None, 4),
+    Case("training step B=1 preCalcWeights", 1, True, 1.0, 4, PRE_CALC),
+    Case("inference B=32 preCalcWeights", 32, False, 0.8, 4, INFERENCE),
+    Case("inference B=1 preCalcWeights", 1, False, 0.8, 8, INFERENCE),
 ]
 
 
