@@ -9,7 +9,11 @@ intermediates are the gate gradients dZ [S, 4, B, H] in cell order.
 
 Each time loop is one pd.Repeat whose body slices its step with t.at[step]: the graph
 does not grow with the sequence length. Inside the loops the weights are one matrix
-W = [[W_in], [W_out]] of shape [I + H, 4H], so a step is a single matmul.
+W = [[W_in], [W_out]] of shape [I + H, 4H], so a step is a single matmul; with
+preCalcWeights the input part of every step is one product before the forward loop, and
+the backward pass (when every step's gate gradients are kept, as for the weight update)
+makes the input gradients of all steps in one product after its loop. Without
+intermediates the forward step is popnn's in-place inference cell: two fused passes.
 
 Variable time steps follow popnn's reference model: at steps t >= limit (per batch
 row) the gates are zero, so the step's outputs and intermediates are zero, and the
@@ -489,8 +493,9 @@ def forward(params: LstmParams, state: LstmState, x: Tensor, weights: LstmWeight
         if fused_cell is None or not opts.pre_calc_weights:
             step = graph.variable(dtype, (7, b, h), name="step")  # gate units, then popnn's saved rows
         if opts.pre_calc_weights:
-            # Both products have many rows (S * B) or take the weights in one piece: stored
-            # as W, measured faster than stored transposed or multiplied gate by gate.
+            # W stored as it is (a copy of contiguous rows): the [S * B, I] product before the
+            # loop and each step's [B, H] x [H, 4H] measured faster so than with W stored
+            # transposed or multiplied gate by gate.
             weights_matrix = graph.variable(dtype, (i + h, 4 * h), name="weights")
             pd.copy(_stacked_weights(weights), weights_matrix)
             weighted_in = _weighted_inputs(params, x, weights_matrix, weights.biases, matmul_options)
