@@ -1,10 +1,15 @@
-"""LSTM training step on the emulator vs PyTorch's CPU nn.LSTM, and the S=1000 build time.
+"""LSTM training and inference on the emulator vs PyTorch's CPU nn.LSTM, and the S=1000 build time.
 
-Times forward + backward + weight update (pd.nn.lstm) at S=100, B=32, I=H=256 in float
-against torch.nn.LSTM forward + backward at the same sizes and thread count (budget:
-within 1.0x), then building and compiling the training graph at S=1000 (budget: well
-under a second). PyTorch is not a project dependency: install the CPU wheel anywhere
-and pass --torch-python /path/to/that/python if it is not importable here.
+At S=100, I=H=256 in float, against torch.nn.LSTM at the same sizes and thread count:
+forward + backward + weight update (pd.nn.lstm) at B=32 (throughput) and at B=1 (latency,
+with preCalcWeights) against torch's forward + backward (budget: within 1.0x); the
+inference-only forward (no intermediates, inferenceOnly and preCalcWeights, which is how
+torch multiplies the inputs too) at B=32 and B=1 against torch's forward under
+torch.inference_mode() (budget: within 0.8x); the training step of the other option at each
+size is reported too. Then building and compiling the training graph at S=1000 (budget:
+well under a second).
+PyTorch is not a project dependency (pip install '.[bench]' takes the pinned CPU wheel):
+pass --torch-python /path/to/that/python if it is not importable here.
 
     python benchmarks/lstm.py [--threads N] [--torch-python PYTHON] [--repeats N] [--rounds N]
 """
@@ -15,8 +20,32 @@ import os
 import subprocess
 import sys
 import time
+from typing import NamedTuple, Optional
 
-S, B, I, H = 100, 32, 256, 256
+S, I, H = 100, 256, 256
+
+
+class Case(NamedTuple):
+    """One timed configuration: `training` (fwd + bwd + WU) or inference, at batch size `batch`;
+    `repeats` scales the runs per round (quick cases take more to find their best)."""
+    label: str
+    batch: int
+    training: bool
+    budget: Optional[float]  # None: reported without a budget
+    repeats: int
+    options: Optional[dict] = None
+
+
+PRE_CALC = {"preCalcWeights": "true"}  # the input part of every step in one product before the loop
+INFERENCE = {"inferenceOnly": "true", **PRE_CALC}
+CASES = [
+    Case("training step B=32", 32, True, 1.0, 1),
+    Case("training step B=32 preCalcWeights", 32, True, None, 1, PRE_CALC),
+    Case("training step B=1", 1, True, None, 4),
+    Case("training step B=1 preCalcWeights", 1, True, 1.0, 4, PRE_CALC),
+    Case("inference B=32 preCalcWeights", 32, False, 0.8, 4, INFERENCE),
+    Case("inference B=1 preCalcWeights", 1, False, 0.8, 8, INFERENCE),
+]
 
 
 def parse_arguments():
@@ -24,7 +53,7 @@ def parse_arguments():
     parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)),
                         help="BLAS threads for the emulator and for torch (default: every core)")
     parser.add_argument("--torch-python", default=sys.executable, help="a Python that can import torch")
-    parser.add_argument("--repeats", type=int, default=3, help="timed runs per round and side")
+    parser.add_argument("--repeats", type=int, default=3, help="timed runs per round and side (B=32 training)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds alternating the emulator and torch")
     return parser.parse_args()
 
@@ -40,62 +69,76 @@ import popdsl as pd  # noqa: E402
 from popdsl.nn import lstm  # noqa: E402
 from ratios import report  # noqa: E402
 
+# Times each case of argv[1] (a JSON list of [batch, training, repeats]) and prints their best times.
 TORCH_TIMER = """
 import json, sys, time, torch
-S, B, I, H, threads, repeats = (int(a) for a in sys.argv[1:])
+cases, S, I, H, threads = json.loads(sys.argv[1]), *(int(a) for a in sys.argv[2:])
 torch.set_num_threads(threads)
 torch.manual_seed(0)
 layer = torch.nn.LSTM(I, H)
-x = torch.randn(S, B, I, requires_grad=True)
-h0 = torch.zeros(1, B, H, requires_grad=True)
-c0 = torch.zeros(1, B, H, requires_grad=True)
-grad = torch.randn(S, B, H)
-best = float("inf")
-for _ in range(repeats + 1):  # the first run warms up
-    layer.zero_grad()
-    start = time.perf_counter()
-    out, _ = layer(x, (h0, c0))
-    out.backward(grad)
-    best = min(best, time.perf_counter() - start)
-print(json.dumps({"seconds": best, "version": torch.__version__}))
+
+def best_time(B, training, repeats):
+    x = torch.randn(S, B, I, requires_grad=training)
+    h0 = torch.zeros(1, B, H, requires_grad=training)
+    c0 = torch.zeros(1, B, H, requires_grad=training)
+    grad = torch.randn(S, B, H)
+    best = float("inf")
+    for _ in range(repeats + 1):  # the first run warms up
+        layer.zero_grad()
+        start = time.perf_counter()
+        if training:
+            out, _ = layer(x, (h0, c0))
+            out.backward(grad)
+        else:
+            with torch.inference_mode():
+                layer(x, (h0, c0))
+        best = min(best, time.perf_counter() - start)
+    return best
+
+print(json.dumps({"seconds": [best_time(*case) for case in cases], "version": torch.__version__}))
 """
 
 
-def training_graph(time_steps, options=None):
-    """fwd + backward_with_weight_update for one layer; returns (graph, program, tensors)."""
+def lstm_graph(time_steps, batch, training, options=None):
+    """One layer: fwd + backward_with_weight_update, or the forward alone without intermediates;
+    returns (device, graph, program, tensors)."""
     device = pd.ipu_model()
     graph = pd.Graph(device)
-    params = lstm.LstmParams(pd.float32, B, time_steps, (I, H))
+    params = lstm.LstmParams(pd.float32, batch, time_steps, (I, H))
     x = lstm.create_input(graph, params)
     state = lstm.create_initial_state(graph, params)
     weights = lstm.create_weights(graph, params)
-    out_grad = graph.variable(pd.float32, (time_steps, B, H), name="outGrad")
-    with pd.Sequence("train") as train:
-        out, _, inter = lstm.forward(params, state, x, weights, options=options)
-        grads = lstm.backward_with_weight_update(params, state, inter, weights, x, out, out_grad, options=options)
-    return device, graph, train, dict(x=x, state=state, weights=weights, out_grad=out_grad, grads=grads)
+    tensors = dict(x=x, state=state, weights=weights)
+    with pd.Sequence("step") as step:
+        out, _, inter = lstm.forward(params, state, x, weights, save_intermediates=training, options=options)
+        if training:
+            tensors["out_grad"] = graph.variable(pd.float32, (time_steps, batch, H), name="outGrad")
+            lstm.backward_with_weight_update(params, state, inter, weights, x, out, tensors["out_grad"],
+                                             options=options)
+    return device, graph, step, tensors
 
 
-def build_and_compile(time_steps, options=None):
+def build_and_compile(time_steps, batch, training, options=None):
     start = time.perf_counter()
-    device, graph, train, tensors = training_graph(time_steps, options)
+    device, graph, step, tensors = lstm_graph(time_steps, batch, training, options)
     built = time.perf_counter()
-    session = pd.Session(graph, train, device=device)
+    session = pd.Session(graph, step, device=device)
     return session, tensors, built - start, time.perf_counter() - built
 
 
-def loaded_session(stack, options=None):
-    """The training step at S=100, compiled, attached (until `stack` closes) and loaded
+def loaded_session(stack, case):
+    """The case's program at S=100, compiled, attached (until `stack` closes) and loaded
     with random data."""
-    session, t, _, _ = build_and_compile(S, options)
+    session, t, _, _ = build_and_compile(S, case.batch, case.training, case.options)
     rng = np.random.default_rng(0)
     stack.enter_context(session)
-    session.write(t["x"], rng.standard_normal((S, B, I)))
+    session.write(t["x"], rng.standard_normal((S, case.batch, I)))
     for w in t["weights"]:
         session.write(w, rng.uniform(-0.06, 0.06, w.shape))
     session.write(t["state"].output, 0)
     session.write(t["state"].cell_state, 0)
-    session.write(t["out_grad"], rng.standard_normal((S, B, H)))
+    if case.training:
+        session.write(t["out_grad"], rng.standard_normal((S, case.batch, H)))
     session.run()  # warms up
     return session
 
@@ -110,7 +153,8 @@ def time_emulator(session, repeats):
 
 
 def time_torch(python, repeats):
-    result = subprocess.run([python, "-c", TORCH_TIMER, *map(str, (S, B, I, H, THREADS, repeats))],
+    cases = json.dumps([[case.batch, case.training, case.repeats * repeats] for case in CASES])
+    result = subprocess.run([python, "-c", TORCH_TIMER, cases, *map(str, (S, I, H, THREADS))],
                             capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit(f"PyTorch did not run with {python}:\n{result.stderr[-2000:]}\n"
@@ -118,34 +162,41 @@ def time_torch(python, repeats):
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def gflops(case, seconds):
+    params = lstm.LstmParams(pd.float32, case.batch, S, (I, H))
+    flops = lstm.fwd_flops(params)
+    if case.training:
+        flops += lstm.bwd_flops(params) + lstm.wu_flops(params)
+    return flops / seconds / 1e9
+
+
 def main(args):
     # Rounds alternate the emulator and torch, so a neighbour's load that comes and goes
-    # hits both; the ratio takes each side's best over all rounds. (OpenBLAS's idle threads
+    # hits both; each ratio takes each side's best over all rounds. (OpenBLAS's idle threads
     # have gone to sleep by the time the torch process has imported torch.)
     stack = contextlib.ExitStack()
-    sessions = {"default": loaded_session(stack),
-                "preCalcWeights": loaded_session(stack, {"preCalcWeights": "true"})}
-    best = {"default": float("inf"), "preCalcWeights": float("inf"), "torch": float("inf")}
-    print(f"LSTM S={S} B={B} I={I} H={H} float, {THREADS} thread(s), {args.rounds} rounds, best of {args.repeats} each")
+    sessions = [loaded_session(stack, case) for case in CASES]
+    emulator, torch = [float("inf")] * len(CASES), [float("inf")] * len(CASES)
+    print(f"LSTM S={S} I={I} H={H} float, {THREADS} thread(s), {args.rounds} rounds; times in ms, "
+          f"emulator / torch")
     for round_ in range(args.rounds):
-        times = {name: time_emulator(session, args.repeats) for name, session in sessions.items()}
-        torch = time_torch(args.torch_python, args.repeats)
-        times["torch"] = torch["seconds"]
-        best = {name: min(best[name], seconds) for name, seconds in times.items()}
-        print(f"  round {round_ + 1}: emulator {times['default'] * 1e3:6.1f} ms, preCalcWeights "
-              f"{times['preCalcWeights'] * 1e3:6.1f} ms, torch {times['torch'] * 1e3:6.1f} ms: "
-              f"{times['default'] / times['torch']:.2f}x")
+        times = [time_emulator(session, case.repeats * args.repeats) for case, session in zip(CASES, sessions)]
+        timed = time_torch(args.torch_python, args.repeats)
+        emulator = [min(a, b) for a, b in zip(emulator, times)]
+        torch = [min(a, b) for a, b in zip(torch, timed["seconds"])]
+        print(f"  round {round_ + 1}: " + ", ".join(
+            f"{case.label} {mine * 1e3:.1f}/{theirs * 1e3:.1f}"
+            for case, mine, theirs in zip(CASES, times, timed["seconds"])), flush=True)
     stack.close()
-    params = lstm.LstmParams(pd.float32, B, S, (I, H))
-    flops = lstm.fwd_flops(params) + lstm.bwd_flops(params) + lstm.wu_flops(params)
-    print(f"  emulator fwd+bwd+wu:          {best['default'] * 1e3:8.1f} ms  "
-          f"({flops / best['default'] / 1e9:.1f} GFLOP/s by popnn's count)")
-    print(f"  torch {torch['version']} nn.LSTM fwd+bwd: {best['torch'] * 1e3:8.1f} ms")
-    print(f"  emulator, preCalcWeights:     {best['preCalcWeights'] * 1e3:8.1f} ms")
-    report(f"LSTM training step S={S} B={B} / torch", best["default"] / best["torch"], 1.0,
-           f"with preCalcWeights {best['preCalcWeights'] / best['torch']:.2f}x")
+    print(f"torch {timed['version']}; best times:")
+    for case, mine, theirs in zip(CASES, emulator, torch):
+        print(f"  {case.label:34} emulator {mine * 1e3:7.2f} ms ({gflops(case, mine):5.1f} GFLOP/s by popnn's "
+              f"count), torch {theirs * 1e3:7.2f} ms")
+    for case, mine, theirs in zip(CASES, emulator, torch):
+        report(f"LSTM {case.label} / torch", mine / theirs, case.budget,
+               "torch fwd+bwd" if case.training else "torch forward in inference_mode")
 
-    _, _, build, compile_ = build_and_compile(1000)
+    _, _, build, compile_ = build_and_compile(1000, 32, True)
     print(f"training graph at S=1000: build {build * 1e3:.0f} ms + compile {compile_ * 1e3:.0f} ms "
           f"= {(build + compile_) * 1e3:.0f} ms  (budget: well under 1 s)")
 

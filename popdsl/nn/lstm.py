@@ -9,7 +9,11 @@ intermediates are the gate gradients dZ [S, 4, B, H] in cell order.
 
 Each time loop is one pd.Repeat whose body slices its step with t.at[step]: the graph
 does not grow with the sequence length. Inside the loops the weights are one matrix
-W = [[W_in], [W_out]] of shape [I + H, 4H], so a step is a single matmul.
+W = [[W_in], [W_out]] of shape [I + H, 4H], so a step is a single matmul; with
+preCalcWeights the input part of every step is one product before the forward loop, and
+the backward pass (when every step's gate gradients are kept, as for the weight update)
+makes the input gradients of all steps in one product after its loop. Without
+intermediates the forward step is popnn's in-place inference cell: two fused passes.
 
 Variable time steps follow popnn's reference model: at steps t >= limit (per batch
 row) the gates are zero, so the step's outputs and intermediates are zero, and the
@@ -390,6 +394,60 @@ def _saved_rows(params: LstmParams, opts: _Options, step: Tensor) -> Tensor:
     return kept if params.output_full_sequence else pd.concat([kept, step[STEP_OUTPUT:]], axis=0)
 
 
+def _cell_from_gates(params: LstmParams, opts: _Options, graph, t: Tensor, cell: Tensor, output: Tensor,
+                     step: Tensor, inter: Optional[Tensor]) -> Tensor:
+    """One step's gates, cell and output from the gate units in step[:4] (FICO order), keeping
+    every row popnn saves in step and, with `inter`, saving them at step t. Returns the step's
+    output (zero beyond a row's time steps, where `output` keeps the last)."""
+    pd.nonlinearity_(pd.concat([step[FORGET:CANDIDATE], step[OUTPUT:ACT_CELL]], axis=0),
+                     params.recurrent_activation)
+    pd.nonlinearity_(step[CANDIDATE], params.activation)
+    mask = _step_mask(params, graph, t)
+    if mask is not None:
+        pd.map_(lambda gate, m: gate * m, step[:4], mask)
+    _advance_cell(params, cell, step, mask)
+    pd.map_(lambda y, o, a: o * a, step[STEP_OUTPUT], step[OUTPUT], step[ACT_CELL])
+    _carry(output, step[STEP_OUTPUT], mask)
+    if inter is not None:
+        inter.at[t].set(_saved_rows(params, opts, step))
+    return step[STEP_OUTPUT]
+
+
+# Activations as expressions a fused map can apply (the softmaxes need a reduction: none).
+_ELEMENTWISE_ACTIVATIONS = {
+    "tanh": pd.tanh,
+    "sigmoid": pd.sigmoid,
+    "relu": pd.relu,
+    "hard_sigmoid": lambda x: pd.min(pd.max(x * 0.2 + 0.5, 0.0), 1.0),
+}
+
+
+def _fused_cell(params: LstmParams):
+    """fused(cell, output, gates): c = f * c + i * g, then h = o * act(c) (returned) from the
+    gate units [4, B, H] (FICO order) in two passes, applying the activations on the way;
+    None when an activation is not element-wise."""
+    act = _ELEMENTWISE_ACTIVATIONS.get(params.activation)
+    rec = _ELEMENTWISE_ACTIVATIONS.get(params.recurrent_activation)
+    if act is None or rec is None:
+        return None
+
+    def fused(cell, output, gates):
+        pd.map_(lambda c, f, i, g: rec(f) * c + rec(i) * act(g), cell, gates[FORGET], gates[INPUT], gates[CANDIDATE])
+        return pd.map_(lambda h, o, c: rec(o) * act(c), output, gates[OUTPUT], cell)
+    return fused
+
+
+def _weighted_inputs(params: LstmParams, x: Tensor, weights_matrix: Tensor, biases: Tensor,
+                     matmul_options: dict) -> Tensor:
+    """preCalcWeights: x_t W_in + b of every step, [S, B, 4, H] with gates in cell order, from
+    one product before the loop."""
+    s, b, (i, h) = params.time_steps, params.batch_size, params.layer_sizes
+    weighted = x.graph.variable(params.dtype, (s, b, 4, h), name="weightedInput")
+    pd.matmul(x.reshape(s * b, i), weights_matrix[:i], options=matmul_options, out=weighted.reshape(s * b, 4 * h))
+    pd.map_(lambda w, bias: w + bias, weighted, biases)
+    return weighted
+
+
 # --- forward ---------------------------------------------------------------------------------
 def _forward_vjp(grads, outputs, params, state, x, weights, save_intermediates=True, options=None):
     """pd.grad's gradient of forward: backward_with_weight_update, from the saved intermediates."""
@@ -422,51 +480,54 @@ def forward(params: LstmParams, state: LstmState, x: Tensor, weights: LstmWeight
     matmul_options = opts.matmul_options("INFERENCE_FWD" if opts.inference_only else "TRAINING_FWD")
     fico = _positions(params, GATES)
     with pd.name_scope("lstm/fwd"):
-        # The per-step product [B, I + H] x [I + H, 4H] has few rows: BLAS runs it ~1.4x
-        # faster (measured) with the weights and the result both stored transposed.
-        weights_matrix = graph.variable(dtype, (4 * h, i + h), name="weightsT").T
-        pd.copy(_stacked_weights(weights), weights_matrix)
-        biases = pd.concat([weights.biases[p:p + 1] for p in fico], axis=0).expand(1)  # [4, 1, H], FICO order
         output = graph.variable(dtype, (b, h), name="output")
         cell = graph.variable(dtype, (b, h), name="cellState")
         pd.copy(state.output, output)
         pd.copy(state.cell_state, cell)
-        step = graph.variable(dtype, (7, b, h), name="step")
-        x_t = graph.variable(dtype, (b, i), name="stepInput")
         sequence = graph.variable(dtype, (s, b, h), name="outputSequence") if params.output_full_sequence else None
         inter = graph.variable(dtype, (s, _num_intermediates(params, opts), b, h), name="intermediates") \
             if save_intermediates else None
-        if opts.pre_calc_weights:  # the input part of every step in one matmul, biases included
-            weighted_in = pd.matmul(x.reshape(s * b, i), weights_matrix[:i], options=matmul_options)
-            weighted_in = weighted_in.reshape(s, b, 4, h)
-            pd.map_(lambda w, bias: w + bias, weighted_in, weights.biases)
+        # Without intermediates or step limits, a step needs only the new state: popnn's
+        # in-place inference cell, one fused pass for the cell and one for the output.
+        fused_cell = _fused_cell(params) if inter is None and params.variable_time_steps is None else None
+        if fused_cell is None or not opts.pre_calc_weights:
+            step = graph.variable(dtype, (7, b, h), name="step")  # gate units, then popnn's saved rows
+        if opts.pre_calc_weights:
+            # W stored as it is (a copy of contiguous rows): the [S * B, I] product before the
+            # loop and each step's [B, H] x [H, 4H] measured faster so than with W stored
+            # transposed or multiplied gate by gate.
+            weights_matrix = graph.variable(dtype, (i + h, 4 * h), name="weights")
+            pd.copy(_stacked_weights(weights), weights_matrix)
+            weighted_in = _weighted_inputs(params, x, weights_matrix, weights.biases, matmul_options)
         else:
+            # The per-step product [B, I + H] x [I + H, 4H] has few rows: BLAS runs it ~1.4x
+            # faster (measured) with the weights and the result both stored transposed.
+            weights_matrix = graph.variable(dtype, (4 * h, i + h), name="weightsT").T
+            pd.copy(_stacked_weights(weights), weights_matrix)
+            biases = pd.concat([weights.biases[p:p + 1] for p in fico], axis=0).expand(1)  # [4, 1, H], FICO order
+            x_t = graph.variable(dtype, (b, i), name="stepInput")
             units_t = graph.variable(dtype, (4, h, b), name="gateUnitsT")  # a step's x W, transposed
         t = _step_counter(graph, 0)
         with pd.Repeat(s):
             if opts.pre_calc_weights:
-                units = weighted_in.at[t].get().reshape(b, 4 * h)
-                pd.matmul_acc(units, output, weights_matrix[i:], options=matmul_options)
-                pd.copy(_gate_rows(units.reshape(b, 4, h), fico), step[:4])
+                units = weighted_in.at[t].get()  # [B, 4, H], cell order
+                pd.matmul_acc(units.reshape(b, 4 * h), output, weights_matrix[i:], options=matmul_options)
+                gates = _stack(*(units[:, p] for p in fico))
+                if fused_cell is None:
+                    pd.copy(gates, step[:4])
             else:
                 pd.copy(x.at[t].get(), x_t)
                 pd.matmul(pd.concat([x_t, output], axis=1), weights_matrix, options=matmul_options,
                           out=units_t.reshape(4 * h, b).T)
-                units = _stack(*(units_t[p] for p in fico)).transpose(0, 2, 1)
-                pd.map_(lambda gate, u, bias: u + bias, step[:4], units, biases)
-            pd.nonlinearity_(pd.concat([step[FORGET:CANDIDATE], step[OUTPUT:ACT_CELL]], axis=0),
-                             params.recurrent_activation)
-            pd.nonlinearity_(step[CANDIDATE], params.activation)
-            mask = _step_mask(params, graph, t)
-            if mask is not None:
-                pd.map_(lambda gate, m: gate * m, step[:4], mask)
-            _advance_cell(params, cell, step, mask)
-            pd.map_(lambda y, o, a: o * a, step[STEP_OUTPUT], step[OUTPUT], step[ACT_CELL])
-            _carry(output, step[STEP_OUTPUT], mask)
+                gates = step[:4]
+                pd.map_(lambda gate, u, bias: u + bias, gates,
+                        _stack(*(units_t[p] for p in fico)).transpose(0, 2, 1), biases)
+            if fused_cell is not None:
+                step_output = fused_cell(cell, output, gates)
+            else:
+                step_output = _cell_from_gates(params, opts, graph, t, cell, output, step, inter)
             if sequence is not None:
-                sequence.at[t].set(step[STEP_OUTPUT])
-            if inter is not None:
-                inter.at[t].set(_saved_rows(params, opts, step))
+                sequence.at[t].set(step_output)
             t += 1
     return (sequence if sequence is not None else output), cell, inter
 
@@ -504,6 +565,10 @@ class _GateGradSink:
     def finish(self):
         pass
 
+    def every_step(self) -> Optional[Tensor]:
+        """All steps' dZ as [S * B, 4H] once the loop is done, or None when it keeps fewer."""
+        return None
+
 
 class _GateGradSequence(_GateGradSink):
     """Keeps every step's dZ as popnn's backward intermediates [S, 4, B, H]."""
@@ -514,6 +579,9 @@ class _GateGradSequence(_GateGradSink):
 
     def add(self, t, gate_grads):
         self.sequence.at[t].set(gate_grads.transpose(1, 0, 2))
+
+    def every_step(self):
+        return self.sequence.transpose(0, 2, 1, 3).reshape(-1, 4 * self.sequence.shape[-1])
 
 
 class _WeightGradAccumulator(_GateGradSink):
@@ -563,6 +631,9 @@ class _WeightGradAccumulator(_GateGradSink):
         if self.window == self.params.time_steps:
             self._accumulate(0)
 
+    def every_step(self):
+        return self.gate_grads.reshape(-1, self.grads.shape[1]) if self.window == self.params.time_steps else None
+
     def weight_grads(self) -> LstmWeights:
         return _split_weight_grads(self.graph, self.params, self.grads)
 
@@ -602,10 +673,13 @@ def _backward(params, opts, state, inter, weights, x, out, out_grad, last_step_s
     matmul_options = opts.matmul_options("TRAINING_BWD")
     rec = _positions(params, ("forget", "input", "output"))
     candidate = params.position("candidate")
-    # dZ @ W^T gives [dx_t, dh_{t-1}]; without input gradients only the dh part is needed.
-    # As in the forward pass, W^T is a transposed view and the product lands transposed.
+    # dZ @ W^T gives [dx_t, dh_{t-1}]; the loop needs only dh. When the sink keeps every
+    # step's dZ, dx of all steps is one product after the loop (a step then reads half the
+    # weights); otherwise each step makes its dx_t. As in the forward pass, W^T is a
+    # transposed view and the product lands transposed.
     stacked = _stacked_weights(weights)
-    needed = stacked if params.calc_input_gradients else stacked[i:]
+    inputs_after_loop = params.calc_input_gradients and gate_grad_sink.every_step() is not None
+    needed = stacked if params.calc_input_gradients and not inputs_after_loop else stacked[i:]
     transposed = pd.copy(needed, graph.variable(dtype, needed.shape, name="weights")).T
     propagated = graph.variable(dtype, (transposed.shape[1], b), name="propagatedT").T
     output_grad = graph.variable(dtype, (b, h), name="outputGrad")
@@ -643,7 +717,7 @@ def _backward(params, opts, state, inter, weights, x, out, out_grad, last_step_s
         pd.copy(pd.nonlinearity_grad(g, pd.map(lambda i, d: i * d, i_gate, cell_total), params.activation),
                 gate_grads[:, candidate])
         pd.matmul(gate_grads.reshape(b, 4 * h), transposed, options=matmul_options, out=propagated)
-        if input_grad is not None:
+        if input_grad is not None and not inputs_after_loop:
             input_grad.at[t].set(propagated[:, :i])
         mask = _step_mask(params, graph, t)
         _carry(output_grad, propagated[:, -h:], mask)
@@ -651,6 +725,9 @@ def _backward(params, opts, state, inter, weights, x, out, out_grad, last_step_s
         gate_grad_sink.add(t, gate_grads)
         t -= 1
     gate_grad_sink.finish()
+    if inputs_after_loop:
+        pd.matmul(gate_grad_sink.every_step(), stacked[:i].T, options=matmul_options,
+                  out=input_grad.reshape(s * b, i))
     return LstmState(output_grad, cell_grad), input_grad
 
 

@@ -308,14 +308,33 @@ def test_weight_update_cadence(options):
     run_phases(make_config(S=5, options=options), phases=("all",))
 
 
+@pytest.mark.parametrize("pre_calc", ["false", "true"], ids=["no_precalc", "precalc"])
+def test_batch_of_one(pre_calc):
+    # one row: every product is a matrix-vector product (BLAS gemv)
+    run_phases(make_config(B=1, options={"preCalcWeights": pre_calc}), phases=("all",))
+
+
 def test_options_that_only_tune():
     cfg = make_config(options={"inferenceOnly": "false", "partialsType": "float", "availableMemoryProportion": 0.3,
                                "numShards": 2, "rnnCodeReuse": "true"})
     run_phases(cfg, phases=("all",))
 
 
-def test_inference_forward_without_intermediates():
-    cfg = make_config(full=False, options={"inferenceOnly": "true"})
+# Without intermediates, element-wise activations take the fused in-place cell (the softmaxes
+# and step limits the general one); preCalcWeights the per-gate products before the loop.
+@pytest.mark.parametrize("cfg", [
+    dict(full=False, options={"inferenceOnly": "true"}),
+    dict(options={"inferenceOnly": "true", "preCalcWeights": "true"}),
+    dict(cell_order=SHUFFLED, full=False, options={"preCalcWeights": "true"}),
+    dict(cell_order=SHUFFLED, activation="relu", recurrent_activation="hard_sigmoid"),
+    dict(activation="softmax", recurrent_activation="tanh", options={"preCalcWeights": "true"}),
+    dict(time_steps=[4, 1, 3], options={"preCalcWeights": "true"}),
+    dict(dtype=np.float16, options={"preCalcWeights": "true"}),
+    dict(B=1, options={"inferenceOnly": "true", "preCalcWeights": "true"}),
+], ids=["last_output", "precalc_full_sequence", "shuffled_precalc", "shuffled_relu_hard_sigmoid",
+        "softmax_precalc", "variable_steps_precalc", "half_precalc", "batch_of_one_precalc"])
+def test_inference_forward_without_intermediates(cfg):
+    cfg = make_config(**cfg)
     data = make_data(cfg)
     ref = Reference(cfg, data)
     built = Built(cfg)

@@ -218,6 +218,37 @@ def test_matmul_reruns_overwrite_the_output(graph, device):
     assert_product_close(got, a, b, poplar.FLOAT)
 
 
+def stored(graph, values, name, layout):
+    """A [rows, cols] view holding `values`: a variable of that shape, the transpose of one,
+    or a column slice of a wider one (rows apart by more than their length)."""
+    if layout == "plain":
+        return variable(graph, values, name)
+    if layout == "transposed":
+        return variable(graph, values.T.copy(), name).transpose()
+    wider = np.full((values.shape[0], values.shape[1] + 3), np.nan, np.float32)
+    wider[:, 1:-2] = values
+    return variable(graph, wider, name).slice(1, values.shape[1] + 1, 1)
+
+
+# One row or one column: BLAS's matrix-vector product, in every layout of the operands.
+@pytest.mark.parametrize("m, k, n", [(1, 37, 23), (23, 37, 1), (1, 5, 1)])
+@pytest.mark.parametrize("a_layout", ["plain", "transposed", "strided"])
+@pytest.mark.parametrize("b_layout", ["plain", "transposed", "strided"])
+@pytest.mark.parametrize("c_layout", ["plain", "transposed", "strided"])
+def test_matrix_vector_products(graph, device, m, k, n, a_layout, b_layout, c_layout):
+    a, b = random_values((m, k), seed=1), random_values((k, n), seed=2)
+    c0 = random_values((m, n), seed=3)
+    A, B = stored(graph, a, "a", a_layout), stored(graph, b, "b", b_layout)
+    product = stored(graph, np.full((m, n), np.nan, np.float32), "product", c_layout)  # overwritten, NaN or not
+    accumulated = stored(graph, c0, "accumulated", c_layout)
+    seq = program.Sequence()
+    poplin.matMulWithOutput(graph, A, B, product, seq)
+    poplin.matMulAcc(graph, accumulated, -0.5, A, B, seq)
+    got_product, got_accumulated = run(graph, device, seq, [product, accumulated])
+    assert_product_close(got_product, a, b, poplar.FLOAT)
+    assert_product_close(got_accumulated, a, b, poplar.FLOAT, c=c0, k=-0.5)
+
+
 @pytest.mark.parametrize("dtype", [poplar.FLOAT, poplar.HALF])
 def test_matmul_acc_float_scale(graph, device, dtype):
     a, b = random_values((9, 13), dtype, 1), random_values((13, 6), dtype, 2)

@@ -97,6 +97,11 @@ constexpr std::size_t kCopyBlock = 65536;
 
 } // namespace
 
+std::size_t denseCopyBytes(const Access &src, const Access &dst) {
+  const bool dense = src.contiguous() && dst.contiguous() && src.numElements < 2 * kCopyBlock;
+  return dense ? src.numElements * src.elemSize : 0;
+}
+
 void copyElements(const Access &src, const Access &dst) {
   const std::size_t n = src.numElements;
   const bool contiguous = src.contiguous() && dst.contiguous();

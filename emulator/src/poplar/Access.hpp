@@ -43,4 +43,8 @@ void copyRun(std::uint8_t *dst, std::ptrdiff_t dstStride, const std::uint8_t *sr
 // they share a variable (so overlapping views copy like Poplar's Copy).
 void copyElements(const Access &src, const Access &dst);
 
+// The bytes of a copy between these accesses that is one memmove (both dense, too
+// few elements to split over threads), or 0 when copyElements has to walk them.
+std::size_t denseCopyBytes(const Access &src, const Access &dst);
+
 } // namespace poplar::detail

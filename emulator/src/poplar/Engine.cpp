@@ -63,7 +63,17 @@ void checkWritableTensor(const Tensor &t, const std::string &what) {
 
 struct CopyStep : Step {
   Access src, dst;
-  void run() override { copyElements(src, dst); }
+  // A small dense copy is decided here once, not at every run (tiny steps in loops).
+  std::uint8_t *denseDst = nullptr;
+  const std::uint8_t *denseSrc = nullptr;
+  std::size_t denseBytes = 0;
+  CopyStep(Access from, Access to)
+      : src(std::move(from)), dst(std::move(to)), denseDst(dst.data()), denseSrc(src.data()),
+        denseBytes(denseCopyBytes(src, dst)) {}
+  void run() override {
+    if (denseBytes) std::memmove(denseDst, denseSrc, denseBytes);
+    else copyElements(src, dst);
+  }
 };
 
 struct StreamToTensorStep : Step {
@@ -353,9 +363,7 @@ public:
     }
     case K::Copy: {
       checkWritable(n.tensors[1], n, "destination");
-      auto step = std::make_unique<CopyStep>();
-      step->src = s_.access(n.tensors[0]);
-      step->dst = s_.access(n.tensors[1]);
+      auto step = std::make_unique<CopyStep>(s_.access(n.tensors[0]), s_.access(n.tensors[1]));
       addStep(std::move(step), n, [src = n.tensors[0], dst = n.tensors[1]](const CostModel &m) { return m.copy(src, dst); });
       return true;
     }
