@@ -113,7 +113,7 @@ def test_statistics_are_those_of_the_whole_distributed_batch(replicas, unbiased,
             np.testing.assert_allclose(mean[replica], want_mean, rtol=1e-5)
             np.testing.assert_allclose(inv[replica], want_inv, rtol=1e-4)
     # The stable algorithm reduces the mean, then the centred power; the other both at once.
-    shares = [[(3,)], [(3,)]] if stable else [[(3,), (3,)]]
+    shares = [[[3]], [[3]]] if stable else [[[3], [3]]]
     assert r.calls == [(replicas, s) for s in shares] * 2
 
 
@@ -170,7 +170,7 @@ def test_gradients_both_forms_are_those_of_the_whole_batch(replicas):
     want = batch_norm_input_gradient(whole_batch(x), gamma, whole_batch(grads)).reshape(x.shape)
     for g_replicas in got:
         np.testing.assert_allclose(g_replicas, want, rtol=1e-3, atol=1e-4)
-    assert all(size == replicas and shapes == [(3,), (3,)] for size, shapes in r.calls[1:])
+    assert all(size == replicas and shapes == [[3], [3]] for size, shapes in r.calls[1:])
 
 
 def test_poplin_norm_steps_match_numpy():
