@@ -10,6 +10,7 @@
 #include <poplar/Executable.hpp>
 #include <poplar/Program.hpp>
 #include <poplar/Type.hpp>
+#include <poplin/Norms.hpp>
 
 #include "casters.hpp"
 
@@ -35,6 +36,7 @@ void bindPopopsGroupedSlice(py::module_ &popops);
 void bindPoplin(py::module_ &poplin);
 void bindPoplinConv(py::module_ &poplin); // poplin/ConvParams.hpp, poplin/Convolution.hpp
 void bindPoplinMultiConv(py::module_ &poplin); // poplin.multiconv
+void bindPoplinNorms(py::module_ &poplin);     // poplin/Norms.hpp
 void bindPopnn(py::module_ &popnn);
 void bindPopnnLoss(py::module_ &popnn);       // popnn/Loss.hpp
 void bindPopnnPooling(py::module_ &popnn);    // popnn/Pooling.hpp, popnn/PoolingDef.hpp
@@ -44,6 +46,9 @@ void bindGcl(py::module_ &gcl);
 
 // A program or a list of programs (Engine, compileGraph); `what` names the caller in errors.
 std::vector<poplar::program::Program> programList(py::handle progs, const char *what);
+// A Python reduce(graph, inputs, prog, groupSize, debugContext, options) -> [Tensor]
+// callable, or None (no callback); `what` names the caller in errors.
+poplin::DistributedNormReduceCallback normReduceCallback(py::object reduce, const char *what);
 // A Python progress(done, total) callable, or None.
 poplar::ProgressFunc progressFunction(py::object progress);
 

@@ -114,6 +114,13 @@ void bindGraph(py::module_ &m) {
       });
   py::class_<ComputeSet>(m, "ComputeSet").def(py::init<unsigned>()).def("getId", &ComputeSet::getId);
   py::class_<Function>(m, "Function").def(py::init<unsigned>()).def("getId", &Function::getId);
+  checkedEnum<poplar::FunctionBufferMappingType>(m, "FunctionBufferMappingType")
+      .value("REMOTE", poplar::FunctionBufferMappingType::REMOTE);
+  py::class_<poplar::FunctionBuffer>(m, "FunctionBuffer")
+      .def(py::init<unsigned>())
+      .def("getId", &poplar::FunctionBuffer::getId)
+      .def("__eq__", [](const poplar::FunctionBuffer &a, const poplar::FunctionBuffer &b) { return a == b; })
+      .def("__hash__", [](const poplar::FunctionBuffer &b) { return b.getId(); });
   py::class_<poplar::HostFunction>(m, "HostFunction")
       .def(py::init<unsigned>())
       .def("getId", &poplar::HostFunction::getId);
@@ -288,6 +295,7 @@ void bindGraph(py::module_ &m) {
              return recordStream(self, self.cast<Graph &>().addDeviceToHostFIFO(handle, type, n, options));
            },
            py::arg("handle"), py::arg("elementType"), py::arg("numElements"), py::arg("options") = OptionFlags())
+      .def("addFunctionBuffer", &Graph::addFunctionBuffer, py::arg("function"), py::arg("mappingType"))
       .def("addRemoteBuffer",
            [](py::object self, const std::string &handle, const Type &type, std::size_t numElements,
               std::size_t repeats, bool rearrangeOnHost, bool optimiseMemory) {

@@ -41,6 +41,7 @@ PYBIND11_MODULE(_core, m) {
   bindPoplin(poplin);
   bindPoplinConv(poplin);
   bindPoplinMultiConv(poplin);
+  bindPoplinNorms(poplin);
   bindPopnn(popnn);
   bindPopnnLoss(popnn);
   bindPopnnPooling(popnn);

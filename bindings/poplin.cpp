@@ -1,7 +1,8 @@
 // poplin: matrix multiplication (plain, grouped, accumulating), the create and
-// pre-arrange helpers, and the planning cache.
+// pre-arrange helpers, the planning cache, and linspace and meshgrid2d.
 #include <poplin/Convolution.hpp>
 #include <poplin/MatMul.hpp>
+#include <poplin/MeshGrid.hpp>
 #include <poplin/codelets.hpp>
 
 #include "bindings.hpp"
@@ -24,6 +25,9 @@ void bindPoplin(py::module_ &m) {
 
   m.def("addCodelets", &addCodelets, py::arg("graph"));
   m.def("matmulValidateOptions", &matmulValidateOptions, py::arg("options"));
+  m.def("linspace", &linspace, py::arg("graph"), py::arg("type"), py::arg("left"), py::arg("right"),
+        py::arg("count"), py::arg("debugContext") = DebugContext());
+  m.def("meshgrid2d", &meshgrid2d, py::arg("graph"), py::arg("x"), py::arg("y"));
 
   // The SDK's trailing arguments; the create functions' debugContext gets a default here.
   const auto dc = py::arg("debugContext") = DebugContext();

@@ -1,5 +1,7 @@
-// popnn: non-linearities and their gradients.
+// popnn: non-linearities and their gradients, log-softmax and spatial softmax.
+#include <popnn/LogSoftmax.hpp>
 #include <popnn/NonLinearity.hpp>
+#include <popnn/SpatialSoftMax.hpp>
 #include <popnn/codelets.hpp>
 
 #include "bindings.hpp"
@@ -25,6 +27,10 @@ void bindPopnn(py::module_ &m) {
   const auto dc = py::arg("debugContext") = poplar::DebugContext();
 
   m.def("addCodelets", &popnn::addCodelets, py::arg("graph"));
+  m.def("logSoftmax", &logSoftmax, py::arg("graph"), py::arg("t"), py::arg("prog"), dc);
+  m.def("logSoftmaxInPlace", &logSoftmaxInPlace, py::arg("graph"), py::arg("t"), py::arg("prog"), dc);
+  m.def("spatialSoftMax2D", &spatialSoftMax2D, py::arg("graph"), py::arg("prog"), py::arg("fields"),
+        py::arg("temperature"), py::arg("disableSoftmax") = false, dc);
   m.def("nonLinearity", py::overload_cast<Graph &, NonLinearityType, Tensor, Sequence &, const poplar::DebugContext &>(&nonLinearity),
         py::arg("graph"), py::arg("nonLinearityType"), py::arg("t"), py::arg("prog"), dc);
   m.def("nonLinearityInPlace",

@@ -86,6 +86,36 @@ void bindPopnnNorms(py::module_ &m) {
               &bn::batchNormParamUpdate, &bn::batchNormParamUpdate});
   bnModule.def("batchNormalise", py::overload_cast<Graph &, T, T, T, Sequence &, DC, OF>(&bn::batchNormalise),
                graph, acts, py::arg("combinedMultiplicand"), py::arg("addend"), prog, dc, options);
+  const auto replicated = py::arg("replicatedGraph"), reduce = py::arg("reduceCallback"),
+             normBatchSize = py::arg("normBatchSize"), gamma = py::arg("gamma"), invStdDev = py::arg("invStdDev");
+  const char *callbackDoc =
+      "reduceCallback(graph, inputs, prog, groupSize, debugContext, options) -> list of Tensors, or None";
+  bnModule.def("distributedBatchNormStatistics",
+               [](Graph &g, const Tensor &a, float e, Sequence &p, bool unbiasedVarEstimate, py::object r,
+                  unsigned batch, bool stableAlgo, const Type &partialsType, DC d, OF o) {
+                 return bn::distributedBatchNormStatistics(g, a, e, p, unbiasedVarEstimate,
+                                                           normReduceCallback(r, "distributedBatchNormStatistics"),
+                                                           batch, stableAlgo, partialsType, d, o);
+               },
+               replicated, acts, eps, prog, unbiased, reduce, normBatchSize, stable, partials, dc, options, callbackDoc);
+  bnModule.def("distributedBatchNormGradients",
+               [](Graph &g, T w, T grads, T inv, T gam, Sequence &p, py::object r, unsigned batch,
+                  const Type &partialsType, DC d, OF o) {
+                 return bn::distributedBatchNormGradients(g, w, grads, inv, gam, p,
+                                                          normReduceCallback(r, "distributedBatchNormGradients"),
+                                                          batch, partialsType, d, o);
+               },
+               replicated, py::arg("actsWhitened"), py::arg("gradsIn"), invStdDev, gamma, prog, reduce, normBatchSize,
+               partials, dc, options, callbackDoc);
+  bnModule.def("distributedBatchNormGradients",
+               [](Graph &g, T a, T grads, T mean, T inv, T gam, Sequence &p, py::object r, unsigned batch,
+                  const Type &partialsType, DC d, OF o) {
+                 return bn::distributedBatchNormGradients(g, a, grads, mean, inv, gam, p,
+                                                          normReduceCallback(r, "distributedBatchNormGradients"),
+                                                          batch, partialsType, d, o);
+               },
+               replicated, acts, py::arg("gradsIn"), py::arg("mean"), invStdDev, gamma, prog, reduce, normBatchSize,
+               partials, dc, options, callbackDoc);
 
   auto gnModule = m.def_submodule("gn", "namespace popnn::gn");
   gnModule.def("groupNormStatistics", &gn::groupNormStatistics, graph, acts, eps, prog, py::arg("numGroups"),

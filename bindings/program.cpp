@@ -93,7 +93,9 @@ void bindProgram(py::module_ &m) {
       .def(py::init<const Tensor &, const poplar::RemoteBuffer &, const DebugContext &>(), py::arg("src"),
            py::arg("buffer"), dc)
       .def(py::init<const Tensor &, const poplar::RemoteBuffer &, const Tensor &, const DebugContext &>(),
-           py::arg("src"), py::arg("buffer"), py::arg("offset"), dc);
+           py::arg("src"), py::arg("buffer"), py::arg("offset"), dc)
+      .def(py::init<const poplar::FunctionBuffer &, const Function &, const DebugContext &>(),
+           py::arg("buffer"), py::arg("function"), dc);
   py::class_<WriteUndef, Program>(m, "WriteUndef").def(py::init<const Tensor &, const DebugContext &>(), py::arg("t"), dc);
   py::class_<Call, Program>(m, "Call")
       .def(py::init<Function, const DebugContext &>(), py::arg("f"), dc)

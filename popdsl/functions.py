@@ -5,6 +5,11 @@ tensor arguments works like popxl's subgraph calls: its body is built once, on p
 tensors shaped like the first call's arguments, and returns a tensor or a tuple of
 tensors; every call copies its arguments into the parameters, runs the one Poplar
 function, and copies the results into new tensors that it returns.
+
+With remote_code=True the function's code lives in remote memory (a Poplar function
+buffer) and each call first loads it onto the tiles (program::Copy from the buffer): tile
+memory is not held by code that runs rarely, at the price of the load, which the profile
+shows as a "Copy(function code)" step.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING, Callable, Optional, Tuple, Union
 
+from popdsl._core import poplar as _poplar
 from popdsl._core import program as _program
 from popdsl.control import Block, current_block, emit, record_control
 from popdsl.debug import BuildError, debug_name, describe, expect_callable
@@ -25,10 +31,12 @@ if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each ot
 class Function:
     """The callable Graph.function returns (see the module docstring)."""
 
-    def __init__(self, graph: Graph, fn: Callable, name: Optional[str] = None) -> None:
+    def __init__(self, graph: Graph, fn: Callable, name: Optional[str] = None, remote_code: bool = False) -> None:
         self.graph, self.fn = graph, expect_callable(fn, "Graph.function: fn")
         self.name = name or getattr(fn, "__qualname__", "function")
+        self.remote_code = remote_code
         self._function = None
+        self._code_buffer = None  # the function buffer holding its code, with remote_code
         self._body = None
         self._parameters = ()  # the body's inputs, shaped like the first call's arguments
         self._results = ()  # the body's outputs
@@ -42,6 +50,8 @@ class Function:
             self._build(args)
         for arg, parameter in zip(args, self._parameters):
             copy(arg, parameter, name=f"{self.name}/argument", prog=prog)
+        if self._code_buffer is not None:
+            emit(_program.Copy(self._code_buffer, self._function, debug_name(f"{self.name}/load code")), prog)
         emit(_program.Call(self._function, debug_name(self.name)), prog)
         record_control("pd.Function", [self._body], current_block(prog))
         results = tuple(copy(result, self.graph.clone(result, name=f"{self.name}/result"),
@@ -85,6 +95,9 @@ class Function:
                              f"of pd.Tensors of its graph, got {describe(returned)}")
         self._results = results
         self._function = self.graph.raw.addFunction(self._body.build())
+        if self.remote_code:
+            self._code_buffer = self.graph.raw.addFunctionBuffer(self._function,
+                                                                 _poplar.FunctionBufferMappingType.REMOTE)
 
 
 def _signature(fn) -> str:

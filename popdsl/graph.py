@@ -201,8 +201,8 @@ class Graph:
 
         return add_codelets(self, source_or_path, flags)
 
-    def function(self, fn: Optional[Callable] = None,
-                 name: Optional[str] = None) -> Union[Function, Callable[[Callable], Function]]:
+    def function(self, fn: Optional[Callable] = None, name: Optional[str] = None,
+                 remote_code: bool = False) -> Union[Function, Callable[[Callable], Function]]:
         """Decorator: the body is built once as a Poplar function and each call adds a
         program::Call. `fn` may take tensor arguments and return a tensor or a tuple of
         them: each call copies its arguments in and the results out (into new tensors it
@@ -212,10 +212,13 @@ class Graph:
             def scaled(x):
                 return x * 2 + 1
             y = scaled(a)     # in an open block; scaled(b) reuses the same Poplar function
+
+        remote_code=True keeps the function's code in remote memory (a Poplar function
+        buffer) and loads it onto the tiles before each call.
         """
         if fn is None:
-            return lambda f: Function(self, f, name)
-        return Function(self, fn, name)
+            return lambda f: Function(self, f, name, remote_code)
+        return Function(self, fn, name, remote_code)
 
 
 def _host_array(values, what: str) -> np.ndarray:

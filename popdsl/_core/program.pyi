@@ -147,6 +147,9 @@ class Copy(Program):
     @typing.overload
     def __init__(self, src: popdsl._core.poplar.Tensor, buffer: popdsl._core.poplar.RemoteBuffer, offset: popdsl._core.poplar.Tensor, debugContext: str | None = '') -> None:
         ...
+    @typing.overload
+    def __init__(self, buffer: popdsl._core.poplar.FunctionBuffer, function: popdsl._core.poplar.Function, debugContext: str | None = '') -> None:
+        ...
 class WriteUndef(Program):
     def __init__(self, t: popdsl._core.poplar.Tensor, debugContext: str | None = '') -> None:
         ...

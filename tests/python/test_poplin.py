@@ -644,3 +644,25 @@ int main() {
               impl.size());
 }''')
     assert subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout == "1 1 1 0\n"
+
+
+def test_linspace_and_meshgrid2d_match_numpy():
+    from raw_runner import Runner
+
+    r = Runner()
+    xs = poplin.linspace(r.graph, poplar.FLOAT, -1.0, 1.0, 5, "xs")
+    ys = poplin.linspace(r.graph, poplar.HALF, 2.0, 3.0, 3)
+    one = poplin.linspace(r.graph, poplar.FLOAT, 4.0, 9.0, 1)
+    x_grid, y_grid = poplin.meshgrid2d(r.graph, xs, poplin.linspace(r.graph, poplar.FLOAT, 0.0, 1.0, 3))
+    got_x, got_y, got_one, got_xg, got_yg = r.run(xs, ys, one, x_grid, y_grid)
+    np.testing.assert_allclose(got_x, np.linspace(-1.0, 1.0, 5), rtol=1e-7)
+    np.testing.assert_allclose(got_y, np.linspace(2.0, 3.0, 3), rtol=1e-3)
+    np.testing.assert_array_equal(got_one, [4.0])
+    want_xg, want_yg = np.meshgrid(np.linspace(-1.0, 1.0, 5), np.linspace(0.0, 1.0, 3))
+    np.testing.assert_allclose(got_xg, want_xg, rtol=1e-7)
+    np.testing.assert_allclose(got_yg, want_yg, rtol=1e-7)
+    assert ys.elementType() == poplar.HALF and x_grid.shape() == [3, 5]
+    with pytest.raises(poputil.poplibs_error, match="linspace: the type must be FLOAT or HALF, not int"):
+        poplin.linspace(r.graph, poplar.INT, 0.0, 1.0, 3)
+    with pytest.raises(poputil.poplibs_error, match="meshgrid2d: the axes must be vectors, got .*\\[3,5\\]"):
+        poplin.meshgrid2d(r.graph, x_grid, xs)

@@ -225,3 +225,45 @@ int main() {
     assert generic > 1 and generic_in_place == 1
     np.testing.assert_allclose(np.array(fields[3:], np.float64).reshape(2, 3),
                                [generic * softmax(x), np.maximum(x, 0)], rtol=1e-5)
+
+
+@pytest.mark.parametrize("ptype,tolerance", [(poplar.FLOAT, 1e-6), (poplar.HALF, 2e-3)], ids=["float", "half"])
+def test_log_softmax_matches_numpy(ptype, tolerance):
+    # Rows far from zero: a naive log(sum(exp(x))) would overflow float and half.
+    x = np.random.default_rng(4).normal(size=(2, 3, 5)) * 3 + np.array([0.0, 80.0, -60.0]).reshape(1, 3, 1)
+    x = x.astype(ptype.numpy_dtype).astype(np.float64)
+    r = Runner()
+    t, in_place = r.tensor(x, ptype, "t"), r.tensor(x, ptype, "inPlace")
+    out = popnn.logSoftmax(r.graph, t, r.prog, "logSoftmax")
+    popnn.logSoftmaxInPlace(r.graph, in_place, r.prog)
+    got, got_in_place, unchanged = r.run(out, in_place, t)
+    want = x - x.max(axis=-1, keepdims=True)
+    want -= np.log(np.exp(want).sum(axis=-1, keepdims=True))
+    assert out.elementType() == ptype and out.shape() == [2, 3, 5]
+    np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance * 10)
+    np.testing.assert_array_equal(got_in_place, got)
+    np.testing.assert_array_equal(unchanged, x.astype(ptype.numpy_dtype))
+    with pytest.raises(poputil.poplibs_error, match=r"logSoftmax: t 'ints' \[3\] int must be a non-empty FLOAT or HALF"):
+        popnn.logSoftmax(r.graph, r.tensor(np.zeros(3), poplar.INT, "ints"), r.prog)
+
+
+@pytest.mark.parametrize("disable_softmax", [False, True], ids=["softmax", "given"])
+def test_spatial_softmax_gives_each_fields_expected_coordinates(disable_softmax):
+    fields = np.random.default_rng(5).normal(size=(3, 4, 5)).astype(np.float32).astype(np.float64)
+    if disable_softmax:
+        fields = np.abs(fields) / np.abs(fields).sum()
+    r = Runner()
+    coordinates, temperature = popnn.spatialSoftMax2D(r.graph, r.prog, r.tensor(fields, poplar.FLOAT, "fields"),
+                                                      0.5, disable_softmax, "ssm")
+    got, got_temperature = r.run(coordinates, temperature)
+    # fields / temperature, then (unless disabled) one softmax over every element of every
+    # field together, as poplibs computes it.
+    scaled = fields / 0.5
+    p = scaled if disable_softmax else np.exp(scaled - scaled.max()) / np.exp(scaled - scaled.max()).sum()
+    ys, xs = np.meshgrid(np.linspace(-1, 1, 4), np.linspace(-1, 1, 5), indexing="ij")
+    want = np.stack([(p * ys).sum(axis=(1, 2)), (p * xs).sum(axis=(1, 2))], axis=1)
+    assert coordinates.shape() == [3, 2] and temperature.shape() == []
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    assert got_temperature == 0.5
+    with pytest.raises(poputil.poplibs_error, match=r"spatialSoftMax2D: fields 'flat' \[4\] float must be a FLOAT"):
+        popnn.spatialSoftMax2D(r.graph, r.prog, r.tensor(np.zeros(4), poplar.FLOAT, "flat"), 1.0)

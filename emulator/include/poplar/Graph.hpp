@@ -14,6 +14,7 @@
 #include <poplar/DataStream.hpp>
 #include <poplar/DebugContext.hpp>
 #include <poplar/Device.hpp>
+#include <poplar/FunctionBufferMappingType.hpp>
 #include <poplar/GraphElements.hpp>
 #include <poplar/Interval.hpp>
 #include <poplar/OptionFlags.hpp>
@@ -182,6 +183,10 @@ public:
 
   ComputeSet addComputeSet(const DebugContext &debugContext = {});
   Function addFunction(const program::Program &program);
+  // A buffer holding `function`'s code (REMOTE: in remote memory). From then on the code
+  // is not on the tiles until a program::Copy(buffer, function) loads it: calling the
+  // function before any such load since the Engine was loaded is an error.
+  FunctionBuffer addFunctionBuffer(const Function &function, FunctionBufferMappingType mappingType);
   // A host function `handle` taking arguments `in` and producing `out`; an Engine
   // connects it with Engine::connectHostFunction and programs call it with program::Call.
   HostFunction addHostFunction(StringRef handle, ArrayRef<HostFunctionArgument> in,

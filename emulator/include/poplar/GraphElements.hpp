@@ -42,6 +42,21 @@ private:
   std::weak_ptr<const detail::GraphState> graph_;
 };
 
+// Holds a copy of a Function's code (Graph::addFunctionBuffer), which
+// program::Copy(FunctionBuffer, Function) loads into the function's place on the tiles.
+class FunctionBuffer {
+public:
+  FunctionBuffer() = default;
+  explicit FunctionBuffer(unsigned id) : id_(id) {}
+  unsigned getId() const { return id_; }
+  friend bool operator==(const FunctionBuffer &a, const FunctionBuffer &b) { return a.id_ == b.id_; }
+
+private:
+  friend struct detail::Internals;
+  unsigned id_ = ~0u;
+  std::weak_ptr<const detail::GraphState> graph_;
+};
+
 // A function run on the host, called from a program with program::Call.
 class HostFunction {
 public:

@@ -123,6 +123,8 @@ public:
   Copy(const Tensor &src, const RemoteBuffer &buffer, const DebugContext &debugContext = {});
   Copy(const Tensor &src, const RemoteBuffer &buffer, const Tensor &offset,
        const DebugContext &debugContext = {});
+  // Loads `function`'s code from `buffer`, a buffer Graph::addFunctionBuffer made for it.
+  Copy(const FunctionBuffer &buffer, const Function &function, const DebugContext &debugContext = {});
 };
 
 // Marks `t` as undefined for liveness analysis; no data moves.

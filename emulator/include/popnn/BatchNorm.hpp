@@ -9,6 +9,7 @@
 #include <poplar/Program.hpp>
 #include <poplar/Tensor.hpp>
 #include <poplar/Type.hpp>
+#include <poplin/Norms.hpp>
 
 namespace popnn {
 namespace bn {
@@ -21,6 +22,16 @@ batchNormStatistics(poplar::Graph &graph, const poplar::Tensor acts, float eps, 
                     bool unbiasedVarEstimate, bool stableAlgo = false,
                     const poplar::Type &partialsType = poplar::FLOAT,
                     const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {});
+
+// batchNormStatistics over a batch of normBatchSize spread over the replicas of
+// replicatedGraph, normBatchSize / B of them (poplin::distributedNormStatistics).
+std::pair<poplar::Tensor, poplar::Tensor>
+distributedBatchNormStatistics(poplar::Graph &replicatedGraph, const poplar::Tensor acts, float eps,
+                               poplar::program::Sequence &prog, bool unbiasedVarEstimate,
+                               poplin::DistributedNormReduceCallback reduceCallback, unsigned normBatchSize,
+                               bool stableAlgo = false, const poplar::Type &partialsType = poplar::FLOAT,
+                               const poplar::DebugContext &debugContext = {},
+                               const poplar::OptionFlags &options = {});
 
 // (acts - mean) * invStdDev.
 poplar::Tensor batchNormWhiten(poplar::Graph &graph, const poplar::Tensor &acts, const poplar::Tensor &mean,
@@ -66,6 +77,26 @@ poplar::Tensor batchNormGradients(poplar::Graph &graph, const poplar::Tensor &ac
                                   const poplar::Type &partialsType = poplar::FLOAT,
                                   const poplar::DebugContext &debugContext = {},
                                   const poplar::OptionFlags &options = {});
+
+// batchNormGradients for statistics of a batch of normBatchSize spread over replicas
+// (see distributedBatchNormStatistics); reduceCallback sums the replicas' shares.
+poplar::Tensor distributedBatchNormGradients(poplar::Graph &replicatedGraph, const poplar::Tensor &actsWhitened,
+                                             const poplar::Tensor &gradsIn, const poplar::Tensor &invStdDev,
+                                             const poplar::Tensor &gamma, poplar::program::Sequence &prog,
+                                             poplin::DistributedNormReduceCallback reduceCallback,
+                                             unsigned normBatchSize,
+                                             const poplar::Type &partialsType = poplar::FLOAT,
+                                             const poplar::DebugContext &debugContext = {},
+                                             const poplar::OptionFlags &options = {});
+poplar::Tensor distributedBatchNormGradients(poplar::Graph &replicatedGraph, const poplar::Tensor &acts,
+                                             const poplar::Tensor &gradsIn, const poplar::Tensor &mean,
+                                             const poplar::Tensor &invStdDev, const poplar::Tensor &gamma,
+                                             poplar::program::Sequence &prog,
+                                             poplin::DistributedNormReduceCallback reduceCallback,
+                                             unsigned normBatchSize,
+                                             const poplar::Type &partialsType = poplar::FLOAT,
+                                             const poplar::DebugContext &debugContext = {},
+                                             const poplar::OptionFlags &options = {});
 
 // gamma += gammaDelta * scale, beta += betaDelta * scale.
 void batchNormParamUpdate(poplar::Graph &graph, const poplar::Tensor &gammaDelta, const poplar::Tensor &betaDelta,

@@ -227,6 +227,10 @@ CycleEstimate CostModel::hostTransfer(std::size_t bytes) const {
   return e;
 }
 
+CycleEstimate CostModel::functionCodeLoad(std::uint64_t instructions) const {
+  return hostTransfer(instructions * kCodeBytesPerInstruction * target_.getNumTiles());
+}
+
 CycleEstimate CostModel::sync(SyncType type) const {
   CycleEstimate e;
   e.sync = syncCycles() + (type == SyncType::INTERNAL ? 0 : target_.getGlobalSyncCycles());

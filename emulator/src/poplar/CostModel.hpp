@@ -41,6 +41,9 @@
 //    kIpuLinkBytesPerSecond / clock frequency, added to the exchange.
 //  * stream copies, remote buffer copies and PrintTensor: kHostSyncCycles + bytes /
 //    kHostBytesPerCycle.
+//  * loading a function's code from its function buffer: the same, for
+//    kCodeBytesPerInstruction bytes per instruction of the function's compiled body on
+//    every tile (each tile runs the control code).
 //  * collectives (gcl): a global sync plus the bytes a ring sends per replica
 //    (CrossReplicaSpec::linkBytes) at kIpuLinkBytesPerSecond / clock frequency.
 //  * control flow: If, Switch and each While condition broadcast their
@@ -71,6 +74,9 @@ constexpr std::uint64_t kDivideCycles = 4;
 constexpr std::uint64_t kTranscendentalCycles = 10;
 constexpr std::uint64_t kHostSyncCycles = 1000;
 constexpr std::uint64_t kHostBytesPerCycle = 8;
+// The code of one emulator instruction (a step, jump or call): an assumption, as the
+// emulator compiles no IPU code; eight 64-bit instruction bundles.
+constexpr std::uint64_t kCodeBytesPerInstruction = 64;
 // One replica's IPU-Link bandwidth in a collective's ring. No readable source gives the
 // Mk2 figure (a Mk1 C2 card had 192 GB/s between its two IPUs); this is an assumption.
 constexpr double kIpuLinkBytesPerSecond = 64e9;
@@ -95,6 +101,8 @@ public:
   CycleEstimate computeSet(const std::vector<Kernel> &kernels) const;
   CycleEstimate copy(const Tensor &src, const Tensor &dst) const;
   CycleEstimate hostTransfer(std::size_t bytes) const;
+  // A function's code, `instructions` of it, from its function buffer onto every tile.
+  CycleEstimate functionCodeLoad(std::uint64_t instructions) const;
   // A collective's traffic between replicas: a global sync, then `bytes` over the IPU-Links.
   CycleEstimate ipuLinkTransfer(std::uint64_t bytes) const;
   // An If, Switch or While condition: broadcast the predicate, then branch.

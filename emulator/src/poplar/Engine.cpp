@@ -210,21 +210,31 @@ public:
     s_.code.push_back({Op::Halt, 0, 0});
   }
 
-  // Function bodies go after all programs; Call instructions are patched to them.
+  // Function bodies go after all programs; Call instructions are patched to them. The
+  // functions loaded from function buffers are compiled too (their code is what moves).
   void compileFunctions() {
     std::map<unsigned, std::uint32_t> start;
     std::map<unsigned, std::set<unsigned>> callees; // of each compiled function (each is a key)
-    for (std::size_t i = 0; i < pendingCalls_.size(); ++i) {
-      const unsigned f = s_.code[pendingCalls_[i]].arg;
-      if (!start.count(f)) {
-        start[f] = here();
-        const std::size_t firstCall = pendingCalls_.size();
-        emit(s_.graph->functions.at(f));
-        s_.code.push_back({Op::Return, 0, 0});
-        auto &called = callees[f];
-        for (std::size_t k = firstCall; k < pendingCalls_.size(); ++k) called.insert(s_.code[pendingCalls_[k]].arg);
+    s_.functionInstructions.assign(s_.graph->functions.size(), 0);
+    const auto compile = [&](unsigned f) {
+      if (start.count(f)) return;
+      start[f] = here();
+      const std::size_t firstCall = pendingCalls_.size();
+      emit(s_.graph->functions.at(f));
+      s_.code.push_back({Op::Return, 0, 0});
+      s_.functionInstructions[f] = here() - start[f];
+      auto &called = callees[f];
+      for (std::size_t k = firstCall; k < pendingCalls_.size(); ++k) called.insert(s_.code[pendingCalls_[k]].arg);
+    };
+    // Compiling a body can add calls and loads to both lists.
+    for (std::size_t loads = 0, calls = 0; loads < loadedFunctions_.size() || calls < pendingCalls_.size();) {
+      if (loads < loadedFunctions_.size()) {
+        compile(loadedFunctions_[loads++]);
+        continue;
       }
-      s_.code[pendingCalls_[i]].target = start[f];
+      const unsigned f = s_.code[pendingCalls_[calls]].arg;
+      compile(f);
+      s_.code[pendingCalls_[calls++]].target = start[f];
     }
     checkNoRecursion(callees);
   }
@@ -388,7 +398,10 @@ public:
     case K::Call:
       if (n.id >= s_.graph->functions.size())
         throw graph_program_compilation_error("Call '" + n.name + "': unknown function id " + std::to_string(n.id));
-      addControlStep(n, [](const CostModel &m) { return m.loop(1); });
+      if (hasFunctionBuffer(*s_.graph, n.id))
+        addStep(bufferedFunctionCallStep(s_, n), n, [](const CostModel &m) { return m.loop(1); });
+      else
+        addControlStep(n, [](const CostModel &m) { return m.loop(1); });
       pendingCalls_.push_back(here());
       s_.code.push_back({Op::Call, n.id, 0});
       return true;
@@ -449,6 +462,16 @@ public:
       if (n.kind == K::RemoteToTensor) checkWritable(n.tensors[0], n, "destination");
       auto step = remoteCopyStep(s_, n);
       addStep(std::move(step), n, hostTransfer(s_.access(n.tensors[0])));
+      return true;
+    }
+    case K::FunctionLoad: {
+      auto step = functionLoadStep(s_, n);
+      const unsigned f = static_cast<unsigned>(n.caseValues[0]);
+      loadedFunctions_.push_back(f);
+      // The function's body is compiled after the programs, so its size is read then.
+      addStep(std::move(step), n, [&s = s_, f](const CostModel &m) {
+        return m.functionCodeLoad(s.functionInstructions[f]);
+      });
       return true;
     }
     case K::CycleCount: {
@@ -600,6 +623,7 @@ public:
 private:
   EngineState &s_;
   std::vector<std::uint32_t> pendingCalls_;
+  std::vector<unsigned> loadedFunctions_; // by FunctionLoad programs
   std::vector<std::pair<std::size_t, std::uint32_t>> pendingConditions_;
 };
 

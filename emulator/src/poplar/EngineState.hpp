@@ -133,6 +133,10 @@ struct EngineState {
   std::vector<SwitchTable> switches;
   std::map<std::string, StreamState> streams;
   std::map<std::string, std::vector<std::uint8_t>> remoteMemory; // each remote buffer's rows
+  // Per function: whether its code is on the tiles (FunctionBuffer.cpp), and the
+  // instructions of its compiled body (what a load from its buffer moves).
+  std::vector<std::uint8_t> functionCodeLoaded;
+  std::vector<std::uint64_t> functionInstructions;
   std::vector<HostFunctionSlot> hostFunctions;
   std::map<std::string, Access> hostWrites, hostReads;
   std::set<unsigned> usedVars;
@@ -168,6 +172,12 @@ struct EngineState {
 
 // The step of a RemoteToTensor or TensorToRemote program (RemoteBuffer.cpp).
 std::unique_ptr<Step> remoteCopyStep(EngineState &s, const ProgramNode &n);
+
+// The steps of a FunctionLoad program and of a Call of a function that has a function
+// buffer, which fails while the function's code is not loaded (FunctionBuffer.cpp).
+std::unique_ptr<Step> functionLoadStep(EngineState &s, const ProgramNode &n);
+std::unique_ptr<Step> bufferedFunctionCallStep(EngineState &s, const ProgramNode &call);
+bool hasFunctionBuffer(const GraphState &g, unsigned function);
 
 // 1234567 -> "1,234,567"
 std::string withCommas(std::uint64_t n);

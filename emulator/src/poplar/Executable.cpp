@@ -33,7 +33,7 @@ namespace {
 const char kMagic[] = "POPDSL-EXECUTABLE";
 // 2: kernel cost shapes; 3: codelet sources; 4: convolution costs; 5: the standard FNV-1a
 // offset basis (also the Loop program)
-constexpr std::uint64_t kFormatVersion = 7;
+constexpr std::uint64_t kFormatVersion = 8;
 const char *const kSectionNames[] = {"target", "graph", "programs", "options"};
 
 std::uint64_t fnv1a(const std::string &bytes) {
@@ -147,6 +147,9 @@ std::string graphSection(const GraphState &g) {
   w.i64(g.hwSeedsVar);
   w.u64(g.replicationFactor).u64(g.replicaIndexVars.size());
   for (unsigned id : g.replicaIndexVars) w.u64(id);
+  // Before the functions, whose bodies may load one another's code.
+  w.u64(g.functionBuffers.size());
+  for (unsigned f : g.functionBuffers) w.u64(f);
   w.u64(g.functions.size());
   for (const auto &f : g.functions) writeProgram(w, f);
   return asString(w);
@@ -311,15 +314,19 @@ public:
       id = static_cast<unsigned>(r_.u64());
       if (id >= vars.size() || vars[id].numElements != 1 || vars[id].type != UNSIGNED_INT) r_.corrupt();
     }
+    g_.functionBuffers.resize(r_.count(8));
+    for (unsigned &f : g_.functionBuffers) f = static_cast<unsigned>(r_.u64());
     g_.functions.resize(r_.count(8));
     for (auto &f : g_.functions) f = program();
+    for (unsigned f : g_.functionBuffers)
+      if (f >= g_.functions.size()) r_.corrupt();
   }
 
 private:
   // A node's kind, name and (still empty) children.
   std::shared_ptr<ProgramNode> nodeStart() {
     auto n = std::make_shared<ProgramNode>();
-    n->kind = static_cast<ProgramNode::Kind>(enumValue(static_cast<unsigned>(ProgramNode::Kind::TensorToRemote)));
+    n->kind = static_cast<ProgramNode::Kind>(enumValue(static_cast<unsigned>(ProgramNode::Kind::FunctionLoad)));
     n->name = r_.str();
     n->children.resize(r_.count(8));
     return n;
@@ -410,6 +417,9 @@ private:
     case K::TensorToRemote:
       if (!g_.remoteBuffers.count(n.text) || n.tensors.empty()) r_.corrupt();
       tensors = std::min<std::size_t>(n.tensors.size(), 2);
+      break;
+    case K::FunctionLoad:
+      if (n.caseValues.size() != 1 || n.caseValues[0] < 0) r_.corrupt(); // the Engine checks the ids
       break;
     }
     if (n.children.size() != children || n.tensors.size() != tensors) r_.corrupt();

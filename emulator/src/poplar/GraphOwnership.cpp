@@ -32,6 +32,13 @@ std::string computeSetName(unsigned id, const GraphState *owner) {
   return name;
 }
 
+std::string functionName(unsigned id, const GraphState *owner) {
+  std::string name = "function " + std::to_string(id);
+  if (owner && id < owner->functions.size() && !programNode(owner->functions[id]).name.empty())
+    name += " '" + programNode(owner->functions[id]).name + "'";
+  return name;
+}
+
 std::string belongsElsewhere(const GraphState *owner, const GraphState &graph) {
   return (owner ? "belongs to a different graph (" + graphName(*owner->vars) + ") than "
                 : std::string("belongs to a graph that no longer exists, not to ")) +
@@ -39,13 +46,6 @@ std::string belongsElsewhere(const GraphState *owner, const GraphState &graph) {
 }
 
 namespace {
-
-std::string functionName(unsigned id, const GraphState *owner) {
-  std::string name = "function " + std::to_string(id);
-  if (owner && id < owner->functions.size() && !programNode(owner->functions[id]).name.empty())
-    name += " '" + programNode(owner->functions[id]).name + "'";
-  return name;
-}
 
 std::string hostFunctionName(unsigned id, const GraphState *owner) {
   if (owner && id < owner->hostFunctions.size()) return "host function '" + owner->hostFunctions[id].handle + "'";
@@ -82,6 +82,9 @@ public:
     case K::RemoteToTensor:
     case K::TensorToRemote:
       check(n, n.owner, [&](unsigned, const GraphState *) { return "remote buffer '" + n.text + "'"; });
+      break;
+    case K::FunctionLoad:
+      check(n, n.owner, [&](unsigned id, const GraphState *) { return "function buffer " + std::to_string(id); });
       break;
     default: break;
     }

@@ -22,6 +22,8 @@ bool ownedBy(const std::weak_ptr<const GraphState> &owner, const GraphState &gra
 
 // "compute set 3 'name'", the name looked up in `owner` (null: not known).
 std::string computeSetName(unsigned id, const GraphState *owner);
+// "function 2 'name'", the name its program's debug name.
+std::string functionName(unsigned id, const GraphState *owner);
 
 // "belongs to a different graph (graph #3) than graph #2", or "... to a graph that no
 // longer exists ..." when `owner` is null: for an element of `owner` used in `graph`.

@@ -45,6 +45,9 @@ struct GraphState {
   std::shared_ptr<VarTable> vars = std::make_shared<VarTable>();
   std::vector<ComputeSetInfo> computeSets;
   std::vector<program::Program> functions;
+  // The function whose code each function buffer holds (in remote memory: REMOTE is the
+  // one FunctionBufferMappingType).
+  std::vector<unsigned> functionBuffers;
   std::map<std::string, DataStream> streams;
   std::map<std::string, RemoteBuffer> remoteBuffers;
   std::map<std::string, Tensor> hostWrites;

@@ -41,6 +41,7 @@ const char *kindName(ProgramNode::Kind kind) {
   case K::CrossReplica: return "CrossReplica";
   case K::RemoteToTensor: return "RemoteBufferCopy(to device)";
   case K::TensorToRemote: return "RemoteBufferCopy(to remote)";
+  case K::FunctionLoad: return "Copy(function code)";
   }
   return "Program";
 }
@@ -330,6 +331,22 @@ Copy::Copy(const Tensor &src, const RemoteBuffer &buffer, const DebugContext &dc
 Copy::Copy(const Tensor &src, const RemoteBuffer &buffer, const Tensor &offset, const DebugContext &dc)
     : Program(remoteCopyNode(Kind::TensorToRemote, buffer, src, &offset, dc)) {}
 
+Copy::Copy(const FunctionBuffer &buffer, const Function &function, const DebugContext &dc)
+    : Program(makeNode(Kind::FunctionLoad, dc)) {
+  // A buffer and function made by one live graph are checked now; ids alone, when the
+  // Engine compiles.
+  const auto graph = detail::Internals::owner(buffer).lock();
+  if (graph && graph == detail::Internals::owner(function).lock() && buffer.getId() < graph->functionBuffers.size() &&
+      graph->functionBuffers[buffer.getId()] != function.getId())
+    throw poplar_error("Copy: function buffer " + std::to_string(buffer.getId()) + " holds the code of function " +
+                       std::to_string(graph->functionBuffers[buffer.getId()]) + ", not of function " +
+                       std::to_string(function.getId()));
+  auto &n = mutableNode();
+  n.id = buffer.getId();
+  n.caseValues = {static_cast<std::int32_t>(function.getId())};
+  n.owner = detail::Internals::owner(buffer);
+}
+
 WriteUndef::WriteUndef(const Tensor &t, const DebugContext &dc)
     : Program(makeNode(Kind::WriteUndef, dc)) {
   detail::tensorImpl(t);
@@ -440,6 +457,7 @@ public:
     }
     if (n.kind == Kind::Repeat) out_ << " x" << n.id;
     if (n.kind == Kind::Call) out_ << " function " << n.id;
+    if (n.kind == Kind::FunctionLoad) out_ << " function " << n.caseValues[0] << " from function buffer " << n.id;
     if (!n.text.empty()) out_ << " \"" << n.text << "\"";
     for (const Tensor &t : n.tensors) out_ << " " << detail::tensorImpl(t).describe();
     if (n.kind == Kind::StreamToTensor || n.kind == Kind::TensorToStream) out_ << " stream '" << n.stream.handle() << "'";

@@ -37,7 +37,8 @@ struct ProgramNode {
     Loop,              // children: {body}
     CrossReplica,      // tensors: {src, dst}; caseValues: CrossReplicaSpec
     RemoteToTensor,    // text: remote buffer; tensors: {dst} or {dst, offset}
-    TensorToRemote,    // text: remote buffer; tensors: {src} or {src, offset} (the last kind:
+    TensorToRemote,    // text: remote buffer; tensors: {src} or {src, offset}
+    FunctionLoad,      // id: function buffer; caseValues: {its function} (the last kind:
                        // Executable.cpp reads up to it)
   };
   ProgramNode() = default;
@@ -55,7 +56,7 @@ struct ProgramNode {
   unsigned id = 0;
   // Execute, Call, HostCall: the graph whose compute set, function or host function
   // `id` is (unset when the program was given a ComputeSet(id) made from a bare id);
-  // remote buffer copies: the graph that made the buffer.
+  // remote buffer copies and function loads: the graph that made the buffer.
   std::weak_ptr<const GraphState> owner;
   std::string text;
   PrintTensorFmt format;

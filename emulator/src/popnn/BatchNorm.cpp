@@ -1,9 +1,12 @@
 // popnn::bn: statistics per channel, over the batch and the field.
 #include <popnn/BatchNorm.hpp>
 
-#include "popnn/NormStatistics.hpp"
+#include "poplin/NormStatistics.hpp"
 
 namespace popnn {
+
+// The shared body lives in poplin, as poplibs keeps it there (poplin/Norms.hpp).
+namespace detail = poplin::detail;
 namespace bn {
 
 namespace {
@@ -27,6 +30,20 @@ std::pair<Tensor, Tensor> batchNormStatistics(poplar::Graph &graph, const Tensor
   const char *fn = "batchNormStatistics";
   return detail::statistics(graph, acts, eps, prog, unbiasedVarEstimate, stableAlgo, partialsType,
                             perChannel(fn, acts, options), {debugContext, fn}, fn);
+}
+
+std::pair<Tensor, Tensor> distributedBatchNormStatistics(poplar::Graph &replicatedGraph, const Tensor acts, float eps,
+                                                         Sequence &prog, bool unbiasedVarEstimate,
+                                                         poplin::DistributedNormReduceCallback reduceCallback,
+                                                         unsigned normBatchSize, bool stableAlgo,
+                                                         const poplar::Type &partialsType,
+                                                         const poplar::DebugContext &debugContext,
+                                                         const poplar::OptionFlags &options) {
+  const char *fn = "distributedBatchNormStatistics";
+  const auto grouping = perChannel(fn, acts, options);
+  return detail::statistics(
+      replicatedGraph, acts, eps, prog, unbiasedVarEstimate, stableAlgo, partialsType, grouping, {debugContext, fn},
+      fn, detail::Distribution::of(fn, replicatedGraph, acts, std::move(reduceCallback), normBatchSize));
 }
 
 Tensor batchNormWhiten(poplar::Graph &graph, const Tensor &acts, const Tensor &mean, const Tensor &invStdDev,
@@ -92,6 +109,33 @@ Tensor batchNormGradients(poplar::Graph &graph, const Tensor &actsWhitened, cons
   const char *fn = "batchNormGradients";
   return detail::gradients(graph, actsWhitened, gradsIn, invStdDev, gamma, prog, partialsType,
                            perChannel(fn, actsWhitened, options), {debugContext, fn}, fn);
+}
+
+Tensor distributedBatchNormGradients(poplar::Graph &replicatedGraph, const Tensor &actsWhitened,
+                                     const Tensor &gradsIn, const Tensor &invStdDev, const Tensor &gamma,
+                                     Sequence &prog, poplin::DistributedNormReduceCallback reduceCallback,
+                                     unsigned normBatchSize, const poplar::Type &partialsType,
+                                     const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
+  const char *fn = "distributedBatchNormGradients";
+  const auto grouping = perChannel(fn, actsWhitened, options);
+  return detail::gradients(
+      replicatedGraph, actsWhitened, gradsIn, invStdDev, gamma, prog, partialsType, grouping, {debugContext, fn}, fn,
+      detail::Distribution::of(fn, replicatedGraph, actsWhitened, std::move(reduceCallback), normBatchSize));
+}
+
+Tensor distributedBatchNormGradients(poplar::Graph &replicatedGraph, const Tensor &acts, const Tensor &gradsIn,
+                                     const Tensor &mean, const Tensor &invStdDev, const Tensor &gamma,
+                                     Sequence &prog, poplin::DistributedNormReduceCallback reduceCallback,
+                                     unsigned normBatchSize, const poplar::Type &partialsType,
+                                     const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
+  const char *fn = "distributedBatchNormGradients";
+  const auto grouping = perChannel(fn, acts, options);
+  const auto distribution =
+      detail::Distribution::of(fn, replicatedGraph, acts, std::move(reduceCallback), normBatchSize);
+  const Tensor whitened =
+      detail::whiten(replicatedGraph, acts, mean, invStdDev, prog, grouping, {debugContext, fn}, fn);
+  return detail::gradients(replicatedGraph, whitened, gradsIn, invStdDev, gamma, prog, partialsType, grouping,
+                           {debugContext, fn}, fn, distribution);
 }
 
 void batchNormParamUpdate(poplar::Graph &graph, const Tensor &gammaDelta, const Tensor &betaDelta, float scale,

@@ -4,10 +4,13 @@
 
 #include <poputil/exceptions.hpp>
 
-#include "popnn/NormStatistics.hpp"
+#include "poplin/NormStatistics.hpp"
 #include "popops/KernelSupport.hpp"
 
 namespace popnn {
+
+// The shared body lives in poplin, as poplibs keeps it there (poplin/Norms.hpp).
+namespace detail = poplin::detail;
 namespace gn {
 
 namespace {

@@ -1,23 +1,9 @@
 // popnn/Norms.hpp: the parameters every normalisation shares and its flop estimates.
 #include <popnn/Norms.hpp>
 
-#include <poputil/TileMapping.hpp>
-
-#include "popnn/NormStatistics.hpp"
+#include <poplin/Norms.hpp>
 
 namespace popnn {
-
-namespace {
-
-poplar::Tensor createNormParam(poplar::Graph &graph, const poplar::Tensor &acts, const poplar::DebugContext &dc,
-                               const char *name) {
-  detail::checkActs(name, "acts", acts);
-  poplar::Tensor param = graph.addVariable(acts.elementType(), {acts.dim(1)}, {dc, name});
-  poputil::mapTensorLinearly(graph, param);
-  return param;
-}
-
-} // namespace
 
 // Counted as poplibs counts them: a multiply or an add per element of each pass.
 std::uint64_t getNormFwdFlops(std::size_t statisticsSize, std::size_t numActsElements, bool computeStats) {
@@ -43,12 +29,12 @@ std::uint64_t getNormWuFlops(std::size_t paramsSize, std::size_t numActsElements
 
 poplar::Tensor createNormGamma(poplar::Graph &graph, const poplar::Tensor &acts,
                                const poplar::DebugContext &debugContext) {
-  return createNormParam(graph, acts, debugContext, "gamma");
+  return poplin::createNormGamma(graph, acts, debugContext);
 }
 
 poplar::Tensor createNormBeta(poplar::Graph &graph, const poplar::Tensor &acts,
                               const poplar::DebugContext &debugContext) {
-  return createNormParam(graph, acts, debugContext, "beta");
+  return poplin::createNormBeta(graph, acts, debugContext);
 }
 
 std::pair<poplar::Tensor, poplar::Tensor> createNormParams(poplar::Graph &graph, const poplar::Tensor acts,

@@ -7,7 +7,7 @@ import popdsl._core.poplar
 import popdsl._core.program
 import typing
 from . import multiconv
-__all__: list[str] = ['ConvParams', 'PlanCosts', 'PlanningCache', 'addBias', 'addCodelets', 'calculateWeightDeltas', 'convolution', 'convolutionBiasUpdate', 'convolutionValidateOptions', 'convolutionWeightUpdate', 'convolutionWithOutput', 'createBiases', 'createConvOutput', 'createInput', 'createMatMulGroupedInputLHS', 'createMatMulGroupedInputRHS', 'createMatMulGroupedOutput', 'createMatMulInputLHS', 'createMatMulInputRHS', 'createMatMulOutput', 'createWeights', 'fullyConnectedWeightTranspose', 'getBwdFlops', 'getBwdPerfectCycleCount', 'getFwdFlops', 'getFwdPerfectCycleCount', 'getWuFlops', 'getWuPerfectCycleCount', 'hash_value', 'matMul', 'matMulAcc', 'matMulGrouped', 'matMulGroupedAcc', 'matMulGroupedWithOutput', 'matMulWithOutput', 'matmulValidateOptions', 'multiconv', 'preArrangeMatMulGroupedInputRHS', 'preArrangeMatMulInputRHS', 'preplanConvolutions', 'reportPlanEstimatedCosts', 'reportPlanInfo', 'reportWeightUpdatePlanInfo', 'transposeGroupedMatrix', 'weightsTransposeChansFlipXY']
+__all__: list[str] = ['ConvParams', 'PlanCosts', 'PlanningCache', 'addBias', 'addCodelets', 'calculateWeightDeltas', 'convolution', 'convolutionBiasUpdate', 'convolutionValidateOptions', 'convolutionWeightUpdate', 'convolutionWithOutput', 'createBiases', 'createConvOutput', 'createInput', 'createMatMulGroupedInputLHS', 'createMatMulGroupedInputRHS', 'createMatMulGroupedOutput', 'createMatMulInputLHS', 'createMatMulInputRHS', 'createMatMulOutput', 'createNormBeta', 'createNormGamma', 'createNormParams', 'createWeights', 'distributedNormStatistics', 'distributedNormStatisticsGradients', 'fullyConnectedWeightTranspose', 'getBwdFlops', 'getBwdPerfectCycleCount', 'getFwdFlops', 'getFwdPerfectCycleCount', 'getWuFlops', 'getWuPerfectCycleCount', 'hash_value', 'linspace', 'matMul', 'matMulAcc', 'matMulGrouped', 'matMulGroupedAcc', 'matMulGroupedWithOutput', 'matMulWithOutput', 'matmulValidateOptions', 'meshgrid2d', 'multiconv', 'normGradients', 'normParamGradients', 'normStatistics', 'normStatisticsGradients', 'normWhiten', 'normalise', 'preArrangeMatMulGroupedInputRHS', 'preArrangeMatMulInputRHS', 'preplanConvolutions', 'reportPlanEstimatedCosts', 'reportPlanInfo', 'reportWeightUpdatePlanInfo', 'transposeGroupedMatrix', 'weightsTransposeChansFlipXY']
 class PlanningCache:
     """
     Plans of matmuls and convolutions made so far, shared between calls
@@ -284,8 +284,30 @@ def createMatMulOutput(graph: popdsl._core.poplar.Graph, inputType: popdsl._core
 @typing.overload
 def createMatMulOutput(graph: popdsl._core.poplar.Graph, dataType: popdsl._core.poplar.Type, aShape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], bShape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], debugContext: str | None = '', options: dict[str, str | int | float | bool] | None = {}, cache: PlanningCache | None = None) -> popdsl._core.poplar.Tensor:
     ...
+@typing.overload
+def createNormBeta(graph: popdsl._core.poplar.Graph, acts: popdsl._core.poplar.Tensor, type: popdsl._core.poplar.Type, debugContext: str | None = '') -> popdsl._core.poplar.Tensor:
+    ...
+@typing.overload
+def createNormBeta(graph: popdsl._core.poplar.Graph, acts: popdsl._core.poplar.Tensor, debugContext: str | None = '') -> popdsl._core.poplar.Tensor:
+    ...
+@typing.overload
+def createNormGamma(graph: popdsl._core.poplar.Graph, acts: popdsl._core.poplar.Tensor, type: popdsl._core.poplar.Type, debugContext: str | None = '') -> popdsl._core.poplar.Tensor:
+    ...
+@typing.overload
+def createNormGamma(graph: popdsl._core.poplar.Graph, acts: popdsl._core.poplar.Tensor, debugContext: str | None = '') -> popdsl._core.poplar.Tensor:
+    ...
+def createNormParams(graph: popdsl._core.poplar.Graph, acts: popdsl._core.poplar.Tensor, debugContext: str | None = '') -> tuple[popdsl._core.poplar.Tensor, popdsl._core.poplar.Tensor]:
+    ...
 def createWeights(graph: popdsl._core.poplar.Graph, params: ConvParams, debugContext: str | None = '', options: dict[str, str | int | float | bool] | None = {}, cache: PlanningCache | None = None) -> popdsl._core.poplar.Tensor:
     ...
+def distributedNormStatistics(replicatedGraph: popdsl._core.poplar.Graph, actsUngrouped: popdsl._core.poplar.Tensor, eps: typing.SupportsFloat | typing.SupportsIndex, prog: popdsl._core.program.Sequence, unbiasedVarEstimate: bool, allReduceCallback: typing.Any, normSize: typing.SupportsInt | typing.SupportsIndex, stableAlgo: bool = False, partialsType: popdsl._core.poplar.Type = ..., debugContext: str | None = '') -> tuple[popdsl._core.poplar.Tensor, popdsl._core.poplar.Tensor]:
+    """
+    allReduceCallback(graph, inputs, prog, groupSize, debugContext, options) -> list of Tensors, or None
+    """
+def distributedNormStatisticsGradients(replicatedGraph: popdsl._core.poplar.Graph, actsWhitened: popdsl._core.poplar.Tensor, gradsIn: popdsl._core.poplar.Tensor, invStdDev: popdsl._core.poplar.Tensor, prog: popdsl._core.program.Sequence, reduceCallback: typing.Any, normSize: typing.SupportsInt | typing.SupportsIndex, partialsType: popdsl._core.poplar.Type = ..., debugContext: str | None = '') -> popdsl._core.poplar.Tensor:
+    """
+    reduceCallback(graph, inputs, prog, groupSize, debugContext, options) -> list of Tensors, or None
+    """
 def fullyConnectedWeightTranspose(graph: popdsl._core.poplar.Graph, activations: popdsl._core.poplar.Tensor, params: ConvParams, prog: popdsl._core.program.Sequence, debugContext: str | None = '', options: dict[str, str | int | float | bool] | None = {}, cache: PlanningCache | None = None) -> popdsl._core.poplar.Tensor:
     ...
 def getBwdFlops(params: ConvParams) -> int:
@@ -305,6 +327,8 @@ def hash_value(it: ConvParams.InputTransform) -> int:
     ...
 @typing.overload
 def hash_value(ot: ConvParams.OutputTransform) -> int:
+    ...
+def linspace(graph: popdsl._core.poplar.Graph, type: popdsl._core.poplar.Type, left: typing.SupportsFloat | typing.SupportsIndex, right: typing.SupportsFloat | typing.SupportsIndex, count: typing.SupportsInt | typing.SupportsIndex, debugContext: str | None = '') -> popdsl._core.poplar.Tensor:
     ...
 @typing.overload
 def matMul(graph: popdsl._core.poplar.Graph, A: popdsl._core.poplar.Tensor, B: popdsl._core.poplar.Tensor, prog: popdsl._core.program.Sequence, outputType: popdsl._core.poplar.Type, debugContext: str | None = '', options: dict[str, str | int | float | bool] | None = {}, cache: PlanningCache | None = None) -> popdsl._core.poplar.Tensor:
@@ -331,6 +355,20 @@ def matMulGroupedWithOutput(graph: popdsl._core.poplar.Graph, A: popdsl._core.po
 def matMulWithOutput(graph: popdsl._core.poplar.Graph, A: popdsl._core.poplar.Tensor, B: popdsl._core.poplar.Tensor, out: popdsl._core.poplar.Tensor, prog: popdsl._core.program.Sequence, debugContext: str | None = '', options: dict[str, str | int | float | bool] | None = {}, cache: PlanningCache | None = None) -> None:
     ...
 def matmulValidateOptions(options: dict[str, str | int | float | bool] | None) -> None:
+    ...
+def meshgrid2d(graph: popdsl._core.poplar.Graph, x: popdsl._core.poplar.Tensor, y: popdsl._core.poplar.Tensor) -> list[popdsl._core.poplar.Tensor]:
+    ...
+def normGradients(graph: popdsl._core.poplar.Graph, gradsIn: popdsl._core.poplar.Tensor, gamma: popdsl._core.poplar.Tensor, prog: popdsl._core.program.Sequence, debugContext: str | None = '') -> popdsl._core.poplar.Tensor:
+    ...
+def normParamGradients(graph: popdsl._core.poplar.Graph, actsWhitened: popdsl._core.poplar.Tensor, gradsIn: popdsl._core.poplar.Tensor, prog: popdsl._core.program.Sequence, partialsType: popdsl._core.poplar.Type = ..., debugContext: str | None = '') -> tuple[popdsl._core.poplar.Tensor, popdsl._core.poplar.Tensor]:
+    ...
+def normStatistics(graph: popdsl._core.poplar.Graph, actsUngrouped: popdsl._core.poplar.Tensor, eps: typing.SupportsFloat | typing.SupportsIndex, prog: popdsl._core.program.Sequence, unbiasedVarEstimate: bool, stableAlgo: bool = False, partialsType: popdsl._core.poplar.Type = ..., debugContext: str | None = '') -> tuple[popdsl._core.poplar.Tensor, popdsl._core.poplar.Tensor]:
+    ...
+def normStatisticsGradients(graph: popdsl._core.poplar.Graph, actsWhitened: popdsl._core.poplar.Tensor, gradsIn: popdsl._core.poplar.Tensor, invStdDev: popdsl._core.poplar.Tensor, prog: popdsl._core.program.Sequence, partialsType: popdsl._core.poplar.Type = ..., debugContext: str | None = '') -> popdsl._core.poplar.Tensor:
+    ...
+def normWhiten(graph: popdsl._core.poplar.Graph, acts: popdsl._core.poplar.Tensor, mean: popdsl._core.poplar.Tensor, iStdDev: popdsl._core.poplar.Tensor, prog: popdsl._core.program.Sequence, debugContext: str | None = '') -> popdsl._core.poplar.Tensor:
+    ...
+def normalise(graph: popdsl._core.poplar.Graph, actsWhitened: popdsl._core.poplar.Tensor, gamma: popdsl._core.poplar.Tensor, beta: popdsl._core.poplar.Tensor, prog: popdsl._core.program.Sequence, debugContext: str | None = '') -> popdsl._core.poplar.Tensor:
     ...
 def preArrangeMatMulGroupedInputRHS(graph: popdsl._core.poplar.Graph, aShape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], B: popdsl._core.poplar.Tensor, prog: popdsl._core.program.Sequence, outputType: popdsl._core.poplar.Type, debugContext: str | None = '', options: dict[str, str | int | float | bool] | None = {}, cache: PlanningCache | None = None) -> popdsl._core.poplar.Tensor:
     ...

@@ -1,5 +1,5 @@
 #pragma once
-// The computation bn and gn share, built from popops reductions and maps. A Grouping
+// The computation poplin's norms and popnn's bn and gn share, built from popops reductions and maps. A Grouping
 // says which activations each statistic covers: `grouped` views acts [B][C][...F...]
 // as [statistics][elements per statistic], `spread` views a [statistics] tensor so it
 // broadcasts against acts.
@@ -8,13 +8,14 @@
 #include <poplar/Program.hpp>
 #include <poplar/Tensor.hpp>
 #include <poplar/Type.hpp>
+#include <poplin/Norms.hpp>
 
 #include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
 
-namespace popnn {
+namespace poplin {
 namespace detail {
 
 struct Grouping {
@@ -34,6 +35,23 @@ struct Grouping {
   poplar::Tensor spread(const poplar::Tensor &statistic) const;
 };
 
+// A batch spread over replicas: `reduce` sums each replica's share of the statistics'
+// means over groupSize replicas. Without reduce (groupSize 1) the batch is this replica's.
+struct Distribution {
+  DistributedNormReduceCallback reduce;
+  unsigned groupSize = 1;
+
+  // normBatchSize is a multiple of acts' batch, and the groups of normBatchSize / B
+  // replicas divide the graph's replicas.
+  static Distribution of(const char *fn, const poplar::Graph &graph, const poplar::Tensor &acts,
+                         DistributedNormReduceCallback reduce, unsigned normBatchSize);
+  bool distributed() const { return static_cast<bool>(reduce); }
+  // The reduced `shares` (checked: one tensor of the same shape back for each).
+  std::vector<poplar::Tensor> sum(poplar::Graph &graph, const std::vector<poplar::Tensor> &shares,
+                                  poplar::program::Sequence &prog, const poplar::DebugContext &dc,
+                                  const char *fn) const;
+};
+
 // Acts have rank 2 or more and are FLOAT or HALF.
 void checkActs(const char *fn, const char *role, const poplar::Tensor &acts);
 // t is a FLOAT or HALF tensor of exactly this shape.
@@ -50,7 +68,7 @@ std::pair<poplar::Tensor, poplar::Tensor> statistics(poplar::Graph &graph, const
                                                      poplar::program::Sequence &prog, bool unbiasedVarEstimate,
                                                      bool stableAlgo, const poplar::Type &partialsType,
                                                      const Grouping &grouping, const poplar::DebugContext &dc,
-                                                     const char *fn);
+                                                     const char *fn, const Distribution &distribution = {});
 poplar::Tensor whiten(poplar::Graph &graph, const poplar::Tensor &acts, const poplar::Tensor &mean,
                       const poplar::Tensor &invStdDev, poplar::program::Sequence &prog, const Grouping &grouping,
                       const poplar::DebugContext &dc, const char *fn);
@@ -71,12 +89,13 @@ std::pair<poplar::Tensor, poplar::Tensor> paramGradients(poplar::Graph &graph, c
                                                          poplar::program::Sequence &prog,
                                                          const poplar::Type &partialsType,
                                                          const poplar::DebugContext &dc, const char *fn);
-// invStdDev * (g - mean(g) - whitened * mean(g * whitened)), g = gradsIn * gamma, the
-// means over each statistic's elements.
+// invStdDev * (g - mean(g) - whitened * mean(g * whitened)), g = gradsIn * gamma (gradsIn
+// alone for a gamma that is not valid()), the means over each statistic's elements.
 poplar::Tensor gradients(poplar::Graph &graph, const poplar::Tensor &actsWhitened, const poplar::Tensor &gradsIn,
                          const poplar::Tensor &invStdDev, const poplar::Tensor &gamma,
                          poplar::program::Sequence &prog, const poplar::Type &partialsType,
-                         const Grouping &grouping, const poplar::DebugContext &dc, const char *fn);
+                         const Grouping &grouping, const poplar::DebugContext &dc, const char *fn,
+                         const Distribution &distribution = {});
 // gamma += gammaDelta * scale, beta += betaDelta * scale; Scale is float or a Tensor.
 template <typename Scale>
 void paramUpdate(poplar::Graph &graph, const poplar::Tensor &gammaDelta, const poplar::Tensor &betaDelta,
@@ -84,4 +103,4 @@ void paramUpdate(poplar::Graph &graph, const poplar::Tensor &gammaDelta, const p
                  const poplar::DebugContext &dc, const char *fn);
 
 } // namespace detail
-} // namespace popnn
+} // namespace poplin

@@ -1,6 +1,6 @@
-// The shared body of popnn's normalisations, composed as poplibs does: one reduceMany
+// The shared body of poplin's and popnn's normalisations, composed as poplibs does: one reduceMany
 // compute set for the sums, maps for everything element-wise.
-#include "popnn/NormStatistics.hpp"
+#include "poplin/NormStatistics.hpp"
 
 #include <popops/Cast.hpp>
 #include <popops/ElementWise.hpp>
@@ -16,7 +16,7 @@
 #include "poplar/TensorImpl.hpp"
 #include "popops/KernelSupport.hpp"
 
-namespace popnn {
+namespace poplin {
 namespace detail {
 
 namespace {
@@ -84,7 +84,7 @@ Tensor Grouping::grouped(const Tensor &acts) const {
 }
 
 Tensor Grouping::spread(const Tensor &statistic) const {
-  if (kind == PER_CHANNEL) return popnn::detail::perChannel(statistic, actsShape.size());
+  if (kind == PER_CHANNEL) return detail::perChannel(statistic, actsShape.size());
   const std::size_t batch = actsShape[0], channels = actsShape[1], perGroup = channels / numGroups;
   // Channel c of batch element b reads statistic b * numGroups + (its group).
   const Tensor perBatchChannel =
@@ -94,6 +94,41 @@ Tensor Grouping::spread(const Tensor &statistic) const {
   shape[0] = batch;
   shape[1] = channels;
   return perBatchChannel.reshape(shape);
+}
+
+Distribution Distribution::of(const char *fn, const poplar::Graph &graph, const Tensor &acts,
+                              DistributedNormReduceCallback reduce, unsigned normBatchSize) {
+  checkActs(fn, "acts", acts);
+  const std::size_t batch = acts.dim(0);
+  if (normBatchSize < batch || normBatchSize % batch != 0)
+    throw poplibs_error(std::string(fn) + ": the norm batch size " + std::to_string(normBatchSize) +
+                        " must be a multiple of the batch of acts " + popops::detail::describe(acts) +
+                        " on each replica");
+  const unsigned groupSize = static_cast<unsigned>(normBatchSize / batch);
+  const unsigned replicas = graph.getReplicationFactor();
+  if (replicas % groupSize != 0)
+    throw poplibs_error(std::string(fn) + ": a norm batch of " + std::to_string(normBatchSize) + " spans " +
+                        std::to_string(groupSize) + " replicas, which do not divide the graph's " +
+                        std::to_string(replicas) + " replica(s) into groups");
+  // As poplibs: a batch that is all on this replica, or no callback, needs no reduction.
+  if (groupSize == 1 || !reduce) return {};
+  return {std::move(reduce), groupSize};
+}
+
+std::vector<Tensor> Distribution::sum(poplar::Graph &graph, const std::vector<Tensor> &shares,
+                                      poplar::program::Sequence &prog, const poplar::DebugContext &dc,
+                                      const char *fn) const {
+  std::vector<Tensor> sums = reduce(graph, shares, prog, groupSize, {dc, "distributedReduce"}, {});
+  if (sums.size() != shares.size())
+    throw poplibs_error(std::string(fn) + ": the reduce callback returned " + std::to_string(sums.size()) +
+                        " tensor(s) for the " + std::to_string(shares.size()) + " it was given");
+  for (std::size_t i = 0; i < sums.size(); ++i)
+    if (!sums[i].valid() || sums[i].shape() != shares[i].shape())
+      throw poplibs_error(std::string(fn) + ": the reduce callback returned " +
+                          (sums[i].valid() ? popops::detail::describe(sums[i]) : std::string("an invalid tensor")) +
+                          " for input " + std::to_string(i) + " " + popops::detail::describe(shares[i]) +
+                          ": each sum has its input's shape");
+  return sums;
 }
 
 void checkActs(const char *fn, const char *role, const Tensor &acts) {
@@ -136,8 +171,11 @@ bool booleanOption(const poplar::OptionFlags &options, const std::string &known,
 std::pair<Tensor, Tensor> statistics(poplar::Graph &graph, const Tensor &acts, float eps,
                                      poplar::program::Sequence &prog, bool unbiasedVarEstimate, bool stableAlgo,
                                      const poplar::Type &partialsType, const Grouping &grouping,
-                                     const poplar::DebugContext &dc, const char *fn) {
-  const std::size_t count = grouping.elementsPerStatistic();
+                                     const poplar::DebugContext &dc, const char *fn,
+                                     const Distribution &distribution) {
+  // Every replica of a distributed batch sums its own elements, scales them by the whole
+  // batch's count and has the callback add up those shares of the means.
+  const std::size_t count = grouping.elementsPerStatistic() * distribution.groupSize;
   if (unbiasedVarEstimate && count < 2)
     throw poplibs_error(std::string(fn) + ": an unbiased variance needs 2 or more elements per statistic, " +
                         popops::detail::describe(acts) + " has " + std::to_string(count));
@@ -145,26 +183,34 @@ std::pair<Tensor, Tensor> statistics(poplar::Graph &graph, const Tensor &acts, f
   const Tensor grouped = grouping.grouped(acts);
   const float perElement = 1.0f / static_cast<float>(count);
   const float varianceScale = unbiasedVarEstimate ? static_cast<float>(count) / (count - 1) : 1.0f;
+  const auto summed = [&](std::vector<Tensor> shares) {
+    return distribution.distributed() ? distribution.sum(graph, shares, prog, dc, fn) : shares;
+  };
   Tensor mean, variance;
   if (stableAlgo) {
     // The mean first, then the squares of the centred activations: no cancellation.
     const Tensor sum = popops::reduce(graph, grouped, accumulation, {1}, popops::Operation::ADD, prog, {dc, "sum"});
-    mean = popops::map(graph, pe::_1 * pe::Const(perElement), {sum}, prog, {dc, "mean"});
+    mean = summed({popops::map(graph, pe::_1 * pe::Const(perElement), {sum}, prog, {dc, "mean"})})[0];
     const Tensor centred = popops::map(graph, pe::Cast(pe::_1, accumulation) - pe::_2,
                                        {grouped, mean.expand({1})}, prog, {dc, "centred"});
     const Tensor squares =
         popops::reduce(graph, centred, accumulation, {1}, popops::Operation::SQUARE_ADD, prog, {dc, "squares"});
-    variance = popops::map(graph, pe::_1 * pe::Const(perElement * varianceScale), {squares}, prog, {dc, "variance"});
+    variance = summed({popops::map(graph, pe::_1 * pe::Const(perElement), {squares}, prog, {dc, "power"})})[0];
+    if (unbiasedVarEstimate)
+      variance = popops::map(graph, pe::_1 * pe::Const(varianceScale), {variance}, prog, {dc, "variance"});
   } else {
     std::vector<Tensor> sums;
     popops::reduceMany(graph,
                        {popops::SingleReduceOp(grouped, {1}, popops::Operation::ADD, accumulation, "sum"),
                         popops::SingleReduceOp(grouped, {1}, popops::Operation::SQUARE_ADD, accumulation, "squares")},
                        sums, prog, {dc, "sums"});
-    mean = popops::map(graph, pe::_1 * pe::Const(perElement), {sums[0]}, prog, {dc, "mean"});
-    // E[x^2] - E[x]^2, scaled to N / (N - 1) for the unbiased estimate.
-    variance = popops::map(graph, (pe::_2 * pe::Const(perElement) - pe::_1 * pe::_1) * pe::Const(varianceScale),
-                           {mean, sums[1]}, prog, {dc, "variance"});
+    // (E[x], E[x^2]), then E[x^2] - E[x]^2, scaled to N / (N - 1) for the unbiased estimate.
+    const std::vector<Tensor> moments =
+        summed(popops::map(graph, {pe::_1 * pe::Const(perElement), pe::_2 * pe::Const(perElement)},
+                           {sums[0], sums[1]}, prog, {dc, "meanAndPower"}));
+    mean = moments[0];
+    variance = popops::map(graph, (pe::_2 - pe::_1 * pe::_1) * pe::Const(varianceScale), {mean, moments[1]}, prog,
+                           {dc, "variance"});
   }
   const Tensor invStdDev = popops::varianceToInvStdDev(graph, variance, eps, prog, acts.elementType(), {dc, "invStdDev"});
   return {popops::cast(graph, mean, acts.elementType(), prog, {dc, "mean"}), invStdDev};
@@ -218,16 +264,23 @@ std::pair<Tensor, Tensor> paramGradients(poplar::Graph &graph, const Tensor &act
 
 Tensor gradients(poplar::Graph &graph, const Tensor &actsWhitened, const Tensor &gradsIn, const Tensor &invStdDev,
                  const Tensor &gamma, poplar::program::Sequence &prog, const poplar::Type &partialsType,
-                 const Grouping &grouping, const poplar::DebugContext &dc, const char *fn) {
+                 const Grouping &grouping, const poplar::DebugContext &dc, const char *fn,
+                 const Distribution &distribution) {
   checkShape(fn, "gradsIn", gradsIn, actsWhitened.shape());
   checkShape(fn, "invStdDev", invStdDev, {grouping.numStatistics()});
-  checkChannelParam(fn, "gamma", gamma, actsWhitened);
   const poplar::Type accumulation = accumulationType(partialsType, actsWhitened.elementType());
   const auto widened = [&](const pe::Expr &e) { return pe::Cast(e, accumulation); };
   // g = gradsIn * gamma (the gradient at the whitened activations) and g * whitened.
-  const auto gradsAtWhitened = popops::map(
-      graph, {widened(pe::_1) * widened(pe::_2), widened(pe::_1) * widened(pe::_2) * widened(pe::_3)},
-      {gradsIn, perChannel(gamma, actsWhitened.rank()), actsWhitened}, prog, {dc, "gradsAtWhitened"});
+  std::vector<Tensor> gradsAtWhitened;
+  if (gamma.valid()) {
+    checkChannelParam(fn, "gamma", gamma, actsWhitened);
+    gradsAtWhitened = popops::map(
+        graph, {widened(pe::_1) * widened(pe::_2), widened(pe::_1) * widened(pe::_2) * widened(pe::_3)},
+        {gradsIn, perChannel(gamma, actsWhitened.rank()), actsWhitened}, prog, {dc, "gradsAtWhitened"});
+  } else {
+    gradsAtWhitened = popops::map(graph, {widened(pe::_1), widened(pe::_1) * widened(pe::_2)},
+                                  {gradsIn, actsWhitened}, prog, {dc, "gradsAtWhitened"});
+  }
   std::vector<Tensor> sums;
   popops::reduceMany(graph,
                      {popops::SingleReduceOp(grouping.grouped(gradsAtWhitened[0]), {1}, popops::Operation::ADD,
@@ -235,12 +288,15 @@ Tensor gradients(poplar::Graph &graph, const Tensor &actsWhitened, const Tensor 
                       popops::SingleReduceOp(grouping.grouped(gradsAtWhitened[1]), {1}, popops::Operation::ADD,
                                              accumulation, "sumGradsTimesWhitened")},
                      sums, prog, {dc, "gradientSums"});
-  const float perElement = 1.0f / static_cast<float>(grouping.elementsPerStatistic());
+  // (mean(g), mean(g * whitened)); a distributed batch adds up each replica's share.
+  const float perElement = 1.0f / static_cast<float>(grouping.elementsPerStatistic() * distribution.groupSize);
+  std::vector<Tensor> means = popops::map(graph, {pe::_1 * pe::Const(perElement), pe::_2 * pe::Const(perElement)},
+                                          {sums[0], sums[1]}, prog, {dc, "gradientMeans"});
+  if (distribution.distributed()) means = distribution.sum(graph, means, prog, dc, fn);
   return popops::map(graph,
-                     pe::Cast(widened(pe::_5) * (pe::_1 - pe::_2 * pe::Const(perElement) -
-                                                 widened(pe::_3) * pe::_4 * pe::Const(perElement)),
+                     pe::Cast(widened(pe::_5) * (pe::_1 - pe::_2 - widened(pe::_3) * pe::_4),
                               actsWhitened.elementType()),
-                     {gradsAtWhitened[0], grouping.spread(sums[0]), actsWhitened, grouping.spread(sums[1]),
+                     {gradsAtWhitened[0], grouping.spread(means[0]), actsWhitened, grouping.spread(means[1]),
                       grouping.spread(invStdDev)},
                      prog, {dc, "gradients"});
 }
@@ -262,4 +318,4 @@ template void paramUpdate<const Tensor &>(poplar::Graph &, const Tensor &, const
                                           const char *);
 
 } // namespace detail
-} // namespace popnn
+} // namespace poplin
