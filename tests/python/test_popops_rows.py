@@ -1,0 +1,319 @@
+"""The smaller popops headers through the bindings, against float64 numpy: one-hot
+encodings and index ranges, counted loops, sorts (values and key-value, out of place and
+in place, along any dimension and through views), top-k in every order, row-wise scalar
+selects and updates, all-true and the NaN checks, with their error cases."""
+import numpy as np
+import pytest
+
+from popdsl import poplar, popops, poputil, program
+from test_popops_data import raises_poplibs_error, run, tensor_from
+
+SortOrder = popops.SortOrder
+MASKED = popops.MASKED_LABEL_CODE
+
+
+def wave(shape, dtype=np.float32):
+    """10 sin(0.37 i): distinct values in no particular order."""
+    return (10 * np.sin(0.37 * np.arange(np.prod(shape)))).reshape(shape).astype(dtype)
+
+
+def mapped(graph, ptype, shape, name):
+    t = graph.addVariable(ptype, list(shape), name)
+    poputil.mapTensorLinearly(graph, t)
+    return t
+
+
+# --------------------------------------------------------------------------- Encoding
+@pytest.mark.parametrize("index_dtype", [np.uint32, np.int32])
+def test_encode_one_hot_marks_each_rows_index_and_skips_masked_and_out_of_range(graph, device, index_dtype):
+    labels = np.array([3, 0, 5, 2, 6], index_dtype)  # 5 and 6 are past a row of 5
+    if index_dtype == np.uint32:
+        labels[2] = MASKED
+    indices = tensor_from(graph, labels, "labels")
+    plain, on_off = mapped(graph, poplar.FLOAT, (5, 5), "plain"), mapped(graph, poplar.HALF, (5, 5), "onOff")
+    on, off = (graph.addConstant(poplar.HALF, [1], v, n) for v, n in ((2.5, "on"), (-0.5, "off")))
+    for c in (on, off):
+        graph.setTileMapping(c, 0)
+    seq = program.Sequence()
+    popops.encodeOneHot(graph, indices, plain, seq, "oneHot")
+    popops.encodeOneHot(graph, indices, on_off, seq, on, off)
+    out = run(graph, device, seq, {"plain": plain, "onOff": on_off})
+    want = np.zeros((5, 5))
+    for row, label in enumerate(labels.astype(np.int64)):
+        if 0 <= label < 5:
+            want[row, label] = 1
+    np.testing.assert_array_equal(out["plain"], want)
+    np.testing.assert_array_equal(out["onOff"], np.where(want == 1, 2.5, -0.5))
+
+
+def test_iota_and_iota_with_offset_count_up_from_their_start(graph, device):
+    signed, unsigned = mapped(graph, poplar.INT, (7,), "s"), mapped(graph, poplar.UNSIGNED_INT, (5,), "u")
+    shifted, offset = mapped(graph, poplar.INT, (4,), "shifted"), mapped(graph, poplar.INT, (1,), "offset")
+    graph.createHostWrite("offset", offset)
+    seq = program.Sequence()
+    popops.iota(graph, signed, -4, seq)
+    popops.iota(graph, unsigned.reverse(0), 4000000000, seq)  # through a view, past INT's range
+    popops.iotaWithOffset(graph, shifted, offset, seq)
+    for name, t in (("s", signed), ("u", unsigned), ("shifted", shifted)):
+        graph.createHostRead(name, t)
+    engine = poplar.Engine(graph, seq)
+    engine.load(device)
+    for start in (-10, 100):  # the offset is read when the program runs
+        engine.writeTensor("offset", np.array([start], np.int32))
+        engine.run(0)
+        np.testing.assert_array_equal(engine.readTensor("shifted", np.zeros(4, np.int32)), start + np.arange(4))
+    np.testing.assert_array_equal(engine.readTensor("s", np.zeros(7, np.int32)), np.arange(-4, 3))
+    np.testing.assert_array_equal(engine.readTensor("u", np.zeros(5, np.uint32)), 4000000000 + np.arange(5)[::-1])
+
+
+def test_encoding_errors_name_the_tensor(graph):
+    seq = program.Sequence()
+    floats, encoded = mapped(graph, poplar.FLOAT, (3,), "floatLabels"), mapped(graph, poplar.FLOAT, (3, 4), "enc")
+    with raises_poplibs_error("indices 'floatLabels'.*INT or UNSIGNED_INT"):
+        popops.encodeOneHot(graph, floats, encoded, seq)
+    with raises_poplibs_error("encoded 'short'.*one row per index"):
+        popops.encodeOneHot(graph, mapped(graph, poplar.UNSIGNED_INT, (3,), "l"),
+                            mapped(graph, poplar.FLOAT, (2, 4), "short"), seq)
+    with raises_poplibs_error("iota: t 'floatLabels'"):
+        popops.iota(graph, floats, 0, seq)
+    with raises_poplibs_error("offset 'wide'.*single element"):
+        popops.iotaWithOffset(graph, mapped(graph, poplar.INT, (3,), "r"), mapped(graph, poplar.INT, (2,), "wide"), seq)
+    with pytest.raises(ValueError, match="outside the range"):
+        popops.iota(graph, mapped(graph, poplar.INT, (3,), "r2"), 2 ** 40, seq)
+
+
+# --------------------------------------------------------------------------- Loop
+def test_counted_loops_run_their_body_with_the_counter(graph, device):
+    total, passes = mapped(graph, poplar.UNSIGNED_INT, (1,), "total"), mapped(graph, poplar.UNSIGNED_INT, (1,), "n")
+    one = graph.addConstant(poplar.UNSIGNED_INT, [1], 1, "one")
+    graph.setTileMapping(one, 0)
+    seq = program.Sequence()
+    popops.zero(graph, total, seq)
+    popops.zero(graph, passes, seq)
+    seen = []
+
+    def body(counter):
+        seen.append(counter.shape())
+        step = program.Sequence()
+        popops.addInPlace(graph, total, counter, step)
+        return step
+
+    seq.add(popops.countedLoop(graph, 3, 20, 4, body, "loop"))
+    inc = program.Sequence()
+    popops.addInPlace(graph, passes, one, inc)
+    seq.add(popops.countedLoop(graph, 6, lambda counter: inc))
+    out = run(graph, device, seq, {"total": total, "n": passes})
+    assert seen == [[1]]
+    assert out["total"][0] == sum(range(3, 20, 4))
+    assert out["n"][0] == 6
+
+
+@pytest.mark.parametrize("ptype,dtype,initial,limit,step", [
+    (poplar.INT, np.int32, 10, -2, -3),
+    (poplar.UNSIGNED_INT, np.uint32, 0, 12, 4),
+    (poplar.INT, np.int32, 5, 5, 1),  # the limit at the start: no pass
+])
+def test_counted_for_loop_steps_until_the_count_reaches_the_limit_read_at_run_time(graph, device, ptype, dtype,
+                                                                                   initial, limit, step):
+    count, count_limit, total = (mapped(graph, ptype, (1,), n) for n in ("count", "limit", "total"))
+    graph.createHostWrite("limit", count_limit)
+    seq, body = program.Sequence(), program.Sequence()
+    popops.zero(graph, total, seq)
+    popops.addInPlace(graph, total, count, body)
+    seq.add(popops.countedForLoop(graph, count, initial, count_limit, step, body))
+    # The form that makes its own counter: count the passes.
+    passes, one = mapped(graph, ptype, (1,), "passes"), graph.addConstant(ptype, [1], 1, "one")
+    graph.setTileMapping(one, 0)
+    popops.zero(graph, passes, seq)
+    counting = program.Sequence()
+    popops.addInPlace(graph, passes, one, counting)
+    seq.add(popops.countedForLoop(graph, initial, count_limit, step, counting))
+    out = run(graph, device, seq, {"total": total, "passes": passes},
+              before_run=lambda engine, _: engine.writeTensor("limit", np.array([limit], dtype)))
+    counts = list(range(initial, limit, step))
+    assert out["total"][0] == sum(counts)
+    assert out["passes"][0] == len(counts)
+
+
+def test_loop_errors_say_what_is_wrong(graph):
+    body = lambda counter: program.Sequence()
+    with raises_poplibs_error("step must be greater than zero"):
+        popops.countedLoop(graph, 0, 4, 0, body)
+    with raises_poplibs_error(r"begin \(4\) must be less than end \(4\)"):
+        popops.countedLoop(graph, 4, 4, 1, body)
+    with raises_poplibs_error("count 'c'.*and countLimit 'l'.*same type"):
+        popops.countedForLoop(graph, mapped(graph, poplar.INT, (1,), "c"), 0,
+                              mapped(graph, poplar.UNSIGNED_INT, (1,), "l"), 1, program.Sequence())
+    with raises_poplibs_error("count 'f'.*INT or UNSIGNED_INT"):
+        popops.countedForLoop(graph, mapped(graph, poplar.FLOAT, (1,), "f"), 0,
+                              mapped(graph, poplar.FLOAT, (1,), "fl"), 1, program.Sequence())
+    with pytest.raises(RuntimeError, match="bad body"):
+        popops.countedLoop(graph, 3, lambda counter: (_ for _ in ()).throw(RuntimeError("bad body")))
+
+
+# --------------------------------------------------------------------------- Sort
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.uint32])
+@pytest.mark.parametrize("view", ["plain", "transposed", "strided"])
+def test_sort_along_each_dimension_matches_numpy(graph, device, dtype, view):
+    values = wave((4, 3, 6), np.float64)
+    if dtype == np.int32:
+        values = values * 100
+    elif dtype == np.uint32:
+        values = np.abs(values) * 100
+    values = values.astype(dtype)
+    t = tensor_from(graph, values, "t", view)
+    seq = program.Sequence()
+    sorted_ = {dim: popops.sort(graph, t, dim, seq, f"sort{dim}") for dim in range(3)}
+    in_place = tensor_from(graph, values, "inPlace", view)
+    popops.sortInPlace(graph, in_place, 1, seq)
+    out = run(graph, device, seq, {**{f"d{d}": s for d, s in sorted_.items()}, "inPlace": in_place})
+    for dim in range(3):
+        np.testing.assert_array_equal(out[f"d{dim}"], np.sort(values, axis=dim))
+    np.testing.assert_array_equal(out["inPlace"], np.sort(values, axis=1))
+
+
+def test_sort_puts_nan_last_as_numpy_does(graph, device):
+    values = np.array([[3.0, np.nan, -1.0, np.inf, -np.inf, 0.5]], np.float32)
+    t = tensor_from(graph, values, "t")
+    seq = program.Sequence()
+    out = run(graph, device, seq, {"s": popops.sort(graph, t, 1, seq)})
+    np.testing.assert_array_equal(out["s"], np.sort(values, axis=1))
+
+
+def test_sort_key_value_permutes_values_as_a_stable_sort_of_the_keys(graph, device):
+    keys = ((3 * np.arange(2 * 9)) % 4).reshape(2, 9).astype(np.int32)  # ties
+    values = wave((2, 9))
+    k, v = tensor_from(graph, keys, "k"), tensor_from(graph, values, "v", "transposed")
+    k2, v2 = tensor_from(graph, keys.T.copy(), "k2"), tensor_from(graph, values.T.copy(), "v2")
+    seq = program.Sequence()
+    permuted = popops.sortKeyValue(graph, k, v, 1, seq)
+    popops.sortKeyValueInPlace(graph, k2, v2, 0, seq)
+    out = run(graph, device, seq, {"permuted": permuted, "k": k, "k2": k2, "v2": v2})
+    order = np.argsort(keys, axis=1, kind="stable")
+    np.testing.assert_array_equal(out["permuted"], np.take_along_axis(values, order, axis=1))
+    np.testing.assert_array_equal(out["k"], keys)  # sortKeyValue leaves the keys alone
+    np.testing.assert_array_equal(out["k2"], np.sort(keys, axis=1).T)
+    np.testing.assert_array_equal(out["v2"], np.take_along_axis(values, order, axis=1).T)
+
+
+def test_sort_errors_name_the_tensors(graph):
+    seq = program.Sequence()
+    t = mapped(graph, poplar.FLOAT, (2, 3), "t")
+    with raises_poplibs_error(r"sort: dim 2 is not a dimension of 't' \[2,3\]"):
+        popops.sort(graph, t, 2, seq)
+    with raises_poplibs_error("sortKeyValue: values 'v'.*and keys 't'.*different shapes"):
+        popops.sortKeyValue(graph, t, mapped(graph, poplar.FLOAT, (3, 2), "v"), 1, seq)
+    with raises_poplibs_error("sortInPlace: keys 'b'.*FLOAT, HALF, INT or UNSIGNED_INT"):
+        popops.sortInPlace(graph, mapped(graph, poplar.BOOL, (4,), "b"), 0, seq)
+
+
+# --------------------------------------------------------------------------- TopK
+def topk_reference(x, k, largest, order):
+    """numpy's top k of each innermost row, ties to the earlier position; NONE: row order."""
+    by_rank = np.argsort(-x if largest else x, axis=-1, kind="stable")[..., :k]
+    if order == SortOrder.NONE:
+        positions = np.sort(by_rank, axis=-1)
+    else:
+        chosen = np.take_along_axis(x, by_rank, axis=-1)
+        resort = np.argsort(chosen if order == SortOrder.ASCENDING else -chosen, axis=-1, kind="stable")
+        positions = np.take_along_axis(by_rank, resort, axis=-1)
+    return np.take_along_axis(x, positions, axis=-1), positions
+
+
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("order", [SortOrder.NONE, SortOrder.ASCENDING, SortOrder.DESCENDING])
+def test_top_k_in_every_order_matches_numpy(graph, device, largest, order):
+    x = wave((2, 3, 10))
+    ties = ((7 * np.arange(3 * 8)) % 5).reshape(3, 8).astype(np.int32)
+    params = popops.TopKParams(4, largest, order)
+    t = popops.createTopKInput(graph, poplar.FLOAT, [2, 3, 10], params, "input")
+    graph.setInitialValue(t, x)
+    tied = tensor_from(graph, ties, "tied")
+    payload = tensor_from(graph, wave((3, 8), np.float16), "payload")
+    seq = program.Sequence()
+    values = popops.topK(graph, seq, t, params)
+    tied_values, tied_positions = popops.topKWithPermutation(graph, seq, tied, params)
+    keys, carried = popops.topKKeyValue(graph, seq, tied, payload, params)
+    out = run(graph, device, seq, {"values": values, "tv": tied_values, "tp": tied_positions, "keys": keys,
+                                    "carried": carried})
+    want, _ = topk_reference(x, 4, largest, order)
+    np.testing.assert_array_equal(out["values"], want)
+    want_values, want_positions = topk_reference(ties.astype(np.float64), 4, largest, order)
+    np.testing.assert_array_equal(out["tv"], want_values)
+    assert out["tp"].dtype == np.uint32
+    np.testing.assert_array_equal(out["tp"], want_positions)
+    np.testing.assert_array_equal(out["keys"], want_values)
+    np.testing.assert_array_equal(out["carried"], np.take_along_axis(wave((3, 8), np.float16), want_positions, -1))
+
+
+def test_top_k_params_fields_and_printing():
+    p = popops.TopKParams(3, True, SortOrder.DESCENDING)
+    assert (p.k, p.largest, p.sortOrder, p.stableSort) == (3, True, SortOrder.DESCENDING, False)
+    p.stableSort, p.k = True, 5
+    assert repr(p) == "{k=5, largest=true, sortOrder=descending, stableSort=true}"
+    assert str(SortOrder.ASCENDING) == "ascending"
+    with pytest.raises(ValueError, match="not a valid SortOrder"):
+        SortOrder(7)
+
+
+def test_top_k_errors_name_the_tensor(graph):
+    seq = program.Sequence()
+    t = mapped(graph, poplar.FLOAT, (2, 5), "scores")
+    with raises_poplibs_error(r"topK: k \(6\) is more than the innermost dimension of 'scores'"):
+        popops.topK(graph, seq, t, popops.TopKParams(6, True, SortOrder.NONE))
+    with raises_poplibs_error("topKKeyValue: values 'v'.*and keys 'scores'.*different shapes"):
+        popops.topKKeyValue(graph, seq, t, mapped(graph, poplar.INT, (2, 4), "v"),
+                            popops.TopKParams(2, True, SortOrder.NONE))
+
+
+# --------------------------------------------------------------------------- rows, all-true, NaN
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_select_and_update_scalar_in_rows(graph, device, dtype):
+    x = wave((4, 6), dtype)
+    picks = np.array([5, 0, 6, MASKED], np.uint32)  # 6 is past the row
+    params, indices = tensor_from(graph, x, "params", "transposed"), tensor_from(graph, picks, "picks")
+    updated = tensor_from(graph, x, "updated", "strided")
+    seq = program.Sequence()
+    selected = popops.selectScalarFromRows(graph, params, indices, seq)
+    popops.updateScalarInRows(graph, updated, indices, seq)
+    out = run(graph, device, seq, {"selected": selected, "updated": updated})
+    want_selected = np.array([x[0, 5], x[1, 0], np.nan, 0.0])
+    want_updated = x.astype(np.float64)
+    want_updated[0, 5] -= 1
+    want_updated[1, 0] -= 1
+    want_updated[2] = np.nan
+    rtol = 1e-3 if dtype == np.float16 else 1e-6
+    np.testing.assert_allclose(out["selected"].astype(np.float64), want_selected, rtol=rtol)
+    np.testing.assert_allclose(out["updated"].astype(np.float64), want_updated, rtol=rtol, atol=rtol)
+
+
+def test_row_scalar_errors_name_the_tensors(graph):
+    seq = program.Sequence()
+    params = mapped(graph, poplar.FLOAT, (3, 4), "params")
+    with raises_poplibs_error("selectScalarFromRows: indices 'few'.*one element per row of 'params'"):
+        popops.selectScalarFromRows(graph, params, mapped(graph, poplar.UNSIGNED_INT, (2,), "few"), seq)
+    with raises_poplibs_error("updateScalarInRows: params 'ints'.*FLOAT or HALF"):
+        popops.updateScalarInRows(graph, mapped(graph, poplar.INT, (3, 4), "ints"),
+                                  mapped(graph, poplar.UNSIGNED_INT, (3,), "i"), seq)
+
+
+def test_all_true_and_the_nan_checks(graph, device):
+    flags = np.array([[True, True], [False, True]])
+    b = tensor_from(graph, flags, "flags")
+    x = np.array([1.0, np.nan, np.inf, -2.0], np.float32)
+    f = tensor_from(graph, x, "x")
+    h = tensor_from(graph, x.astype(np.float16), "h")
+    seq = program.Sequence()
+    results = {"all": popops.allTrue(graph, b, seq), "allRow0": popops.allTrue(graph, b[0], seq),
+               "nan": popops.hasNaN(graph, f, seq), "nanHalf": popops.hasNaN(graph, h.slice(2, 4), seq),
+               "inf": popops.hasNaNOrInf(graph, h.slice(2, 4), seq),
+               "finite": popops.hasNaNOrInf(graph, f.slice(3, 4), seq),
+               "nanFinite": popops.hasNaN(graph, f.slice(0, 1), seq)}
+    out = run(graph, device, seq, results)
+    assert results["all"].shape() == [] and results["all"].elementType() == poplar.BOOL
+    assert {k: bool(v) for k, v in out.items()} == {"all": False, "allRow0": True, "nan": True, "nanHalf": False,
+                                                    "inf": True, "finite": False, "nanFinite": False}
+    with raises_poplibs_error("allTrue: A 'x'.*BOOL"):
+        popops.allTrue(graph, f, seq)
+    with raises_poplibs_error("hasNaN: src 'flags'.*FLOAT or HALF"):
+        popops.hasNaN(graph, b, seq)
