@@ -1,7 +1,8 @@
-// The smaller popops headers: Encoding, Loop, Sort, SortOrder, TopK,
+// The smaller popops headers: Encoding, Loop, Sort, SortOrder, TopK, Gather,
 // SelectScalarFromRows, UpdateScalarInRows, AllTrue and NaN.
 #include <popops/AllTrue.hpp>
 #include <popops/Encoding.hpp>
+#include <popops/Gather.hpp>
 #include <popops/Loop.hpp>
 #include <popops/NaN.hpp>
 #include <popops/SelectScalarFromRows.hpp>
@@ -92,6 +93,34 @@ void bindSortAndTopK(py::module_ &m, const py::arg_v &dc) {
   m.def("topKWithPermutation", &topKWithPermutation, graph, prog, py::arg("t"), params, dc);
 }
 
+void bindGather(py::module_ &m, const py::arg_v &dc) {
+  using namespace popops;
+  const auto graph = py::arg("graph"), type = py::arg("type"), input = py::arg("input"),
+             indices = py::arg("indices"), prog = py::arg("prog");
+  py::class_<GatherParams>(m, "GatherParams")
+      .def(py::init<>())
+      .def(py::init<std::size_t>(), py::arg("maxElementsPerTile"))
+      .def_readwrite("maxElementsPerTile", &GatherParams::maxElementsPerTile);
+  using AxisInput = Tensor (*)(Graph &, const poplar::Type &, const std::vector<std::size_t> &, unsigned,
+                               GatherParams, const DebugContext &);
+  using AxisGather = Tensor (*)(Graph &, const Tensor &, const Tensor &, unsigned, Sequence &, GatherParams,
+                                const DebugContext &);
+  using XlaInput = Tensor (*)(Graph &, const poplar::Type &, const std::vector<std::size_t> &,
+                              const std::vector<std::size_t> &, std::vector<unsigned>, const DebugContext &);
+  using XlaGather = Tensor (*)(Graph &, const Tensor &, const Tensor &, std::size_t, const std::vector<std::size_t> &,
+                               const std::vector<std::size_t> &, const std::vector<std::size_t> &,
+                               const std::vector<unsigned> &, Sequence &, const DebugContext &);
+  m.def("createGatherInput", static_cast<AxisInput>(&createGatherInput), graph, type, py::arg("operandShape"),
+        py::arg("axis"), py::arg_v("params", GatherParams(), "GatherParams()"), dc);
+  m.def("gather", static_cast<AxisGather>(&gather), graph, input, indices, py::arg("axis"), prog, py::arg("params"),
+        dc);
+  m.def("createGatherInput", static_cast<XlaInput>(&createGatherInput), graph, type, py::arg("inputShape"),
+        py::arg("sliceSizes"), py::arg("startIndexMap"), dc);
+  m.def("gather", static_cast<XlaGather>(&gather), graph, input, indices, py::arg("indexVectorDim"),
+        py::arg("offsetDims"), py::arg("sliceSizes"), py::arg("collapsedSliceDims"), py::arg("startIndexMap"), prog,
+        dc);
+}
+
 void bindRowScalarsAndChecks(py::module_ &m, const py::arg_v &dc) {
   using namespace popops;
   const auto graph = py::arg("graph"), params = py::arg("params"), indices = py::arg("indices");
@@ -108,6 +137,7 @@ void bindPopopsRows(py::module_ &m) {
   const py::arg_v dc = py::arg("debugContext") = DebugContext();
   bindEncodingAndLoops(m, dc);
   bindSortAndTopK(m, dc);
+  bindGather(m, dc);
   bindRowScalarsAndChecks(m, dc);
 }
 

@@ -317,3 +317,83 @@ def test_all_true_and_the_nan_checks(graph, device):
         popops.allTrue(graph, f, seq)
     with raises_poplibs_error("hasNaN: src 'flags'.*FLOAT or HALF"):
         popops.hasNaN(graph, b, seq)
+
+
+# --------------------------------------------------------------------------- Gather
+def xla_gather_reference(x, idx, index_vector_dim, offset_dims, slice_sizes, collapsed, start_index_map):
+    """XLA's gather, element by element in float64 (clamped starts)."""
+    batch_shape = [n for d, n in enumerate(idx.shape) if d != index_vector_dim]
+    kept = [d for d in range(x.ndim) if d not in collapsed]
+    rank = len(batch_shape) + len(kept)
+    out_shape, b, k = [], iter(batch_shape), iter(kept)
+    for d in range(rank):
+        out_shape.append(slice_sizes[next(k)] if d in offset_dims else next(b))
+    out = np.zeros(out_shape)
+    for pos in np.ndindex(*out_shape):
+        batch = [p for d, p in enumerate(pos) if d not in offset_dims]
+        start = [0] * x.ndim
+        for j, dim in enumerate(start_index_map):
+            where = list(batch)
+            if index_vector_dim < idx.ndim:
+                where.insert(index_vector_dim, j)
+            start[dim] = int(np.clip(idx[tuple(where)], 0, x.shape[dim] - slice_sizes[dim]))
+        at = list(start)
+        for j, dim in enumerate(kept):
+            at[dim] += pos[offset_dims[j]]
+        out[pos] = x[tuple(at)]
+    return out
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_gather_on_one_axis_is_numpys_take_with_clamped_indices(graph, device, axis):
+    x = wave((4, 5, 3))
+    picks = np.array([[2, 0, 1], [1, 9, -1]], np.int32)  # 9 and -1 clamp to the ends
+    params = popops.GatherParams(1000)
+    assert params.maxElementsPerTile == 1000 and popops.GatherParams().maxElementsPerTile == 65535
+    t = popops.createGatherInput(graph, poplar.FLOAT, [4, 5, 3], axis, params, "input")
+    graph.setInitialValue(t, x)
+    seq = program.Sequence()
+    out = run(graph, device, seq, {"g": popops.gather(graph, t, tensor_from(graph, picks, "picks"), axis, seq, params)})
+    np.testing.assert_array_equal(out["g"], np.take(x, np.clip(picks, 0, x.shape[axis] - 1), axis=axis))
+
+
+@pytest.mark.parametrize("case", [
+    # Points: rows of indices are (row, column) pairs; XLA's documented example.
+    dict(shape=(3, 3), idx=[[1, 1], [2, 1]], ivd=1, offset=[], sizes=[1, 1], collapsed=[0, 1], start=[0, 1]),
+    # Windows of 2x2 at each start, batch dimension first, starts past the edge clamped.
+    dict(shape=(4, 5), idx=[[0, 3], [3, 4], [1, 0]], ivd=1, offset=[1, 2], sizes=[2, 2], collapsed=[], start=[0, 1]),
+    # Index vectors along dimension 0 of indices, starting only dimension 2 of a 3-D input.
+    dict(shape=(2, 3, 6), idx=[[4, 0, 5]], ivd=0, offset=[0, 1, 3], sizes=[2, 3, 2], collapsed=[], start=[2]),
+    # Scalar indices (indexVectorDim == rank), a collapsed middle dimension.
+    dict(shape=(3, 4, 2), idx=[[3, 1], [0, 2]], ivd=2, offset=[0, 3], sizes=[3, 1, 2], collapsed=[1], start=[1]),
+])
+def test_xla_gather_matches_its_definition(graph, device, case):
+    x = wave(case["shape"])
+    idx = np.array(case["idx"], np.uint32)
+    t = popops.createGatherInput(graph, poplar.FLOAT, list(x.shape), case["sizes"], case["start"])
+    graph.setInitialValue(t, x)
+    seq = program.Sequence()
+    g = popops.gather(graph, t, tensor_from(graph, idx, "idx", "transposed"), case["ivd"], case["offset"],
+                      case["sizes"], case["collapsed"], case["start"], seq)
+    out = run(graph, device, seq, {"g": g})
+    want = xla_gather_reference(x.astype(np.float64), idx.astype(np.int64), case["ivd"], case["offset"],
+                                case["sizes"], case["collapsed"], case["start"])
+    np.testing.assert_array_equal(out["g"], want)
+
+
+def test_gather_errors_name_the_parameter_that_does_not_fit(graph):
+    seq = program.Sequence()
+    x = mapped(graph, poplar.FLOAT, (3, 4), "x")
+    idx = mapped(graph, poplar.UNSIGNED_INT, (2, 2), "idx")
+    with raises_poplibs_error("gather: axis 2 is not a dimension of 'x'"):
+        popops.gather(graph, x, idx, 2, seq, popops.GatherParams())
+    with raises_poplibs_error("gather: indices 'fidx'.*INT or UNSIGNED_INT"):
+        popops.gather(graph, x, mapped(graph, poplar.FLOAT, (2,), "fidx"), 0, seq, popops.GatherParams())
+    with raises_poplibs_error("gather of 'x'.*'idx'.*collapsedSliceDims must name dimensions of input with slice size 1"):
+        popops.gather(graph, x, idx, 1, [1], [2, 2], [0], [0, 1], seq)
+    with raises_poplibs_error("startIndexMap must have one input dimension per element"):
+        popops.gather(graph, x, idx, 1, [], [1, 1], [0, 1], [0], seq)
+    with raises_poplibs_error("sliceSizes\\[1\\] is more than the input's"):
+        popops.gather(graph, x, idx, 1, [0, 1, 2], [1, 5], [], [0, 1], seq)
+    with raises_poplibs_error("createGatherInput: axis 3"):
+        popops.createGatherInput(graph, poplar.FLOAT, [2, 2], 3)
