@@ -32,7 +32,7 @@ void bindPoputilGraphFunction(py::module_ &poputil); // poputil.graphfn
 void bindPopopsExpr(py::module_ &popops);     // popops.expr and the map family
 void bindPopops(py::module_ &popops);         // reductions, slicing, fill/cast/pad, scaledAdd
 void bindPopopsGroupedSlice(py::module_ &popops);
-void bindPopopsRows(py::module_ &popops); // encodings, counted loops, sorts, top-k, row scalars, checks
+void bindPopopsSmallHeaders(py::module_ &popops); // Encoding, Loop, Sort, TopK, Gather, GatherStatistics, ...
 void bindPoplin(py::module_ &poplin);
 void bindPoplinConv(py::module_ &poplin); // poplin/ConvParams.hpp, poplin/Convolution.hpp
 void bindPoplinMultiConv(py::module_ &poplin); // poplin.multiconv

@@ -1,12 +1,16 @@
 // The smaller popops headers as SDK-era programs use them: one-hot labels and index
-// ranges, counted loops, sorts, top-k, row-wise selects and updates, and the checks
-// for NaN and all-true. Prints one line per result for the test to compare with numpy.
+// ranges, counted loops, sorts, top-k, gathers, histograms, a circular history,
+// row-wise selects and updates, and the checks for NaN and all-true. Prints one line per result for the test to compare with numpy.
 #include <poplar/Engine.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/IPUModel.hpp>
 #include <popops/AllTrue.hpp>
+#include <popops/CircBuf.hpp>
+#include <popops/DynamicSlice.hpp>
 #include <popops/ElementWise.hpp>
 #include <popops/Encoding.hpp>
+#include <popops/Gather.hpp>
+#include <popops/GatherStatistics.hpp>
 #include <popops/Loop.hpp>
 #include <popops/NaN.hpp>
 #include <popops/SelectScalarFromRows.hpp>
@@ -175,6 +179,24 @@ int main() {
       popops::topKKeyValue(graph, prog, topInput, payload, popops::TopKParams(2, false, popops::SortOrder::ASCENDING));
   floats.push_back({"keyValueKeys", keyValue.first});
   ints.push_back({"keyValueValues", keyValue.second});
+
+  // Columns 6 and 0 of each row; counts below -5, in [-5, 0), [0, 5) and from 5 up.
+  Tensor columnPicks = graph.addConstant<int>(INT, {2}, {6, 0}, "columnPicks");
+  graph.setTileMapping(columnPicks, 0);
+  floats.push_back({"gathered", popops::gather(graph, matrix, columnPicks, 1, prog, popops::GatherParams())});
+  Tensor levels = graph.addConstant<float>(FLOAT, {3}, {-5.0f, 0.0f, 5.0f}, "levels");
+  graph.setTileMapping(levels, 1);
+  unsigneds.push_back({"histogram", popops::histogram(graph, matrix, levels, false, prog)});
+
+  // A history of two rows, the matrix's rows added in turn by a counted loop.
+  popops::CircBuf history(graph, FLOAT, 2, {7}, "history");
+  prog.add(popops::countedLoop(graph, 3, [&](const Tensor &row) {
+    Sequence body;
+    history.add(popops::dynamicSlice(graph, matrix, row, {0}, {1}, body).reshape({7}), body);
+    return body;
+  }));
+  floats.push_back({"newest", history.prev(0, prog)});
+  floats.push_back({"older", history.prev(1, prog)});
 
   // Row-wise scalars: an index past the row and a masked label in the last rows.
   Tensor picks = graph.addConstant<unsigned>(UNSIGNED_INT, {3}, {4u, 9u, MASKED_LABEL_CODE}, "picks");

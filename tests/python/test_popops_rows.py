@@ -397,3 +397,144 @@ def test_gather_errors_name_the_parameter_that_does_not_fit(graph):
         popops.gather(graph, x, idx, 1, [0, 1, 2], [1, 5], [], [0, 1], seq)
     with raises_poplibs_error("createGatherInput: axis 3"):
         popops.createGatherInput(graph, poplar.FLOAT, [2, 2], 3)
+
+
+# --------------------------------------------------------------------------- GatherStatistics
+@pytest.mark.parametrize("absolute", [False, True])
+def test_histogram_counts_between_levels_and_accumulates(graph, device, absolute):
+    x = wave((5, 7))
+    levels = np.array([-5.0, 0.0, 2.5, 7.0], np.float32)
+    t, lv = tensor_from(graph, x, "x", "transposed"), tensor_from(graph, levels, "levels")
+    seq = program.Sequence()
+    counts = popops.histogram(graph, t, lv, absolute, seq, "counts")
+    as_float = popops.histogram(graph, t, lv, absolute, seq, options={"useFloatArithmetic": "true"})
+    running = mapped(graph, poplar.UNSIGNED_INT, (5,), "running")
+    graph.setInitialValue(running, np.zeros(5, np.uint32))
+    popops.histogram(graph, t, running, True, lv, absolute, seq)
+    out = run(graph, device, seq, {"counts": counts, "float": as_float, "running": running}, repeats=3)
+    values = np.abs(x) if absolute else x
+    want = np.bincount(np.searchsorted(levels, values.ravel(), side="right"), minlength=5)
+    assert out["counts"].dtype == np.uint32 and out["float"].dtype == np.float32
+    np.testing.assert_array_equal(out["counts"], want)
+    np.testing.assert_array_equal(out["float"], want)
+    np.testing.assert_array_equal(out["running"], 3 * want)  # three runs, each adding
+
+
+def test_histogram_errors(graph):
+    seq = program.Sequence()
+    x, levels = mapped(graph, poplar.FLOAT, (4,), "x"), mapped(graph, poplar.FLOAT, (3,), "levels")
+    with raises_poplibs_error("output 'short'.*one element more than levels"):
+        popops.histogram(graph, x, mapped(graph, poplar.FLOAT, (3,), "short"), False, levels, False, seq)
+    with raises_poplibs_error("input 'ints'.*FLOAT or HALF"):
+        popops.histogram(graph, mapped(graph, poplar.INT, (4,), "ints"), levels, False, seq)
+    with pytest.raises(poplar.invalid_option, match="useFloat"):
+        popops.histogram(graph, x, levels, False, seq, options={"useFloat": "true"})
+
+
+# --------------------------------------------------------------------------- SequenceSlice
+@pytest.mark.parametrize("zero_unused", [False, True])
+def test_sequence_slice_copies_runs_of_rows_at_run_time_offsets(graph, device, zero_unused):
+    source = wave((6, 2, 3))
+    before = np.full((5, 6), 99.0, np.float32)
+    t_in, t_out = tensor_from(graph, source, "in"), tensor_from(graph, before, "out")
+    runs = {"n": [2, 1, 3], "inOffset": [0, 4, 5], "outOffset": [3, 0, 1]}  # the last run has one row left
+    n, in_offset, out_offset = (mapped(graph, poplar.UNSIGNED_INT, (3,), name) for name in runs)
+    for name, t in zip(runs, (n, in_offset, out_offset)):
+        graph.createHostWrite(name, t)
+    seq = program.Sequence()
+    popops.sequenceSlice(graph, t_in, t_out, n, in_offset, out_offset, zero_unused, seq)
+    out = run(graph, device, seq, {"out": t_out},
+              before_run=lambda engine, _: [engine.writeTensor(k, np.array(v, np.uint32)) for k, v in runs.items()])
+    want = before.astype(np.float64)
+    rows = source.reshape(6, 6)
+    want[3:5], want[0], want[1] = rows[0:2], rows[4], rows[5]
+    if zero_unused:
+        want[2] = 0
+    np.testing.assert_array_equal(out["out"], want)
+
+
+def test_sequence_slice_errors(graph):
+    seq = program.Sequence()
+    idx = mapped(graph, poplar.UNSIGNED_INT, (2,), "idx")
+    with raises_poplibs_error("tIn 'a'.*and tOut 'b'.*rows of one size"):
+        popops.sequenceSlice(graph, mapped(graph, poplar.FLOAT, (3, 2), "a"), mapped(graph, poplar.FLOAT, (3, 4), "b"),
+                             idx, idx, idx, False, seq)
+    with raises_poplibs_error("'odd'.* is not"):
+        popops.sequenceSlice(graph, mapped(graph, poplar.FLOAT, (3, 2), "c"), mapped(graph, poplar.FLOAT, (3, 2), "d"),
+                             idx, mapped(graph, poplar.UNSIGNED_INT, (3,), "odd"), idx, False, seq)
+
+
+# --------------------------------------------------------------------------- NormaliseImage
+@pytest.mark.parametrize("dtype,ptype,out_dtype", [(np.uint8, poplar.UNSIGNED_CHAR, np.float16),
+                                                   (np.float32, poplar.FLOAT, np.float32),
+                                                   (np.float16, poplar.HALF, np.float16)])
+def test_normalise_image_scales_offsets_and_pads_to_four_channels(graph, device, dtype, ptype, out_dtype):
+    image = ((np.arange(2 * 3 * 3) * 37) % 256).reshape(2, 3, 3).astype(dtype)
+    t = popops.createNormaliseImageInput(graph, ptype, [2, 3, 3], "image")
+    graph.setInitialValue(t, image)
+    out_ptype = poplar.HALF if out_dtype == np.float16 else poplar.FLOAT
+    offsets, scales = np.array([0.485, 0.456, 0.406]), np.array([4.37, 4.46, 4.44])
+    o, s = (tensor_from(graph, v.astype(out_dtype), n) for v, n in ((offsets, "offsets"), (scales, "scales")))
+    seq = program.Sequence()
+    normalised = popops.normaliseImage(graph, seq, t, 1 / 255, o, s)
+    assert normalised.elementType() == out_ptype and normalised.shape() == [2, 3, 4]
+    out = run(graph, device, seq, {"n": normalised})
+    want = np.zeros((2, 3, 4))
+    want[..., :3] = (image.astype(np.float64) / 255 - offsets.astype(out_dtype)) * scales.astype(out_dtype)
+    rtol = 2e-3 if out_dtype == np.float16 else 1e-6
+    np.testing.assert_allclose(out["n"].astype(np.float64), want, rtol=rtol, atol=rtol)
+
+
+def test_normalise_image_errors(graph):
+    seq = program.Sequence()
+    with raises_poplibs_error("must have an innermost dimension of 3 channels"):
+        popops.createNormaliseImageInput(graph, poplar.FLOAT, [2, 4])
+    image = popops.createNormaliseImageInput(graph, poplar.UNSIGNED_CHAR, [2, 3])
+    wrong = mapped(graph, poplar.FLOAT, (3,), "floatOffsets")
+    with raises_poplibs_error("offsets and scales must be \\[3\\] of half; 'floatOffsets'"):
+        popops.normaliseImage(graph, seq, image, 1.0, wrong, wrong)
+
+
+# --------------------------------------------------------------------------- HostSliceTensor, CircBuf
+def test_host_sliceable_and_transferable_tensors_are_mapped_and_carry_host_copies(graph, device):
+    made = popops.createHostSliceableTensor(graph, poplar.HALF, [3, 8], True, "rows")
+    transferable = popops.createHostTransferableTensor(graph, poplar.INT, [2, 5], False)
+    assert made.indices.shape() == [3] and made.indices.elementType() == poplar.UNSIGNED_INT
+    assert made.tensor.shape() == [3, 8] and transferable.shape() == [2, 5]
+    rows, ints = wave((3, 8), np.float16), np.arange(10, dtype=np.int32).reshape(2, 5)
+    for name, t in (("rows", made.tensor), ("ints", transferable), ("indices", made.indices)):
+        graph.createHostWrite(name, t)
+        graph.createHostRead(name + "Out", t)
+    engine = poplar.Engine(graph, program.Sequence())  # every element mapped, or this raises
+    engine.load(device)
+    engine.writeTensor("rows", rows)
+    engine.writeTensor("ints", ints)
+    engine.writeTensor("indices", np.array([2, 0, 1], np.uint32))
+    np.testing.assert_array_equal(engine.readTensor("rowsOut", np.zeros((3, 8), np.float16)), rows)
+    np.testing.assert_array_equal(engine.readTensor("intsOut", np.zeros((2, 5), np.int32)), ints)
+    np.testing.assert_array_equal(engine.readTensor("indicesOut", np.zeros(3, np.uint32)), [2, 0, 1])
+    with raises_poplibs_error("shape \\[3\\] must have two dimensions"):
+        popops.createHostSliceableTensor(graph, poplar.FLOAT, [3], False)
+
+
+def test_circular_buffer_keeps_the_last_entries(graph, device):
+    history = popops.CircBuf(graph, poplar.FLOAT, 3, [2, 2], "history")
+    assert history.size() == 3
+    entries = [wave((2, 2)) + k for k in range(5)]
+    seq = program.Sequence()
+    reads = {}
+    for k, entry in enumerate(entries):
+        history.add(tensor_from(graph, entry, f"entry{k}"), seq)
+        if k == 1:
+            reads["after2"] = history.prev(1, seq)  # the first entry, one add before the newest
+    reads.update({f"prev{i}": history.prev(i, seq) for i in range(3)})
+    reads["index"] = history.getIndex()
+    out = run(graph, device, seq, reads)
+    np.testing.assert_array_equal(out["after2"], entries[0])
+    for i in range(3):
+        np.testing.assert_array_equal(out[f"prev{i}"], entries[4 - i])
+    assert out["index"][0] == 5 % 3
+    with raises_poplibs_error("entry 3 is older than the history of 3 entries"):
+        history.prev(3, seq)
+    with raises_poplibs_error("CircBuf::add: 'wrong'.*does not have the entries' shape \\[2,2\\]"):
+        history.add(mapped(graph, poplar.FLOAT, (4,), "wrong"), seq)

@@ -350,6 +350,11 @@ def test_a_program_using_the_smaller_popops_headers_prints_what_numpy_computes(b
     two_smallest = np.argsort(matrix, axis=1, kind="stable")[:, :2]
     np.testing.assert_allclose(got["keyValueKeys"], np.take_along_axis(matrix, two_smallest, 1).ravel(), rtol=1e-7)
     np.testing.assert_array_equal(got["keyValueValues"], np.take_along_axis(payload, two_smallest, 1).ravel())
+    np.testing.assert_allclose(got["gathered"], matrix[:, [6, 0]].ravel(), rtol=1e-7)
+    np.testing.assert_array_equal(got["histogram"], np.bincount(np.searchsorted([-5, 0, 5], matrix.ravel(), "right"),
+                                                                minlength=4))
+    np.testing.assert_allclose(got["newest"], matrix[2], rtol=1e-7)
+    np.testing.assert_allclose(got["older"], matrix[1], rtol=1e-7)
     # Row scalars for picks 4, 9 (past the row) and the masked label.
     np.testing.assert_allclose(got["selected"], [matrix[0, 4], np.nan, 0.0], rtol=1e-7)
     updated = matrix.copy()

@@ -1,11 +1,17 @@
 // The smaller popops headers: Encoding, Loop, Sort, SortOrder, TopK, Gather,
+// GatherStatistics, SequenceSlice, NormaliseImage, HostSliceTensor, CircBuf,
 // SelectScalarFromRows, UpdateScalarInRows, AllTrue and NaN.
 #include <popops/AllTrue.hpp>
+#include <popops/CircBuf.hpp>
 #include <popops/Encoding.hpp>
 #include <popops/Gather.hpp>
+#include <popops/GatherStatistics.hpp>
+#include <popops/HostSliceTensor.hpp>
 #include <popops/Loop.hpp>
 #include <popops/NaN.hpp>
+#include <popops/NormaliseImage.hpp>
 #include <popops/SelectScalarFromRows.hpp>
+#include <popops/SequenceSlice.hpp>
 #include <popops/Sort.hpp>
 #include <popops/SortOrder.hpp>
 #include <popops/TopK.hpp>
@@ -131,13 +137,54 @@ void bindRowScalarsAndChecks(py::module_ &m, const py::arg_v &dc) {
   m.def("hasNaNOrInf", &hasNaNOrInf, graph, py::arg("src"), py::arg("prog"), dc);
 }
 
+void bindStatisticsSlicesAndBuffers(py::module_ &m, const py::arg_v &dc) {
+  using namespace popops;
+  const auto graph = py::arg("graph"), type = py::arg("type"), shape = py::arg("shape"), prog = py::arg("prog");
+  const auto input = py::arg("input"), levels = py::arg("levels"), absolute = py::arg("absoluteOfInput");
+  using Counts = Tensor (*)(Graph &, const Tensor &, const Tensor &, bool, Sequence &, const DebugContext &,
+                            const poplar::OptionFlags &);
+  m.def("histogram", static_cast<Counts>(&histogram), graph, input, levels, absolute, prog, dc,
+        py::arg("options") = poplar::OptionFlags());
+  // The C++ output is a Tensor &, which histogram only writes into.
+  m.def(
+      "histogram",
+      [](Graph &g, const Tensor &in, Tensor output, bool updateOutput, const Tensor &lv, bool abs, Sequence &p,
+         const DebugContext &debugContext) { histogram(g, in, output, updateOutput, lv, abs, p, debugContext); },
+      graph, input, py::arg("output"), py::arg("updateOutput"), levels, absolute, prog, dc);
+  m.def("sequenceSlice", &sequenceSlice, graph, py::arg("tIn"), py::arg("tOut"), py::arg("tN"), py::arg("tInOffset"),
+        py::arg("tOutOffset"), py::arg("zeroUnused"), prog, dc);
+  m.def(
+      "createNormaliseImageInput",
+      [](Graph &g, const poplar::Type &t, const std::vector<std::size_t> &s, const DebugContext &debugContext) {
+        return createNormaliseImageInput(g, t, s, debugContext);
+      },
+      graph, type, shape, dc);
+  m.def("normaliseImage", &normaliseImage, graph, py::arg("seq"), py::arg("tIn"), py::arg("inScale"),
+        py::arg("offsets"), py::arg("scales"), dc);
+  py::class_<IndicesAndTensor>(m, "IndicesAndTensor")
+      .def_readwrite("indices", &IndicesAndTensor::indices)
+      .def_readwrite("tensor", &IndicesAndTensor::tensor);
+  m.def("createHostSliceableTensor", &createHostSliceableTensor, graph, type, shape, py::arg("isRead"), dc);
+  m.def("createHostTransferableTensor", &createHostTransferableTensor, graph, type, shape, py::arg("isRead"), dc);
+  // A CircBuf holds its Graph by reference: keep the graph alive as long as the buffer.
+  py::class_<CircBuf>(m, "CircBuf")
+      .def(py::init<Graph &, const poplar::Type &, unsigned, const std::vector<std::size_t> &,
+                    const DebugContext &>(),
+           graph, py::arg("dataType"), py::arg("size"), shape, dc, py::keep_alive<1, 2>())
+      .def("prev", &CircBuf::prev, py::arg("i"), py::arg("seq"), dc)
+      .def("add", &CircBuf::add, py::arg("t"), py::arg("seq"), dc)
+      .def("getIndex", &CircBuf::getIndex)
+      .def("size", &CircBuf::size);
+}
+
 } // namespace
 
-void bindPopopsRows(py::module_ &m) {
+void bindPopopsSmallHeaders(py::module_ &m) {
   const py::arg_v dc = py::arg("debugContext") = DebugContext();
   bindEncodingAndLoops(m, dc);
   bindSortAndTopK(m, dc);
   bindGather(m, dc);
+  bindStatisticsSlicesAndBuffers(m, dc);
   bindRowScalarsAndChecks(m, dc);
 }
 
