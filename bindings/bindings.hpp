@@ -33,6 +33,7 @@ void bindPoputilGraphFunction(py::module_ &poputil); // poputil.graphfn
 void bindPopopsExpr(py::module_ &popops);     // popops.expr and the map family
 void bindPopops(py::module_ &popops);         // reductions, slicing, fill/cast/pad, scaledAdd
 void bindPopopsGroupedSlice(py::module_ &popops);
+void bindPopopsSmallHeaders(py::module_ &popops); // Encoding, Loop, Sort, TopK, Gather, GatherStatistics, ...
 void bindPoplin(py::module_ &poplin);
 void bindPoplinConv(py::module_ &poplin); // poplin/ConvParams.hpp, poplin/Convolution.hpp
 void bindPoplinMultiConv(py::module_ &poplin); // poplin.multiconv
@@ -57,6 +58,13 @@ template <class T> py::bytes serializedBytes(const T &object) {
   std::ostringstream out;
   object.serialize(out);
   return py::bytes(out.str());
+}
+
+// What `os << value` writes (a __repr__ from a C++ operator<<).
+template <class T> std::string streamed(const T &value) {
+  std::ostringstream s;
+  s << value;
+  return s.str();
 }
 
 // py::enum_ makes any integer an enum value (Operation(99)), and the emulator

@@ -38,6 +38,7 @@ PYBIND11_MODULE(_core, m) {
   bindPopopsExpr(popops);
   bindPopops(popops);
   bindPopopsGroupedSlice(popops);
+  bindPopopsSmallHeaders(popops);
   bindPoplin(poplin);
   bindPoplinConv(poplin);
   bindPoplinMultiConv(poplin);

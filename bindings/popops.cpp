@@ -12,8 +12,6 @@
 
 #include <pybind11/operators.h>
 
-#include <sstream>
-
 #include "bindings.hpp"
 
 namespace popdsl_bindings {
@@ -30,12 +28,6 @@ using poplar::Type;
 using poplar::program::Sequence;
 using Sizes = std::vector<std::size_t>;
 using Mapping = std::vector<std::vector<Interval>>;
-
-template <class T> std::string streamed(const T &value) {
-  std::ostringstream s;
-  s << value;
-  return s.str();
-}
 
 // Replaces the contents of a Python list, as the C++ API fills its vector argument.
 template <class T> void assignList(py::list &list, const std::vector<T> &values) {

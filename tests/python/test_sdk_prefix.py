@@ -97,6 +97,9 @@ def builds(tmp_path_factory):
     for flags, tag in (("-std=c++11", "c++11"), (STRICT, "strict")):
         exe = work / f"vertex_api-{tag}"
         jobs[f"vertex_api {tag}"] = f"g++ {flags} {PROGRAMS}/vertex_api.cpp -o {exe} -lpoplar && {exe}"
+    # One build with C++11's and the strict warnings at once: each compile costs seconds.
+    jobs["popops_rows"] = (f"g++ -std=c++11 -Wall -Wextra -Werror -pedantic {PROGRAMS}/popops_rows.cpp "
+                           f"-o {work}/popops_rows {LINK_LINE} && {work}/popops_rows")
     jobs["missing api"] = f"g++ -std=c++11 {PROGRAMS}/missing_api.cpp -o {work}/missing_api {LINK_LINE}"
     if shutil.which("cmake") and (shutil.which("make") or shutil.which("ninja")):
         generator = "Unix Makefiles" if shutil.which("make") else "Ninja"
@@ -300,3 +303,66 @@ def test_a_program_with_custom_vertices_builds_and_runs_like_an_sdk_program(buil
         np.testing.assert_array_equal(numbers_after("counts:", text), np.full(rows, 6))
     # The hardware path compiles against the SDK's DeviceManager API; the emulator lists no IPUs.
     assert "hardware IPUs: 0\nhardware-exit=2" in out
+
+
+def printed_rows(text):
+    """label -> values of each `label: v v ...` line popops_rows prints (nan included)."""
+    rows = {}
+    for line in text.splitlines():
+        label, colon, values = line.partition(":")
+        if colon and label.isidentifier():
+            rows[label] = values.split()
+    return rows
+
+
+def test_a_program_using_the_smaller_popops_headers_prints_what_numpy_computes(builds):
+    rows = printed_rows(succeeded(builds["popops_rows"]))
+    got = {label: np.array([float(v) for v in values]) for label, values in rows.items() if label != "params"}
+    matrix = (10 * np.sin(0.37 * np.arange(21))).astype(np.float32).astype(np.float64).reshape(3, 7)
+    keys = ((3 * np.arange(16)) % 5).reshape(2, 8)
+    # Ranges, one-hot rows (labels 2, 0, masked, 4) and the loops' sums.
+    np.testing.assert_array_equal(got["signedRange"], np.arange(-3, 3))
+    np.testing.assert_array_equal(got["unsignedRange"], np.arange(5, 10))
+    np.testing.assert_array_equal(got["offsetRange"], np.arange(11, 15))
+    one_hot = np.zeros((4, 5))
+    one_hot[[0, 1, 3], [2, 0, 4]] = 1
+    np.testing.assert_array_equal(got["oneHot"], one_hot.ravel())
+    np.testing.assert_array_equal(got["oneHotOnOff"], np.where(one_hot == 1, 7, -1).ravel())
+    assert got["counterSum"][0] == sum(range(2, 11, 3)) and got["passes"][0] == 4
+    assert got["forSum"][0] == sum(range(10, -2, -3)) and got["upPasses"][0] == len(range(0, 6, 2))
+    # Sorts, and sorts by tied keys (stable).
+    np.testing.assert_allclose(got["sortRows"], np.sort(matrix, axis=1).ravel(), rtol=1e-7)
+    np.testing.assert_allclose(got["sortColumns"], np.sort(matrix, axis=0).ravel(), rtol=1e-7)
+    order = np.argsort(keys, axis=1, kind="stable")
+    np.testing.assert_array_equal(got["sortKeyValue"], np.take_along_axis(np.arange(16).reshape(2, 8), order, 1).ravel())
+    np.testing.assert_array_equal(got["keysSorted"], np.sort(keys, axis=1).ravel())
+    values = matrix.ravel()[:16].reshape(2, 8)
+    np.testing.assert_allclose(got["valuesSorted"], np.take_along_axis(values, order, 1).ravel(), rtol=1e-7)
+    # Top k: the 3 largest descending, the 2 smallest in row order, the 4 largest tied keys ascending.
+    np.testing.assert_allclose(got["topLargest"], -np.sort(-matrix, axis=1)[:, :3].ravel(), rtol=1e-7)
+    smallest = np.sort(np.argsort(matrix, axis=1, kind="stable")[:, :2], axis=1)
+    np.testing.assert_allclose(got["topSmallestUnordered"], np.take_along_axis(matrix, smallest, 1).ravel(), rtol=1e-7)
+    largest = np.argsort(-keys, axis=1, kind="stable")[:, :4]
+    ascending = np.take_along_axis(largest, np.argsort(np.take_along_axis(keys, largest, 1), axis=1, kind="stable"), 1)
+    np.testing.assert_array_equal(got["topPositions"], ascending.ravel())
+    np.testing.assert_array_equal(got["topKeys"], np.take_along_axis(keys, ascending, 1).ravel())
+    payload = ((3 * np.arange(21)) % 5).reshape(3, 7)
+    two_smallest = np.argsort(matrix, axis=1, kind="stable")[:, :2]
+    np.testing.assert_allclose(got["keyValueKeys"], np.take_along_axis(matrix, two_smallest, 1).ravel(), rtol=1e-7)
+    np.testing.assert_array_equal(got["keyValueValues"], np.take_along_axis(payload, two_smallest, 1).ravel())
+    np.testing.assert_allclose(got["gathered"], matrix[:, [6, 0]].ravel(), rtol=1e-7)
+    np.testing.assert_array_equal(got["histogram"], np.bincount(np.searchsorted([-5, 0, 5], matrix.ravel(), "right"),
+                                                                minlength=4))
+    np.testing.assert_allclose(got["newest"], matrix[2], rtol=1e-7)
+    np.testing.assert_allclose(got["older"], matrix[1], rtol=1e-7)
+    # Row scalars for picks 4, 9 (past the row) and the masked label.
+    np.testing.assert_allclose(got["selected"], [matrix[0, 4], np.nan, 0.0], rtol=1e-7)
+    updated = matrix.copy()
+    updated[0, 4] -= 1
+    updated[1] = np.nan
+    np.testing.assert_allclose(got["updated"], updated.ravel(), rtol=1e-7)
+    checks = {k: got[k][0] for k in ("allTrue", "allTrueOfRest", "hasNaN", "hasNaNOfFirstRow",
+                                     "hasNaNOrInfOfRatios", "hasNaNOrInfOfMatrix")}
+    assert checks == {"allTrue": 0, "allTrueOfRest": 1, "hasNaN": 1, "hasNaNOfFirstRow": 0,
+                      "hasNaNOrInfOfRatios": 1, "hasNaNOrInfOfMatrix": 0}
+    assert rows["params"] == ["{k=3,", "largest=true,", "sortOrder=descending,", "stableSort=false}", "none"]
