@@ -9,6 +9,7 @@ from typing import Callable
 
 import numpy as np
 
+from popdsl._core import poplar
 from popdsl.dtypes import numpy_dtype
 from popdsl.session_io import SessionError
 from popdsl.tensor import Tensor
@@ -22,7 +23,7 @@ class VariableLayout:
         self._handles_by_id = handles_by_id
         self._pieces = None  # variable -> [(begin, end, handle, offset)], found on first use
 
-    def pieces(self, variable) -> list:
+    def pieces(self, variable: poplar.Tensor) -> list:
         """[(begin, end, handle, offset)]: the runs of `variable`'s elements that each readable
         tensor holds, from `offset` in that tensor's values."""
         if self._pieces is None:
@@ -55,7 +56,7 @@ class VariableLayout:
                 at, element = at + n, element + n
         return out
 
-    def _holder(self, t: Tensor, variable, element: int, available: Callable, check_attached: Callable) -> tuple:
+    def _holder(self, t: Tensor, variable: poplar.Tensor, element: int, available: Callable, check_attached: Callable) -> tuple:
         """(handle, end, offset): an available tensor holding `element` of `variable`, where in
         its values that element is, and where in the variable its run of elements ends."""
         pieces = self.pieces(variable)
