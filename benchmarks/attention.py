@@ -11,7 +11,8 @@
    the same causal attention forward + backward in float32 (budget: 0.7x). The
    emulator runs the forward program (with its stash), then the grad program given that
    stash (out= and log_sum_exp=, so it does not recompute the forward); numpy computes
-   the whole L x L matrices once. Best of REPEATS, each library timed in its own block:
+   the whole L x L matrices once. Best of REPEATS runs in each of ROUNDS rounds that
+   alternate the two, each library timed in its own block:
    both bring an OpenBLAS whose idle threads spin for a while after a call (see
    matmul.py). OPENBLAS_NUM_THREADS sets the BLAS threads of both.
 """
@@ -21,11 +22,12 @@ import time
 
 import numpy as np
 from ratios import report
+from timing import best_times
 
 import popdsl as pd
 from popdsl.testing.attention import causal_attention, causal_attention_grad
 
-REPEATS = 3
+REPEATS, ROUNDS = 2, 3
 STRICT_MEMORY = {"debug.allowOutOfMemory": "false"}
 
 
@@ -39,17 +41,6 @@ def flash_graph(shape, num_chunks, device):
     with pd.Sequence("backward") as backward:
         dqkv = pd.nn.flash_attention_qkv_packed_grad(d_out, qkv, *num_chunks, out=out, log_sum_exp=log_sum_exp)
     return g, {"forward": forward, "backward": backward}, (qkv, d_out, out, dqkv)
-
-
-def best_of(fn):
-    time.sleep(0.5)  # let the other library's BLAS threads go idle
-    fn()  # warm up
-    runs = []
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        fn()
-        runs.append(time.perf_counter() - start)
-    return min(runs)
 
 
 def speed_against_numpy():
@@ -67,10 +58,11 @@ def speed_against_numpy():
     with pd.Session(g, programs, device=device) as s:
         s.write(qkv, qkv_values)
         s.write(d_out, d_out_values)
-        forward = best_of(lambda: s.run("forward"))
-        backward = best_of(lambda: s.run("backward"))
+        # Rounds alternate the two, so a neighbour's load that comes and goes hits both.
+        rounds = [best_times([lambda: s.run("forward"), lambda: s.run("backward"), numpy_forward_backward], REPEATS)
+                  for _ in range(ROUNDS)]
         error = np.abs(s.read(out) - causal_attention(qkv_values)[0]).max()
-    reference = best_of(numpy_forward_backward)
+    forward, backward, reference = (min(column) for column in zip(*rounds))
     emulator = forward + backward
     assert error < 1e-4, f"the flash attention output is off by {error}"
     print(f"3. fwd+bwd G=8 L=2048 D=128 float, 4x4 chunks: emulator {emulator:.2f} s (forward {forward:.2f} s, "
