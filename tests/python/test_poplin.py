@@ -230,12 +230,17 @@ def stored(graph, values, name, layout):
     return variable(graph, wider, name).slice(1, values.shape[1] + 1, 1)
 
 
-# One row or one column: BLAS's matrix-vector product, in every layout of the operands.
-@pytest.mark.parametrize("m, k, n", [(1, 37, 23), (23, 37, 1), (1, 5, 1)])
+# Few rows or few columns, in every layout of the operands: the emulator's few-rows kernel
+# (where the CPU has AVX2, for A [m <= 64, k] with B's rows or A's columns unit-stride;
+# its register blocks are 1 to 6 rows by 8 to 64 columns, its column panels 16 wide) or
+# BLAS's matrix-vector product. The shapes cut the blocks at every edge.
+@pytest.mark.parametrize("m, k, n", [(1, 37, 23), (23, 37, 1), (1, 5, 1), (1, 3, 70), (2, 9, 33), (3, 4, 31),
+                                     (5, 33, 70), (7, 40, 65), (32, 300, 129), (64, 17, 16), (65, 8, 30),
+                                     (70, 16, 3)])
 @pytest.mark.parametrize("a_layout", ["plain", "transposed", "strided"])
 @pytest.mark.parametrize("b_layout", ["plain", "transposed", "strided"])
 @pytest.mark.parametrize("c_layout", ["plain", "transposed", "strided"])
-def test_matrix_vector_products(graph, device, m, k, n, a_layout, b_layout, c_layout):
+def test_products_with_few_rows_or_columns(graph, device, m, k, n, a_layout, b_layout, c_layout):
     a, b = random_values((m, k), seed=1), random_values((k, n), seed=2)
     c0 = random_values((m, n), seed=3)
     A, B = stored(graph, a, "a", a_layout), stored(graph, b, "b", b_layout)
@@ -247,6 +252,26 @@ def test_matrix_vector_products(graph, device, m, k, n, a_layout, b_layout, c_la
     got_product, got_accumulated = run(graph, device, seq, [product, accumulated])
     assert_product_close(got_product, a, b, poplar.FLOAT)
     assert_product_close(got_accumulated, a, b, poplar.FLOAT, c=c0, k=-0.5)
+
+
+@pytest.mark.needs_emulator("the emulator's thread pool")
+def test_few_rows_products_give_the_same_bits_on_one_thread(device):
+    # Each thread takes a range of columns; every element is one chain of multiply-adds
+    # over k in order whichever thread computes it.
+    a, b, c0 = random_values((32, 300), seed=1), random_values((300, 1000), seed=2), random_values((32, 1000), seed=3)
+    results = []
+    for threads in ("1", "auto"):
+        graph = poplar.Graph(device.getTarget())
+        C = variable(graph, c0, "c")
+        seq = program.Sequence()
+        poplin.matMulAcc(graph, C, 0.25, variable(graph, a, "a"), variable(graph, b, "b"), seq)
+        graph.createHostRead("c", C)
+        engine = poplar.Engine(graph, seq, {"emulator.numThreads": threads})
+        engine.load(device)
+        engine.run(0)
+        results.append(engine.readTensor("c", np.zeros((32, 1000), np.float32)))
+    assert results[0].tobytes() == results[1].tobytes()
+    assert_product_close(results[1], a, b, poplar.FLOAT, c=c0, k=0.25)
 
 
 @pytest.mark.parametrize("dtype", [poplar.FLOAT, poplar.HALF])

@@ -8,6 +8,7 @@
 
 #include <cblas.h>
 
+#include "FewRowsGemm.hpp"
 #include "poplar/TypeInfo.hpp"
 
 namespace poplin::detail {
@@ -36,7 +37,28 @@ struct Matrix {
   float &at(std::size_t row, std::size_t col) const {
     return transposed ? data[col * std::size_t(ld) + row] : data[row * std::size_t(ld) + col];
   }
+  StridedFloats strided() const { return transposed ? StridedFloats{data, 1, ld} : StridedFloats{data, ld, 1}; }
+  StridedFloats stridedTranspose() const {
+    return transposed ? StridedFloats{data, ld, 1} : StridedFloats{data, 1, ld};
+  }
 };
+
+// A product the few-rows kernel computes: c [m,n] = a [m,k] x b [k,n], b's rows unit-stride.
+struct FewRowsProduct {
+  std::size_t m, n, k;
+  StridedFloats a, b, c;
+};
+
+// c = a x b as the few-rows kernel takes it, directly or as c^T = b^T x a^T, where
+// that has few rows and reads the wide operand along its rows; else nothing.
+std::optional<FewRowsProduct> fewRowsProduct(const Matrix &a, const Matrix &b, const Matrix &c, std::size_t m,
+                                             std::size_t n, std::size_t k) {
+  if (!fewRowsGemmSupported()) return std::nullopt;
+  if (m <= kFewRowsMax && !b.transposed) return FewRowsProduct{m, n, k, a.strided(), b.strided(), c.strided()};
+  if (n <= kFewRowsMax && a.transposed)
+    return FewRowsProduct{n, m, k, b.stridedTranspose(), a.stridedTranspose(), c.stridedTranspose()};
+  return std::nullopt;
+}
 
 // The products of one pass over the groups, c = alpha * a x b + beta * c for
 // each. OpenBLAS threads a batch across its products, which beats threading
@@ -46,6 +68,7 @@ public:
   // Adds c = a x b for a [m,k] and b [k,n].
   void add(const Matrix &a, const Matrix &b, const Matrix &c, std::size_t m, std::size_t n,
            std::size_t k) {
+    if (const auto product = fewRowsProduct(a, b, c, m, n, k)) return fewRows_.push_back(*product);
     const auto op = [](bool transposed) { return transposed ? CblasTrans : CblasNoTrans; };
     if (c.transposed) // c is stored as its transpose: compute c^T = b^T x a^T
       add(op(!b.transposed), op(!a.transposed), n, m, k, b, a, c);
@@ -54,6 +77,7 @@ public:
   }
 
   void run(float alpha, float beta) {
+    for (const FewRowsProduct &p : fewRows_) fewRowsGemm(p.m, p.n, p.k, alpha, p.a, p.b, beta, p.c);
     const int count = int(c_.size());
     // A threaded batch wakes OpenBLAS's threads on every call, which costs more than
     // a small batch's work (on a busy machine, far more): those run on this thread.
@@ -104,6 +128,7 @@ private:
     batchSizes_.push_back(1); // each product is its own batch entry: their shapes may differ
   }
 
+  std::vector<FewRowsProduct> fewRows_;
   std::vector<CBLAS_TRANSPOSE> transA_, transB_;
   std::vector<int> m_, n_, k_, lda_, ldb_, ldc_, batchSizes_;
   std::vector<const float *> a_, b_;

@@ -1,0 +1,80 @@
+"""Emulator matmuls vs numpy's at the shapes of an LSTM's products (S=100, I=H=256) and
+around the few-rows kernel's limit, each product checked against float64 numpy.
+
+The emulator runs each product STEPS times in a Repeat, on the same operands, as an LSTM
+runs its per-step products (the weights stay in cache from one step to the next); numpy
+runs it STEPS times into a preallocated output. Prints the time of one product and the
+ratio; no budget: this is for choosing where the kernel is used.
+
+    python benchmarks/gemm_shapes.py [--threads N]
+"""
+import argparse
+import os
+
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
+THREADS = parser.parse_args().threads
+os.environ["OPENBLAS_NUM_THREADS"] = str(THREADS)  # both OpenBLAS builds read it when they load
+os.environ["POPDSL_NUM_THREADS"] = str(THREADS)
+
+import numpy as np  # noqa: E402
+from timing import best_times  # noqa: E402
+
+import popdsl as pd  # noqa: E402
+
+STEPS, REPEATS = 5, 200
+# name: (m, k, n, how B is stored: "rows" as [k, n], "transposed" as [n, k])
+CASES = {
+    "fwd step preCalc B=32 [32,256]x[256,1024]": (32, 256, 1024, "rows"),
+    "fwd step B=32 [32,512]x[512,1024]": (32, 512, 1024, "rows"),
+    "bwd step B=32 [32,1024]x[1024,256]": (32, 1024, 256, "rows"),
+    "bwd step B=32, B transposed": (32, 1024, 256, "transposed"),
+    "fwd step preCalc B=1 [1,256]x[256,1024]": (1, 256, 1024, "rows"),
+    "fwd step B=1 [1,512]x[512,1024]": (1, 512, 1024, "rows"),
+    "bwd step B=1 [1,1024]x[1024,256]": (1, 1024, 256, "rows"),
+    "bwd step B=1, B transposed": (1, 1024, 256, "transposed"),
+    "m=7 [7,256]x[256,1000]": (7, 256, 1000, "rows"),
+    "m=64 [64,256]x[256,1024]": (64, 256, 1024, "rows"),
+    "m=65 [65,256]x[256,1024]": (65, 256, 1024, "rows"),
+    "m=128 [128,256]x[256,1024]": (128, 256, 1024, "rows"),
+}
+
+
+def emulator_products(a, b_stored, transposed):
+    """A function running STEPS products a @ b in a Repeat, and one reading the product."""
+    device = pd.ipu_model()
+    graph = pd.Graph(device)
+    a_t = graph.constant(a, name="a")
+    b_t = graph.constant(b_stored, name="b")
+    b_t = b_t.T if transposed else b_t
+    c = graph.variable(pd.float32, (a.shape[0], b_t.shape[1]), name="c")
+    with pd.Sequence("products") as products:
+        with pd.Repeat(STEPS):
+            pd.matmul(a_t, b_t, out=c)
+    session = pd.Session(graph, products, device=device).__enter__()
+    return session.run, lambda: session.read(c)
+
+
+def numpy_products(a, b):
+    out = np.empty((a.shape[0], b.shape[1]), np.float32)
+
+    def run():
+        for _ in range(STEPS):
+            np.matmul(a, b, out=out)
+    return run
+
+
+rng = np.random.default_rng(0)
+print(f"{THREADS} thread(s); microseconds per product, emulator / numpy")
+for name, (m, k, n, layout) in CASES.items():
+    a = rng.standard_normal((m, k), dtype=np.float32)
+    b = rng.standard_normal((k, n), dtype=np.float32)
+    b_stored = np.ascontiguousarray(b.T) if layout == "transposed" else b
+    run, read = emulator_products(a, b_stored, layout == "transposed")
+    emulator, reference = best_times([run, numpy_products(a, b_stored.T if layout == "transposed" else b)],
+                                     REPEATS)
+    expected = a.astype(np.float64) @ b.astype(np.float64)
+    bound = 1e-5 * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64)))
+    assert np.all(np.abs(read() - expected) <= bound), f"{name}: the product is off"
+    print(f"  {name:45} {emulator / STEPS * 1e6:8.1f} {reference / STEPS * 1e6:8.1f}  "
+          f"{emulator / reference:5.2f}x", flush=True)
