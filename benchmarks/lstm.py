@@ -77,25 +77,27 @@ torch.set_num_threads(threads)
 torch.manual_seed(0)
 layer = torch.nn.LSTM(I, H)
 
-def best_time(B, training, repeats):
+def best_times(B, training, repeats):
     x = torch.randn(S, B, I, requires_grad=training)
     h0 = torch.zeros(1, B, H, requires_grad=training)
     c0 = torch.zeros(1, B, H, requires_grad=training)
     grad = torch.randn(S, B, H)
-    best = float("inf")
+    best, best_cpu = float("inf"), float("inf")
     for _ in range(repeats + 1):  # the first run warms up
         layer.zero_grad()
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         if training:
             out, _ = layer(x, (h0, c0))
             out.backward(grad)
         else:
             with torch.inference_mode():
                 layer(x, (h0, c0))
-        best = min(best, time.perf_counter() - start)
-    return best
+        best, best_cpu = min(best, time.perf_counter() - start), min(best_cpu, time.process_time() - start_cpu)
+    return best, best_cpu
 
-print(json.dumps({"seconds": [best_time(*case) for case in cases], "version": torch.__version__}))
+times = [best_times(*case) for case in cases]
+print(json.dumps({"seconds": [wall for wall, _ in times], "cpu_seconds": [cpu for _, cpu in times],
+                  "version": torch.__version__}))
 """
 
 
@@ -144,12 +146,13 @@ def loaded_session(stack, case):
 
 
 def time_emulator(session, repeats):
-    best = float("inf")
+    """The best wall time and the best CPU time (of the whole process) of a run."""
+    best, best_cpu = float("inf"), float("inf")
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         session.run()
-        best = min(best, time.perf_counter() - start)
-    return best
+        best, best_cpu = min(best, time.perf_counter() - start), min(best_cpu, time.process_time() - start_cpu)
+    return best, best_cpu
 
 
 def time_torch(python, repeats):
@@ -172,29 +175,34 @@ def gflops(case, seconds):
 
 def main(args):
     # Rounds alternate the emulator and torch, so a neighbour's load that comes and goes
-    # hits both; each ratio takes each side's best over all rounds. (OpenBLAS's idle threads
-    # have gone to sleep by the time the torch process has imported torch.)
+    # hits both; each ratio takes each side's best over all rounds. On one thread the CPU
+    # times are compared too: they barely move with the machine's load.
     stack = contextlib.ExitStack()
     sessions = [loaded_session(stack, case) for case in CASES]
-    emulator, torch = [float("inf")] * len(CASES), [float("inf")] * len(CASES)
+    best = {side: [[float("inf")] * len(CASES) for _ in range(2)] for side in ("emulator", "torch")}
     print(f"LSTM S={S} I={I} H={H} float, {THREADS} thread(s), {args.rounds} rounds; times in ms, "
           f"emulator / torch")
     for round_ in range(args.rounds):
-        times = [time_emulator(session, case.repeats * args.repeats) for case, session in zip(CASES, sessions)]
+        walls, cpus = zip(*(time_emulator(session, case.repeats * args.repeats)
+                            for case, session in zip(CASES, sessions)))
         timed = time_torch(args.torch_python, args.repeats)
-        emulator = [min(a, b) for a, b in zip(emulator, times)]
-        torch = [min(a, b) for a, b in zip(torch, timed["seconds"])]
+        for side, measured in (("emulator", (walls, cpus)), ("torch", (timed["seconds"], timed["cpu_seconds"]))):
+            best[side] = [[min(a, b) for a, b in zip(old, new)] for old, new in zip(best[side], measured)]
         print(f"  round {round_ + 1}: " + ", ".join(
             f"{case.label} {mine * 1e3:.1f}/{theirs * 1e3:.1f}"
-            for case, mine, theirs in zip(CASES, times, timed["seconds"])), flush=True)
+            for case, mine, theirs in zip(CASES, walls, timed["seconds"])), flush=True)
     stack.close()
-    print(f"torch {timed['version']}; best times:")
-    for case, mine, theirs in zip(CASES, emulator, torch):
-        print(f"  {case.label:34} emulator {mine * 1e3:7.2f} ms ({gflops(case, mine):5.1f} GFLOP/s by popnn's "
-              f"count), torch {theirs * 1e3:7.2f} ms")
+    (emulator, emulator_cpu), (torch, torch_cpu) = best["emulator"], best["torch"]
+    print(f"torch {timed['version']}; best times (CPU time in brackets):")
+    for case, mine, theirs, mine_cpu, theirs_cpu in zip(CASES, emulator, torch, emulator_cpu, torch_cpu):
+        print(f"  {case.label:34} emulator {mine * 1e3:7.2f} ms ({mine_cpu * 1e3:7.2f}, {gflops(case, mine):5.1f} "
+              f"GFLOP/s by popnn's count), torch {theirs * 1e3:7.2f} ms ({theirs_cpu * 1e3:7.2f})")
     for case, mine, theirs in zip(CASES, emulator, torch):
         report(f"LSTM {case.label} / torch", mine / theirs, case.budget,
                "torch fwd+bwd" if case.training else "torch forward in inference_mode")
+    if THREADS == 1:  # with more, the CPU time also counts threads waiting for work
+        for case, mine, theirs in zip(CASES, emulator_cpu, torch_cpu):
+            report(f"LSTM {case.label} / torch, 1-thread CPU time", mine / theirs, None)
 
     _, _, build, compile_ = build_and_compile(1000, 32, True)
     print(f"training graph at S=1000: build {build * 1e3:.0f} ms + compile {compile_ * 1e3:.0f} ms "

@@ -422,19 +422,31 @@ _ELEMENTWISE_ACTIVATIONS = {
 }
 
 
-def _fused_cell(params: LstmParams):
-    """fused(cell, output, gates): c = f * c + i * g, then h = o * act(c) (returned) from the
-    gate units [4, B, H] (FICO order) in two passes, applying the activations on the way;
-    None when an activation is not element-wise."""
+def _fused_cell(params: LstmParams, cell: Tensor, output: Tensor):
+    """cell_step(t, gates) for a step that saves nothing: c = f * c + i * g, then h = o * act(c)
+    (returned) from the gate units [4, B, H] (FICO order), in two passes that apply the
+    activations on the way (popnn's in-place inference cell); None when an activation is not
+    element-wise."""
     act = _ELEMENTWISE_ACTIVATIONS.get(params.activation)
     rec = _ELEMENTWISE_ACTIVATIONS.get(params.recurrent_activation)
     if act is None or rec is None:
         return None
 
-    def fused(cell, output, gates):
+    def cell_step(t, gates):
         pd.map_(lambda c, f, i, g: rec(f) * c + rec(i) * act(g), cell, gates[FORGET], gates[INPUT], gates[CANDIDATE])
         return pd.map_(lambda h, o, c: rec(o) * act(c), output, gates[OUTPUT], cell)
-    return fused
+    return cell_step
+
+
+def _saving_cell(params: LstmParams, opts: _Options, graph, cell: Tensor, output: Tensor, inter: Optional[Tensor]):
+    """cell_step(t, gates) keeping every row popnn saves in a step buffer and, with `inter`,
+    saving them at step t; returns the step's output."""
+    step = graph.variable(params.dtype, (7, params.batch_size, params.output_size), name="step")
+
+    def cell_step(t, gates):
+        pd.copy(gates, step[:4])
+        return _cell_from_gates(params, opts, graph, t, cell, output, step, inter)
+    return cell_step
 
 
 def _weighted_inputs(params: LstmParams, x: Tensor, weights_matrix: Tensor, biases: Tensor,
@@ -446,6 +458,38 @@ def _weighted_inputs(params: LstmParams, x: Tensor, weights_matrix: Tensor, bias
     pd.matmul(x.reshape(s * b, i), weights_matrix[:i], options=matmul_options, out=weighted.reshape(s * b, 4 * h))
     pd.map_(lambda w, bias: w + bias, weighted, biases)
     return weighted
+
+
+def _gate_units(params: LstmParams, opts: _Options, x: Tensor, weights: LstmWeights, matmul_options: dict):
+    """(output, units_step): the output h [B, H] a step reads, and units_step(t), which adds
+    the step's gate units [B, 4, H] (cell order, biases included) and returns them. The
+    weights are copied into one matrix stored as the products read it: row after row of
+    4H columns, which the emulator's kernel for products of few rows reads in place."""
+    graph = x.graph
+    b, (i, h), dtype = params.batch_size, params.layer_sizes, params.dtype
+    if opts.pre_calc_weights:  # x_t W_in + b of every step before the loop; a step adds h W_out
+        weights_matrix = pd.copy(_stacked_weights(weights), graph.variable(dtype, (i + h, 4 * h), name="weights"))
+        weighted_in = _weighted_inputs(params, x, weights_matrix, weights.biases, matmul_options)
+        output = graph.variable(dtype, (b, h), name="output")
+
+        def units_step(t):
+            units = weighted_in.at[t].get()
+            pd.matmul_acc(units.reshape(b, 4 * h), output, weights_matrix[i:], options=matmul_options)
+            return units
+        return output, units_step
+
+    # One product per step, [x_t, h, 1] x [[W_in], [W_out], [b]], the biases included.
+    stacked = pd.concat([_stacked_weights(weights), weights.biases.reshape(1, 4 * h)], axis=0)
+    weights_matrix = pd.copy(stacked, graph.variable(dtype, stacked.shape, name="weights"))
+    output = graph.variable(dtype, (b, h), name="output")
+    ones = graph.constant(1, dtype).reshape(1, 1).broadcast((b, 1))
+    units = graph.variable(dtype, (b, 4, h), name="gateUnits")
+
+    def units_step(t):
+        pd.matmul(pd.concat([x.at[t].get(), output, ones], axis=1), weights_matrix, options=matmul_options,
+                  out=units.reshape(b, 4 * h))
+        return units
+    return output, units_step
 
 
 # --- forward ---------------------------------------------------------------------------------
@@ -476,56 +520,25 @@ def forward(params: LstmParams, state: LstmState, x: Tensor, weights: LstmWeight
     _check_layer(params, state, x, weights)
     graph = x.graph
     opts = _parse_options(options, params, graph)
-    s, b, (i, h), dtype = params.time_steps, params.batch_size, params.layer_sizes, params.dtype
+    s, b, h, dtype = params.time_steps, params.batch_size, params.output_size, params.dtype
     matmul_options = opts.matmul_options("INFERENCE_FWD" if opts.inference_only else "TRAINING_FWD")
     fico = _positions(params, GATES)
     with pd.name_scope("lstm/fwd"):
-        output = graph.variable(dtype, (b, h), name="output")
+        output, units_step = _gate_units(params, opts, x, weights, matmul_options)
         cell = graph.variable(dtype, (b, h), name="cellState")
         pd.copy(state.output, output)
         pd.copy(state.cell_state, cell)
         sequence = graph.variable(dtype, (s, b, h), name="outputSequence") if params.output_full_sequence else None
         inter = graph.variable(dtype, (s, _num_intermediates(params, opts), b, h), name="intermediates") \
             if save_intermediates else None
-        # Without intermediates or step limits, a step needs only the new state: popnn's
-        # in-place inference cell, one fused pass for the cell and one for the output.
-        fused_cell = _fused_cell(params) if inter is None and params.variable_time_steps is None else None
-        if fused_cell is None or not opts.pre_calc_weights:
-            step = graph.variable(dtype, (7, b, h), name="step")  # gate units, then popnn's saved rows
-        if opts.pre_calc_weights:
-            # W stored as it is (a copy of contiguous rows): the [S * B, I] product before the
-            # loop and each step's [B, H] x [H, 4H] measured faster so than with W stored
-            # transposed or multiplied gate by gate.
-            weights_matrix = graph.variable(dtype, (i + h, 4 * h), name="weights")
-            pd.copy(_stacked_weights(weights), weights_matrix)
-            weighted_in = _weighted_inputs(params, x, weights_matrix, weights.biases, matmul_options)
-        else:
-            # The per-step product [B, I + H] x [I + H, 4H] has few rows: BLAS runs it ~1.4x
-            # faster (measured) with the weights and the result both stored transposed.
-            weights_matrix = graph.variable(dtype, (4 * h, i + h), name="weightsT").T
-            pd.copy(_stacked_weights(weights), weights_matrix)
-            biases = pd.concat([weights.biases[p:p + 1] for p in fico], axis=0).expand(1)  # [4, 1, H], FICO order
-            x_t = graph.variable(dtype, (b, i), name="stepInput")
-            units_t = graph.variable(dtype, (4, h, b), name="gateUnitsT")  # a step's x W, transposed
+        cell_step = None
+        if inter is None and params.variable_time_steps is None:
+            cell_step = _fused_cell(params, cell, output)
+        cell_step = cell_step or _saving_cell(params, opts, graph, cell, output, inter)
         t = _step_counter(graph, 0)
         with pd.Repeat(s):
-            if opts.pre_calc_weights:
-                units = weighted_in.at[t].get()  # [B, 4, H], cell order
-                pd.matmul_acc(units.reshape(b, 4 * h), output, weights_matrix[i:], options=matmul_options)
-                gates = _stack(*(units[:, p] for p in fico))
-                if fused_cell is None:
-                    pd.copy(gates, step[:4])
-            else:
-                pd.copy(x.at[t].get(), x_t)
-                pd.matmul(pd.concat([x_t, output], axis=1), weights_matrix, options=matmul_options,
-                          out=units_t.reshape(4 * h, b).T)
-                gates = step[:4]
-                pd.map_(lambda gate, u, bias: u + bias, gates,
-                        _stack(*(units_t[p] for p in fico)).transpose(0, 2, 1), biases)
-            if fused_cell is not None:
-                step_output = fused_cell(cell, output, gates)
-            else:
-                step_output = _cell_from_gates(params, opts, graph, t, cell, output, step, inter)
+            units = units_step(t)
+            step_output = cell_step(t, _stack(*(units[:, p] for p in fico)))
             if sequence is not None:
                 sequence.at[t].set(step_output)
             t += 1
@@ -675,13 +688,13 @@ def _backward(params, opts, state, inter, weights, x, out, out_grad, last_step_s
     candidate = params.position("candidate")
     # dZ @ W^T gives [dx_t, dh_{t-1}]; the loop needs only dh. When the sink keeps every
     # step's dZ, dx of all steps is one product after the loop (a step then reads half the
-    # weights); otherwise each step makes its dx_t. As in the forward pass, W^T is a
-    # transposed view and the product lands transposed.
+    # weights); otherwise each step makes its dx_t. As in the forward pass, the weights the
+    # step reads are copied as it reads them: W^T row after row.
     stacked = _stacked_weights(weights)
     inputs_after_loop = params.calc_input_gradients and gate_grad_sink.every_step() is not None
     needed = stacked if params.calc_input_gradients and not inputs_after_loop else stacked[i:]
-    transposed = pd.copy(needed, graph.variable(dtype, needed.shape, name="weights")).T
-    propagated = graph.variable(dtype, (transposed.shape[1], b), name="propagatedT").T
+    transposed = pd.copy(needed.T, graph.variable(dtype, needed.T.shape, name="weightsT"))
+    propagated = graph.variable(dtype, (b, needed.shape[0]), name="propagated")
     output_grad = graph.variable(dtype, (b, h), name="outputGrad")
     cell_grad = graph.variable(dtype, (b, h), name="cellStateGrad")
     last = last_step_state_grad or LstmState(None, None)

@@ -11,6 +11,7 @@
 #include "ConvGeometry.hpp"
 #include "FloatStaging.hpp"
 #include "Gemm.hpp"
+#include "PooledBlas.hpp"
 #include "poplar/Kernel.hpp"
 #include "poplar/KernelOperands.hpp"
 #include "poplar/TypeInfo.hpp"
@@ -75,8 +76,8 @@ void product(std::size_t m, std::size_t n, std::size_t k, Matrix a, Matrix b, bo
       for (std::size_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
     return;
   }
-  scipy_cblas_sgemm(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans, int(m),
-                    int(n), int(k), 1.0f, a.data, int(a.ld), b.data, int(b.ld), beta, c, int(ldc));
+  pooledSgemm(CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans, int(m), int(n), int(k), 1.0f, a.data,
+              int(a.ld), b.data, int(b.ld), beta, c, int(ldc));
 }
 
 // C = A x B (or A x B^T), summed in float or, with half partials, as matmul's are:

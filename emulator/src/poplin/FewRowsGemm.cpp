@@ -183,10 +183,10 @@ bool fewRowsGemmSupported() {
 }
 
 void fewRowsGemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const StridedFloats &a,
-                 const StridedFloats &b, float beta, const StridedFloats &c) {
+                 const StridedFloats &b, float beta, const StridedFloats &c, bool pooled) {
   const Product p{k, alpha, beta, a, b, c};
   const unsigned threads = poplar::detail::ThreadPool::instance().size();
-  if (threads < 2 || double(m) * double(n) * double(k) < kThreadedWork)
+  if (!pooled || threads < 2 || double(m) * double(n) * double(k) < kThreadedWork)
     return columnRange(p, m, 0, n);
   // One contiguous range of columns per thread: the same part of b each call.
   const std::size_t chunks = (n + kChunkColumns - 1) / kChunkColumns;

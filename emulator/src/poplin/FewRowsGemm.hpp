@@ -23,10 +23,10 @@ bool fewRowsGemmSupported();
 
 // c = alpha * a x b + beta * c, a [m,k], b [k,n] with unit column stride, c [m,n];
 // c is not read when beta is 0. Requires fewRowsGemmSupported() and 0 < m <=
-// kFewRowsMax. The columns are shared out over the thread pool; every element is
-// one chain of fused multiply-adds over k in order, then alpha and beta applied,
-// so its bits depend neither on the thread count nor on the shape of the blocks.
+// kFewRowsMax. When `pooled`, the columns are shared out over the thread pool; every
+// element is one chain of fused multiply-adds over k in order, then alpha and beta
+// applied, so its bits depend neither on the thread count nor on the shape of the blocks.
 void fewRowsGemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const StridedFloats &a,
-                 const StridedFloats &b, float beta, const StridedFloats &c);
+                 const StridedFloats &b, float beta, const StridedFloats &c, bool pooled);
 
 } // namespace poplin::detail

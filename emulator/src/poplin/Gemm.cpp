@@ -4,11 +4,15 @@
 #include <climits>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <variant>
 #include <vector>
 
 #include <cblas.h>
 
 #include "FewRowsGemm.hpp"
+#include "PooledBlas.hpp"
+#include "poplar/ThreadPool.hpp"
 #include "poplar/TypeInfo.hpp"
 
 namespace poplin::detail {
@@ -18,7 +22,7 @@ namespace {
 using poplar::detail::Access;
 using poplar::detail::Segment;
 
-// The multiply-adds a batch of products needs before threading it pays.
+// The multiply-adds a pass of several products needs before threading it pays.
 constexpr double kThreadedBatchWork = 1 << 22;
 
 // A matrix as BLAS addresses it: row-major at `data` with leading dimension
@@ -60,80 +64,74 @@ std::optional<FewRowsProduct> fewRowsProduct(const Matrix &a, const Matrix &b, c
   return std::nullopt;
 }
 
-// The products of one pass over the groups, c = alpha * a x b + beta * c for
-// each. OpenBLAS threads a batch across its products, which beats threading
-// each product when there are enough of them to keep every thread busy.
+// A product for BLAS: c = op(a) x op(b), each row-major.
+struct BlasProduct {
+  CBLAS_TRANSPOSE transA, transB;
+  int m, n, k;
+  const float *a;
+  int lda;
+  const float *b;
+  int ldb;
+  float *c;
+  int ldc;
+};
+
+// A product with one row or one column is a matrix-vector product: sgemv reads
+// the matrix once where sgemm would first pack it (~3x slower at [1,512]x[512,1024]).
+// Others are one sgemm, cut over the pool when `pooled`.
+void runProduct(const BlasProduct &p, float alpha, float beta, bool pooled) {
+  const bool transA = p.transA == CblasTrans, transB = p.transB == CblasTrans;
+  if (p.n == 1) // c[:,0] = op(a) x op(b)[:,0]
+    scipy_cblas_sgemv(CblasRowMajor, p.transA, transA ? p.k : p.m, transA ? p.m : p.k, alpha, p.a, p.lda,
+                      p.b, transB ? 1 : p.ldb, beta, p.c, p.ldc);
+  else if (p.m == 1) // c[0,:] = op(b)^T x op(a)[0,:]
+    scipy_cblas_sgemv(CblasRowMajor, transB ? CblasNoTrans : CblasTrans, transB ? p.n : p.k,
+                      transB ? p.k : p.n, alpha, p.b, p.ldb, p.a, transA ? p.lda : 1, beta, p.c, 1);
+  else if (pooled)
+    pooledSgemm(p.transA, p.transB, p.m, p.n, p.k, alpha, p.a, p.lda, p.b, p.ldb, beta, p.c, p.ldc);
+  else
+    scipy_cblas_sgemm(CblasRowMajor, p.transA, p.transB, p.m, p.n, p.k, alpha, p.a, p.lda, p.b, p.ldb,
+                      beta, p.c, p.ldc);
+}
+
+void runProduct(const FewRowsProduct &p, float alpha, float beta, bool pooled) {
+  fewRowsGemm(p.m, p.n, p.k, alpha, p.a, p.b, beta, p.c, pooled);
+}
+
+// The products of one pass over the groups, c = alpha * a x b + beta * c for each.
 class GemmPass {
 public:
   // Adds c = a x b for a [m,k] and b [k,n].
   void add(const Matrix &a, const Matrix &b, const Matrix &c, std::size_t m, std::size_t n,
            std::size_t k) {
-    if (const auto product = fewRowsProduct(a, b, c, m, n, k)) return fewRows_.push_back(*product);
+    work_ += double(m) * double(n) * double(k);
+    if (const auto product = fewRowsProduct(a, b, c, m, n, k)) return products_.push_back(*product);
     const auto op = [](bool transposed) { return transposed ? CblasTrans : CblasNoTrans; };
     if (c.transposed) // c is stored as its transpose: compute c^T = b^T x a^T
-      add(op(!b.transposed), op(!a.transposed), n, m, k, b, a, c);
+      products_.push_back(BlasProduct{op(!b.transposed), op(!a.transposed), int(n), int(m), int(k), b.data,
+                                      b.ld, a.data, a.ld, c.data, c.ld});
     else
-      add(op(a.transposed), op(b.transposed), m, n, k, a, b, c);
+      products_.push_back(BlasProduct{op(a.transposed), op(b.transposed), int(m), int(n), int(k), a.data,
+                                      a.ld, b.data, b.ld, c.data, c.ld});
   }
 
+  // With a product for every thread and enough work, the products run side by side,
+  // one per thread; otherwise one after another, each cut over the pool.
   void run(float alpha, float beta) {
-    for (const FewRowsProduct &p : fewRows_) fewRowsGemm(p.m, p.n, p.k, alpha, p.a, p.b, beta, p.c);
-    const int count = int(c_.size());
-    // A threaded batch wakes OpenBLAS's threads on every call, which costs more than
-    // a small batch's work (on a busy machine, far more): those run on this thread.
-    double work = 0; // multiply-adds
-    for (int i = 0; i < count; ++i) work += double(m_[i]) * n_[i] * k_[i];
-    if (count < scipy_openblas_get_num_threads() || work < kThreadedBatchWork) {
-      for (int i = 0; i < count; ++i) runOne(i, alpha, beta);
-      return;
-    }
-    alpha_.assign(count, alpha);
-    beta_.assign(count, beta);
-    scipy_cblas_sgemm_batch(CblasRowMajor, transA_.data(), transB_.data(), m_.data(), n_.data(),
-                            k_.data(), alpha_.data(), a_.data(), lda_.data(), b_.data(),
-                            ldb_.data(), beta_.data(), c_.data(), ldc_.data(), count,
-                            batchSizes_.data());
+    poplar::detail::ThreadPool &pool = poplar::detail::ThreadPool::instance();
+    const bool sideBySide = products_.size() >= pool.size() && work_ >= kThreadedBatchWork;
+    const auto runOne = [&](std::size_t i, bool pooled) {
+      std::visit([&](const auto &product) { runProduct(product, alpha, beta, pooled); }, products_[i]);
+    };
+    if (sideBySide)
+      pool.parallelFor(products_.size(), [&](std::size_t i, unsigned) { runOne(i, false); });
+    else
+      for (std::size_t i = 0; i < products_.size(); ++i) runOne(i, true);
   }
 
 private:
-  // A product with one row or one column is a matrix-vector product: sgemv reads
-  // the matrix once where sgemm would first pack it (~3x slower at [1,512]x[512,1024]).
-  void runOne(int i, float alpha, float beta) const {
-    const bool transA = transA_[i] == CblasTrans, transB = transB_[i] == CblasTrans;
-    if (n_[i] == 1) // c[:,0] = op(a) x op(b)[:,0]
-      scipy_cblas_sgemv(CblasRowMajor, transA_[i], transA ? k_[i] : m_[i], transA ? m_[i] : k_[i],
-                        alpha, a_[i], lda_[i], b_[i], transB ? 1 : ldb_[i], beta, c_[i], ldc_[i]);
-    else if (m_[i] == 1) // c[0,:] = op(b)^T x op(a)[0,:]
-      scipy_cblas_sgemv(CblasRowMajor, transB ? CblasNoTrans : CblasTrans, transB ? n_[i] : k_[i],
-                        transB ? k_[i] : n_[i], alpha, b_[i], ldb_[i], a_[i], transA ? lda_[i] : 1,
-                        beta, c_[i], 1);
-    else
-      scipy_cblas_sgemm(CblasRowMajor, transA_[i], transB_[i], m_[i], n_[i], k_[i], alpha, a_[i],
-                        lda_[i], b_[i], ldb_[i], beta, c_[i], ldc_[i]);
-  }
-
-  void add(CBLAS_TRANSPOSE transA, CBLAS_TRANSPOSE transB, std::size_t m, std::size_t n,
-           std::size_t k, const Matrix &a, const Matrix &b, const Matrix &c) {
-    transA_.push_back(transA);
-    transB_.push_back(transB);
-    m_.push_back(int(m));
-    n_.push_back(int(n));
-    k_.push_back(int(k));
-    a_.push_back(a.data);
-    lda_.push_back(a.ld);
-    b_.push_back(b.data);
-    ldb_.push_back(b.ld);
-    c_.push_back(c.data);
-    ldc_.push_back(c.ld);
-    batchSizes_.push_back(1); // each product is its own batch entry: their shapes may differ
-  }
-
-  std::vector<FewRowsProduct> fewRows_;
-  std::vector<CBLAS_TRANSPOSE> transA_, transB_;
-  std::vector<int> m_, n_, k_, lda_, ldb_, ldc_, batchSizes_;
-  std::vector<const float *> a_, b_;
-  std::vector<float *> c_;
-  std::vector<float> alpha_, beta_;
+  std::vector<std::variant<FewRowsProduct, BlasProduct>> products_;
+  double work_ = 0; // multiply-adds
 };
 
 void roundToHalf(const Matrix &c, std::size_t rows, std::size_t cols) {
