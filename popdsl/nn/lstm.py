@@ -32,7 +32,9 @@ mapped over every tile; rnnCodeReuse is accepted: each loop body is built once a
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
+import operator
 from typing import TYPE_CHECKING, NamedTuple, Optional, Tuple
 
 import popdsl as pd
@@ -361,12 +363,57 @@ def _step_mask(params: LstmParams, graph, t: Tensor):
     return pd.map(lambda t, limit: pe.Cast(t < limit, params.dtype), t, limit).expand(1)
 
 
+def _update(state: Tensor, mask, fn, *operands):
+    """state <- fn(*operands) in one map, only in the batch rows where mask is 1 (all without one)."""
+    if mask is None:
+        pd.map_(lambda s, *xs: fn(*xs), state, *operands)
+    else:
+        pd.map_(lambda s, m, *xs: m * fn(*xs) + (1 - m) * s, state, mask, *operands)
+
+
 def _carry(state: Tensor, new: Tensor, mask):
     """state <- new, only in the batch rows where mask is 1."""
     if mask is None:
         pd.copy(new, state)
     else:
-        pd.map_(lambda s, n, m: m * n + (1 - m) * s, state, new, mask)
+        _update(state, mask, lambda n: n, new)
+
+
+# Activations as expressions a fused map can apply (the softmaxes need a reduction: none),
+# and the derivatives of some from their outputs, as popnn's nonLinearityInputGradient has them.
+_ELEMENTWISE_ACTIVATIONS = {
+    "tanh": pd.tanh,
+    "sigmoid": pd.sigmoid,
+    "relu": pd.relu,
+    "hard_sigmoid": lambda x: pd.min(pd.max(x * 0.2 + 0.5, 0.0), 1.0),
+}
+_ELEMENTWISE_DERIVATIVES = {
+    "tanh": lambda y: 1 - y * y,
+    "sigmoid": lambda y: y * (1 - y),
+}
+
+
+def _activate(kind: str, out: Tensor, x: Tensor, bias: Optional[Tensor] = None):
+    """out = kind(x + bias) (or kind(x)): one map where the activation is element-wise."""
+    operands = (x,) if bias is None else (x, bias)
+    fn = _ELEMENTWISE_ACTIVATIONS.get(kind)
+    if fn is not None:
+        pd.map_(lambda o, *xs: fn(sum(xs[1:], xs[0])), out, *operands)
+        return
+    pd.map_(lambda o, *xs: sum(xs[1:], xs[0]), out, *operands)
+    pd.nonlinearity_(out, kind)
+
+
+def _activation_grad(kind: str, out: Tensor, activation: Tensor, *factors: Tensor):
+    """out = the gradient of `kind` at its output `activation`, times the factors: one map
+    where the derivative is element-wise."""
+    def product(xs):
+        return functools.reduce(operator.mul, xs)
+    derivative = _ELEMENTWISE_DERIVATIVES.get(kind)
+    if derivative is not None:
+        pd.map_(lambda o, y, *xs: derivative(y) * product(xs), out, activation, *factors)
+    else:
+        pd.copy(pd.nonlinearity_grad(activation, pd.map(lambda *xs: product(xs), *factors), kind), out)
 
 
 def _advance_cell(params: LstmParams, cell: Tensor, step: Tensor, mask):
@@ -378,8 +425,7 @@ def _advance_cell(params: LstmParams, cell: Tensor, step: Tensor, mask):
     if mask is None:
         pd.copy(cell, prev)
         pd.map_(lambda c, f, i, g: f * c + i * g, cell, f, i, g)
-        pd.copy(cell, act)
-        pd.nonlinearity_(act, params.activation)
+        _activate(params.activation, act, cell)
     else:
         pd.map_(lambda p, c, m: c * m, prev, cell, mask)
         pd.map_(lambda a, f, i, g, c: f * c + i * g, act, f, i, g, cell)
@@ -388,89 +434,78 @@ def _advance_cell(params: LstmParams, cell: Tensor, step: Tensor, mask):
         pd.map_(lambda a, m: a * m, act, mask)
 
 
-def _saved_rows(params: LstmParams, opts: _Options, step: Tensor) -> Tensor:
-    """The rows of the step buffer that popnn saves as this step's intermediates."""
+def _saved_rows(params: LstmParams, opts: _Options, step: Tensor, step_output: Tensor) -> Tensor:
+    """The rows popnn saves as a step's intermediates: rows of the step buffer, then the
+    step's output without a full output sequence."""
     kept = step[:6] if opts.recomputation_mode == "none" else step[:4]
-    return kept if params.output_full_sequence else pd.concat([kept, step[STEP_OUTPUT:]], axis=0)
+    return kept if params.output_full_sequence else pd.concat([kept, step_output.expand(0)], axis=0)
 
 
-def _cell_from_gates(params: LstmParams, opts: _Options, graph, t: Tensor, cell: Tensor, output: Tensor,
-                     step: Tensor, inter: Optional[Tensor]) -> Tensor:
-    """One step's gates, cell and output from the gate units in step[:4] (FICO order), keeping
-    every row popnn saves in step and, with `inter`, saving them at step t. Returns the step's
-    output (zero beyond a row's time steps, where `output` keeps the last)."""
-    pd.nonlinearity_(pd.concat([step[FORGET:CANDIDATE], step[OUTPUT:ACT_CELL]], axis=0),
-                     params.recurrent_activation)
-    pd.nonlinearity_(step[CANDIDATE], params.activation)
+def _cell_from_units(params: LstmParams, opts: _Options, graph, t: Tensor, cell: Tensor, output: Tensor,
+                     step: Tensor, units: Tensor, biases: Tensor, inter: Optional[Tensor]) -> Tensor:
+    """One step's gates, cell and output from its gate units and biases [4, B, H] (FICO order),
+    keeping every row popnn saves in step and, with `inter`, saving them at step t. Returns
+    the step's output (zero beyond a row's time steps, where `output` keeps the last)."""
+    fio = (FORGET, INPUT, OUTPUT)
+    _activate(params.recurrent_activation, _stack(*(step[p] for p in fio)), _stack(*(units[p] for p in fio)),
+              _stack(*(biases[p] for p in fio)))
+    _activate(params.activation, step[CANDIDATE], units[CANDIDATE], biases[CANDIDATE])
     mask = _step_mask(params, graph, t)
     if mask is not None:
         pd.map_(lambda gate, m: gate * m, step[:4], mask)
     _advance_cell(params, cell, step, mask)
-    pd.map_(lambda y, o, a: o * a, step[STEP_OUTPUT], step[OUTPUT], step[ACT_CELL])
-    _carry(output, step[STEP_OUTPUT], mask)
+    step_output = output if mask is None else step[STEP_OUTPUT]  # with a mask, output keeps the last
+    pd.map_(lambda y, o, a: o * a, step_output, step[OUTPUT], step[ACT_CELL])
+    if mask is not None:
+        _carry(output, step_output, mask)
     if inter is not None:
-        inter.at[t].set(_saved_rows(params, opts, step))
-    return step[STEP_OUTPUT]
+        inter.at[t].set(_saved_rows(params, opts, step, step_output))
+    return step_output
 
 
-# Activations as expressions a fused map can apply (the softmaxes need a reduction: none).
-_ELEMENTWISE_ACTIVATIONS = {
-    "tanh": pd.tanh,
-    "sigmoid": pd.sigmoid,
-    "relu": pd.relu,
-    "hard_sigmoid": lambda x: pd.min(pd.max(x * 0.2 + 0.5, 0.0), 1.0),
-}
-
-
-def _fused_cell(params: LstmParams, cell: Tensor, output: Tensor):
-    """cell_step(t, gates) for a step that saves nothing: c = f * c + i * g, then h = o * act(c)
-    (returned) from the gate units [4, B, H] (FICO order), in two passes that apply the
-    activations on the way (popnn's in-place inference cell); None when an activation is not
-    element-wise."""
+def _fused_cell(params: LstmParams, cell: Tensor, output: Tensor, biases: Tensor):
+    """cell_step(t, units) for a step that saves nothing: c = f * c + i * g, then h = o * act(c)
+    (returned) from the gate units [4, B, H] and their biases (FICO order), in two passes that
+    add the biases and apply the activations on the way (popnn's in-place inference cell);
+    None when an activation is not element-wise."""
     act = _ELEMENTWISE_ACTIVATIONS.get(params.activation)
     rec = _ELEMENTWISE_ACTIVATIONS.get(params.recurrent_activation)
     if act is None or rec is None:
         return None
+    bf, bi, bg, bo = (biases[gate] for gate in (FORGET, INPUT, CANDIDATE, OUTPUT))
 
-    def cell_step(t, gates):
-        pd.map_(lambda c, f, i, g: rec(f) * c + rec(i) * act(g), cell, gates[FORGET], gates[INPUT], gates[CANDIDATE])
-        return pd.map_(lambda h, o, c: rec(o) * act(c), output, gates[OUTPUT], cell)
+    def cell_step(t, units):
+        pd.map_(lambda c, f, i, g, bf, bi, bg: rec(f + bf) * c + rec(i + bi) * act(g + bg), cell,
+                units[FORGET], units[INPUT], units[CANDIDATE], bf, bi, bg)
+        return pd.map_(lambda h, o, bo, c: rec(o + bo) * act(c), output, units[OUTPUT], bo, cell)
     return cell_step
 
 
-def _saving_cell(params: LstmParams, opts: _Options, graph, cell: Tensor, output: Tensor, inter: Optional[Tensor]):
-    """cell_step(t, gates) keeping every row popnn saves in a step buffer and, with `inter`,
+def _saving_cell(params: LstmParams, opts: _Options, graph, cell: Tensor, output: Tensor, biases: Tensor,
+                 inter: Optional[Tensor]):
+    """cell_step(t, units) keeping every row popnn saves in a step buffer and, with `inter`,
     saving them at step t; returns the step's output."""
     step = graph.variable(params.dtype, (7, params.batch_size, params.output_size), name="step")
 
-    def cell_step(t, gates):
-        pd.copy(gates, step[:4])
-        return _cell_from_gates(params, opts, graph, t, cell, output, step, inter)
+    def cell_step(t, units):
+        return _cell_from_units(params, opts, graph, t, cell, output, step, units, biases, inter)
     return cell_step
-
-
-def _weighted_inputs(params: LstmParams, x: Tensor, weights_matrix: Tensor, biases: Tensor,
-                     matmul_options: dict) -> Tensor:
-    """preCalcWeights: x_t W_in + b of every step, [S, B, 4, H] with gates in cell order, from
-    one product before the loop."""
-    s, b, (i, h) = params.time_steps, params.batch_size, params.layer_sizes
-    weighted = x.graph.variable(params.dtype, (s, b, 4, h), name="weightedInput")
-    pd.matmul(x.reshape(s * b, i), weights_matrix[:i], options=matmul_options, out=weighted.reshape(s * b, 4 * h))
-    pd.map_(lambda w, bias: w + bias, weighted, biases)
-    return weighted
 
 
 def _gate_units(params: LstmParams, opts: _Options, x: Tensor, weights: LstmWeights, matmul_options: dict):
     """(output, units_step): the output h [B, H] a step reads, and units_step(t), which adds
-    the step's gate units [B, 4, H] (cell order, biases included) and returns them. The
-    weights are copied into one matrix stored as the products read it: row after row of
-    4H columns, which the emulator's kernel for products of few rows reads in place."""
+    the products of the step's gate units [B, 4, H] (cell order, without the biases) and
+    returns them. The weights are copied into one matrix W = [[W_in], [W_out]] stored as
+    the products read it: row after row of 4H columns, which the emulator's kernel for
+    products of few rows reads in place."""
     graph = x.graph
-    b, (i, h), dtype = params.batch_size, params.layer_sizes, params.dtype
-    if opts.pre_calc_weights:  # x_t W_in + b of every step before the loop; a step adds h W_out
-        weights_matrix = pd.copy(_stacked_weights(weights), graph.variable(dtype, (i + h, 4 * h), name="weights"))
-        weighted_in = _weighted_inputs(params, x, weights_matrix, weights.biases, matmul_options)
-        output = graph.variable(dtype, (b, h), name="output")
+    s, b, (i, h), dtype = params.time_steps, params.batch_size, params.layer_sizes, params.dtype
+    weights_matrix = pd.copy(_stacked_weights(weights), graph.variable(dtype, (i + h, 4 * h), name="weights"))
+    output = graph.variable(dtype, (b, h), name="output")
+    if opts.pre_calc_weights:  # x_t W_in of every step in one product before the loop; a step adds h W_out
+        weighted_in = graph.variable(dtype, (s, b, 4, h), name="weightedInput")
+        pd.matmul(x.reshape(s * b, i), weights_matrix[:i], options=matmul_options,
+                  out=weighted_in.reshape(s * b, 4 * h))
 
         def units_step(t):
             units = weighted_in.at[t].get()
@@ -478,15 +513,10 @@ def _gate_units(params: LstmParams, opts: _Options, x: Tensor, weights: LstmWeig
             return units
         return output, units_step
 
-    # One product per step, [x_t, h, 1] x [[W_in], [W_out], [b]], the biases included.
-    stacked = pd.concat([_stacked_weights(weights), weights.biases.reshape(1, 4 * h)], axis=0)
-    weights_matrix = pd.copy(stacked, graph.variable(dtype, stacked.shape, name="weights"))
-    output = graph.variable(dtype, (b, h), name="output")
-    ones = graph.constant(1, dtype).reshape(1, 1).broadcast((b, 1))
     units = graph.variable(dtype, (b, 4, h), name="gateUnits")
 
-    def units_step(t):
-        pd.matmul(pd.concat([x.at[t].get(), output, ones], axis=1), weights_matrix, options=matmul_options,
+    def units_step(t):  # [x_t, h] W
+        pd.matmul(pd.concat([x.at[t].get(), output], axis=1), weights_matrix, options=matmul_options,
                   out=units.reshape(b, 4 * h))
         return units
     return output, units_step
@@ -531,10 +561,13 @@ def forward(params: LstmParams, state: LstmState, x: Tensor, weights: LstmWeight
         sequence = graph.variable(dtype, (s, b, h), name="outputSequence") if params.output_full_sequence else None
         inter = graph.variable(dtype, (s, _num_intermediates(params, opts), b, h), name="intermediates") \
             if save_intermediates else None
+        # The biases in FICO order, once for every batch row: operands the cell's maps read in place.
+        biases = pd.copy(_stack(*(weights.biases[p] for p in fico)).expand(1).broadcast((4, b, h)),
+                         graph.variable(dtype, (4, b, h), name="biases"))
         cell_step = None
         if inter is None and params.variable_time_steps is None:
-            cell_step = _fused_cell(params, cell, output)
-        cell_step = cell_step or _saving_cell(params, opts, graph, cell, output, inter)
+            cell_step = _fused_cell(params, cell, output, biases)
+        cell_step = cell_step or _saving_cell(params, opts, graph, cell, output, biases, inter)
         t = _step_counter(graph, 0)
         with pd.Repeat(s):
             units = units_step(t)
@@ -694,7 +727,6 @@ def _backward(params, opts, state, inter, weights, x, out, out_grad, last_step_s
     inputs_after_loop = params.calc_input_gradients and gate_grad_sink.every_step() is not None
     needed = stacked if params.calc_input_gradients and not inputs_after_loop else stacked[i:]
     transposed = pd.copy(needed.T, graph.variable(dtype, needed.T.shape, name="weightsT"))
-    propagated = graph.variable(dtype, (b, needed.shape[0]), name="propagated")
     output_grad = graph.variable(dtype, (b, h), name="outputGrad")
     cell_grad = graph.variable(dtype, (b, h), name="cellStateGrad")
     last = last_step_state_grad or LstmState(None, None)
@@ -705,10 +737,13 @@ def _backward(params, opts, state, inter, weights, x, out, out_grad, last_step_s
             pd.copy(grad, target)
     if not params.output_full_sequence:
         output_grad += out_grad  # the last output's gradient flows in at the last (valid) step
+    # The product lands in output_grad itself when it is dh alone and every row takes it.
+    propagated = output_grad if needed.shape[0] == h and params.variable_time_steps is None else \
+        graph.variable(dtype, (b, needed.shape[0]), name="propagated")
     cells = _recompute_cells(params, graph, state, inter) if opts.recomputation_mode == "cellAndTanh" else None
     input_grad = graph.variable(dtype, (s, b, i), name="inputGrad") if params.calc_input_gradients else None
     gate_grads = graph.variable(dtype, (b, 4, h), name="gateGrads")  # dZ, gates in cell order
-    recurrent_grads = graph.variable(dtype, (3, b, h), name="recurrentOutGrads")
+    cell_total = graph.variable(dtype, (b, h), name="cellTotalGrad")
     t = _step_counter(graph, s - 1)
     with pd.Repeat(s):
         saved = inter.at[t].get()
@@ -721,20 +756,18 @@ def _backward(params, opts, state, inter, weights, x, out, out_grad, last_step_s
         total_out_grad = pd.map(lambda dy, dh: dy + dh, out_grad.at[t].get(), output_grad) \
             if params.output_full_sequence else output_grad
         # dC = act'(c_t) * o * dh_t + dc_t; the gates' output gradients follow from dC and dh_t
-        cell_total = pd.nonlinearity_grad(act_cell, pd.map(lambda o, d: o * d, o, total_out_grad), params.activation)
+        _activation_grad(params.activation, cell_total, act_cell, o, total_out_grad)
         cell_total += cell_grad
-        pd.map_(lambda r, a, d: a * d, recurrent_grads, _stack(prev_cell, g, act_cell),
-                _stack(cell_total, cell_total, total_out_grad))
-        pd.copy(pd.nonlinearity_grad(_stack(f, i_gate, o), recurrent_grads, params.recurrent_activation),
-                _gate_rows(gate_grads, rec))
-        pd.copy(pd.nonlinearity_grad(g, pd.map(lambda i, d: i * d, i_gate, cell_total), params.activation),
-                gate_grads[:, candidate])
+        _activation_grad(params.recurrent_activation, _gate_rows(gate_grads, rec), _stack(f, i_gate, o),
+                         _stack(prev_cell, g, act_cell), _stack(cell_total, cell_total, total_out_grad))
+        _activation_grad(params.activation, gate_grads[:, candidate], g, i_gate, cell_total)
         pd.matmul(gate_grads.reshape(b, 4 * h), transposed, options=matmul_options, out=propagated)
         if input_grad is not None and not inputs_after_loop:
             input_grad.at[t].set(propagated[:, :i])
         mask = _step_mask(params, graph, t)
-        _carry(output_grad, propagated[:, -h:], mask)
-        _carry(cell_grad, pd.map(lambda f, d: f * d, f, cell_total), mask)
+        if propagated is not output_grad:
+            _carry(output_grad, propagated[:, -h:], mask)
+        _update(cell_grad, mask, lambda f, d: f * d, f, cell_total)
         gate_grad_sink.add(t, gate_grads)
         t -= 1
     gate_grad_sink.finish()

@@ -67,6 +67,7 @@ __attribute__((target("avx2,fma"))) void block(const Product &p, std::size_t row
       bRow[v] = Partial ? _mm256_maskload_ps(b + v * kLanes, masks[v]) : _mm256_loadu_ps(b + v * kLanes);
       if constexpr (Copies) _mm256_storeu_ps(copy + v * kLanes, bRow[v]);
     }
+    if constexpr (Copies) _mm_prefetch(reinterpret_cast<const char *>(b + kPanelColumns), _MM_HINT_T0);
 #pragma GCC unroll 8
     for (int r = 0; r < Rows; ++r) {
       const __m256 aElement = _mm256_broadcast_ss(a + r * aRowStride);
