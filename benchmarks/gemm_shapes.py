@@ -24,20 +24,21 @@ import popdsl as pd  # noqa: E402
 
 STEPS, REPEATS = 5, 200
 # name: (m, k, n, how B is stored: "rows" as [k, n], "transposed" as [n, k])
-CASES = {
-    "fwd step preCalc B=32 [32,256]x[256,1024]": (32, 256, 1024, "rows"),
-    "fwd step B=32 [32,512]x[512,1024]": (32, 512, 1024, "rows"),
-    "bwd step B=32 [32,1024]x[1024,256]": (32, 1024, 256, "rows"),
-    "bwd step B=32, B transposed": (32, 1024, 256, "transposed"),
-    "fwd step preCalc B=1 [1,256]x[256,1024]": (1, 256, 1024, "rows"),
-    "fwd step B=1 [1,512]x[512,1024]": (1, 512, 1024, "rows"),
-    "bwd step B=1 [1,1024]x[1024,256]": (1, 1024, 256, "rows"),
-    "bwd step B=1, B transposed": (1, 1024, 256, "transposed"),
+CASES = {}
+for batch in (32, 1):  # an LSTM step's products: forward with and without preCalcWeights, backward
+    CASES.update({
+        f"fwd step preCalc B={batch} [{batch},256]x[256,1024]": (batch, 256, 1024, "rows"),
+        f"fwd step B={batch} [{batch},512]x[512,1024]": (batch, 512, 1024, "rows"),
+        f"bwd step B={batch} [{batch},1024]x[1024,256]": (batch, 1024, 256, "rows"),
+        f"bwd step B={batch}, B transposed": (batch, 1024, 256, "transposed"),
+    })
+CASES.update({  # around the kernel's limits
     "m=7 [7,256]x[256,1000]": (7, 256, 1000, "rows"),
     "m=64 [64,256]x[256,1024]": (64, 256, 1024, "rows"),
     "m=65 [65,256]x[256,1024]": (65, 256, 1024, "rows"),
     "m=128 [128,256]x[256,1024]": (128, 256, 1024, "rows"),
-}
+    "input projection [3200,256]x[256,1024]": (3200, 256, 1024, "rows"),
+})
 
 
 def emulator_products(a, b_stored, transposed):
