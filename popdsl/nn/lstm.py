@@ -652,7 +652,10 @@ class _WeightGradAccumulator(_GateGradSink):
         accumulator_type = pd.float16 if opts.weight_accumulators_type == "half" else \
             pd.float32 if opts.weight_accumulators_type == "float" else params.dtype
         self.grads = graph.variable(accumulator_type, (i + h + 1, 4 * h), name="weightGrads")
-        pd.zero(self.grads)
+        # One window of the accumulator's type is one product written over the gradients.
+        self.overwrites = self.window == s and accumulator_type == params.dtype
+        if not self.overwrites:
+            pd.zero(self.grads)
         self.gate_grads = graph.variable(params.dtype, (self.window, b, 4 * h), name="gateGradWindow")
         if self.window < s:
             pd.zero(self.gate_grads)  # the slots of a partial first window stay zero
@@ -660,8 +663,11 @@ class _WeightGradAccumulator(_GateGradSink):
     def _accumulate(self, window_index):
         operands = self.operands[window_index] if isinstance(window_index, int) else \
             self.operands.at[window_index].get()
-        pd.matmul_acc(self.grads, operands.T, self.gate_grads.reshape(-1, self.grads.shape[1]),
-                      options=self.matmul_options)
+        gate_grads = self.gate_grads.reshape(-1, self.grads.shape[1])
+        if self.overwrites:
+            pd.matmul(operands.T, gate_grads, options=self.matmul_options, out=self.grads)
+        else:
+            pd.matmul_acc(self.grads, operands.T, gate_grads, options=self.matmul_options)
 
     def add(self, t, gate_grads):
         flat = gate_grads.reshape(gate_grads.shape[0], -1)
