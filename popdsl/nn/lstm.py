@@ -12,8 +12,10 @@ does not grow with the sequence length. Inside the loops the weights are one mat
 W = [[W_in], [W_out]] of shape [I + H, 4H], so a step is a single matmul; with
 preCalcWeights the input part of every step is one product before the forward loop, and
 the backward pass (when every step's gate gradients are kept, as for the weight update)
-makes the input gradients of all steps in one product after its loop. Without
-intermediates the forward step is popnn's in-place inference cell: two fused passes.
+makes the input gradients of all steps in one product after its loop. The biases are
+added by the cell's maps, and element-wise activations (and the tanh and sigmoid
+gradients) are applied inside the maps that need them. Without intermediates the forward
+step is popnn's in-place inference cell: two fused passes.
 
 Variable time steps follow popnn's reference model: at steps t >= limit (per batch
 row) the gates are zero, so the step's outputs and intermediates are zero, and the
