@@ -254,11 +254,13 @@ def test_products_with_few_rows_or_columns(graph, device, m, k, n, a_layout, b_l
     assert_product_close(got_accumulated, a, b, poplar.FLOAT, c=c0, k=-0.5)
 
 
+# Products big enough to share out over the pool: the few-rows kernel (columns to each thread;
+# every element one chain of multiply-adds over k in order) and OpenBLAS cut into ranges of
+# rows (m >= n) or columns, never of k.
 @pytest.mark.needs_emulator("the emulator's thread pool")
-def test_few_rows_products_give_the_same_bits_on_one_thread(device):
-    # Each thread takes a range of columns; every element is one chain of multiply-adds
-    # over k in order whichever thread computes it.
-    a, b, c0 = random_values((32, 300), seed=1), random_values((300, 1000), seed=2), random_values((32, 1000), seed=3)
+@pytest.mark.parametrize("m, k, n", [(32, 300, 1000), (300, 200, 500), (100, 200, 700)])
+def test_pooled_products_give_the_same_bits_on_one_thread(device, m, k, n):
+    a, b, c0 = random_values((m, k), seed=1), random_values((k, n), seed=2), random_values((m, n), seed=3)
     results = []
     for threads in ("1", "auto"):
         graph = poplar.Graph(device.getTarget())
@@ -269,7 +271,7 @@ def test_few_rows_products_give_the_same_bits_on_one_thread(device):
         engine = poplar.Engine(graph, seq, {"emulator.numThreads": threads})
         engine.load(device)
         engine.run(0)
-        results.append(engine.readTensor("c", np.zeros((32, 1000), np.float32)))
+        results.append(engine.readTensor("c", np.zeros((m, n), np.float32)))
     assert results[0].tobytes() == results[1].tobytes()
     assert_product_close(results[1], a, b, poplar.FLOAT, c=c0, k=0.25)
 
