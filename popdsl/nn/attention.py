@@ -7,7 +7,8 @@ where M adds MASK_VALUE to every score of a key after its query. There is no
 Flash attention never holds an L x L matrix. q, k and v are copied into sliceable
 tensors of chunks [n, G, L/n, D] that nested Repeat loops index with the counters i
 (query chunk) and j (key/value chunk). Blocks wholly above the diagonal are skipped;
-blocks crossing it get their mask from causal_mask_blocks, made in the first block.
+blocks crossing it get their mask from causal_mask_blocks, made before the loops, and
+on the diagonal of square chunks their products skip most of the masked keys (bands).
 The forward keeps a running max and sum per query (online softmax) and stores
 log-sum-exp; the backward recomputes them and visits the blocks column by column.
 """
