@@ -246,22 +246,27 @@ def _mask_blocks(scores) -> Optional[MaskBlocks]:
 
 
 # --- products over the bands: a [G, rows, D] chunk, b [G, keys, D], weights [G, rows, keys] ----------------
-def _scores_into(scores, a, b, bands) -> None:
+def _band_name(name, bands, rows) -> str:
+    """The product's debug name, and the band's rows where there are several."""
+    return name if len(bands) == 1 else f"{name}, rows {rows.start}:{rows.stop}"
+
+
+def _scores_into(scores, a, b, bands, name) -> None:
     """scores = a @ b^T, band by band."""
     for rows, keys in bands:
-        pd.matmul(a[:, rows], b[:, :keys].mT, out=scores[:, rows, :keys])
+        pd.matmul(a[:, rows], b[:, :keys].mT, out=scores[:, rows, :keys], name=_band_name(name, bands, rows))
 
 
-def _accumulate_rows(c, weights, b, bands) -> None:
+def _accumulate_rows(c, weights, b, bands, name) -> None:
     """c [G, rows, D] += weights @ b, band by band."""
     for rows, keys in bands:
-        pd.matmul_acc(c[:, rows], weights[:, rows, :keys], b[:, :keys])
+        pd.matmul_acc(c[:, rows], weights[:, rows, :keys], b[:, :keys], name=_band_name(name, bands, rows))
 
 
-def _accumulate_keys(c, weights, a, bands) -> None:
+def _accumulate_keys(c, weights, a, bands, name) -> None:
     """c [G, keys, D] += weights^T @ a, band by band."""
     for rows, keys in bands:
-        pd.matmul_acc(c[:, :keys], weights[:, rows, :keys].mT, a[:, rows])
+        pd.matmul_acc(c[:, :keys], weights[:, rows, :keys].mT, a[:, rows], name=_band_name(name, bands, rows))
 
 
 # --- the loops ---------------------------------------------------------------------------------
@@ -281,7 +286,7 @@ def _forward(q, k, v):
     i, j = _counter(graph, "i"), _counter(graph, "j")
 
     def online_softmax_step(bands, masks):
-        _scores_into(p, q_i, k_j, bands)
+        _scores_into(p, q_i, k_j, bands, "S = q_i k_j^T")
         if masks:
             masks.add_next(p)
         m_new = pd.max(m_i, p.max(2))
@@ -290,7 +295,7 @@ def _forward(q, k, v):
         pd.map_(lambda s, m: pd.exp(s - m), p, m_i.expand(2))  # the scores become probabilities
         pd.map_(lambda l, c, s: l * c + s, l_i, correction, p.sum(2))
         pd.map_(lambda o, c: o * c, o_i, correction.expand(2))
-        _accumulate_rows(o_i, p, v_j, bands)
+        _accumulate_rows(o_i, p, v_j, bands, "o_i += P v_j")
 
     with pd.Repeat(nq, name="query chunks"):
         q_i = q.at[i].get()
@@ -326,15 +331,15 @@ def _backward(grad, q, k, v, out, log_sum_exp):
     i, j = _counter(graph, "i"), _counter(graph, "j")
 
     def gradient_step(bands, masks):
-        _scores_into(p, q_i, k_j, bands)
+        _scores_into(p, q_i, k_j, bands, "S = q_i k_j^T")
         if masks:
             masks.add_next(p)
         pd.map_(lambda s, lse: pd.exp(s - lse), p, log_sum_exp.at[i].get().expand(2))
-        _accumulate_keys(dv_j, p, grad_i, bands)
-        _scores_into(d_scores, grad_i, v_j, bands)
+        _accumulate_keys(dv_j, p, grad_i, bands, "dv_j += P^T dO_i")
+        _scores_into(d_scores, grad_i, v_j, bands, "dP = dO_i v_j^T")
         pd.map_(lambda dp, p, od: p * (dp - od), d_scores, p, out_dot_grad.at[i].get().expand(2))
-        _accumulate_rows(dq_i, d_scores, k_j, bands)
-        _accumulate_keys(dk_j, d_scores, q_i, bands)
+        _accumulate_rows(dq_i, d_scores, k_j, bands, "dq_i += dS k_j")
+        _accumulate_keys(dk_j, d_scores, q_i, bands, "dk_j += dS^T q_i")
 
     with pd.Repeat(nkv, name="key/value chunks"):
         k_j, v_j = k.at[j].get(), v.at[j].get()
