@@ -197,7 +197,7 @@ def _counter(graph, name) -> pd.Tensor:
 # --- blocks ------------------------------------------------------------------------------------
 # A diagonal block's products run in this many bands of query rows, each only against the keys up to
 # its last query: 5/8 of the block's multiply-adds. More bands save less and make smaller products.
-DIAGONAL_BANDS = 4
+_DIAGONAL_BANDS = 4
 
 
 def _has_visible_keys(i, j, cq, ckv) -> pd.Tensor:
@@ -212,11 +212,11 @@ def _crosses_diagonal(i, j, cq, ckv) -> pd.Tensor:
 
 def _bands(cq, ckv, on_diagonal) -> list:
     """(query rows, number of keys) of each band a block's products are cut into: the whole block
-    or, for a square block on the diagonal, DIAGONAL_BANDS bands of rows, each with the keys up to
+    or, for a square block on the diagonal, _DIAGONAL_BANDS bands of rows, each with the keys up to
     its last query (every later key is masked for every query of the band)."""
     if not on_diagonal or cq != ckv:
         return [(slice(0, cq), ckv)]
-    count = min(DIAGONAL_BANDS, cq)
+    count = min(_DIAGONAL_BANDS, cq)
     edges = [cq * band // count for band in range(count + 1)]
     return [(slice(first, last), last) for first, last in zip(edges, edges[1:])]
 
