@@ -5,8 +5,9 @@
 2. Memory at L=16384, G=1, D=64: that flash graph compiles with strict memory accounting
    ("debug.allowOutOfMemory": "false") and runs forward and backward; the Engine's
    per-tile figures (session.profile.memory) and the process's peak resident memory
-   (this part runs first, so the peak is its own) grow with L, while the L x L matrices
-   of vanilla attention's forward alone make the Engine refuse its graph.
+   (this part runs first, so the peak is its own) grow with L (the Engine's totals at L/4
+   and L/2 too, compiled only: linear, plus the chunk-squared blocks), while the L x L
+   matrices of vanilla attention's forward alone make the Engine refuse its graph.
 3. Forward + backward at G=8, L=2048, D=128, float, 4 x 4 chunks, against numpy doing
    the same causal attention forward + backward in float32 (budget: 0.7x). The
    emulator runs the forward program (with its stash), then the grad program given that
@@ -107,6 +108,14 @@ def long_sequences():
           f"({device.getTarget().getNumTiles()} tiles of {bytes_per_tile:,} bytes):")
     print(f"   flash 16x16 chunks, forward + grad: {describe(session, bytes_per_tile)}; compiled with strict "
           f"memory and ran: forward {seconds['forward']:.1f} s, grad {seconds['backward']:.1f} s")
+    totals = {}
+    for length in (shape[1] // 4, shape[1] // 2):  # compiled only
+        g, programs, _ = flash_graph((1, length, shape[2]), num_chunks, device)
+        totals[length] = sum(pd.Session(g, programs, device=device).profile.memory.tile_bytes)
+    totals[shape[1]] = sum(session.profile.memory.tile_bytes)
+    print("   flash forward + grad, 16x16 chunks, by L: " + ", ".join(
+        f"L={length}: {total / 2**20:,.0f} MiB (vanilla's scores {length**2 * 4 / 2**20:,.0f} MiB)"
+        for length, total in totals.items()))
 
     g = pd.Graph(device)
     qkv = g.variable(pd.float32, (3, *shape), name="qkv")

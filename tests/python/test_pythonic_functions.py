@@ -112,6 +112,25 @@ def test_reductions_over_one_axis(ipu_device, session_factory, name):
     assert_close(got, ref(x.astype(np.float64)), err_msg=name)
 
 
+
+@pytest.mark.parametrize("length", [5, 8, 21, 64])  # around the emulator's 8 accumulators per row
+@pytest.mark.parametrize("name", ["reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_logsumexp"])
+def test_row_reductions_of_any_length_with_nan_and_infinities(ipu_device, session_factory, name, length):
+    """Rows of one number each, then with a NaN, an infinity of each sign, and both, anywhere
+    in the row (the first element, the tail): max and min propagate NaN and keep infinities."""
+    fn, ref, _ = REDUCTIONS[name]
+    rng = np.random.default_rng(length)
+    rows = rng.uniform(-1, 1, (6, length)).astype(np.float32)
+    rows[1, length // 2] = np.nan
+    rows[2, -1] = np.inf
+    rows[3, 0] = -np.inf
+    rows[4, [0, -1]] = [np.inf, -np.inf]
+    rows[5, -1] = np.nan
+    with np.errstate(invalid="ignore", over="ignore"):
+        expected = ref(rows.astype(np.float64))
+    got, _ = run_on_device(ipu_device, session_factory, lambda t: fn(t, 1), rows)
+    assert_close(got, expected, err_msg=name)
+
 def sigmoid(a):
     return 1 / (1 + np.exp(-a))
 

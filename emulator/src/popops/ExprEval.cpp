@@ -36,6 +36,24 @@ Rep repOf(Type t) {
   return Rep::I32;
 }
 
+// Writes k copies of the element at src (size bytes) to dst.
+void repeatElement(std::uint8_t *dst, const std::uint8_t *src, std::size_t k, unsigned size) {
+  const auto fill = [&](auto tag) {
+    using T = decltype(tag);
+    T v;
+    std::memcpy(&v, src, sizeof v);
+    for (std::size_t i = 0; i < k; ++i) std::memcpy(dst + i * sizeof v, &v, sizeof v);
+  };
+  switch (size) {
+  case 1: return fill(std::uint8_t());
+  case 2: return fill(std::uint16_t());
+  case 4: return fill(std::uint32_t());
+  case 8: return fill(std::uint64_t());
+  default:
+    for (std::size_t i = 0; i < k; ++i) std::memcpy(dst + i * size, src, size);
+  }
+}
+
 // Walks an Access's segments in flat order, a chunk at a time.
 class Cursor {
 public:
@@ -60,7 +78,10 @@ public:
   void read(std::uint8_t *dst, std::size_t n) {
     const unsigned size = a_.elemSize;
     walk(n, [&](std::uint8_t *p, std::ptrdiff_t stride, std::size_t k) {
-      poplar::detail::copyRun(dst, size, p, stride, k, size);
+      if (stride == 0) // a broadcast element: a fill, which vectorizes where a strided copy does not
+        repeatElement(dst, p, k, size);
+      else
+        poplar::detail::copyRun(dst, size, p, stride, k, size);
       dst += k * size;
     });
   }

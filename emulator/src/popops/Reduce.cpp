@@ -43,6 +43,8 @@ struct AddOp {
   template <class A> static A identity() { return A(0); }
   template <class A> static A prepare(A x) { return x; }
   template <class A> static A combine(A acc, A x) { return wrappingAdd(acc, x); }
+  // MAX and MIN also have combineOrdered, a quicker combine for values that are not NaN.
+  static constexpr bool kHasOrderedCombine = false;
 };
 struct SquareAddOp : AddOp {
   template <class A> static A prepare(A x) { return wrappingMul(x, x); }
@@ -59,6 +61,8 @@ struct MaxOp : AddOp {
   }
   // A NaN, once met, stays: MAX and MIN propagate NaN as the element-wise ops do.
   template <class A> static A combine(A acc, A x) { return x > acc || x != x ? x : acc; }
+  template <class A> static A combineOrdered(A acc, A x) { return x > acc ? x : acc; } // a vector max
+  static constexpr bool kHasOrderedCombine = true;
 };
 struct MinOp : AddOp {
   static constexpr bool kSameTypeOutput = true;
@@ -67,6 +71,8 @@ struct MinOp : AddOp {
     else return std::numeric_limits<A>::max();
   }
   template <class A> static A combine(A acc, A x) { return x < acc || x != x ? x : acc; }
+  template <class A> static A combineOrdered(A acc, A x) { return x < acc ? x : acc; }
+  static constexpr bool kHasOrderedCombine = true;
 };
 struct LogicalAndOp : AddOp {
   using Inputs = TypeList<Bool>;
@@ -141,21 +147,60 @@ template <bool roundToHalf, class Acc> Acc rounded(Acc v) {
     return v;
 }
 
+// Reduces one row of n elements in element order.
+template <class Op, class In, class Acc, bool roundToHalf> Acc reduceRowInOrder(const In *row, std::size_t n) {
+  Acc acc = Op::template identity<Acc>();
+  for (std::size_t r = 0; r < n; ++r)
+    acc = rounded<roundToHalf>(Op::combine(acc, rounded<roundToHalf>(Op::prepare(static_cast<Acc>(Element<In>::load(row[r]))))));
+  return acc;
+}
+
+// Reduces one row of n elements. Without half rounding (which rounds after every step, in
+// element order) it combines into independent accumulators (lanes), then the lanes pairwise,
+// so the loop runs at the CPU's throughput instead of waiting on one accumulator's chain; a
+// row's lanes do not depend on how the rows are split over threads. MAX and MIN combine as
+// vector max/min, with probes (sums of x - x: 0 unless some x is NaN or infinite) that send a
+// row holding NaN or infinity to the exact combine.
+template <class Op, class In, class Acc, bool roundToHalf> Acc reduceRow(const In *row, std::size_t n) {
+  constexpr std::size_t kLanes = 8;
+  if constexpr (roundToHalf) {
+    return reduceRowInOrder<Op, In, Acc, true>(row, n);
+  } else {
+    Acc lanes[kLanes], probes[kLanes] = {};
+    std::fill(lanes, lanes + kLanes, Op::template identity<Acc>());
+    std::size_t r = 0;
+    for (; r + kLanes <= n; r += kLanes)
+      for (std::size_t k = 0; k < kLanes; ++k) {
+        const Acc x = Op::prepare(static_cast<Acc>(Element<In>::load(row[r + k])));
+        if constexpr (Op::kHasOrderedCombine) {
+          lanes[k] = Op::combineOrdered(lanes[k], x);
+          probes[k] += x - x;
+        } else {
+          lanes[k] = Op::combine(lanes[k], x);
+        }
+      }
+    for (std::size_t width = kLanes / 2; width > 0; width /= 2)
+      for (std::size_t k = 0; k < width; ++k) {
+        lanes[k] = Op::combine(lanes[k], lanes[k + width]);
+        probes[k] += probes[k + width];
+      }
+    if (probes[0] != probes[0]) return reduceRowInOrder<Op, In, Acc, false>(row, n);
+    Acc acc = lanes[0];
+    for (; r < n; ++r) acc = Op::combine(acc, Op::prepare(static_cast<Acc>(Element<In>::load(row[r]))));
+    return acc;
+  }
+}
+
 // Accumulates the outputs [begin, end) (flat [outer, inner] indices), each over its
-// reduced elements in order, so splitting the outputs changes no result.
+// reduced elements in a fixed order, so splitting the outputs changes no result.
 template <class Op, class In, class Acc, bool roundToHalf>
 void accumulate(const In *in, const Layout &l, Acc *acc, std::size_t begin, std::size_t end) {
-  auto enter = [](In x) { return rounded<roundToHalf>(Op::prepare(static_cast<Acc>(Element<In>::load(x)))); };
-  auto step = [](Acc a, Acc x) { return rounded<roundToHalf>(Op::combine(a, x)); };
-  if (l.inner == 1) { // reducing rows: keep the accumulator in a register
-    for (std::size_t o = begin; o < end; ++o) {
-      const In *row = in + o * l.reduced;
-      Acc a = Op::template identity<Acc>();
-      for (std::size_t r = 0; r < l.reduced; ++r) a = step(a, enter(row[r]));
-      acc[o] = a;
-    }
+  if (l.inner == 1) { // reducing rows
+    for (std::size_t o = begin; o < end; ++o) acc[o] = reduceRow<Op, In, Acc, roundToHalf>(in + o * l.reduced, l.reduced);
     return;
   }
+  auto enter = [](In x) { return rounded<roundToHalf>(Op::prepare(static_cast<Acc>(Element<In>::load(x)))); };
+  auto step = [](Acc a, Acc x) { return rounded<roundToHalf>(Op::combine(a, x)); };
   for (std::size_t o = begin / l.inner; o * l.inner < end; ++o) { // reducing columns: whole rows at a time
     const std::size_t first = std::max(begin, o * l.inner) - o * l.inner;
     const std::size_t last = std::min(end, (o + 1) * l.inner) - o * l.inner;
