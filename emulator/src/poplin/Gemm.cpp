@@ -57,7 +57,8 @@ struct FewRowsProduct {
 // that has few rows and reads the wide operand along its rows; else nothing.
 std::optional<FewRowsProduct> fewRowsProduct(const Matrix &a, const Matrix &b, const Matrix &c, std::size_t m,
                                              std::size_t n, std::size_t k) {
-  if (!fewRowsGemmSupported()) return std::nullopt;
+  // One row or column is a matrix-vector product, which sgemv streams faster (1.6x at B=1).
+  if (!fewRowsGemmSupported() || m == 1 || n == 1) return std::nullopt;
   if (m <= kFewRowsMax && !b.transposed) return FewRowsProduct{m, n, k, a.strided(), b.strided(), c.strided()};
   if (n <= kFewRowsMax && a.transposed)
     return FewRowsProduct{n, m, k, b.stridedTranspose(), a.stridedTranspose(), c.stridedTranspose()};
