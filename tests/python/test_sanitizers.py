@@ -32,6 +32,8 @@ SANITIZE = ["-fsanitize=address,undefined", "-fsanitize=float-cast-overflow", "-
             "-fno-omit-frame-pointer"]
 COMPILE = ["-std=c++17", "-O1", "-fPIC", *SANITIZE, f"-I{ROOT / 'emulator' / 'include'}",
            f"-I{ROOT / 'emulator' / 'internal'}", f"-I{ROOT / 'emulator' / 'src'}"]
+# POPDSL_EMULATOR_UNITY_BATCH of a wheel's build (emulator/CMakeLists.txt).
+UNITY_BATCH = 8
 
 
 def sanitizer_preload():
@@ -57,10 +59,9 @@ def sanitized_popops(tmp_path_factory):
     preload = sanitizer_preload()
     out = tmp_path_factory.mktemp("sanitized")
     sources = sorted((ROOT / "emulator" / "src" / "popops").glob("*.cpp"))
-    # One unity source per core, as a wheel's build compiles the emulator (emulator/CMakeLists.txt):
-    # the headers are parsed once per unit, not once per source.
-    workers = min(2, os.cpu_count() or 1)
-    units = [sources[i::workers] for i in range(workers)]
+    # Unity sources of UNITY_BATCH sources in order, the batches a wheel's build compiles
+    # (emulator/CMakeLists.txt), so the headers are parsed once per batch, not once per source.
+    units = [sources[i:i + UNITY_BATCH] for i in range(0, len(sources), UNITY_BATCH)]
 
     def build(index):
         unit = out / f"popops_unity_{index}.cpp"
@@ -69,8 +70,8 @@ def sanitized_popops(tmp_path_factory):
         subprocess.run([compiler(), *COMPILE, "-c", str(unit), "-o", str(obj)], check=True)
         return str(obj)
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-        objects = list(pool.map(build, range(workers)))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
+        objects = list(pool.map(build, range(len(units))))
     lib = PREFIX / "lib"
     subprocess.run([compiler(), "-shared", *SANITIZE, *objects, "-o", str(out / "libpopops.so"),
                     "-Wl,-soname,libpopops.so", "-Wl,--no-undefined", f"-L{lib}", f"-Wl,-rpath,{lib}",
