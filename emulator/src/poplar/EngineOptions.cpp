@@ -69,7 +69,7 @@ Check text() {
 }
 
 // POSIX's extended syntax, through the C library: std::regex would check the ECMAScript
-// dialect, but its templates were a tenth of the emulator's compile time.
+// dialect, but compiling its templates took 4 of this file's 10 CPU-seconds at -O3.
 Check regex() {
   return [](const std::string &v) {
     regex_t compiled;
