@@ -6,8 +6,9 @@ against it in a child interpreter: integer arithmetic at the wrapping edges, flo
 integer casts out of range, dynamic slices at out-of-range offsets, mutated executables.
 Any sanitizer report aborts that child, which fails this test.
 
-Marked slow: building libpopops with the sanitizers takes about 70 s of CPU (two cores,
-no ccache) and the workload about a minute; CI's plain `pytest` runs it.
+Marked slow: building libpopops with the sanitizers in unity batches took 209 CPU-seconds on
+the busy 2-core machine (266 one source at a time), no ccache, and the workload about a
+minute; CI's plain `pytest` runs it.
 
 The whole emulator and the bindings under the sanitizers, over the whole suite:
 tests/sanitize.sh (README, Developing)."""
