@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -18,7 +19,6 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <regex>
 #include <sstream>
 
 #include "CodeletPrint.hpp"
@@ -322,6 +322,24 @@ bool publish(const std::string &cache, const std::string &path, const std::strin
   return false;
 }
 
+bool isWordCharacter(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// `text` with each occurrence of `words` that stands on word boundaries (as a regular
+// expression's \b...\b) replaced by `replacement`.
+std::string replaceWholeWords(const std::string &text, const std::string &words, const char *replacement) {
+  std::string out;
+  std::size_t done = 0;
+  for (auto at = text.find(words); at != std::string::npos; at = text.find(words, at + 1)) {
+    const auto end = at + words.size();
+    const bool boundaryBefore = at == 0 || !isWordCharacter(text[at - 1]);
+    const bool boundaryAfter = end == text.size() || !isWordCharacter(text[end]);
+    if (at < done || !boundaryBefore || !boundaryAfter) continue;
+    out.append(text, done, at - done).append(replacement);
+    done = end;
+  }
+  return out.append(text, done, std::string::npos);
+}
+
 } // namespace
 
 int VertexClass::fieldIndex(const std::string &field) const {
@@ -335,16 +353,17 @@ std::string vertexNameFromPrettyFunction(const std::string &pretty) {
   const auto begin = pretty.find(marker);
   std::string name = begin == std::string::npos ? pretty : pretty.substr(begin + marker.size());
   if (begin != std::string::npos && !name.empty() && (name.back() == ']')) name.pop_back();
-  // The compilers' spellings of built-in types, as Poplar's Type::toString writes them.
-  static const std::pair<std::regex, const char *> spellings[] = {
-      {std::regex("\\b_Float16\\b"), "half"},
-      {std::regex("\\blong long unsigned int\\b"), "unsigned long long"},
-      {std::regex("\\blong long int\\b"), "long long"},
-      {std::regex("\\blong unsigned int\\b"), "unsigned long"},
-      {std::regex("\\blong int\\b"), "long"},
-      {std::regex("\\bshort unsigned int\\b"), "unsigned short"},
-      {std::regex("\\bshort int\\b"), "short"}};
-  for (const auto &s : spellings) name = std::regex_replace(name, s.first, s.second);
+  // The compilers' spellings of built-in types, as Poplar's Type::toString writes them
+  // (longest first: "long int" is also the tail of "long long int").
+  static const std::pair<const char *, const char *> spellings[] = {
+      {"_Float16", "half"},
+      {"long long unsigned int", "unsigned long long"},
+      {"long long int", "long long"},
+      {"long unsigned int", "unsigned long"},
+      {"long int", "long"},
+      {"short unsigned int", "unsigned short"},
+      {"short int", "short"}};
+  for (const auto &[spelling, poplarName] : spellings) name = replaceWholeWords(name, spelling, poplarName);
   // templateVertex writes no spaces, except inside type names such as "unsigned int".
   std::string out;
   for (std::size_t i = 0; i < name.size(); ++i) {
@@ -352,8 +371,8 @@ std::string vertexNameFromPrettyFunction(const std::string &pretty) {
       out += name[i];
       continue;
     }
-    const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-    if (!out.empty() && i + 1 < name.size() && word(out.back()) && word(name[i + 1])) out += ' ';
+    if (!out.empty() && i + 1 < name.size() && isWordCharacter(out.back()) && isWordCharacter(name[i + 1]))
+      out += ' ';
   }
   return out;
 }

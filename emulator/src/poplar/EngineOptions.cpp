@@ -5,9 +5,10 @@
 // in the engine's options, so getEngineOptions() reports them.
 #include <poplar/exceptions.hpp>
 
+#include <regex.h>
+
 #include <functional>
 #include <map>
-#include <regex>
 #include <vector>
 
 #include "ExecutableState.hpp"
@@ -67,14 +68,14 @@ Check text() {
   return [](const std::string &v) { return v.empty() ? "a non-empty string" : ""; };
 }
 
+// POSIX's extended syntax, through the C library: std::regex would check the ECMAScript
+// dialect, but compiling its templates took 4 of this file's 10 CPU-seconds at -O3.
 Check regex() {
   return [](const std::string &v) {
-    try {
-      std::regex check(v);
-      return std::string();
-    } catch (const std::regex_error &) {
-      return std::string("a regular expression");
-    }
+    regex_t compiled;
+    if (regcomp(&compiled, v.c_str(), REG_EXTENDED | REG_NOSUB) != 0) return std::string("a regular expression");
+    regfree(&compiled);
+    return std::string();
   };
 }
 

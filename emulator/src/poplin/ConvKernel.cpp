@@ -62,13 +62,13 @@ private:
 };
 
 // A row-major matrix at `data` whose rows are `ld` elements apart.
-struct Matrix {
+struct MatrixView {
   const float *data;
   std::size_t ld;
 };
 
 // C = A x B (or A x B^T) + beta * C for A [m,k] and C [m,n], all row-major.
-void product(std::size_t m, std::size_t n, std::size_t k, Matrix a, Matrix b, bool transposeB,
+void product(std::size_t m, std::size_t n, std::size_t k, MatrixView a, MatrixView b, bool transposeB,
              float beta, float *c, std::size_t ldc) {
   if (!m || !n) return;
   if (!k) {
@@ -82,12 +82,13 @@ void product(std::size_t m, std::size_t n, std::size_t k, Matrix a, Matrix b, bo
 
 // C = A x B (or A x B^T), summed in float or, with half partials, as matmul's are:
 // kHalfPartialsChunk products at a time, the running sum rounded to half after each.
-void partialSums(std::size_t m, std::size_t n, std::size_t k, Matrix a, Matrix b, bool transposeB,
-                 bool halfPartials, float *c, std::size_t ldc) {
+void partialSums(std::size_t m, std::size_t n, std::size_t k, MatrixView a, MatrixView b,
+                 bool transposeB, bool halfPartials, float *c, std::size_t ldc) {
   if (!halfPartials) return product(m, n, k, a, b, transposeB, 0.0f, c, ldc);
   for (std::size_t begin = 0; begin == 0 || begin < k; begin += kHalfPartialsChunk) {
     // A's columns and B's rows (B^T's columns) from `begin` on.
-    const Matrix aPart{a.data + begin, a.ld}, bPart{b.data + (transposeB ? begin : begin * b.ld), b.ld};
+    const MatrixView aPart{a.data + begin, a.ld};
+    const MatrixView bPart{b.data + (transposeB ? begin : begin * b.ld), b.ld};
     product(m, n, std::min(kHalfPartialsChunk, k - begin), aPart, bPart, transposeB,
             begin == 0 ? 0.0f : 1.0f, c, ldc);
     for (std::size_t i = 0; i < m; ++i)

@@ -78,8 +78,8 @@ bool halfPartials(const ConvParams &params, const poplar::OptionFlags &options) 
   return params.inputType == poplar::HALF && partialsType == poplar::HALF;
 }
 
-Tensor addMappedVariable(Graph &graph, const poplar::Type &type, const Shape &shape,
-                         const poplar::DebugContext &debugContext) {
+Tensor addLinearlyMappedVariable(Graph &graph, const poplar::Type &type, const Shape &shape,
+                                 const poplar::DebugContext &debugContext) {
   Tensor t = graph.addVariable(type, shape, debugContext);
   poputil::mapTensorLinearly(graph, t);
   return t;
@@ -153,14 +153,14 @@ Tensor createWeights(Graph &graph, const ConvParams &params,
                      PlanningCache *cache) {
   detail::parseConvOptions(options);
   checkParams("poplin::createWeights", params, cache);
-  return addMappedVariable(graph, params.inputType, weightsShape(params, false), debugContext);
+  return addLinearlyMappedVariable(graph, params.inputType, weightsShape(params, false), debugContext);
 }
 
 Tensor createInput(Graph &graph, const ConvParams &params, const poplar::DebugContext &debugContext,
                    const poplar::OptionFlags &options, PlanningCache *cache) {
   detail::parseConvOptions(options);
   checkParams("poplin::createInput", params, cache);
-  return addMappedVariable(graph, params.inputType, inputShape(params), debugContext);
+  return addLinearlyMappedVariable(graph, params.inputType, inputShape(params), debugContext);
 }
 
 Tensor createConvOutput(Graph &graph, const ConvParams &params,
@@ -168,7 +168,7 @@ Tensor createConvOutput(Graph &graph, const ConvParams &params,
                         const poplar::OptionFlags &options, PlanningCache *cache) {
   detail::parseConvOptions(options);
   checkParams("poplin::createConvOutput", params, cache);
-  return addMappedVariable(graph, params.outputType, outputShape(params), debugContext);
+  return addLinearlyMappedVariable(graph, params.outputType, outputShape(params), debugContext);
 }
 
 Tensor createBiases(Graph &graph, const Tensor &activations,
@@ -177,7 +177,7 @@ Tensor createBiases(Graph &graph, const Tensor &activations,
     throw poputil::poplibs_error(
         "poplin::createBiases: activations must be [batch][channels][field...], got " +
         activations.getVarStr());
-  return addMappedVariable(graph, activations.elementType(), {activations.dim(1)}, debugContext);
+  return addLinearlyMappedVariable(graph, activations.elementType(), {activations.dim(1)}, debugContext);
 }
 
 Tensor createBiases(Graph &graph, const Tensor &activations, const ConvParams &params,
@@ -212,7 +212,7 @@ Tensor convolution(Graph &graph, const Tensor &in, const Tensor &weights, const 
                    PlanningCache *cache) {
   checkParams("poplin::convolution", params, nullptr);
   const Tensor out =
-      addMappedVariable(graph, params.outputType, outputShape(params), {debugContext, "output"});
+      addLinearlyMappedVariable(graph, params.outputType, outputShape(params), {debugContext, "output"});
   convolutionWithOutput(graph, in, weights, out, params, transposeAndFlipWeights, prog,
                         debugContext, options, cache);
   return out;
@@ -253,8 +253,8 @@ Tensor calculateWeightDeltas(Graph &graph, const Tensor &zDeltas, const Tensor &
   checkParams(api, params, cache);
   checkOperand(api, "zDeltas", zDeltas, outputShape(params), params.outputType);
   checkOperand(api, "activations", activations, inputShape(params), params.inputType);
-  const Tensor deltas = addMappedVariable(graph, params.inputType, weightsShape(params, false),
-                                          {debugContext, "weightDeltas"});
+  const Tensor deltas = addLinearlyMappedVariable(graph, params.inputType, weightsShape(params, false),
+                                                  {debugContext, "weightDeltas"});
   detail::addWeightDeltas(graph, prog, params, zDeltas, activations, deltas, roundPartials,
                           debugContext);
   return deltas;
@@ -357,8 +357,8 @@ Tensor fullyConnectedWeightTranspose(Graph &graph, Tensor activations, const Con
   detail::parseConvOptions(options);
   checkParams(api, params, cache);
   checkOperand(api, "activations", activations, weightsShape(params, false), params.inputType);
-  const Tensor transposed = addMappedVariable(graph, params.inputType, weightsShape(params, true),
-                                              {debugContext, "transposed"});
+  const Tensor transposed = addLinearlyMappedVariable(graph, params.inputType, weightsShape(params, true),
+                                                      {debugContext, "transposed"});
   prog.add(poplar::program::Copy(channelsSwapped(activations), transposed, false, debugContext));
   return transposed;
 }
