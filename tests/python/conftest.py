@@ -6,6 +6,8 @@ import pytest
 import popdsl
 from popdsl import poplar
 
+import background_builds
+
 
 def pytest_collection_modifyitems(config, items):
     """On the sdk backend, tests marked needs_emulator skip with the marker's reason."""
@@ -16,6 +18,14 @@ def pytest_collection_modifyitems(config, items):
         if marker is not None:
             reason = marker.args[0] if marker.args else "uses an emulator-only feature"
             item.add_marker(pytest.mark.skip(reason=f"needs the emulator backend: {reason}"))
+
+
+def pytest_collection_finish(session):
+    """Starts the builds of the chosen slow tests (background_builds.py)."""
+    modules = dict.fromkeys(getattr(item, "module", None) for item in session.items)  # in collection order
+    for module in modules:
+        if hasattr(module, "background_build"):
+            background_builds.start(module)
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+import background_builds
 import popdsl
 from cpp_build import PREFIX, ROOT, compiler
 
@@ -53,12 +54,12 @@ def sanitizer_preload():
     return " ".join(libraries)
 
 
-@pytest.fixture(scope="module")
-def sanitized_popops(tmp_path_factory):
-    """A directory holding libpopops.so built with the sanitizers, linking the libraries of
-    the popdsl under test (whose libpoplar and libpoputil it was built with)."""
+def background_build(directory):
+    """(`directory`, now holding libpopops.so built with the sanitizers, linking the libraries of
+    the popdsl under test (whose libpoplar and libpoputil it was built with); what to preload).
+    Started while the fast tests run (background_builds.py)."""
     preload = sanitizer_preload()
-    out = tmp_path_factory.mktemp("sanitized")
+    out = Path(directory)
     sources = sorted((ROOT / "emulator" / "src" / "popops").glob("*.cpp"))
     # Unity sources of UNITY_BATCH sources in order, the batches a wheel's build compiles
     # (emulator/CMakeLists.txt), so the headers are parsed once per batch, not once per source.
@@ -68,7 +69,7 @@ def sanitized_popops(tmp_path_factory):
         unit = out / f"popops_unity_{index}.cpp"
         unit.write_text("".join(f'#include "{source}"\n' for source in units[index]))
         obj = out / f"popops_unity_{index}.o"
-        subprocess.run([compiler(), *COMPILE, "-c", str(unit), "-o", str(obj)], check=True)
+        subprocess.run([compiler(), *COMPILE, "-c", str(unit), "-o", str(obj)], check=True, cwd=out)
         return str(obj)
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
@@ -76,8 +77,14 @@ def sanitized_popops(tmp_path_factory):
     lib = PREFIX / "lib"
     subprocess.run([compiler(), "-shared", *SANITIZE, *objects, "-o", str(out / "libpopops.so"),
                     "-Wl,-soname,libpopops.so", "-Wl,--no-undefined", f"-L{lib}", f"-Wl,-rpath,{lib}",
-                    "-lpoplar", "-lpoputil"], check=True)
+                    "-lpoplar", "-lpoputil"], check=True, cwd=out)
     return out, preload
+
+
+@pytest.fixture(scope="module")
+def sanitized_popops():
+    """(the directory of the sanitized libpopops.so, what to preload)."""
+    return background_builds.result(sys.modules[__name__])
 
 
 def sanitized_env(library_dir, preload, reports):

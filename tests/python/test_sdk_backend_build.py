@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import background_builds
 import popdsl
 from test_python_functions import table as python_functions
 from test_sdk_api import declarations
@@ -63,17 +64,16 @@ def _tool(name):
     return path
 
 
-@pytest.fixture(scope="module")
-def sdk_build(tmp_path_factory):
-    """(the package directory holding popdsl with the sdk-mode _core, the build's compile commands,
-    build seconds)."""
+def background_build(directory):
+    """(the package directory holding popdsl with the sdk-mode _core, the prefix, the build's compile
+    commands, build seconds), built under `directory` while the fast tests run (background_builds.py)."""
     if popdsl.backend() != "emulator":
         pytest.skip("builds against the emulator's prefix; this popdsl is itself an sdk build")
     prefix = Path(popdsl.__file__).parent / "sdk"
     assert (prefix / "lib" / "cmake" / "poplar").is_dir(), f"no SDK-shaped prefix at {prefix}"
     import pybind11
 
-    build = tmp_path_factory.mktemp("sdk_build")
+    build = Path(directory) / "sdk_build"
     configure = [
         _tool("cmake"), "-S", str(REPO), "-B", str(build), "-DPOPDSL_BACKEND=sdk",
         f"-DCMAKE_PREFIX_PATH={prefix}", f"-Dpybind11_DIR={pybind11.get_cmake_dir()}",
@@ -88,13 +88,15 @@ def sdk_build(tmp_path_factory):
     if shutil.which("ccache"):
         configure.append("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
     start = time.perf_counter()
-    subprocess.run(configure, check=True, capture_output=True, text=True)
+    # cwd: a test running meanwhile may change the process's directory (monkeypatch.chdir).
+    subprocess.run(configure, check=True, capture_output=True, text=True, cwd=directory)
     result = subprocess.run([_tool("cmake"), "--build", str(build), "--parallel", str(os.cpu_count() or 2)],
-                            capture_output=True, text=True)
+                            capture_output=True, text=True, cwd=directory)
     seconds = time.perf_counter() - start
     assert result.returncode == 0, f"the sdk-mode build failed:\n{result.stdout[-6000:]}\n{result.stderr[-3000:]}"
 
-    package = tmp_path_factory.mktemp("sdk_package")
+    package = Path(directory) / "sdk_package"
+    package.mkdir()
     shutil.copytree(Path(popdsl.__file__).parent, package / "popdsl",
                     ignore=shutil.ignore_patterns("_core*.so", "sdk", "__pycache__"))
     # The prefix itself, where the installed package has it (tests compile C++ against it).
@@ -103,6 +105,12 @@ def sdk_build(tmp_path_factory):
     shutil.copy2(core, package / "popdsl" / core.name)
     commands = json.loads((build / "compile_commands.json").read_text())
     return package, prefix, commands, seconds
+
+
+@pytest.fixture(scope="module")
+def sdk_build():
+    """What background_build returned."""
+    return background_builds.result(sys.modules[__name__])
 
 
 def test_sdk_mode_includes_only_the_prefix_and_compiles_the_sdk_backend(sdk_build):
