@@ -566,10 +566,9 @@ def forward(params: LstmParams, state: LstmState, x: Tensor, weights: LstmWeight
         # The biases in FICO order, once for every batch row: operands the cell's maps read in place.
         biases = pd.copy(_stack(*(weights.biases[p] for p in fico)).expand(1).broadcast((4, b, h)),
                          graph.variable(dtype, (4, b, h), name="biases"))
-        cell_step = None
-        if inter is None and params.variable_time_steps is None:
-            cell_step = _fused_cell(params, cell, output, biases)
-        cell_step = cell_step or _saving_cell(params, opts, graph, cell, output, biases, inter)
+        saves_nothing = inter is None and params.variable_time_steps is None
+        fused = _fused_cell(params, cell, output, biases) if saves_nothing else None
+        cell_step = fused or _saving_cell(params, opts, graph, cell, output, biases, inter)
         t = _step_counter(graph, 0)
         with pd.Repeat(s):
             units = units_step(t)
