@@ -2,6 +2,8 @@
 // A fixed pool of threads for running independent work items (the tiles of a
 // compute set, the blocks of a kernel's elements). Sized by POPDSL_NUM_THREADS,
 // else the number of cores; an engine's "emulator.numThreads" option uses fewer.
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -24,7 +26,9 @@ public:
   // Threads that take work, the calling thread included.
   unsigned size() const { return static_cast<unsigned>(workers_.size()) + 1; }
   // Calls fn for every item < n on the pool and the calling thread and returns when
-  // all are done; rethrows the exception of the lowest failing item. Called from
+  // all are done; rethrows the exception of the lowest failing item. Slot s runs items
+  // s, s + threads, ... unless another slot, done with its own, gets there first: a
+  // thread works on the same data from one call to the next, and keeps it in its cache. Called from
   // inside a work item, while another call runs, in a forked child or under a
   // Limit of one thread, it runs the items in order on the calling thread.
   void parallelFor(std::size_t n, const Work &fn);
@@ -46,16 +50,24 @@ private:
   explicit ThreadPool(unsigned threads);
   void work(unsigned slot);
   void takeItems(unsigned slot);
+  bool claim(unsigned slot, std::size_t &item);
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::mutex callMutex_; // one parallelFor at a time
   std::condition_variable wake_, done_;
   const Work *fn_ = nullptr;
-  std::size_t count_ = 0, next_ = 0, finished_ = 0;
+  std::size_t count_ = 0;
+  // Items of the current call: which are taken, each slot's next own item, the next to steal.
+  std::vector<char> claimed_;
+  std::vector<std::size_t> ownNext_;
+  std::size_t stealNext_ = 0;
+  // Written under mutex_; atomic so that waiters can spin on them without it.
+  std::atomic<std::size_t> finished_{0};
+  std::atomic<std::uint64_t> generation_{0};
   unsigned activeThreads_ = 0; // slots below this take items of the current call
-  std::uint64_t generation_ = 0;
   std::vector<std::exception_ptr> errors_;
+  const std::chrono::microseconds spin_; // how long waiting threads poll before they sleep
   int ownerPid_; // a forked child has none of the workers: it runs work inline
 };
 
