@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -266,26 +267,45 @@ inline float vectorTanh(float x) {
 // 1 / (1 + e^-x) with vectorExp: e^-x overflows to inf for x < -88.7, giving 0 as it should.
 inline float vectorSigmoid(float x) { return 1.0f / (1.0f + vectorExp(-x)); }
 
-// The transcendental float loops, also compiled for AVX2: the loader picks the clone the
-// CPU supports (GCC's target_clones, an ifunc). AVX2 without FMA doubles the vector width
-// but keeps the same IEEE operations, so both clones give identical results.
+// The transcendental float loops, also compiled for AVX2 and AVX-512: the loader picks
+// the clone the CPU supports (GCC's target_clones, an ifunc). The clones must give
+// identical results: AVX-512 implies FMA, and GCC would contract a * b + c into one
+// rounding there (-ffp-contract=fast) but not in the other clones, so contraction is off
+// in these loops (VECTOR_MATH); every clone then does the same IEEE operations.
+#define VECTOR_MATH __attribute__((optimize("fp-contract=off")))
 #if defined(__x86_64__) && defined(__has_attribute)
 #if __has_attribute(target_clones)
-#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#define VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default"), flatten))
 #endif
 #endif
 #ifndef VECTOR_CLONES
 #define VECTOR_CLONES
 #endif
 
-VECTOR_CLONES void expLoop(const float *__restrict x, float *__restrict y, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) y[i] = vectorExp(x[i]);
+// y = f(x) at the build's baseline ISA; the clones inline it for theirs.
+template <float (*F)(float)>
+VECTOR_MATH void baselineFloatLoop(const float *__restrict x, float *__restrict y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = F(x[i]);
 }
-VECTOR_CLONES void tanhLoop(const float *__restrict x, float *__restrict y, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) y[i] = vectorTanh(x[i]);
+template <float (*F)(float)>
+VECTOR_MATH VECTOR_CLONES void clonedFloatLoop(const float *__restrict x, float *__restrict y, std::size_t n) {
+  baselineFloatLoop<F>(x, y, n);
 }
-VECTOR_CLONES void sigmoidLoop(const float *__restrict x, float *__restrict y, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) y[i] = vectorSigmoid(x[i]);
+
+using FloatLoop = void (*)(const float *, float *, std::size_t);
+
+// POPDSL_BASELINE_VECTOR_MATH=1 runs the loops at the baseline ISA, as the default clone
+// does: a test seam, to check the clones against it on a CPU that picks another.
+bool baselineVectorMath() {
+  static const bool baseline = [] {
+    const char *env = std::getenv("POPDSL_BASELINE_VECTOR_MATH");
+    return env && *env && std::strcmp(env, "0") != 0;
+  }();
+  return baseline;
+}
+
+template <float (*F)(float)> FloatLoop vectorLoop() {
+  return baselineVectorMath() ? baselineFloatLoop<F> : clonedFloatLoop<F>;
 }
 
 template <class T> T shiftAmount(T b) { return static_cast<T>(b & (sizeof(T) * 8 - 1)); }
@@ -301,7 +321,6 @@ template <class T> std::function<void(std::size_t)> unaryKernel(UnaryOpType op, 
       out.values = y;
     };
   };
-  using FloatLoop = void (*)(const float *, float *, std::size_t);
   auto floatLoop = [&out, &a](FloatLoop f) {
     return [&out, &a, f](std::size_t n) {
       float *y = buf<float>(out);
@@ -317,7 +336,7 @@ template <class T> std::function<void(std::size_t)> unaryKernel(UnaryOpType op, 
     case U::COS: return loop([](T x) { return std::cos(x); });
     case U::ERF: return loop([](T x) { return std::erf(x); });
     case U::EXPONENT:
-      if constexpr (std::is_same<T, float>::value) return floatLoop(expLoop);
+      if constexpr (std::is_same<T, float>::value) return floatLoop(vectorLoop<vectorExp>());
       else return loop([](T x) { return std::exp(x); });
     case U::EXPONENT_MINUS_ONE: return loop([](T x) { return std::expm1(x); });
     case U::EXPONENT2: return loop([](T x) { return std::exp2(x); });
@@ -333,12 +352,12 @@ template <class T> std::function<void(std::size_t)> unaryKernel(UnaryOpType op, 
     case U::SIN: return loop([](T x) { return std::sin(x); });
     case U::TAN: return loop([](T x) { return std::tan(x); });
     case U::TANH:
-      if constexpr (std::is_same<T, float>::value) return floatLoop(tanhLoop);
+      if constexpr (std::is_same<T, float>::value) return floatLoop(vectorLoop<vectorTanh>());
       else return loop([](T x) { return std::tanh(x); });
     case U::ROUND: return loop([](T x) { return std::round(x); });
     case U::SQRT: return loop([](T x) { return std::sqrt(x); });
     case U::SIGMOID:
-      if constexpr (std::is_same<T, float>::value) return floatLoop(sigmoidLoop);
+      if constexpr (std::is_same<T, float>::value) return floatLoop(vectorLoop<vectorSigmoid>());
       else return loop([](T x) { return T(1) / (T(1) + std::exp(-x)); });
     case U::RSQRT: return loop([](T x) { return T(1) / std::sqrt(x); });
     case U::TRUNC: return loop([](T x) { return std::trunc(x); });
