@@ -635,6 +635,42 @@ private:
   Node *root_ = nullptr;
 };
 
+// The work of one element of `e`, in units of about a simple vector operation on it
+// (an add, a load or a store; the transcendentals as measured against it): a map's
+// blocks are sized by work, not elements, so an expensive map splits over threads
+// sooner than a cheap one of the same size.
+std::size_t workPerElement(const TypedExpr &e) {
+  using K = TypedExpr::Kind;
+  using U = UnaryOpType;
+  using B = BinaryOpType;
+  constexpr std::size_t kDivide = 2, kExp = 11, kSigmoid = 12, kTanh = 24, kLibraryCall = 200;
+  std::size_t own = e.kind == K::Const ? 0 : 1;
+  if (e.kind == K::Unary && repOf(e.args[0].type) == Rep::F32) {
+    switch (static_cast<U>(e.op)) {
+    case U::EXPONENT: own = kExp; break;
+    case U::SIGMOID: own = kSigmoid; break;
+    case U::TANH: own = kTanh; break;
+    case U::INVERSE: case U::SQRT: case U::RSQRT: own = kDivide; break;
+    case U::ASIN: case U::CBRT: case U::COS: case U::ERF: case U::EXPONENT_MINUS_ONE: case U::EXPONENT2:
+    case U::GELU_ERF: case U::LOGARITHM: case U::LOGARITHM_ONE_PLUS: case U::SIN: case U::TAN:
+      own = kLibraryCall;
+      break;
+    default: break;
+    }
+  }
+  if (e.kind == K::Binary) {
+    switch (static_cast<B>(e.op)) {
+    case B::ATAN2: case B::POWER: own = kLibraryCall; break;
+    case B::REMAINDER: own = repOf(e.type) == Rep::F32 ? kLibraryCall : kDivide; break;
+    case B::DIVIDE: case B::VARIANCE_TO_INV_STD_DEV: case B::INV_STD_DEV_TO_VARIANCE: own = kDivide; break;
+    default: break;
+    }
+  }
+  if (e.type == poplar::HALF && e.kind != K::Const) own += 2; // the rounding to half after it
+  for (const TypedExpr &a : e.args) own += workPerElement(a);
+  return own;
+}
+
 bool sameElements(const Access &a, const Access &b) {
   return std::equal(a.segments.begin(), a.segments.end(), b.segments.begin(), b.segments.end(),
                     [](const Segment &x, const Segment &y) {
@@ -648,6 +684,7 @@ class ParallelProgram {
 public:
   ParallelProgram(const TypedExpr &root, std::vector<Access> inputs, Access output)
       : root_(root), inputs_(std::move(inputs)), output_(std::move(output)),
+        block_(blockElements(output_.numElements, workPerElement(root) + 1)), // + 1: the store
         programs_(poplar::detail::ThreadPool::instance().size()) {
     programs_[0] = std::make_unique<Program>(root_, inputs_, output_);
     // An input that overlaps the output in other places must read each element before
@@ -662,7 +699,7 @@ public:
       programs_[0]->run(0, n);
       return;
     }
-    poplar::detail::parallelBlocks(n, kBlock, [this](std::size_t begin, std::size_t end, unsigned slot) {
+    poplar::detail::parallelBlocks(n, block_, [this](std::size_t begin, std::size_t end, unsigned slot) {
       auto &program = programs_[slot];
       if (!program) program = std::make_unique<Program>(root_, inputs_, output_);
       program->run(begin, end);
@@ -670,12 +707,24 @@ public:
   }
 
 private:
-  // Elements per block: enough to keep waking the pool a small part of the work.
-  static constexpr std::size_t kBlock = 32 * kChunk;
+  // A map of less work than kParallelWork (about 5 us) runs inline: waking a worker
+  // costs a few microseconds. Above it, blocks of about kBlockWork (1 us), which the
+  // calling thread keeps taking while a worker wakes; at most kMaxBlocks of them.
+  static constexpr std::size_t kParallelWork = 192 * 1024, kBlockWork = 32 * 1024, kMaxBlocks = 256;
+
+  // Elements per block (whole chunks) for n elements of `work` each: a function of the
+  // map alone, never of the thread count.
+  static std::size_t blockElements(std::size_t n, std::size_t work) {
+    const std::size_t total = n * work;
+    const std::size_t blocks = total < kParallelWork ? 1 : std::min(total / kBlockWork, kMaxBlocks);
+    const std::size_t chunks = (n + kChunk - 1) / kChunk;
+    return (chunks + blocks - 1) / blocks * kChunk;
+  }
 
   TypedExpr root_;
   std::vector<Access> inputs_;
   Access output_;
+  std::size_t block_; // elements per block
   std::vector<std::unique_ptr<Program>> programs_;
   bool blocked_ = true;
 };
