@@ -271,14 +271,16 @@ inline float vectorSigmoid(float x) { return 1.0f / (1.0f + vectorExp(-x)); }
 // the clone the CPU supports (GCC's target_clones, an ifunc). The clones must give
 // identical results: AVX-512 implies FMA, and GCC would contract a * b + c into one
 // rounding there (-ffp-contract=fast) but not in the other clones, so contraction is off
-// in these loops (VECTOR_MATH); every clone then does the same IEEE operations.
-#define VECTOR_MATH __attribute__((optimize("fp-contract=off")))
+// in these loops (VECTOR_MATH); every clone then does the same IEEE operations. A
+// compiler without GCC's optimize attribute gets no clones.
 #if defined(__x86_64__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
+#if __has_attribute(target_clones) && __has_attribute(optimize)
+#define VECTOR_MATH __attribute__((optimize("fp-contract=off")))
 #define VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default"), flatten))
 #endif
 #endif
 #ifndef VECTOR_CLONES
+#define VECTOR_MATH
 #define VECTOR_CLONES
 #endif
 
