@@ -1,9 +1,14 @@
 """popops.expr and the map family against float64 numpy references."""
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import popdsl
 from popdsl import poplar, popops, poputil
 from popdsl.popops import expr as pe
 from raw_runner import Runner
@@ -282,6 +287,46 @@ def test_float_tanh_and_sigmoid_are_within_two_ulp_and_keep_the_special_values(e
                                atol=np.finfo(np.float32).tiny)
     ulps = np.abs(got[normal].view(np.int32).astype(np.int64) - want[normal].view(np.int32))
     assert ulps.max() <= 2, x[normal][ulps.argmax()]
+
+
+VECTOR_MATH = {"exp": (pe.Exp, np.exp), "tanh": (pe.Tanh, np.tanh),
+               "sigmoid": (pe.Sigmoid, lambda x: 1 / (1 + np.exp(-x)))}
+
+
+def vector_math_results():
+    """{name: (x, f(x))} for the emulator's vectorized float exp, tanh and sigmoid over a grid
+    spanning their formulas, their clamps and the special values."""
+    tiny = np.logspace(-40, 0, 401).astype(np.float32)
+    x = np.concatenate([np.linspace(-110, 95, 40001, dtype=np.float32), tiny, -tiny,
+                        np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 0.5, -0.5, 9.1, 88.72, -103.97], np.float32)])
+    r = Runner()
+    t = r.tensor(x, poplar.FLOAT, "x")
+    outs = [popops.map(r.graph, op(pe._1), [t], r.prog, name) for name, (op, _) in VECTOR_MATH.items()]
+    return x, dict(zip(VECTOR_MATH, r.run(*outs)))
+
+
+@pytest.mark.needs_emulator("the emulator's vector-math clones")
+def test_vector_math_gives_the_bits_of_the_baseline_isa_within_two_ulp(tmp_path):
+    # The loops run in the widest clone the CPU has (AVX-512, AVX2) and, with
+    # POPDSL_BASELINE_VECTOR_MATH=1, at the baseline ISA, as the default clone does: one
+    # IEEE operation sequence (no FMA contraction in any clone), so the same bits.
+    saved = tmp_path / "baseline.npz"
+    here = Path(__file__).resolve().parent
+    env = dict(os.environ, POPDSL_BASELINE_VECTOR_MATH="1",
+               PYTHONPATH=os.pathsep.join([str(Path(popdsl.__file__).resolve().parents[1]), str(here)]))
+    script = (f"import numpy as np, test_popops_map as m; x, ys = m.vector_math_results(); "
+              f"np.savez({str(saved)!r}, **ys)")
+    subprocess.run([sys.executable, "-c", script], env=env, check=True, timeout=120, cwd=here)
+    x, cloned = vector_math_results()
+    with np.load(saved) as baseline:
+        for name, (_, reference) in VECTOR_MATH.items():
+            assert cloned[name].tobytes() == baseline[name].tobytes(), name
+            with np.errstate(over="ignore"):
+                want = reference(x.astype(np.float64)).astype(np.float32)
+            np.testing.assert_array_equal(np.isnan(cloned[name]), np.isnan(want), err_msg=name)
+            normal = np.isfinite(want) & (np.abs(want) >= np.finfo(np.float32).tiny)
+            ulps = np.abs(cloned[name][normal].view(np.int32).astype(np.int64) - want[normal].view(np.int32))
+            assert ulps.max() <= 2, (name, x[normal][ulps.argmax()])
 
 
 def test_integer_constants_take_the_64_bit_type_they_fit_and_larger_ones_are_value_errors():

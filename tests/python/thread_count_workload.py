@@ -1,5 +1,6 @@
 """Graphs whose compute sets are big enough to run on the emulator's thread pool:
-element-wise maps (plain, through transposed views, in place, in half precision),
+element-wise maps (plain, through transposed views, in place, in half precision, and one
+of few elements but much work per element),
 reductions along rows and columns, casts, copies, dynamic slices and updates and a
 multi-slice. test_thread_counts.py runs them with several thread counts.
 
@@ -13,6 +14,8 @@ from popdsl import poplar, popops, poputil, program
 from popdsl.popops import expr as pe
 
 ROWS, COLS = 256, 512  # 131,072 elements: several blocks of every kernel
+CELL_ROWS = 16  # 8,192 elements
+CELL = pe.Add(pe.Mul(pe.Sigmoid(pe._1), pe._2), pe.Mul(pe.Sigmoid(pe._2), pe.Tanh(pe._1)))
 
 
 def inputs():
@@ -46,6 +49,8 @@ def run(options=None):
         "map_transposed": popops.map(graph, fused, [x.transpose(), y.transpose()], seq),
         "map_half": popops.map(graph, fused, [popops.cast(graph, x, poplar.HALF, seq),
                                               popops.cast(graph, y, poplar.HALF, seq)], seq),
+        # 8K elements, as an LSTM step's gates: few elements, but work enough to split.
+        "map_cell": popops.map(graph, CELL, [x.slice(0, CELL_ROWS, 0), y.slice(0, CELL_ROWS, 0)], seq),
         "sum_rows": popops.reduce(graph, x, [1], popops.ReduceParams(popops.Operation.ADD), seq),
         "sum_columns": popops.reduce(graph, x, [0], popops.ReduceParams(popops.Operation.ADD), seq),
         "max_columns": popops.reduce(graph, y, [0], popops.ReduceParams(popops.Operation.MAX), seq),

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -266,26 +267,47 @@ inline float vectorTanh(float x) {
 // 1 / (1 + e^-x) with vectorExp: e^-x overflows to inf for x < -88.7, giving 0 as it should.
 inline float vectorSigmoid(float x) { return 1.0f / (1.0f + vectorExp(-x)); }
 
-// The transcendental float loops, also compiled for AVX2: the loader picks the clone the
-// CPU supports (GCC's target_clones, an ifunc). AVX2 without FMA doubles the vector width
-// but keeps the same IEEE operations, so both clones give identical results.
+// The transcendental float loops, also compiled for AVX2 and AVX-512: the loader picks
+// the clone the CPU supports (GCC's target_clones, an ifunc). The clones must give
+// identical results: AVX-512 implies FMA, and GCC would contract a * b + c into one
+// rounding there (-ffp-contract=fast) but not in the other clones, so contraction is off
+// in these loops (VECTOR_MATH); every clone then does the same IEEE operations. A
+// compiler without GCC's optimize attribute gets no clones.
 #if defined(__x86_64__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#if __has_attribute(target_clones) && __has_attribute(optimize)
+#define VECTOR_MATH __attribute__((optimize("fp-contract=off")))
+#define VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default"), flatten))
 #endif
 #endif
 #ifndef VECTOR_CLONES
+#define VECTOR_MATH
 #define VECTOR_CLONES
 #endif
 
-VECTOR_CLONES void expLoop(const float *__restrict x, float *__restrict y, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) y[i] = vectorExp(x[i]);
+// y = f(x) at the build's baseline ISA; the clones inline it for theirs.
+template <float (*F)(float)>
+VECTOR_MATH void baselineFloatLoop(const float *__restrict x, float *__restrict y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = F(x[i]);
 }
-VECTOR_CLONES void tanhLoop(const float *__restrict x, float *__restrict y, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) y[i] = vectorTanh(x[i]);
+template <float (*F)(float)>
+VECTOR_MATH VECTOR_CLONES void clonedFloatLoop(const float *__restrict x, float *__restrict y, std::size_t n) {
+  baselineFloatLoop<F>(x, y, n);
 }
-VECTOR_CLONES void sigmoidLoop(const float *__restrict x, float *__restrict y, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) y[i] = vectorSigmoid(x[i]);
+
+using FloatLoop = void (*)(const float *, float *, std::size_t);
+
+// POPDSL_BASELINE_VECTOR_MATH=1 runs the loops at the baseline ISA, as the default clone
+// does: a test seam, to check the clones against it on a CPU that picks another.
+bool baselineVectorMath() {
+  static const bool baseline = [] {
+    const char *env = std::getenv("POPDSL_BASELINE_VECTOR_MATH");
+    return env && *env && std::strcmp(env, "0") != 0;
+  }();
+  return baseline;
+}
+
+template <float (*F)(float)> FloatLoop vectorLoop() {
+  return baselineVectorMath() ? baselineFloatLoop<F> : clonedFloatLoop<F>;
 }
 
 template <class T> T shiftAmount(T b) { return static_cast<T>(b & (sizeof(T) * 8 - 1)); }
@@ -301,7 +323,6 @@ template <class T> std::function<void(std::size_t)> unaryKernel(UnaryOpType op, 
       out.values = y;
     };
   };
-  using FloatLoop = void (*)(const float *, float *, std::size_t);
   auto floatLoop = [&out, &a](FloatLoop f) {
     return [&out, &a, f](std::size_t n) {
       float *y = buf<float>(out);
@@ -317,7 +338,7 @@ template <class T> std::function<void(std::size_t)> unaryKernel(UnaryOpType op, 
     case U::COS: return loop([](T x) { return std::cos(x); });
     case U::ERF: return loop([](T x) { return std::erf(x); });
     case U::EXPONENT:
-      if constexpr (std::is_same<T, float>::value) return floatLoop(expLoop);
+      if constexpr (std::is_same<T, float>::value) return floatLoop(vectorLoop<vectorExp>());
       else return loop([](T x) { return std::exp(x); });
     case U::EXPONENT_MINUS_ONE: return loop([](T x) { return std::expm1(x); });
     case U::EXPONENT2: return loop([](T x) { return std::exp2(x); });
@@ -333,12 +354,12 @@ template <class T> std::function<void(std::size_t)> unaryKernel(UnaryOpType op, 
     case U::SIN: return loop([](T x) { return std::sin(x); });
     case U::TAN: return loop([](T x) { return std::tan(x); });
     case U::TANH:
-      if constexpr (std::is_same<T, float>::value) return floatLoop(tanhLoop);
+      if constexpr (std::is_same<T, float>::value) return floatLoop(vectorLoop<vectorTanh>());
       else return loop([](T x) { return std::tanh(x); });
     case U::ROUND: return loop([](T x) { return std::round(x); });
     case U::SQRT: return loop([](T x) { return std::sqrt(x); });
     case U::SIGMOID:
-      if constexpr (std::is_same<T, float>::value) return floatLoop(sigmoidLoop);
+      if constexpr (std::is_same<T, float>::value) return floatLoop(vectorLoop<vectorSigmoid>());
       else return loop([](T x) { return T(1) / (T(1) + std::exp(-x)); });
     case U::RSQRT: return loop([](T x) { return T(1) / std::sqrt(x); });
     case U::TRUNC: return loop([](T x) { return std::trunc(x); });
@@ -616,6 +637,42 @@ private:
   Node *root_ = nullptr;
 };
 
+// The work of one element of `e`, in units of about a simple vector operation on it
+// (an add, a load or a store; the transcendentals as measured against it): a map's
+// blocks are sized by work, not elements, so an expensive map splits over threads
+// sooner than a cheap one of the same size.
+std::size_t workPerElement(const TypedExpr &e) {
+  using K = TypedExpr::Kind;
+  using U = UnaryOpType;
+  using B = BinaryOpType;
+  constexpr std::size_t kDivide = 2, kExp = 11, kSigmoid = 12, kTanh = 24, kLibraryCall = 200;
+  std::size_t own = e.kind == K::Const ? 0 : 1;
+  if (e.kind == K::Unary && repOf(e.args[0].type) == Rep::F32) {
+    switch (static_cast<U>(e.op)) {
+    case U::EXPONENT: own = kExp; break;
+    case U::SIGMOID: own = kSigmoid; break;
+    case U::TANH: own = kTanh; break;
+    case U::INVERSE: case U::SQRT: case U::RSQRT: own = kDivide; break;
+    case U::ASIN: case U::CBRT: case U::COS: case U::ERF: case U::EXPONENT_MINUS_ONE: case U::EXPONENT2:
+    case U::GELU_ERF: case U::LOGARITHM: case U::LOGARITHM_ONE_PLUS: case U::SIN: case U::TAN:
+      own = kLibraryCall;
+      break;
+    default: break;
+    }
+  }
+  if (e.kind == K::Binary) {
+    switch (static_cast<B>(e.op)) {
+    case B::ATAN2: case B::POWER: own = kLibraryCall; break;
+    case B::REMAINDER: own = repOf(e.type) == Rep::F32 ? kLibraryCall : kDivide; break;
+    case B::DIVIDE: case B::VARIANCE_TO_INV_STD_DEV: case B::INV_STD_DEV_TO_VARIANCE: own = kDivide; break;
+    default: break;
+    }
+  }
+  if (e.type == poplar::HALF && e.kind != K::Const) own += 2; // the rounding to half after it
+  for (const TypedExpr &a : e.args) own += workPerElement(a);
+  return own;
+}
+
 bool sameElements(const Access &a, const Access &b) {
   return std::equal(a.segments.begin(), a.segments.end(), b.segments.begin(), b.segments.end(),
                     [](const Segment &x, const Segment &y) {
@@ -629,6 +686,7 @@ class ParallelProgram {
 public:
   ParallelProgram(const TypedExpr &root, std::vector<Access> inputs, Access output)
       : root_(root), inputs_(std::move(inputs)), output_(std::move(output)),
+        block_(blockElements(output_.numElements, workPerElement(root) + 1)), // + 1: the store
         programs_(poplar::detail::ThreadPool::instance().size()) {
     programs_[0] = std::make_unique<Program>(root_, inputs_, output_);
     // An input that overlaps the output in other places must read each element before
@@ -643,7 +701,7 @@ public:
       programs_[0]->run(0, n);
       return;
     }
-    poplar::detail::parallelBlocks(n, kBlock, [this](std::size_t begin, std::size_t end, unsigned slot) {
+    poplar::detail::parallelBlocks(n, block_, [this](std::size_t begin, std::size_t end, unsigned slot) {
       auto &program = programs_[slot];
       if (!program) program = std::make_unique<Program>(root_, inputs_, output_);
       program->run(begin, end);
@@ -651,12 +709,24 @@ public:
   }
 
 private:
-  // Elements per block: enough to keep waking the pool a small part of the work.
-  static constexpr std::size_t kBlock = 32 * kChunk;
+  // A map of less work than kParallelWork (about 5 us) runs inline: waking a worker
+  // costs a few microseconds. Above it, blocks of about kBlockWork (1 us), which the
+  // calling thread keeps taking while a worker wakes; at most kMaxBlocks of them.
+  static constexpr std::size_t kParallelWork = 192 * 1024, kBlockWork = 32 * 1024, kMaxBlocks = 256;
+
+  // Elements per block (whole chunks) for n elements of `work` each: a function of the
+  // map alone, never of the thread count.
+  static std::size_t blockElements(std::size_t n, std::size_t work) {
+    const std::size_t total = n * work;
+    const std::size_t blocks = total < kParallelWork ? 1 : std::min(total / kBlockWork, kMaxBlocks);
+    const std::size_t chunks = (n + kChunk - 1) / kChunk;
+    return (chunks + blocks - 1) / blocks * kChunk;
+  }
 
   TypedExpr root_;
   std::vector<Access> inputs_;
   Access output_;
+  std::size_t block_; // elements per block
   std::vector<std::unique_ptr<Program>> programs_;
   bool blocked_ = true;
 };
