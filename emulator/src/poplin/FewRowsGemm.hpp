@@ -1,6 +1,6 @@
 #pragma once
 // Products with few rows, c = alpha * a x b + beta * c for a [m,k] with small m,
-// computed with AVX2 and FMA straight from b's rows: no packing, so the part of b
+// computed with AVX-512 or AVX2 and FMA straight from b's rows: no packing, so the part of b
 // each thread reads stays in its core's cache from one call to the next (an LSTM's
 // weights, read at every step). BLAS packs b at every call, which costs more than
 // the product when m is the batch of one step.
@@ -18,14 +18,17 @@ struct StridedFloats {
   std::ptrdiff_t rowStride = 0, colStride = 1;
 };
 
-// Whether this CPU has AVX2 and FMA (checked once).
+// Whether this CPU has AVX2 and FMA (checked once). The kernel then uses AVX-512 where
+// the CPU has avx512f, unless the environment has POPDSL_FEW_ROWS_ISA=avx2 (read once;
+// for comparing the two, which give the same bits).
 bool fewRowsGemmSupported();
 
 // c = alpha * a x b + beta * c, a [m,k], b [k,n] with unit column stride, c [m,n];
 // c is not read when beta is 0. Requires fewRowsGemmSupported() and 0 < m <=
 // kFewRowsMax. When `pooled`, the columns are shared out over the thread pool; every
 // element is one chain of fused multiply-adds over k in order, then alpha and beta
-// applied, so its bits depend neither on the thread count nor on the shape of the blocks.
+// applied, so its bits depend neither on the thread count nor on the shape of the blocks
+// nor on the instruction set.
 void fewRowsGemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const StridedFloats &a,
                  const StridedFloats &b, float beta, const StridedFloats &c, bool pooled);
 
