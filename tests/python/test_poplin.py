@@ -234,13 +234,13 @@ def stored(graph, values, name, layout):
 
 
 # Few rows or few columns, in every layout of the operands: the emulator's few-rows kernel
-# (where the CPU has AVX2, for A [m <= 64, k] with B's rows or A's columns unit-stride;
+# (where the CPU has AVX2, for A [m <= 256, k] with B's rows or A's columns unit-stride;
 # its register blocks are 1 to 6 rows by 8 to 64 columns in AVX2, 16 to 128 in AVX-512, its
 # column panels 16 or 64 wide) or
 # BLAS's matrix-vector product. The shapes cut the blocks at every edge.
 @pytest.mark.parametrize("m, k, n", [(1, 37, 23), (23, 37, 1), (1, 5, 1), (1, 3, 70), (2, 9, 33), (3, 4, 31),
                                      (5, 33, 70), (7, 40, 65), (32, 300, 129), (64, 17, 16), (65, 8, 30),
-                                     (70, 16, 3)])
+                                     (70, 16, 3), (257, 8, 30)])
 @pytest.mark.parametrize("a_layout", ["plain", "transposed", "strided"])
 @pytest.mark.parametrize("b_layout", ["plain", "transposed", "strided"])
 @pytest.mark.parametrize("c_layout", ["plain", "transposed", "strided"])
@@ -258,11 +258,11 @@ def test_products_with_few_rows_or_columns(graph, device, m, k, n, a_layout, b_l
     assert_product_close(got_accumulated, a, b, poplar.FLOAT, c=c0, k=-0.5)
 
 
-# Products big enough to share out over the pool: the few-rows kernel (columns to each thread;
-# every element one chain of multiply-adds over k in order) and OpenBLAS cut into ranges of
-# rows (m >= n) or columns, never of k.
+# Products big enough to share out over the pool: the few-rows kernel (columns to each thread,
+# or rows where the columns are too few; every element one chain of multiply-adds over k in
+# order) and OpenBLAS cut into ranges of rows (m >= n) or columns, never of k.
 @pytest.mark.needs_emulator("the emulator's thread pool")
-@pytest.mark.parametrize("m, k, n", [(32, 300, 1000), (300, 200, 500), (100, 200, 700)])
+@pytest.mark.parametrize("m, k, n", [(32, 300, 1000), (300, 200, 500), (100, 200, 700), (200, 100, 60)])
 def test_pooled_products_give_the_same_bits_on_one_thread(device, m, k, n):
     a, b, c0 = random_values((m, k), seed=1), random_values((k, n), seed=2), random_values((m, n), seed=3)
     results = []
@@ -281,9 +281,10 @@ def test_pooled_products_give_the_same_bits_on_one_thread(device, m, k, n):
 
 
 # The few-rows kernel's shapes and layouts for the instruction-set test: blocks cut at every
-# edge, panels of several row blocks, products big enough to share out over the pool.
+# edge, panels of several row blocks, products big enough to share out over the pool (by columns
+# and by rows).
 ISA_SHAPES = [(2, 9, 33), (3, 4, 31), (5, 33, 70), (7, 40, 65), (13, 50, 100), (32, 300, 129), (64, 17, 16),
-              (70, 16, 3), (32, 256, 1000), (5, 300, 700)]
+              (70, 16, 3), (32, 256, 1000), (5, 300, 700), (200, 100, 60), (256, 20, 90)]
 ISA_LAYOUTS = [(a, b, c) for a in ("plain", "transposed") for b in ("plain", "transposed", "strided")
                for c in ("plain", "strided")]
 

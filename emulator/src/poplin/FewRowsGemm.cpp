@@ -114,18 +114,29 @@ Simd simd() {
   return chosen;
 }
 
-// The kernel over the pool, in one instruction set's body.
+// The kernel over the pool, in one instruction set's body: its columns cut into chunks of
+// chunkColumns, or where there are too few for every thread, its rows into multiples of rowGrain.
 template <class ColumnRange>
 void run(const Product &p, std::size_t m, std::size_t n, bool pooled, std::size_t chunkColumns,
-         ColumnRange columnRange) {
+         std::size_t rowGrain, ColumnRange columnRange) {
   const unsigned threads = poplar::detail::ThreadPool::instance().size();
   if (!pooled || threads < 2 || double(m) * double(n) * double(p.k) < kThreadedWork)
     return columnRange(p, m, 0, n);
   // One contiguous range of columns per thread: the same part of b each call.
   const std::size_t chunks = (n + chunkColumns - 1) / chunkColumns;
-  const std::size_t perThread = (chunks + threads - 1) / threads * chunkColumns;
-  poplar::detail::parallelBlocks(n, perThread, [&](std::size_t begin, std::size_t end, unsigned) {
-    columnRange(p, m, begin, end);
+  if (chunks >= threads || m < 2 * rowGrain) {
+    const std::size_t perThread = (chunks + threads - 1) / threads * chunkColumns;
+    return poplar::detail::parallelBlocks(n, perThread, [&](std::size_t begin, std::size_t end, unsigned) {
+      columnRange(p, m, begin, end);
+    });
+  }
+  // Too few columns to go round: a contiguous range of rows per thread instead.
+  const std::size_t rowsPerThread = ((m + threads - 1) / threads + rowGrain - 1) / rowGrain * rowGrain;
+  poplar::detail::parallelBlocks(m, rowsPerThread, [&](std::size_t begin, std::size_t end, unsigned) {
+    Product rows = p;
+    rows.a.data += std::ptrdiff_t(begin) * p.a.rowStride;
+    rows.c.data += std::ptrdiff_t(begin) * p.c.rowStride;
+    columnRange(rows, end - begin, 0, n);
   });
 }
 
@@ -137,9 +148,9 @@ void fewRowsGemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const
                  const StridedFloats &b, float beta, const StridedFloats &c, bool pooled) {
   const Product p{k, alpha, beta, a, b, c};
   if (simd() == Simd::avx512)
-    run(p, m, n, pooled, avx512::Isa::kChunkColumns, avx512::columnRange);
+    run(p, m, n, pooled, avx512::Isa::kChunkColumns, avx512::Isa::kBlockRows, avx512::columnRange);
   else
-    run(p, m, n, pooled, avx2::Isa::kChunkColumns, avx2::columnRange);
+    run(p, m, n, pooled, avx2::Isa::kChunkColumns, avx2::Isa::kBlockRows, avx2::columnRange);
 }
 
 } // namespace poplin::detail
