@@ -3,12 +3,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <string>
 
 namespace poplar::detail {
 
 namespace {
+constexpr std::chrono::microseconds kAwake{200}; // how long a worker waits for work before sleeping
 thread_local bool tInPool = false; // running a work item, or waiting for a call's items
 thread_local unsigned tSlot = 0;   // a worker's slot; 0 on every other thread
 thread_local unsigned tLimit = 0;  // ThreadPool::Limit on this thread (0: none)
@@ -62,6 +64,12 @@ void ThreadPool::work(unsigned slot) {
   tSlot = slot;
   std::uint64_t seen = 0;
   for (;;) {
+    // A while awake before sleeping: waking a sleeping thread can take tens of
+    // microseconds (~40 measured in a 2-core VM), as long as a whole block of a product
+    // (benchmarks/gemm_shapes.py: [32,256]x[256,1024] ran no faster on 2 threads than on 1).
+    const auto deadline = std::chrono::steady_clock::now() + kAwake;
+    while (generation_.load(std::memory_order_acquire) == seen && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::yield();
     {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [&] { return generation_ != seen; });

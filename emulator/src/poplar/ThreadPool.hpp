@@ -2,6 +2,7 @@
 // A fixed pool of threads for running independent work items (the tiles of a
 // compute set, the blocks of a kernel's elements). Sized by POPDSL_NUM_THREADS,
 // else the number of cores; an engine's "emulator.numThreads" option uses fewer.
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -54,7 +55,7 @@ private:
   const Work *fn_ = nullptr;
   std::size_t count_ = 0, next_ = 0, finished_ = 0;
   unsigned activeThreads_ = 0; // slots below this take items of the current call
-  std::uint64_t generation_ = 0;
+  std::atomic<std::uint64_t> generation_{0}; // changed under mutex_; read without it while awake
   std::vector<std::exception_ptr> errors_;
   int ownerPid_; // a forked child has none of the workers: it runs work inline
 };
