@@ -14,8 +14,10 @@ namespace poplin::detail {
 
 namespace {
 
-// The multiply-adds of a product before waking the pool's threads pays (measured on Zen3).
-constexpr double kThreadedWork = 1 << 16;
+// The multiply-adds of a product before waking the pool's threads pays (measured on Zen5
+// in AVX-512 with benchmarks/gemm_shapes.py's shapes cut down: 2 threads lost below
+// [16,64]x[64,128], tied at [32,64]x[64,128], won from [32,128]x[128,128]).
+constexpr double kThreadedWork = 1 << 18;
 
 struct Product {
   std::size_t k;
