@@ -4,7 +4,10 @@ Results are compared elementwise with a bound scaled by |A| @ |B| (the size of
 the terms summed), so sums that cancel to near zero are not held to a relative
 precision no floating-point dot product has.
 """
+import os
 import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -231,12 +234,13 @@ def stored(graph, values, name, layout):
 
 
 # Few rows or few columns, in every layout of the operands: the emulator's few-rows kernel
-# (where the CPU has AVX2, for A [m <= 64, k] with B's rows or A's columns unit-stride;
-# its register blocks are 1 to 6 rows by 8 to 64 columns, its column panels 16 wide) or
+# (where the CPU has AVX2, for A [m <= 256, k] with B's rows or A's columns unit-stride;
+# its register blocks are 1 to 6 rows by 8 to 64 columns in AVX2, 16 to 128 in AVX-512, its
+# column panels 16 or 64 wide) or
 # BLAS's matrix-vector product. The shapes cut the blocks at every edge.
 @pytest.mark.parametrize("m, k, n", [(1, 37, 23), (23, 37, 1), (1, 5, 1), (1, 3, 70), (2, 9, 33), (3, 4, 31),
                                      (5, 33, 70), (7, 40, 65), (32, 300, 129), (64, 17, 16), (65, 8, 30),
-                                     (70, 16, 3)])
+                                     (70, 16, 3), (257, 8, 30)])
 @pytest.mark.parametrize("a_layout", ["plain", "transposed", "strided"])
 @pytest.mark.parametrize("b_layout", ["plain", "transposed", "strided"])
 @pytest.mark.parametrize("c_layout", ["plain", "transposed", "strided"])
@@ -254,11 +258,11 @@ def test_products_with_few_rows_or_columns(graph, device, m, k, n, a_layout, b_l
     assert_product_close(got_accumulated, a, b, poplar.FLOAT, c=c0, k=-0.5)
 
 
-# Products big enough to share out over the pool: the few-rows kernel (columns to each thread;
-# every element one chain of multiply-adds over k in order) and OpenBLAS cut into ranges of
-# rows (m >= n) or columns, never of k.
+# Products big enough to share out over the pool: the few-rows kernel (columns to each thread,
+# or rows where the columns are too few; every element one chain of multiply-adds over k in
+# order) and OpenBLAS cut into ranges of rows (m >= n) or columns, never of k.
 @pytest.mark.needs_emulator("the emulator's thread pool")
-@pytest.mark.parametrize("m, k, n", [(32, 300, 1000), (300, 200, 500), (100, 200, 700)])
+@pytest.mark.parametrize("m, k, n", [(32, 300, 1000), (300, 200, 500), (100, 200, 700), (200, 100, 60)])
 def test_pooled_products_give_the_same_bits_on_one_thread(device, m, k, n):
     a, b, c0 = random_values((m, k), seed=1), random_values((k, n), seed=2), random_values((m, n), seed=3)
     results = []
@@ -274,6 +278,66 @@ def test_pooled_products_give_the_same_bits_on_one_thread(device, m, k, n):
         results.append(engine.readTensor("c", np.zeros((m, n), np.float32)))
     assert results[0].tobytes() == results[1].tobytes()
     assert_product_close(results[1], a, b, poplar.FLOAT, c=c0, k=0.25)
+
+
+# The few-rows kernel's shapes and layouts for the instruction-set test: blocks cut at every
+# edge, panels of several row blocks, products big enough to share out over the pool (by columns
+# and by rows).
+ISA_SHAPES = [(2, 9, 33), (3, 4, 31), (5, 33, 70), (7, 40, 65), (13, 50, 100), (32, 300, 129), (64, 17, 16),
+              (70, 16, 3), (32, 256, 1000), (5, 300, 700), (200, 100, 60), (256, 20, 90)]
+ISA_LAYOUTS = [(a, b, c) for a in ("plain", "transposed") for b in ("plain", "transposed", "strided")
+               for c in ("plain", "strided")]
+
+
+def few_rows_products():
+    """{name: value} of C = A @ B and C' = C0 - 0.5 * A @ B over ISA_SHAPES x ISA_LAYOUTS."""
+    model = poplar.IPUModel("ipu2")
+    model.tilesPerIPU = 4
+    device = model.createDevice()
+    graph = poplar.Graph(device.getTarget())
+    seq = program.Sequence()
+    outputs = {}
+    for m, k, n in ISA_SHAPES:
+        a, b, c0 = random_values((m, k), seed=1), random_values((k, n), seed=2), random_values((m, n), seed=3)
+        for layouts in ISA_LAYOUTS:
+            name = f"{m}x{k}x{n}_{'_'.join(layouts)}"
+            A, B = stored(graph, a, f"a_{name}", layouts[0]), stored(graph, b, f"b_{name}", layouts[1])
+            product = stored(graph, np.zeros((m, n), np.float32), f"product_{name}", layouts[2])
+            accumulated = stored(graph, c0, f"accumulated_{name}", layouts[2])
+            poplin.matMulWithOutput(graph, A, B, product, seq)
+            poplin.matMulAcc(graph, accumulated, -0.5, A, B, seq)
+            outputs[f"product_{name}"], outputs[f"accumulated_{name}"] = product, accumulated
+    return dict(zip(outputs, run(graph, device, seq, list(outputs.values()))))
+
+
+# The few-rows kernel has a body per instruction set (AVX-512 where the CPU has it, else AVX2),
+# each element the same chain of multiply-adds in both: POPDSL_FEW_ROWS_ISA=avx2 keeps a process
+# to AVX2. (Where the CPU lacks AVX-512 both runs are AVX2.)
+@pytest.mark.needs_emulator("the emulator's few-rows kernel")
+def test_few_rows_products_give_the_same_bits_in_avx2_and_avx512(tmp_path):
+    here = Path(__file__).resolve().parent
+    results = []
+    for isa in (None, "avx2"):
+        env = {key: value for key, value in os.environ.items() if key != "POPDSL_FEW_ROWS_ISA"}
+        env["PYTHONPATH"] = os.pathsep.join([str(Path(poplar.__file__).resolve().parents[1]), str(here)])
+        if isa:
+            env["POPDSL_FEW_ROWS_ISA"] = isa
+        out = tmp_path / f"{isa or 'widest'}.npz"
+        subprocess.run([sys.executable, "-c", "import sys, numpy, test_poplin; "
+                        "numpy.savez(sys.argv[1], **test_poplin.few_rows_products())", str(out)],
+                       env=env, cwd=here, check=True, timeout=300)
+        with np.load(out) as saved:
+            results.append(dict(saved))
+    widest, avx2 = results
+    assert widest.keys() == avx2.keys()
+    for name in widest:
+        assert widest[name].tobytes() == avx2[name].tobytes(), f"{name} differs between AVX-512 and AVX2"
+    for m, k, n in ISA_SHAPES:
+        a, b, c0 = random_values((m, k), seed=1), random_values((k, n), seed=2), random_values((m, n), seed=3)
+        for layouts in ISA_LAYOUTS:
+            name = f"{m}x{k}x{n}_{'_'.join(layouts)}"
+            assert_product_close(widest[f"product_{name}"], a, b, poplar.FLOAT)
+            assert_product_close(widest[f"accumulated_{name}"], a, b, poplar.FLOAT, c=c0, k=-0.5)
 
 
 @pytest.mark.parametrize("dtype", [poplar.FLOAT, poplar.HALF])

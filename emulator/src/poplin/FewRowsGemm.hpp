@@ -1,6 +1,6 @@
 #pragma once
 // Products with few rows, c = alpha * a x b + beta * c for a [m,k] with small m,
-// computed with AVX2 and FMA straight from b's rows: no packing, so the part of b
+// computed with AVX-512 or AVX2 and FMA straight from b's rows: no packing, so the part of b
 // each thread reads stays in its core's cache from one call to the next (an LSTM's
 // weights, read at every step). BLAS packs b at every call, which costs more than
 // the product when m is the batch of one step.
@@ -8,9 +8,13 @@
 
 namespace poplin::detail {
 
-// The most rows the kernel takes: beyond them BLAS's packing pays for itself
-// (measured on Zen3: benchmarks/gemm_shapes.py).
-constexpr std::size_t kFewRowsMax = 64;
+// The most rows the kernel takes: beyond them BLAS's packing may pay for itself. One
+// limit for every instruction set, so that the instruction set never changes which
+// products BLAS computes (nor so their bits). Measured with benchmarks/gemm_shapes.py: on
+// Zen3 (AVX2) BLAS won from 65 rows; on Zen5 the kernel in AVX-512 matched or beat
+// OpenBLAS's Haswell and SkylakeX kernels up to [3200,256]x[256,1024] on 1 and 2
+// threads, and in AVX2 it tied their Haswell kernels at 128 and 256 rows on 1 thread.
+constexpr std::size_t kFewRowsMax = 256;
 
 // Element (i, j) lies at data[i * rowStride + j * colStride].
 struct StridedFloats {
@@ -18,14 +22,19 @@ struct StridedFloats {
   std::ptrdiff_t rowStride = 0, colStride = 1;
 };
 
-// Whether this CPU has AVX2 and FMA (checked once).
+// Whether this CPU has AVX2 and FMA (checked once). The kernel then uses AVX-512 where
+// the CPU has avx512f, unless the environment has POPDSL_FEW_ROWS_ISA=avx2 (read once;
+// for comparing the two, which give the same bits).
 bool fewRowsGemmSupported();
+
 
 // c = alpha * a x b + beta * c, a [m,k], b [k,n] with unit column stride, c [m,n];
 // c is not read when beta is 0. Requires fewRowsGemmSupported() and 0 < m <=
-// kFewRowsMax. When `pooled`, the columns are shared out over the thread pool; every
+// kFewRowsMax. When `pooled`, the columns (or, when they are too few, the rows) are shared out
+// over the thread pool; every
 // element is one chain of fused multiply-adds over k in order, then alpha and beta
-// applied, so its bits depend neither on the thread count nor on the shape of the blocks.
+// applied, so its bits depend neither on the thread count nor on the shape of the blocks
+// nor on the instruction set.
 void fewRowsGemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const StridedFloats &a,
                  const StridedFloats &b, float beta, const StridedFloats &c, bool pooled);
 
