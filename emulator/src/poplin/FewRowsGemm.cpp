@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <string_view>
 #include <vector>
 
@@ -145,6 +146,10 @@ void run(const Product &p, std::size_t m, std::size_t n, bool pooled, std::size_
 } // namespace
 
 bool fewRowsGemmSupported() { return simd() != Simd::none; }
+
+std::size_t fewRowsMax() {
+  return simd() == Simd::avx512 ? std::numeric_limits<std::size_t>::max() : 256;
+}
 
 void fewRowsGemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const StridedFloats &a,
                  const StridedFloats &b, float beta, const StridedFloats &c, bool pooled) {

@@ -8,13 +8,13 @@
 
 namespace poplin::detail {
 
-// The most rows the kernel takes: beyond them BLAS's packing may pay for itself. One
-// limit for every instruction set, so that the instruction set never changes which
-// products BLAS computes (nor so their bits). Measured with benchmarks/gemm_shapes.py: on
-// Zen3 (AVX2) BLAS won from 65 rows; on Zen5 the kernel in AVX-512 matched or beat
-// OpenBLAS's Haswell and SkylakeX kernels up to [3200,256]x[256,1024] on 1 and 2
-// threads, and in AVX2 it tied their Haswell kernels at 128 and 256 rows on 1 thread.
-constexpr std::size_t kFewRowsMax = 256;
+// The most rows the kernel takes (checked once): beyond them BLAS's packing may pay for
+// itself. Measured with benchmarks/gemm_shapes.py: on Zen3 (AVX2) BLAS won from 65 rows;
+// on Zen5 the kernel in AVX2 tied OpenBLAS's Haswell kernels at 128 and 256 rows on 1
+// thread, and in AVX-512 it beat them at every size, [3200,256]x[256,1024] in 0.50x the
+// time, so in AVX-512 it has no limit. Up to 256 rows both instruction sets take the
+// same products, and give the same bits.
+std::size_t fewRowsMax();
 
 // Element (i, j) lies at data[i * rowStride + j * colStride].
 struct StridedFloats {
@@ -30,7 +30,7 @@ bool fewRowsGemmSupported();
 
 // c = alpha * a x b + beta * c, a [m,k], b [k,n] with unit column stride, c [m,n];
 // c is not read when beta is 0. Requires fewRowsGemmSupported() and 0 < m <=
-// kFewRowsMax. When `pooled`, the columns (or, when they are too few, the rows) are shared out
+// fewRowsMax(). When `pooled`, the columns (or, when they are too few, the rows) are shared out
 // over the thread pool; every
 // element is one chain of fused multiply-adds over k in order, then alpha and beta
 // applied, so its bits depend neither on the thread count nor on the shape of the blocks

@@ -59,8 +59,8 @@ std::optional<FewRowsProduct> fewRowsProduct(const Matrix &a, const Matrix &b, c
                                              std::size_t n, std::size_t k) {
   // One row or column is a matrix-vector product, which sgemv streams faster (1.6x at B=1).
   if (!fewRowsGemmSupported() || m == 1 || n == 1) return std::nullopt;
-  if (m <= kFewRowsMax && !b.transposed) return FewRowsProduct{m, n, k, a.strided(), b.strided(), c.strided()};
-  if (n <= kFewRowsMax && a.transposed)
+  if (m <= fewRowsMax() && !b.transposed) return FewRowsProduct{m, n, k, a.strided(), b.strided(), c.strided()};
+  if (n <= fewRowsMax() && a.transposed)
     return FewRowsProduct{n, m, k, b.stridedTranspose(), a.stridedTranspose(), c.stridedTranspose()};
   return std::nullopt;
 }
