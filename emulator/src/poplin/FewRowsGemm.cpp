@@ -147,8 +147,9 @@ void run(const Product &p, std::size_t m, std::size_t n, bool pooled, std::size_
 
 bool fewRowsGemmSupported() { return simd() != Simd::none; }
 
-std::size_t fewRowsMax() {
-  return simd() == Simd::avx512 ? std::numeric_limits<std::size_t>::max() : 256;
+FewRowsRange fewRowsRange() {
+  if (simd() == Simd::avx512) return {1, std::numeric_limits<std::size_t>::max()};
+  return {2, 256};
 }
 
 void fewRowsGemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const StridedFloats &a,

@@ -8,13 +8,19 @@
 
 namespace poplin::detail {
 
-// The most rows the kernel takes (checked once): beyond them BLAS's packing may pay for
-// itself. Measured with benchmarks/gemm_shapes.py: on Zen3 (AVX2) BLAS won from 65 rows;
-// on Zen5 the kernel in AVX2 tied OpenBLAS's Haswell kernels at 128 and 256 rows on 1
-// thread, and in AVX-512 it beat them at every size, [3200,256]x[256,1024] in 0.50x the
-// time, so in AVX-512 it has no limit. Up to 256 rows both instruction sets take the
-// same products, and give the same bits.
-std::size_t fewRowsMax();
+// The rows the kernel takes (checked once), [least, most]: beyond `most` BLAS's packing
+// may pay for itself, and with one row the kernel is a matrix-vector product, which
+// sgemv may stream faster. Measured with benchmarks/gemm_shapes.py: on Zen3 (AVX2) BLAS
+// won from 65 rows, and sgemv at one row (1.6x); on Zen5 the kernel in AVX2 tied
+// OpenBLAS's Haswell kernels at 128 and 256 rows on 1 thread, and in AVX-512 it beat
+// them at every size ([3200,256]x[256,1024] in 0.50x the time) and sgemv at one row
+// (0.73-0.93x numpy's time against 1.04-1.16x at B=1), so in AVX-512 it takes any
+// number. From 2 to 256 rows both instruction sets take the same products, and give the
+// same bits.
+struct FewRowsRange {
+  std::size_t least, most;
+};
+FewRowsRange fewRowsRange();
 
 // Element (i, j) lies at data[i * rowStride + j * colStride].
 struct StridedFloats {
@@ -29,8 +35,8 @@ bool fewRowsGemmSupported();
 
 
 // c = alpha * a x b + beta * c, a [m,k], b [k,n] with unit column stride, c [m,n];
-// c is not read when beta is 0. Requires fewRowsGemmSupported() and 0 < m <=
-// fewRowsMax(). When `pooled`, the columns (or, when they are too few, the rows) are shared out
+// c is not read when beta is 0. Requires fewRowsGemmSupported() and m within
+// fewRowsRange(). When `pooled`, the columns (or, when they are too few, the rows) are shared out
 // over the thread pool; every
 // element is one chain of fused multiply-adds over k in order, then alpha and beta
 // applied, so its bits depend neither on the thread count nor on the shape of the blocks

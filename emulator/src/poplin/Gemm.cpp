@@ -54,13 +54,15 @@ struct FewRowsProduct {
 };
 
 // c = a x b as the few-rows kernel takes it, directly or as c^T = b^T x a^T, where
-// that has few rows and reads the wide operand along its rows; else nothing.
+// that has rows it takes and reads the wide operand along its rows; else nothing. The
+// kernel's vectors run along a row, so a single column would leave it one lane of them.
 std::optional<FewRowsProduct> fewRowsProduct(const Matrix &a, const Matrix &b, const Matrix &c, std::size_t m,
                                              std::size_t n, std::size_t k) {
-  // One row or column is a matrix-vector product, which sgemv streams faster (1.6x at B=1).
-  if (!fewRowsGemmSupported() || m == 1 || n == 1) return std::nullopt;
-  if (m <= fewRowsMax() && !b.transposed) return FewRowsProduct{m, n, k, a.strided(), b.strided(), c.strided()};
-  if (n <= fewRowsMax() && a.transposed)
+  if (!fewRowsGemmSupported()) return std::nullopt;
+  const auto [least, most] = fewRowsRange();
+  if (n > 1 && least <= m && m <= most && !b.transposed)
+    return FewRowsProduct{m, n, k, a.strided(), b.strided(), c.strided()};
+  if (m > 1 && least <= n && n <= most && a.transposed)
     return FewRowsProduct{n, m, k, b.stridedTranspose(), a.stridedTranspose(), c.stridedTranspose()};
   return std::nullopt;
 }
