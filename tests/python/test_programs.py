@@ -10,6 +10,7 @@ import io
 import numpy as np
 import pytest
 
+import popdsl as pd
 from popdsl import poplar, program
 
 
@@ -984,3 +985,35 @@ def test_dump_program_writes_the_tree_with_names_and_operands(graph):
         "  Loop 'spin'\n"
         "    WriteUndef 'undef' 'x' [2] int\n"
     )
+
+
+# Copies that step across memory along one side's rows (transposes, column slices) go in
+# tiles of rows and columns, over the pool when large: every shape, element size and layout
+# must land each element where numpy puts it.
+TILED_COPY_DTYPES = [(pd.uint8, np.uint8), (pd.float16, np.float16), (pd.float32, np.float32),
+                     (pd.int64, np.int64)]
+
+
+@pytest.mark.parametrize("rows, cols", [(16, 16), (40, 33), (17, 300), (1024, 260)])
+@pytest.mark.parametrize("dsl_type, numpy_type", TILED_COPY_DTYPES)
+def test_transposing_copies_match_numpy(rows, cols, dsl_type, numpy_type):
+    values = (np.arange(rows * cols) % 251).astype(numpy_type).reshape(rows, cols)
+    dev = pd.ipu_model(tiles=4)
+    g = pd.Graph(dev)
+    src = g.variable(dsl_type, (rows, cols), name="src")
+    gathered = g.variable(dsl_type, (cols, rows), name="gathered")    # strided reads
+    scattered = g.variable(dsl_type, (cols, rows), name="scattered")  # strided writes
+    both = g.variable(dsl_type, (cols // 2, rows + 3), name="both")   # strided on both sides
+    with pd.Sequence("main") as main:
+        pd.copy(src.T, gathered)
+        pd.copy(src, scattered.T)
+        pd.zero(both)
+        pd.copy(src[:, 1::2][:, :cols // 2].T, both[:, 3:])
+    with pd.Session(g, {"main": main}, device=dev) as s:
+        s.write(src, values)
+        s.run("main")
+        assert np.array_equal(s.read(gathered), values.T)
+        assert np.array_equal(s.read(scattered), values.T)
+        expected = np.zeros((cols // 2, rows + 3), numpy_type)
+        expected[:, 3:] = values[:, 1::2][:, :cols // 2].T
+        assert np.array_equal(s.read(both), expected)

@@ -1,7 +1,9 @@
 #include "Access.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "ThreadPool.hpp"
@@ -95,6 +97,66 @@ template <bool copy> void walkPair(const Access &src, const Access &dst, CopyPos
 // Elements per block of a copy on the thread pool.
 constexpr std::size_t kCopyBlock = 65536;
 
+// One side of a copy as rows of equally strided elements: one segment a row, or one
+// contiguous run cut into rows.
+struct Grid {
+  const Segment *rows; // null when contiguous
+  std::uint8_t *base;  // when contiguous: row i starts at base + i * rowBytes
+  std::ptrdiff_t rowBytes, colStride;
+
+  std::uint8_t *row(std::size_t i) const { return rows ? rows[i].base : base + std::ptrdiff_t(i) * rowBytes; }
+};
+
+// `a` as `rows` rows of `cols` elements; nothing when its segments are not such rows.
+std::optional<Grid> asGrid(const Access &a, std::size_t rows, std::size_t cols) {
+  const auto elemSize = std::ptrdiff_t(a.elemSize);
+  if (a.contiguous()) return Grid{nullptr, a.data(), std::ptrdiff_t(cols) * elemSize, elemSize};
+  const std::vector<Segment> &s = a.segments;
+  if (s.size() != rows) return std::nullopt;
+  for (const Segment &row : s)
+    if (row.count != cols || row.stride != s[0].stride) return std::nullopt;
+  return Grid{s.data(), nullptr, 0, s[0].stride};
+}
+
+// Rows [rowBegin, rowEnd) of a grid copy in tiles of kTile x kTile elements. Along a row,
+// one side steps across memory (a transpose); a tile touches kTile cache lines of each
+// side and uses each line kTile times, where a row at a time would fetch a line for
+// every element of that side.
+constexpr std::size_t kTile = 16;
+
+template <class T>
+void copyTiles(const Grid &dst, const Grid &src, std::size_t rowBegin, std::size_t rowEnd, std::size_t cols) {
+  for (std::size_t i0 = rowBegin; i0 < rowEnd; i0 += kTile)
+    for (std::size_t j0 = 0; j0 < cols; j0 += kTile) {
+      const std::size_t i1 = std::min(rowEnd, i0 + kTile), j1 = std::min(cols, j0 + kTile);
+      for (std::size_t i = i0; i < i1; ++i)
+        stridedCopy<T>(dst.row(i) + std::ptrdiff_t(j0) * dst.colStride, dst.colStride,
+                       src.row(i) + std::ptrdiff_t(j0) * src.colStride, src.colStride, j1 - j0);
+    }
+}
+
+// A copy between accesses that are both grids of the same rows, one of them strided along
+// its rows, in tiles (over the pool when large); false when the copy is not one.
+bool copyGrid(const Access &src, const Access &dst) {
+  const Access &rowsFrom = src.contiguous() ? dst : src; // the side whose segments are the rows
+  if (rowsFrom.segments.size() < kTile) return false;
+  const std::size_t rows = rowsFrom.segments.size(), cols = rowsFrom.segments[0].count;
+  const std::optional<Grid> from = asGrid(src, rows, cols), to = asGrid(dst, rows, cols);
+  const auto elemSize = std::ptrdiff_t(src.elemSize);
+  if (!from || !to || (from->colStride == elemSize && to->colStride == elemSize)) return false;
+  const auto run = [&](std::size_t begin, std::size_t end) {
+    switch (src.elemSize) {
+    case 1: return copyTiles<std::uint8_t>(*to, *from, begin, end, cols);
+    case 2: return copyTiles<std::uint16_t>(*to, *from, begin, end, cols);
+    case 4: return copyTiles<std::uint32_t>(*to, *from, begin, end, cols);
+    default: return copyTiles<std::uint64_t>(*to, *from, begin, end, cols);
+    }
+  };
+  const std::size_t rowsPerBlock = (std::max<std::size_t>(1, kCopyBlock / cols) + kTile - 1) / kTile * kTile;
+  parallelBlocks(rows, rowsPerBlock, [&](std::size_t begin, std::size_t end, unsigned) { run(begin, end); });
+  return true;
+}
+
 } // namespace
 
 std::size_t denseCopyBytes(const Access &src, const Access &dst) {
@@ -117,6 +179,8 @@ void copyElements(const Access &src, const Access &dst) {
     dst.scatter(buffer.data());
     return;
   }
+  const bool tileable = src.elemSize == 1 || src.elemSize == 2 || src.elemSize == 4 || src.elemSize == 8;
+  if (tileable && copyGrid(src, dst)) return;
   if (n < 2 * kCopyBlock) {
     CopyPosition at;
     walkPair<true>(src, dst, at, n);
