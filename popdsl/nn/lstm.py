@@ -727,13 +727,14 @@ def _backward(params, opts, state, inter, weights, x, out, out_grad, last_step_s
     rec = _positions(params, ("forget", "input", "output"))
     candidate = params.position("candidate")
     # dZ @ W^T gives [dx_t, dh_{t-1}]; the loop needs only dh. When the sink keeps every
-    # step's dZ, dx of all steps is one product after the loop (a step then reads half the
-    # weights); otherwise each step makes its dx_t. As in the forward pass, the weights the
-    # step reads are copied as it reads them: W^T row after row.
+    # step's dZ, dx of all steps is one product after the loop (a step then reads the
+    # weights' last H columns); otherwise each step makes its dx_t. As in the forward pass,
+    # the weights are copied as the products read them: W^T row after row.
     stacked = _stacked_weights(weights)
     inputs_after_loop = params.calc_input_gradients and gate_grad_sink.every_step() is not None
-    needed = stacked if params.calc_input_gradients and not inputs_after_loop else stacked[i:]
+    needed = stacked if params.calc_input_gradients else stacked[i:]
     transposed = pd.copy(needed.T, graph.variable(dtype, needed.T.shape, name="weightsT"))
+    step_weights = transposed[:, i:] if inputs_after_loop else transposed
     output_grad = graph.variable(dtype, (b, h), name="outputGrad")
     cell_grad = graph.variable(dtype, (b, h), name="cellStateGrad")
     last = last_step_state_grad or LstmState(None, None)
@@ -745,8 +746,8 @@ def _backward(params, opts, state, inter, weights, x, out, out_grad, last_step_s
     if not params.output_full_sequence:
         output_grad += out_grad  # the last output's gradient flows in at the last (valid) step
     # The product lands in output_grad itself when it is dh alone and every row takes it.
-    propagated = output_grad if needed.shape[0] == h and params.variable_time_steps is None else \
-        graph.variable(dtype, (b, needed.shape[0]), name="propagated")
+    propagated = output_grad if step_weights.shape[1] == h and params.variable_time_steps is None else \
+        graph.variable(dtype, (b, step_weights.shape[1]), name="propagated")
     cells = _recompute_cells(params, graph, state, inter) if opts.recomputation_mode == "cellAndTanh" else None
     input_grad = graph.variable(dtype, (s, b, i), name="inputGrad") if params.calc_input_gradients else None
     gate_grads = graph.variable(dtype, (b, 4, h), name="gateGrads")  # dZ, gates in cell order
@@ -768,7 +769,7 @@ def _backward(params, opts, state, inter, weights, x, out, out_grad, last_step_s
         _activation_grad(params.recurrent_activation, _gate_rows(gate_grads, rec), _stack(f, i_gate, o),
                          _stack(prev_cell, g, act_cell), _stack(cell_total, cell_total, total_out_grad))
         _activation_grad(params.activation, gate_grads[:, candidate], g, i_gate, cell_total)
-        pd.matmul(gate_grads.reshape(b, 4 * h), transposed, options=matmul_options, out=propagated)
+        pd.matmul(gate_grads.reshape(b, 4 * h), step_weights, options=matmul_options, out=propagated)
         if input_grad is not None and not inputs_after_loop:
             input_grad.at[t].set(propagated[:, :i])
         mask = _step_mask(params, graph, t)
@@ -779,7 +780,7 @@ def _backward(params, opts, state, inter, weights, x, out, out_grad, last_step_s
         t -= 1
     gate_grad_sink.finish()
     if inputs_after_loop:
-        pd.matmul(gate_grad_sink.every_step(), stacked[:i].T, options=matmul_options,
+        pd.matmul(gate_grad_sink.every_step(), transposed[:, :i], options=matmul_options,
                   out=input_grad.reshape(s * b, i))
     return LstmState(output_grad, cell_grad), input_grad
 
