@@ -138,8 +138,9 @@ void copyTiles(const Grid &dst, const Grid &src, std::size_t rowBegin, std::size
 // A copy between accesses that are both grids of the same rows, one of them strided along
 // its rows, in tiles (over the pool when large); false when the copy is not one.
 bool copyGrid(const Access &src, const Access &dst) {
+  const bool tileable = src.elemSize == 1 || src.elemSize == 2 || src.elemSize == 4 || src.elemSize == 8;
   const Access &rowsFrom = src.contiguous() ? dst : src; // the side whose segments are the rows
-  if (rowsFrom.segments.size() < kTile) return false;
+  if (!tileable || rowsFrom.segments.size() < kTile) return false;
   const std::size_t rows = rowsFrom.segments.size(), cols = rowsFrom.segments[0].count;
   const std::optional<Grid> from = asGrid(src, rows, cols), to = asGrid(dst, rows, cols);
   const auto elemSize = std::ptrdiff_t(src.elemSize);
@@ -179,8 +180,7 @@ void copyElements(const Access &src, const Access &dst) {
     dst.scatter(buffer.data());
     return;
   }
-  const bool tileable = src.elemSize == 1 || src.elemSize == 2 || src.elemSize == 4 || src.elemSize == 8;
-  if (tileable && copyGrid(src, dst)) return;
+  if (copyGrid(src, dst)) return;
   if (n < 2 * kCopyBlock) {
     CopyPosition at;
     walkPair<true>(src, dst, at, n);

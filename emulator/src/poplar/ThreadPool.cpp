@@ -146,8 +146,7 @@ void ThreadPool::parallelFor(std::size_t n, const Work &fn) {
   tInPool = true;
   takeItems(0);
   tInPool = false;
-  const std::size_t count = n;
-  const auto finished = [&] { return finished_.load(std::memory_order_acquire) == count; };
+  const auto finished = [&] { return finished_.load(std::memory_order_acquire) == n; };
   if (!spinUntil(spin_, finished)) {
     std::unique_lock<std::mutex> lock(mutex_);
     done_.wait(lock, finished);
