@@ -729,11 +729,16 @@ def _backward(params, opts, state, inter, weights, x, out, out_grad, last_step_s
     # dZ @ W^T gives [dx_t, dh_{t-1}]; the loop needs only dh. When the sink keeps every
     # step's dZ, dx of all steps is one product after the loop (a step then reads the
     # weights' last H columns); otherwise each step makes its dx_t. As in the forward pass,
-    # the weights are copied as the products read them: W^T row after row.
+    # the weights are copied as the products read them: W^T row after row. W_in^T and W_out^T
+    # are copied one at a time, so that each copy is a plain transpose (which runs in blocks).
     stacked = _stacked_weights(weights)
     inputs_after_loop = params.calc_input_gradients and gate_grad_sink.every_step() is not None
-    needed = stacked if params.calc_input_gradients else stacked[i:]
-    transposed = pd.copy(needed.T, graph.variable(dtype, needed.T.shape, name="weightsT"))
+    parts = (stacked[:i], stacked[i:]) if params.calc_input_gradients else (stacked[i:],)
+    transposed = graph.variable(dtype, (4 * h, sum(part.shape[0] for part in parts)), name="weightsT")
+    column = 0
+    for part in parts:
+        pd.copy(part.T, transposed[:, column:column + part.shape[0]])
+        column += part.shape[0]
     step_weights = transposed[:, i:] if inputs_after_loop else transposed
     output_grad = graph.variable(dtype, (b, h), name="outputGrad")
     cell_grad = graph.variable(dtype, (b, h), name="cellStateGrad")

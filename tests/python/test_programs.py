@@ -1017,3 +1017,39 @@ def test_transposing_copies_match_numpy(rows, cols, dsl_type, numpy_type):
         expected = np.zeros((cols // 2, rows + 3), numpy_type)
         expected[:, 3:] = values[:, 1::2][:, :cols // 2].T
         assert np.array_equal(s.read(both), expected)
+
+
+@pytest.mark.parametrize("rows, cols", [(24, 20), (64, 72), (300, 37)])
+def test_transposes_of_joined_variables_keep_every_bit(rows, cols):
+    # 4-byte transposes move 8x8 blocks through registers where 8 rows of one side lie
+    # 4 bytes apart; joined variables break that within some blocks (the pieces' edges fall
+    # inside them) and join rows of two variables in one segment list (pd.concat on axis 0).
+    # uint32 NaN payloads show that no element goes through float arithmetic.
+    values = [((np.arange(rows * cols, dtype=np.uint32) * 2654435761 + n) | 0x7F800001).reshape(rows, cols)
+              for n in range(2)]
+    split = cols // 3
+    dev = pd.ipu_model(tiles=4)
+    g = pd.Graph(dev)
+    left = g.variable(pd.uint32, (rows, split), name="left")
+    right = g.variable(pd.uint32, (rows, cols - split), name="right")
+    top = g.variable(pd.uint32, (rows, cols), name="top")
+    bottom = g.variable(pd.uint32, (rows, cols), name="bottom")
+    side_by_side = g.variable(pd.uint32, (cols, rows), name="sideBySide")
+    stacked = g.variable(pd.uint32, (cols, 2 * rows), name="stacked")
+    scattered = g.variable(pd.uint32, (rows, cols), name="scattered")
+    with pd.Sequence("main") as main:
+        pd.copy(pd.concat([left, right], axis=1).T, side_by_side)
+        pd.copy(pd.concat([top, bottom], axis=0).T, stacked)
+        pd.copy(side_by_side, pd.concat([left, right], axis=1).T)  # back again: a scatter
+        pd.copy(side_by_side.T, scattered)
+    with pd.Session(g, {"main": main}, device=dev) as s:
+        s.write(left, values[0][:, :split])
+        s.write(right, values[0][:, split:])
+        s.write(top, values[0])
+        s.write(bottom, values[1])
+        s.run("main")
+        assert np.array_equal(s.read(side_by_side), values[0].T)
+        assert np.array_equal(s.read(stacked), np.concatenate(values, axis=0).T)
+        assert np.array_equal(s.read(left), values[0][:, :split])
+        assert np.array_equal(s.read(right), values[0][:, split:])
+        assert np.array_equal(s.read(scattered), values[0])

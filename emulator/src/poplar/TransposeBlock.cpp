@@ -1,0 +1,55 @@
+#include "TransposeBlock.hpp"
+
+#include <immintrin.h>
+
+namespace poplar::detail {
+
+namespace {
+
+#define TRANSPOSE_TARGET __attribute__((target("avx2")))
+
+// v[k] holds row k of an 8x8 block; afterwards v[m] holds its column m. Shuffles only, so
+// every element keeps its bits (NaN payloads and integers included).
+TRANSPOSE_TARGET void transpose(__m256 v[8]) {
+  __m256 pairs[8], quads[8];
+  for (int k = 0; k < 8; k += 2) {
+    pairs[k] = _mm256_unpacklo_ps(v[k], v[k + 1]);     // (k,0) (k+1,0) (k,1) (k+1,1) | lanes 4-5
+    pairs[k + 1] = _mm256_unpackhi_ps(v[k], v[k + 1]); // (k,2) (k+1,2) (k,3) (k+1,3) | lanes 6-7
+  }
+  for (int k = 0; k < 8; k += 4)
+    for (int half = 0; half < 2; ++half) {
+      quads[k + 2 * half] = _mm256_shuffle_ps(pairs[k + half], pairs[k + 2 + half], 0x44);
+      quads[k + 2 * half + 1] = _mm256_shuffle_ps(pairs[k + half], pairs[k + 2 + half], 0xEE);
+    }
+  for (int m = 0; m < 4; ++m) {
+    v[m] = _mm256_permute2f128_ps(quads[m], quads[m + 4], 0x20);
+    v[m + 4] = _mm256_permute2f128_ps(quads[m], quads[m + 4], 0x31);
+  }
+}
+
+} // namespace
+
+bool transposeBlocksSupported() {
+  static const bool supported = __builtin_cpu_supports("avx2");
+  return supported;
+}
+
+TRANSPOSE_TARGET void rowsToColumns(const std::uint8_t *const rows[8], std::uint8_t *cols,
+                                    std::ptrdiff_t colStride) {
+  __m256 v[8];
+  for (int k = 0; k < 8; ++k) v[k] = _mm256_loadu_ps(reinterpret_cast<const float *>(rows[k]));
+  transpose(v);
+  for (int m = 0; m < 8; ++m) _mm256_storeu_ps(reinterpret_cast<float *>(cols + m * colStride), v[m]);
+}
+
+TRANSPOSE_TARGET void columnsToRows(const std::uint8_t *cols, std::ptrdiff_t colStride,
+                                    std::uint8_t *const rows[8]) {
+  __m256 v[8];
+  for (int m = 0; m < 8; ++m) v[m] = _mm256_loadu_ps(reinterpret_cast<const float *>(cols + m * colStride));
+  transpose(v);
+  for (int k = 0; k < 8; ++k) _mm256_storeu_ps(reinterpret_cast<float *>(rows[k]), v[k]);
+}
+
+#undef TRANSPOSE_TARGET
+
+} // namespace poplar::detail
