@@ -1020,23 +1020,25 @@ def test_transposing_copies_match_numpy(rows, cols, dsl_type, numpy_type):
 
 
 @pytest.mark.parametrize("rows, cols", [(24, 20), (64, 72), (300, 37)])
-def test_transposes_of_joined_variables_keep_every_bit(rows, cols):
-    # 4-byte transposes move 8x8 blocks through registers where 8 rows of one side lie
-    # 4 bytes apart; joined variables break that within some blocks (the pieces' edges fall
+@pytest.mark.parametrize("dsl_type, numpy_type, nan_bits", [(pd.uint32, np.uint32, 0x7F800001),
+                                                            (pd.uint16, np.uint16, 0x7C01)])
+def test_transposes_of_joined_variables_keep_every_bit(rows, cols, dsl_type, numpy_type, nan_bits):
+    # 2- and 4-byte transposes move 8x8 blocks through registers where 8 rows of one side lie
+    # an element apart; joined variables break that within some blocks (the pieces' edges fall
     # inside them) and join rows of two variables in one segment list (pd.concat on axis 0).
-    # uint32 NaN payloads show that no element goes through float arithmetic.
-    values = [((np.arange(rows * cols, dtype=np.uint32) * 2654435761 + n) | 0x7F800001).reshape(rows, cols)
-              for n in range(2)]
+    # Float NaN bit patterns (float32's, float16's) show that no element goes through arithmetic.
+    values = [((np.arange(rows * cols, dtype=np.uint64) * 2654435761 + n) % (1 << (8 * np.dtype(numpy_type).itemsize))
+               ).astype(numpy_type).reshape(rows, cols) | numpy_type(nan_bits) for n in range(2)]
     split = cols // 3
     dev = pd.ipu_model(tiles=4)
     g = pd.Graph(dev)
-    left = g.variable(pd.uint32, (rows, split), name="left")
-    right = g.variable(pd.uint32, (rows, cols - split), name="right")
-    top = g.variable(pd.uint32, (rows, cols), name="top")
-    bottom = g.variable(pd.uint32, (rows, cols), name="bottom")
-    side_by_side = g.variable(pd.uint32, (cols, rows), name="sideBySide")
-    stacked = g.variable(pd.uint32, (cols, 2 * rows), name="stacked")
-    scattered = g.variable(pd.uint32, (rows, cols), name="scattered")
+    left = g.variable(dsl_type, (rows, split), name="left")
+    right = g.variable(dsl_type, (rows, cols - split), name="right")
+    top = g.variable(dsl_type, (rows, cols), name="top")
+    bottom = g.variable(dsl_type, (rows, cols), name="bottom")
+    side_by_side = g.variable(dsl_type, (cols, rows), name="sideBySide")
+    stacked = g.variable(dsl_type, (cols, 2 * rows), name="stacked")
+    scattered = g.variable(dsl_type, (rows, cols), name="scattered")
     with pd.Sequence("main") as main:
         pd.copy(pd.concat([left, right], axis=1).T, side_by_side)
         pd.copy(pd.concat([top, bottom], axis=0).T, stacked)

@@ -128,37 +128,39 @@ std::optional<Grid> asGrid(const Access &a, std::size_t rows, std::size_t cols) 
 // every element of that side.
 constexpr std::size_t kTile = 16;
 
-// The first of rows [i, i + 8) of `g` when the 8 lie 4 bytes apart, a column of 8
+// The first of rows [i, i + 8) of `g` when the 8 lie `size` bytes apart, a column of 8
 // elements together; else null.
-std::uint8_t *columnOfEight(const Grid &g, std::size_t i) {
+std::uint8_t *columnOfEight(const Grid &g, std::size_t i, std::size_t size) {
   std::uint8_t *first = g.row(i);
   for (std::size_t k = 1; k < 8; ++k)
-    if (g.row(i + k) != first + 4 * k) return nullptr;
+    if (g.row(i + k) != first + size * k) return nullptr;
   return first;
 }
 
-// Rows [i, i + 8), columns [j0, j1) of a grid copy of 4-byte elements in 8x8 blocks
-// transposed in registers (TransposeBlock.hpp), where one side holds the rows' elements
-// contiguously and the other holds the 8 rows as columns; false, copying nothing, elsewhere.
+// Rows [i, i + 8), columns [j0, j1) of a grid copy in 8x8 blocks transposed in registers
+// (TransposeBlock.hpp), where one side holds the rows' elements contiguously and the other
+// holds the 8 rows as columns; false, copying nothing, elsewhere.
+template <class T>
 bool copyEightRows(const Grid &dst, const Grid &src, std::size_t i, std::size_t j0, std::size_t j1) {
-  if (!transposeBlocksSupported()) return false;
+  constexpr std::ptrdiff_t size = sizeof(T);
+  if (!transposeBlocksSupported(size)) return false;
   // A scatter (src's rows contiguous, dst's 8 rows a column) or a gather (the reverse).
-  std::uint8_t *dstColumn = src.colStride == 4 ? columnOfEight(dst, i) : nullptr;
-  const std::uint8_t *srcColumn = dst.colStride == 4 ? columnOfEight(src, i) : nullptr;
+  std::uint8_t *dstColumn = src.colStride == size ? columnOfEight(dst, i, size) : nullptr;
+  const std::uint8_t *srcColumn = dst.colStride == size ? columnOfEight(src, i, size) : nullptr;
   if (!dstColumn && !srcColumn) return false;
   std::size_t j = j0;
   for (; j + 8 <= j1; j += 8) {
     std::uint8_t *rows[8];
     for (std::size_t k = 0; k < 8; ++k)
-      rows[k] = (dstColumn ? src.row(i + k) : dst.row(i + k)) + std::ptrdiff_t(4 * j);
+      rows[k] = (dstColumn ? src.row(i + k) : dst.row(i + k)) + std::ptrdiff_t(j) * size;
     if (dstColumn)
-      rowsToColumns(rows, dstColumn + std::ptrdiff_t(j) * dst.colStride, dst.colStride);
+      rowsToColumns(size, rows, dstColumn + std::ptrdiff_t(j) * dst.colStride, dst.colStride);
     else
-      columnsToRows(srcColumn + std::ptrdiff_t(j) * src.colStride, src.colStride, rows);
+      columnsToRows(size, srcColumn + std::ptrdiff_t(j) * src.colStride, src.colStride, rows);
   }
   for (std::size_t k = 0; k < 8 && j < j1; ++k)
-    stridedCopy<std::uint32_t>(dst.row(i + k) + std::ptrdiff_t(j) * dst.colStride, dst.colStride,
-                               src.row(i + k) + std::ptrdiff_t(j) * src.colStride, src.colStride, j1 - j);
+    stridedCopy<T>(dst.row(i + k) + std::ptrdiff_t(j) * dst.colStride, dst.colStride,
+                   src.row(i + k) + std::ptrdiff_t(j) * src.colStride, src.colStride, j1 - j);
   return true;
 }
 
@@ -168,8 +170,7 @@ void copyTiles(const Grid &dst, const Grid &src, std::size_t rowBegin, std::size
     for (std::size_t j0 = 0; j0 < cols; j0 += kTile) {
       const std::size_t i1 = std::min(rowEnd, i0 + kTile), j1 = std::min(cols, j0 + kTile);
       std::size_t i = i0;
-      if constexpr (sizeof(T) == 4)
-        while (i + 8 <= i1 && copyEightRows(dst, src, i, j0, j1)) i += 8;
+      while (i + 8 <= i1 && copyEightRows<T>(dst, src, i, j0, j1)) i += 8;
       for (; i < i1; ++i)
         stridedCopy<T>(dst.row(i) + std::ptrdiff_t(j0) * dst.colStride, dst.colStride,
                        src.row(i) + std::ptrdiff_t(j0) * src.colStride, src.colStride, j1 - j0);

@@ -8,8 +8,8 @@ namespace {
 
 #define TRANSPOSE_TARGET __attribute__((target("avx2")))
 
-// v[k] holds row k of an 8x8 block; afterwards v[m] holds its column m. Shuffles only, so
-// every element keeps its bits (NaN payloads and integers included).
+// v[k] holds row k of an 8x8 block of 4-byte elements; afterwards v[m] holds its column m.
+// Shuffles only, so every element keeps its bits (NaN payloads and integers included).
 TRANSPOSE_TARGET void transpose(__m256 v[8]) {
   __m256 pairs[8], quads[8];
   for (int k = 0; k < 8; k += 2) {
@@ -27,29 +27,71 @@ TRANSPOSE_TARGET void transpose(__m256 v[8]) {
   }
 }
 
-} // namespace
-
-bool transposeBlocksSupported() {
-  static const bool supported = __builtin_cpu_supports("avx2");
-  return supported;
+// The same for 2-byte elements, a row to a 128-bit register (SSE2).
+void transpose(__m128i v[8]) {
+  __m128i pairs[8], quads[8];
+  for (int k = 0; k < 8; k += 2) {
+    pairs[k] = _mm_unpacklo_epi16(v[k], v[k + 1]);     // columns 0-3 of rows k, k+1, interleaved
+    pairs[k + 1] = _mm_unpackhi_epi16(v[k], v[k + 1]); // columns 4-7
+  }
+  for (int k = 0; k < 8; k += 4)
+    for (int half = 0; half < 2; ++half) {
+      quads[k + 2 * half] = _mm_unpacklo_epi32(pairs[k + half], pairs[k + 2 + half]);
+      quads[k + 2 * half + 1] = _mm_unpackhi_epi32(pairs[k + half], pairs[k + 2 + half]);
+    }
+  for (int m = 0; m < 4; ++m) {
+    v[2 * m] = _mm_unpacklo_epi64(quads[m], quads[m + 4]);
+    v[2 * m + 1] = _mm_unpackhi_epi64(quads[m], quads[m + 4]);
+  }
 }
 
-TRANSPOSE_TARGET void rowsToColumns(const std::uint8_t *const rows[8], std::uint8_t *cols,
-                                    std::ptrdiff_t colStride) {
+TRANSPOSE_TARGET void rowsToColumns4(const std::uint8_t *const rows[8], std::uint8_t *cols, std::ptrdiff_t colStride) {
   __m256 v[8];
   for (int k = 0; k < 8; ++k) v[k] = _mm256_loadu_ps(reinterpret_cast<const float *>(rows[k]));
   transpose(v);
   for (int m = 0; m < 8; ++m) _mm256_storeu_ps(reinterpret_cast<float *>(cols + m * colStride), v[m]);
 }
 
-TRANSPOSE_TARGET void columnsToRows(const std::uint8_t *cols, std::ptrdiff_t colStride,
-                                    std::uint8_t *const rows[8]) {
+TRANSPOSE_TARGET void columnsToRows4(const std::uint8_t *cols, std::ptrdiff_t colStride, std::uint8_t *const rows[8]) {
   __m256 v[8];
   for (int m = 0; m < 8; ++m) v[m] = _mm256_loadu_ps(reinterpret_cast<const float *>(cols + m * colStride));
   transpose(v);
   for (int k = 0; k < 8; ++k) _mm256_storeu_ps(reinterpret_cast<float *>(rows[k]), v[k]);
 }
 
+void rowsToColumns2(const std::uint8_t *const rows[8], std::uint8_t *cols, std::ptrdiff_t colStride) {
+  __m128i v[8];
+  for (int k = 0; k < 8; ++k) v[k] = _mm_loadu_si128(reinterpret_cast<const __m128i *>(rows[k]));
+  transpose(v);
+  for (int m = 0; m < 8; ++m) _mm_storeu_si128(reinterpret_cast<__m128i *>(cols + m * colStride), v[m]);
+}
+
+void columnsToRows2(const std::uint8_t *cols, std::ptrdiff_t colStride, std::uint8_t *const rows[8]) {
+  __m128i v[8];
+  for (int m = 0; m < 8; ++m) v[m] = _mm_loadu_si128(reinterpret_cast<const __m128i *>(cols + m * colStride));
+  transpose(v);
+  for (int k = 0; k < 8; ++k) _mm_storeu_si128(reinterpret_cast<__m128i *>(rows[k]), v[k]);
+}
+
 #undef TRANSPOSE_TARGET
+
+} // namespace
+
+bool transposeBlocksSupported(std::size_t elemSize) {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  return elemSize == 2 || (elemSize == 4 && avx2);
+}
+
+void rowsToColumns(std::size_t elemSize, const std::uint8_t *const rows[8], std::uint8_t *cols,
+                   std::ptrdiff_t colStride) {
+  if (elemSize == 4) rowsToColumns4(rows, cols, colStride);
+  else rowsToColumns2(rows, cols, colStride);
+}
+
+void columnsToRows(std::size_t elemSize, const std::uint8_t *cols, std::ptrdiff_t colStride,
+                   std::uint8_t *const rows[8]) {
+  if (elemSize == 4) columnsToRows4(cols, colStride, rows);
+  else columnsToRows2(cols, colStride, rows);
+}
 
 } // namespace poplar::detail
