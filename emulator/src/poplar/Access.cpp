@@ -148,11 +148,11 @@ bool copyEightRows(const Grid &dst, const Grid &src, std::size_t i, std::size_t 
   std::uint8_t *dstColumn = src.colStride == size ? columnOfEight(dst, i, size) : nullptr;
   const std::uint8_t *srcColumn = dst.colStride == size ? columnOfEight(src, i, size) : nullptr;
   if (!dstColumn && !srcColumn) return false;
+  const Grid &rowSide = dstColumn ? src : dst; // the side holding the 8 rows' elements contiguously
   std::size_t j = j0;
   for (; j + 8 <= j1; j += 8) {
     std::uint8_t *rows[8];
-    for (std::size_t k = 0; k < 8; ++k)
-      rows[k] = (dstColumn ? src.row(i + k) : dst.row(i + k)) + std::ptrdiff_t(j) * size;
+    for (std::size_t k = 0; k < 8; ++k) rows[k] = rowSide.row(i + k) + std::ptrdiff_t(j) * size;
     if (dstColumn)
       rowsToColumns(size, rows, dstColumn + std::ptrdiff_t(j) * dst.colStride, dst.colStride);
     else

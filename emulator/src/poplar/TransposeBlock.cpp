@@ -27,8 +27,8 @@ TRANSPOSE_TARGET void transpose(__m256 v[8]) {
   }
 }
 
-// The same for 2-byte elements, a row to a 128-bit register (SSE2).
-void transpose(__m128i v[8]) {
+// The same for 2-byte elements, a row to a 128-bit register.
+TRANSPOSE_TARGET void transpose(__m128i v[8]) {
   __m128i pairs[8], quads[8];
   for (int k = 0; k < 8; k += 2) {
     pairs[k] = _mm_unpacklo_epi16(v[k], v[k + 1]);     // columns 0-3 of rows k, k+1, interleaved
@@ -45,32 +45,32 @@ void transpose(__m128i v[8]) {
   }
 }
 
-TRANSPOSE_TARGET void rowsToColumns4(const std::uint8_t *const rows[8], std::uint8_t *cols, std::ptrdiff_t colStride) {
-  __m256 v[8];
-  for (int k = 0; k < 8; ++k) v[k] = _mm256_loadu_ps(reinterpret_cast<const float *>(rows[k]));
+// A block's row as one register: 8 elements of 4 bytes, or of 2 bytes.
+struct FourBytes {
+  using Row = __m256;
+  TRANSPOSE_TARGET static Row load(const std::uint8_t *p) { return _mm256_loadu_ps(reinterpret_cast<const float *>(p)); }
+  TRANSPOSE_TARGET static void store(std::uint8_t *p, Row v) { _mm256_storeu_ps(reinterpret_cast<float *>(p), v); }
+};
+struct TwoBytes {
+  using Row = __m128i;
+  TRANSPOSE_TARGET static Row load(const std::uint8_t *p) { return _mm_loadu_si128(reinterpret_cast<const __m128i *>(p)); }
+  TRANSPOSE_TARGET static void store(std::uint8_t *p, Row v) { _mm_storeu_si128(reinterpret_cast<__m128i *>(p), v); }
+};
+
+template <class Elements>
+TRANSPOSE_TARGET void rowsToColumnsOf(const std::uint8_t *const rows[8], std::uint8_t *cols, std::ptrdiff_t colStride) {
+  typename Elements::Row v[8];
+  for (int k = 0; k < 8; ++k) v[k] = Elements::load(rows[k]);
   transpose(v);
-  for (int m = 0; m < 8; ++m) _mm256_storeu_ps(reinterpret_cast<float *>(cols + m * colStride), v[m]);
+  for (int m = 0; m < 8; ++m) Elements::store(cols + m * colStride, v[m]);
 }
 
-TRANSPOSE_TARGET void columnsToRows4(const std::uint8_t *cols, std::ptrdiff_t colStride, std::uint8_t *const rows[8]) {
-  __m256 v[8];
-  for (int m = 0; m < 8; ++m) v[m] = _mm256_loadu_ps(reinterpret_cast<const float *>(cols + m * colStride));
+template <class Elements>
+TRANSPOSE_TARGET void columnsToRowsOf(const std::uint8_t *cols, std::ptrdiff_t colStride, std::uint8_t *const rows[8]) {
+  typename Elements::Row v[8];
+  for (int m = 0; m < 8; ++m) v[m] = Elements::load(cols + m * colStride);
   transpose(v);
-  for (int k = 0; k < 8; ++k) _mm256_storeu_ps(reinterpret_cast<float *>(rows[k]), v[k]);
-}
-
-void rowsToColumns2(const std::uint8_t *const rows[8], std::uint8_t *cols, std::ptrdiff_t colStride) {
-  __m128i v[8];
-  for (int k = 0; k < 8; ++k) v[k] = _mm_loadu_si128(reinterpret_cast<const __m128i *>(rows[k]));
-  transpose(v);
-  for (int m = 0; m < 8; ++m) _mm_storeu_si128(reinterpret_cast<__m128i *>(cols + m * colStride), v[m]);
-}
-
-void columnsToRows2(const std::uint8_t *cols, std::ptrdiff_t colStride, std::uint8_t *const rows[8]) {
-  __m128i v[8];
-  for (int m = 0; m < 8; ++m) v[m] = _mm_loadu_si128(reinterpret_cast<const __m128i *>(cols + m * colStride));
-  transpose(v);
-  for (int k = 0; k < 8; ++k) _mm_storeu_si128(reinterpret_cast<__m128i *>(rows[k]), v[k]);
+  for (int k = 0; k < 8; ++k) Elements::store(rows[k], v[k]);
 }
 
 #undef TRANSPOSE_TARGET
@@ -79,19 +79,19 @@ void columnsToRows2(const std::uint8_t *cols, std::ptrdiff_t colStride, std::uin
 
 bool transposeBlocksSupported(std::size_t elemSize) {
   static const bool avx2 = __builtin_cpu_supports("avx2");
-  return elemSize == 2 || (elemSize == 4 && avx2);
+  return avx2 && (elemSize == 2 || elemSize == 4);
 }
 
 void rowsToColumns(std::size_t elemSize, const std::uint8_t *const rows[8], std::uint8_t *cols,
                    std::ptrdiff_t colStride) {
-  if (elemSize == 4) rowsToColumns4(rows, cols, colStride);
-  else rowsToColumns2(rows, cols, colStride);
+  if (elemSize == 4) rowsToColumnsOf<FourBytes>(rows, cols, colStride);
+  else rowsToColumnsOf<TwoBytes>(rows, cols, colStride);
 }
 
 void columnsToRows(std::size_t elemSize, const std::uint8_t *cols, std::ptrdiff_t colStride,
                    std::uint8_t *const rows[8]) {
-  if (elemSize == 4) columnsToRows4(cols, colStride, rows);
-  else columnsToRows2(cols, colStride, rows);
+  if (elemSize == 4) columnsToRowsOf<FourBytes>(cols, colStride, rows);
+  else columnsToRowsOf<TwoBytes>(cols, colStride, rows);
 }
 
 } // namespace poplar::detail

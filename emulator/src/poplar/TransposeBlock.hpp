@@ -9,8 +9,7 @@
 
 namespace poplar::detail {
 
-// Whether this CPU runs the blocks of elemSize-byte elements: 2 (SSE2, every x86-64) or
-// 4 (AVX2, checked once); false for other sizes.
+// Whether this CPU runs the blocks (AVX2, checked once) and elemSize is 2 or 4.
 bool transposeBlocksSupported(std::size_t elemSize);
 
 // Column m of the block (rows[0][m], ..., rows[7][m]) to cols + m * colStride.
