@@ -6,8 +6,10 @@ with preCalcWeights) against torch's forward + backward (budget: within 1.0x); t
 inference-only forward (no intermediates, inferenceOnly and preCalcWeights, which is how
 torch multiplies the inputs too) at B=32 and B=1 against torch's forward under
 torch.inference_mode() (budget: within 0.8x); the training step of the other option at each
-size is reported too. Then building and compiling the training graph at S=1000 (budget:
-well under a second).
+size is reported too. Beside each ratio, its floor: the case's operations (popnn's count) at
+the machine's float multiply-add peak (benchmarks/fma_peak.py, measured every round) over
+torch's time; a budget under its floor is out of reach on that machine whatever the code.
+Then building and compiling the training graph at S=1000 (budget: well under a second).
 PyTorch is not a project dependency (pip install '.[bench]' takes the pinned CPU wheel):
 pass --torch-python /path/to/that/python if it is not importable here.
 
@@ -67,6 +69,7 @@ import numpy as np  # noqa: E402
 
 import popdsl as pd  # noqa: E402
 from popdsl.nn import lstm  # noqa: E402
+from fma_peak import fma_peak_gflops  # noqa: E402
 from ratios import report  # noqa: E402
 
 # Times each case of argv[1] (a JSON list of [batch, training, repeats]) and prints their best times.
@@ -165,12 +168,14 @@ def time_torch(python, repeats):
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-def gflops(case, seconds):
+def flops(case):
+    """The case's floating-point operations as popnn counts them (its products' multiply-adds,
+    2 each, and a few per element)."""
     params = lstm.LstmParams(pd.float32, case.batch, S, (I, H))
-    flops = lstm.fwd_flops(params)
+    total = lstm.fwd_flops(params)
     if case.training:
-        flops += lstm.bwd_flops(params) + lstm.wu_flops(params)
-    return flops / seconds / 1e9
+        total += lstm.bwd_flops(params) + lstm.wu_flops(params)
+    return total
 
 
 def main(args):
@@ -180,12 +185,15 @@ def main(args):
     stack = contextlib.ExitStack()
     sessions = [loaded_session(stack, case) for case in CASES]
     best = {side: [[float("inf")] * len(CASES) for _ in range(2)] for side in ("emulator", "torch")}
+    peak = None  # GFLOP/s, the best of the rounds' measurements
     print(f"LSTM S={S} I={I} H={H} float, {THREADS} thread(s), {args.rounds} rounds; times in ms, "
           f"emulator / torch")
     for round_ in range(args.rounds):
         walls, cpus = zip(*(time_emulator(session, case.repeats * args.repeats)
                             for case, session in zip(CASES, sessions)))
         timed = time_torch(args.torch_python, args.repeats)
+        measured_peak = fma_peak_gflops(THREADS)
+        peak = measured_peak if peak is None else max(peak, measured_peak or 0)
         for side, measured in (("emulator", (walls, cpus)), ("torch", (timed["seconds"], timed["cpu_seconds"]))):
             best[side] = [[min(a, b) for a, b in zip(old, new)] for old, new in zip(best[side], measured)]
         print(f"  round {round_ + 1}: " + ", ".join(
@@ -193,13 +201,18 @@ def main(args):
             for case, mine, theirs in zip(CASES, walls, timed["seconds"])), flush=True)
     stack.close()
     (emulator, emulator_cpu), (torch, torch_cpu) = best["emulator"], best["torch"]
-    print(f"torch {timed['version']}; best times (CPU time in brackets):")
+    # The floor: the case's operations at the machine's multiply-add peak, over torch's time.
+    floors = [None if peak is None else flops(case) / (peak * 1e9) / theirs for case, theirs in zip(CASES, torch)]
+    print(f"torch {timed['version']}; multiply-add peak "
+          f"{'unmeasured (no C compiler)' if peak is None else f'{peak:.0f} GFLOP/s'}; "
+          f"best times (CPU time in brackets), GFLOP/s by popnn's count:")
     for case, mine, theirs, mine_cpu, theirs_cpu in zip(CASES, emulator, torch, emulator_cpu, torch_cpu):
-        print(f"  {case.label:34} emulator {mine * 1e3:7.2f} ms ({mine_cpu * 1e3:7.2f}, {gflops(case, mine):5.1f} "
-              f"GFLOP/s by popnn's count), torch {theirs * 1e3:7.2f} ms ({theirs_cpu * 1e3:7.2f})")
-    for case, mine, theirs in zip(CASES, emulator, torch):
+        print(f"  {case.label:34} emulator {mine * 1e3:7.2f} ms ({mine_cpu * 1e3:7.2f}, {flops(case) / mine / 1e9:5.1f}), "
+              f"torch {theirs * 1e3:7.2f} ms ({theirs_cpu * 1e3:7.2f}, {flops(case) / theirs / 1e9:5.1f})")
+    for case, mine, theirs, floor in zip(CASES, emulator, torch, floors):
         report(f"LSTM {case.label} / torch", mine / theirs, case.budget,
-               "torch fwd+bwd" if case.training else "torch forward in inference_mode")
+               ("torch fwd+bwd" if case.training else "torch forward in inference_mode") +
+               ("" if floor is None else f"; at the multiply-add peak: {floor:.2f}x"), floor=floor)
     if THREADS == 1:  # with more, the CPU time also counts threads waiting for work
         for case, mine, theirs in zip(CASES, emulator_cpu, torch_cpu):
             report(f"LSTM {case.label} / torch, 1-thread CPU time", mine / theirs, None)

@@ -4,14 +4,26 @@ import json
 import os
 
 
-def report(label, ratio, budget, detail="", unit="x"):
+def verdict(ratio, budget, floor=None):
+    """'holds' or 'MISSES' (empty without a budget); a miss names the floor when the
+    budget lies below it: no code could meet it on this machine."""
+    if budget is None:
+        return ""
+    if ratio <= budget:
+        return "holds"
+    return "MISSES" if floor is None or floor <= budget else f"MISSES, out of reach (floor {floor:.2f}x)"
+
+
+def report(label, ratio, budget, detail="", unit="x", floor=None):
     """Prints `label: ratio (budget)` and records it for run_all.py; a ratio at or under
     the budget holds (`budget` None: reported, no budget). `unit` follows the figures
-    ("x" for ratios, " ns" for a time against a budget in nanoseconds)."""
-    verdict = "" if budget is None else (" holds" if ratio <= budget else " MISSES")
-    print(f"{label}: {ratio:.2f}{unit}" + ("" if budget is None else f" (budget {budget:.2f}{unit}){verdict}") +
+    ("x" for ratios, " ns" for a time against a budget in nanoseconds). `floor`: the least
+    ratio the machine allows (benchmarks/fma_peak.py), where one is known."""
+    held = verdict(ratio, budget, floor)
+    print(f"{label}: {ratio:.2f}{unit}" + ("" if budget is None else f" (budget {budget:.2f}{unit}) {held}") +
           (f"; {detail}" if detail else ""))
     path = os.environ.get("POPDSL_BENCHMARK_RATIOS")
     if path:
         with open(path, "a") as f:
-            f.write(json.dumps({"label": label, "ratio": ratio, "budget": budget, "unit": unit, "detail": detail}) + "\n")
+            f.write(json.dumps({"label": label, "ratio": ratio, "budget": budget, "unit": unit, "detail": detail,
+                                "floor": floor}) + "\n")

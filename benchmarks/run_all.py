@@ -17,6 +17,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ratios import verdict
+
 HERE = Path(__file__).resolve().parent
 BENCHMARKS = ["dispatch", "matmul", "elementwise", "attention", "lstm"]
 
@@ -49,9 +51,9 @@ def table(rows):
     for r in rows:
         unit = r.get("unit", "x")
         budget = "" if r["budget"] is None else f"{r['budget']:.2f}{unit}"
-        verdict = "" if r["budget"] is None else ("holds" if r["ratio"] <= r["budget"] else "MISSES")
         measured = f"{r['ratio']:.2f}{unit}"
-        lines.append(f"{r['label']:{width}}  {measured:>10}  {budget:>10}  {verdict}".rstrip())
+        held = verdict(r["ratio"], r["budget"], r.get("floor"))
+        lines.append(f"{r['label']:{width}}  {measured:>10}  {budget:>10}  {held}".rstrip())
     return "\n".join(lines)
 
 

@@ -1,0 +1,32 @@
+"""The benchmarks' verdicts (benchmarks/ratios.py) and the multiply-add peak their floors
+come from (benchmarks/fma_peak.py): benchmarks are not tests, but what they conclude is."""
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from fma_peak import fma_peak_gflops  # noqa: E402
+from ratios import verdict  # noqa: E402
+
+
+@pytest.mark.parametrize("ratio, budget, floor, expected", [
+    (0.9, 1.0, None, "holds"),
+    (1.0, 1.0, 0.7, "holds"),  # at the budget
+    (1.2, 1.0, None, "MISSES"),
+    (1.2, 1.0, 0.7, "MISSES"),  # the budget is reachable: a plain miss
+    (1.2, 1.0, 1.0, "MISSES"),  # a floor at the budget can still be met
+    (1.16, 0.8, 0.86, "MISSES, out of reach (floor 0.86x)"),
+    (0.5, None, 0.9, ""),  # reported without a budget
+])
+def test_verdict_names_a_floor_only_above_the_budget(ratio, budget, floor, expected):
+    assert verdict(ratio, budget, floor) == expected
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler named cc")
+def test_fma_peak_is_a_plausible_rate():
+    one = fma_peak_gflops(1, tries=1)
+    # Any x86-64 or Arm core of the last decade does a few GFLOP/s of float multiply-adds at
+    # least, and no core 10 TFLOP/s.
+    assert one is not None and 2 < one < 10_000
