@@ -5,7 +5,10 @@
 Each benchmark runs in its own process (its output is shown as it goes) and appends
 its ratios to a file named by POPDSL_BENCHMARK_RATIOS (benchmarks/ratios.py). The LSTM
 benchmark runs when torch is importable here or --torch-python names a Python that has
-it. Ends with the table and the machine it ran on; exits 1 when a benchmark failed.
+it. Ends with the table and the machine it ran on, with its float multiply-add peak
+(benchmarks/fma_peak.py) measured before and after the benchmarks: a shared machine's
+speed can move while they run, and the two figures show by how much. Exits 1 when a
+benchmark failed.
 """
 import argparse
 import importlib.util
@@ -17,6 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from fma_peak import fma_peak_gflops
 from ratios import verdict
 
 HERE = Path(__file__).resolve().parent
@@ -40,9 +44,16 @@ def command(name, torch_python):
     return script if importlib.util.find_spec("torch") else None
 
 
-def machine():
+def peak():
+    """The machine's multiply-add peak on all its cores now, as text."""
+    gflops = fma_peak_gflops(len(os.sched_getaffinity(0)))
+    return "unmeasured (no C compiler)" if gflops is None else f"{gflops:.0f} GFLOP/s"
+
+
+def machine(peak_before):
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, load average {load} at the end"
+    return (f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, load average {load} at the end; "
+            f"float multiply-add peak {peak_before} before the benchmarks, {peak()} after")
 
 
 def table(rows):
@@ -59,6 +70,7 @@ def table(rows):
 
 def main(args):
     rows, failed = [], []
+    peak_before = peak()
     with tempfile.TemporaryDirectory() as scratch:
         ratios = Path(scratch) / "ratios.jsonl"
         env = dict(os.environ, POPDSL_BENCHMARK_RATIOS=str(ratios))
@@ -75,7 +87,7 @@ def main(args):
     print()
     if rows:
         print(table(rows))
-    print(f"machine: {machine()}")
+    print(f"machine: {machine(peak_before)}")
     if failed:
         print(f"failed: {', '.join(failed)}")
     return 1 if failed else 0
