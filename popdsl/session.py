@@ -299,11 +299,8 @@ class Session:
         handle = self._by_id.get(id(t))
         if handle is None and self.graph is None:
             raise SessionError(f"Session: a loaded session reads and writes tensors by name (a str), not {t!r}")
-        if handle is None and t.graph is not self.graph:
+        if handle is None:  # read and write take this graph's views before asking
             raise SessionError(f"Session: t {t!r} belongs to another graph than this session's")
-        if handle is None:
-            raise SessionError(f"Session: t {t!r} is a view, or was made after the session was compiled; "
-                               "write the tensor it is a view of")
         return self._tensors[handle]
 
     def _named(self, name: str) -> TensorInfo:
@@ -321,20 +318,44 @@ class Session:
     @_one_at_a_time
     def write(self, t: Union[Tensor, str], values: ArrayLike) -> None:
         """Writes `values` (broadcast to t's shape) to tensor `t` (a pd.Tensor or a name).
-        The values are also kept as t's host copy: t becomes a weight."""
+        The values are also kept as t's host copy: t becomes a weight. A view (a slice,
+        transpose, reshape, pd.concat, ...) writes its elements of the tensors it aliases,
+        which keep their other values."""
         self._check_attached("write")
+        if isinstance(t, Tensor) and id(t) not in self._by_id and t.graph is self.graph:
+            return self._write_view(t, values)
         info = self._info(t)
         if info.constant:
             raise SessionError(f"tensor {info.name!r} is a constant and cannot be written")
-        array = device_values(values, info.dtype, f"writing tensor {info.name!r}")
-        shape = self._host_shape(info.shape)
-        if array.shape not in (info.shape, shape) and array.size != 1:
-            per_replica = f" or {shape} (one per replica)" if self.replicas > 1 else ""
+        self._write(info, self._host_values(values, info.name, info.shape, info.dtype))
+
+    def _host_values(self, values: ArrayLike, name: str, shape: tuple, dtype: np.dtype) -> np.ndarray:
+        """`values` as a tensor's host buffer: [replicas, *shape] in a replicated graph, else shape."""
+        array = device_values(values, dtype, f"writing tensor {name!r}")
+        host_shape = self._host_shape(shape)
+        if array.shape not in (shape, host_shape) and array.size != 1:
+            per_replica = f" or {host_shape} (one per replica)" if self.replicas > 1 else ""
             raise SessionError(f"Session.write: cannot write an array of shape {array.shape} (values) to tensor "
-                               f"{info.name!r} of shape {info.shape}{per_replica}")
-        array = np.ascontiguousarray(np.broadcast_to(array, shape))
+                               f"{name!r} of shape {shape}{per_replica}")
+        return np.ascontiguousarray(np.broadcast_to(array, host_shape))
+
+    def _write(self, info: TensorInfo, array: np.ndarray) -> None:
         self.engine.writeTensor("w" + info.handle, array)
         self._host_data[info.handle] = array.copy()
+
+    def _write_view(self, t: Tensor, values: ArrayLike) -> None:
+        """Writes a tensor the session has no host write for (a view) into the tensors it aliases."""
+        if t.raw.containsAliases():
+            raise SessionError(f"Session.write: {t!r} holds some elements more than once (a broadcast or a "
+                               "repeated slice), so its values cannot all be written; write the tensor it is a view of")
+        if t.raw.containsConstant():
+            raise SessionError(f"Session.write: {t!r} holds elements of a constant, which cannot be written")
+        array = self._host_values(values, repr(t), t.shape, numpy_dtype(t.dtype))
+        written = self._layout.write_view(t, array.reshape(self.replicas, -1),
+                                          lambda handle: self._read(self._tensors[handle]))
+        for handle, whole in written.items():
+            info = self._tensors[handle]
+            self._write(info, whole.reshape(self._host_shape(info.shape)))
 
     @_one_at_a_time
     def write_remote(self, buffer: RemoteBuffer, row: int, values: ArrayLike, replica: Optional[int] = None) -> None:

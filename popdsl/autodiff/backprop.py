@@ -15,10 +15,14 @@ def propagate(tape, records, seeds: dict, wrt_sources, context) -> list:
     """Runs the gradient rules of `records` (of `tape`) backwards from `seeds`
     ({source: its gradient}) and returns the total gradient of each of wrt_sources (None
     where none flows). context(record, needs) makes the OpContext a rule sees."""
-    path, differentiable = _path(records, list(seeds), set(wrt_sources))
+    wanted = set(wrt_sources)
+    path, differentiable = _path(records, list(seeds), wanted)
     partials = {source: [g] for source, g in seeds.items()}
     for record in reversed(path):
         grads = [_total(partials.pop((record, k), None)) for k in range(len(record.outputs))]
+        for k, g in enumerate(grads):
+            if (record, k) in wanted and g is not None:  # also on the way to another of wrt: kept
+                partials[record, k] = [g]
         if all(g is None for g in grads):
             continue
         needs = [s in differentiable and is_floating(t.dtype) for s, t in zip(record.sources, record.inputs)]

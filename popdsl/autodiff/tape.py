@@ -9,7 +9,9 @@ read the new value and earlier records keep the old one.
 Views (reshape, slices, transpose, concat, ...) emit no program step. They remember
 their base on the tensor (`Tensor.view_of`) and become a view record when an op
 consumes them, so a view made before a block opened, or read after its base was
-written, follows its base's value at the time it is read.
+written, follows its base's value at the time it is read. Reads of a view while its
+bases keep their values share one record, so pd.grad with respect to a view (a slice
+of a weight, create_weights' views of one variable) finds the value the ops read.
 
 Recording costs a small object per op and nothing else: pd.grad does all the work.
 """
@@ -59,6 +61,7 @@ class Tape:
         self.writes = []  # the records that overwrite tensors (in-place ops), in order
         self._write_indices = []  # their indices in records, to bisect
         self._latest = {}  # id(tensor) -> (record, output index); records keep the tensors alive
+        self._views = {}  # id(view) -> (its view record's source, its bases' sources then, the view)
         self.reads = {}  # id -> tensor: tensors read whose value comes from outside the block
         self.changed = {}  # id -> tensor: tensors the block's ops produced or wrote
 
@@ -67,9 +70,15 @@ class Tape:
         found = self._latest.get(id(t))
         if found is not None:
             return found
-        if t.view_of is not None:
+        if t.view_of is not None:  # one view record while its bases keep their values
             kind, bases, attrs = t.view_of
-            return self.add(Record(kind, bases, (t,), (), attrs), of_a_view=True)[0]
+            bases_now = tuple(self.source(b) for b in bases)
+            cached = self._views.get(id(t))
+            if cached is not None and all(a is b for a, b in zip(cached[1], bases_now)):
+                return cached[0]
+            (src,) = self.add(Record(kind, bases, (t,), (), attrs), sources=bases_now, of_a_view=True)
+            self._views[id(t)] = (src, bases_now, t)
+            return src
         self.reads.setdefault(id(t), t)
         return t
 

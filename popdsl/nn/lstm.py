@@ -9,7 +9,9 @@ intermediates are the gate gradients dZ [S, 4, B, H] in cell order.
 
 Each time loop is one pd.Repeat whose body slices its step with t.at[step]: the graph
 does not grow with the sequence length. Inside the loops the weights are one matrix
-W = [[W_in], [W_out]] of shape [I + H, 4H], so a step is a single matmul; with
+W = [[W_in], [W_out]] of shape [I + H, 4H], so a step is a single matmul (create_weights
+lays both weight tensors out in W's memory order, which the products read in place; other
+weights are copied into that order once a run); with
 preCalcWeights the input part of every step is one product before the forward loop, and
 the backward pass (when every step's gate gradients are kept, as for the weight update)
 makes the input gradients of all steps in one product after its loop. The biases are
@@ -248,11 +250,14 @@ def create_initial_state(graph: pd.Graph, params: LstmParams, name: str = "lstm/
 
 
 def create_weights(graph: pd.Graph, params: LstmParams, name: str = "lstm/weights") -> LstmWeights:
-    """Input weights [4, I, H], output weights [4, H, H] and biases [4, H] (gates in cell order)."""
+    """Input weights [4, I, H], output weights [4, H, H] and biases [4, H] (gates in cell order).
+    The two weight tensors are views of one [I + H, 4, H] variable, `name`: the matrix
+    W = [[W_in], [W_out]] the steps multiply, as popnn lays weights out for its matmuls,
+    so the forward reads them where they lie instead of copying them at every run."""
     _check_creation(graph, params, name, "lstm.create_weights")
     i, h = params.layer_sizes
-    return LstmWeights(graph.variable(params.dtype, (4, i, h), name=f"{name}/inputWeights"),
-                       graph.variable(params.dtype, (4, h, h), name=f"{name}/outputWeights"),
+    stacked = graph.variable(params.dtype, (i + h, 4, h), name=name)
+    return LstmWeights(stacked[:i].transpose(1, 0, 2), stacked[i:].transpose(1, 0, 2),
                        graph.variable(params.dtype, (4, h), name=f"{name}/biases"))
 
 
@@ -497,12 +502,14 @@ def _saving_cell(params: LstmParams, opts: _Options, graph, cell: Tensor, output
 def _gate_units(params: LstmParams, opts: _Options, x: Tensor, weights: LstmWeights, matmul_options: dict):
     """(output, units_step): the output h [B, H] a step reads, and units_step(t), which adds
     the products of the step's gate units [B, 4, H] (cell order, without the biases) and
-    returns them. The weights are copied into one matrix W = [[W_in], [W_out]] stored as
-    the products read it: row after row of 4H columns, which the emulator's kernel for
-    products of few rows reads in place."""
+    returns them. The weights are one matrix W = [[W_in], [W_out]] stored as the products
+    read it, row after row of 4H columns, which the emulator's kernel for products of few
+    rows reads in place: weights from create_weights lie so, others are copied so."""
     graph = x.graph
     s, b, (i, h), dtype = params.time_steps, params.batch_size, params.layer_sizes, params.dtype
-    weights_matrix = pd.copy(_stacked_weights(weights), graph.variable(dtype, (i + h, 4 * h), name="weights"))
+    weights_matrix = _stacked_weights(weights)
+    if not weights_matrix.raw.isContiguous():
+        weights_matrix = pd.copy(weights_matrix, graph.variable(dtype, (i + h, 4 * h), name="weights"))
     output = graph.variable(dtype, (b, h), name="output")
     if opts.pre_calc_weights:  # x_t W_in of every step in one product before the loop; a step adds h W_out
         weighted_in = graph.variable(dtype, (s, b, 4, h), name="weightedInput")

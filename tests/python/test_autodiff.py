@@ -192,6 +192,45 @@ def test_gradients_against_numpy_mlp_layer(ipu_device, session_factory):
         assert_close(s.read(db), dz.sum(0))
 
 
+def test_gradients_with_respect_to_views_made_before_the_block(ipu_device, session_factory):
+    # Two weights as views of one variable (as pd.nn.lstm.create_weights makes them), each
+    # read twice: the gradient of each view is its own, and re-reading it adds to it.
+    x, stacked = away_from_zero(4, 3), away_from_zero(5, 2)
+    g = pd.Graph(ipu_device)
+    tx = g.variable(pd.float32, x.shape, name="x", init=x)
+    tstacked = g.variable(pd.float32, stacked.shape, name="stacked", init=stacked)
+    w, v = tstacked[:3], tstacked[3:].transpose()  # [3, 2] and [2, 2]
+    with pd.Sequence() as main:
+        h = pd.tanh(tx @ w)
+        loss = pd.reduce_sum_squares(h @ v) + (w * w).sum()
+        dw, dv, dstacked = pd.grad(loss, [w, v, tstacked])
+    with session_factory(g, main) as s:
+        s.run()
+        x64, w64, v64 = x.astype(np.float64), stacked[:3].astype(np.float64), stacked[3:].T.astype(np.float64)
+        h64 = np.tanh(x64 @ w64)
+        dy = 2 * (h64 @ v64)
+        expected_dw = x64.T @ (dy @ v64.T * (1 - h64 * h64)) + 2 * w64
+        expected_dv = h64.T @ dy
+        assert_close(s.read(dw), expected_dw)
+        assert_close(s.read(dv), expected_dv)
+        assert_close(s.read(dstacked), np.concatenate([expected_dw, expected_dv.T]))
+
+
+def test_a_gradient_with_respect_to_a_value_on_the_way_to_another_is_kept(ipu_device, session_factory):
+    x = away_from_zero(3, 2)
+    g = pd.Graph(ipu_device)
+    tx = g.variable(pd.float32, x.shape, name="x", init=x)
+    with pd.Sequence() as main:
+        h = pd.tanh(tx)
+        loss = pd.reduce_sum_squares(h * 3.0)
+        dh, dx = pd.grad(loss, [h, tx])  # h lies between loss and x
+    with session_factory(g, main) as s:
+        s.run()
+        h64 = np.tanh(x.astype(np.float64))
+        assert_close(s.read(dh), 18 * h64)
+        assert_close(s.read(dx), 18 * h64 * (1 - h64 * h64))
+
+
 def test_a_map_gradient_is_one_fused_map_per_input():
     g = pd.Graph(pd.ipu_model(tiles=4))
     a, b = g.variable(pd.float32, (3,), name="a"), g.variable(pd.float32, (3,), name="b")

@@ -1,6 +1,7 @@
 """Session.read of views (slices, transposes, broadcasts, concats, the results of pd.argmax and
 pd.gather): the current values of the storage they alias, made before or after the session;
-outside the `with` block, from the weights' host copies. Values against numpy."""
+outside the `with` block, from the weights' host copies. Session.write of views: their elements
+of the tensors they alias, the others kept. Values against numpy."""
 import numpy as np
 import pytest
 
@@ -76,8 +77,64 @@ def test_a_view_of_a_tensor_made_after_the_session_is_refused_with_the_reason(gr
     other = pd.Graph(device).variable(pd.float32, (2,), name="elsewhere")
     with s, pytest.raises(pd.SessionError, match=r"'elsewhere'.* another graph"):
         s.read(other[0])
-    with s, pytest.raises(pd.SessionError, match=r"x.* is a view.*write the tensor it is a view of"):
-        s.write(x[0], np.zeros(5))  # writes go to whole tensors
+    with s, pytest.raises(pd.SessionError, match=r"Session\.write: <pd\.Tensor 'later' shape=\(3, 2\).*made after "
+                                                 r"the session was compiled"):
+        s.write(later.transpose(), np.zeros((3, 2)))
+
+
+def test_a_view_writes_its_elements_of_the_tensors_it_aliases_and_keeps_the_others(graph, device):
+    x = graph.variable(pd.float32, (4, 5), name="x", init=X)
+    y = graph.variable(pd.float32, (2, 5), name="y", init=X[:2] * 10)
+    with pd.Sequence() as main:
+        x += 1
+    written = np.arange(9, dtype=np.float32).reshape(3, 3)
+    across = np.arange(100, 110, dtype=np.float32).reshape(2, 5)  # x's last row, then y's first
+    expected_x, expected_y = X.copy(), X[:2] * 10
+    expected_x[1:, ::2] = written.T
+    expected_x[3], expected_y[0] = across
+    with pd.Session(graph, main, device=device) as s:
+        s.write(x[1:, ::2].transpose(), written)  # strided and transposed
+        s.write(pd.concat([x[3], y[0]]).reshape(2, 5), across)  # across two variables
+        np.testing.assert_array_equal(s.read(x), expected_x)
+        np.testing.assert_array_equal(s.read(y), expected_y)
+        s.run()  # the engine computes from what was written
+        expected_x += 1
+        np.testing.assert_array_equal(s.read(x), expected_x)
+        s.write(x[0], 7)  # one value fills the view
+        expected_x[0] = 7
+        np.testing.assert_array_equal(s.read(x), expected_x)
+    np.testing.assert_array_equal(s.read(x), expected_x)  # outside the block: the host copy
+
+
+def test_a_view_write_names_what_cannot_be_written(graph, device):
+    x = graph.variable(pd.float32, (4, 5), name="x", init=X)
+    c = graph.constant(np.ones(5, np.float32), name="c")
+    with pd.Sequence() as main:
+        x += c
+    with pd.Session(graph, main, device=device) as s:
+        with pytest.raises(pd.SessionError, match=r"'x' shape=\(2, 5\).* more than once"):
+            s.write(x[1].broadcast((2, 5)), np.zeros((2, 5)))
+        with pytest.raises(pd.SessionError, match=r"holds elements of a constant"):
+            s.write(pd.concat([x[0], c]), np.zeros(10))
+        with pytest.raises(pd.SessionError, match=r"cannot write an array of shape \(4,\).*of shape \(5,\)"):
+            s.write(x[0], np.zeros(4))
+        np.testing.assert_array_equal(s.read(x), X)  # nothing was written
+
+
+def test_a_replicated_graphs_view_writes_per_replica():
+    device = pd.ipu_model(tiles=4, ipus=2)
+    g = pd.Graph(device, replicas=2)
+    x = g.variable(pd.float32, (4, 5), name="x", init=X)
+    with pd.Sequence() as main:
+        x += pd.cast(pd.replica_index(g), pd.float32)
+    per_replica = np.arange(20, dtype=np.float32).reshape(2, 5, 2)
+    with pd.Session(g, main, device=device) as s:
+        s.write(x[1:3].transpose(), per_replica)
+        expected = np.stack([X, X])
+        expected[:, 1:3] = np.swapaxes(per_replica, 1, 2)
+        np.testing.assert_array_equal(s.read(x), expected)
+        s.run()
+        np.testing.assert_array_equal(s.read(x), expected + np.array([0, 1], np.float32)[:, None, None])
 
 
 def test_a_replicated_graphs_view_reads_per_replica():
