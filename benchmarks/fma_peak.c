@@ -10,10 +10,9 @@ enum { kChains = 12, kLanes = sizeof(Vector) / sizeof(float) };
    that depends on every chain, so the compiler keeps them all. */
 float multiply_adds(long rounds) {
   Vector chains[kChains];
-  const Vector scale = {0}, offset = {0};
   for (int c = 0; c < kChains; ++c)
     for (int lane = 0; lane < kLanes; ++lane) chains[c][lane] = (float)(c + lane);
-  Vector x = scale + 0.999999f, y = offset + 1e-7f;
+  const Vector zero = {0}, x = zero + 0.999999f, y = zero + 1e-7f;
   for (long r = 0; r < rounds; ++r)
     for (int c = 0; c < kChains; ++c) chains[c] = chains[c] * x + y;
   float sum = 0;

@@ -9,6 +9,7 @@ prints that floor beside its ratios). Returns None where no C compiler runs.
 """
 import argparse
 import ctypes
+import functools
 import os
 import subprocess
 import tempfile
@@ -21,12 +22,17 @@ SOURCE = Path(__file__).resolve().with_suffix(".c")
 ROUNDS = 20_000_000  # about 0.1 s a thread at 100 GFLOP/s
 
 
-def _library(directory: str):
-    library = Path(directory) / "fma_peak.so"
-    compiler = os.environ.get("CC", "cc")
-    subprocess.run([compiler, "-O3", "-funroll-loops", "-march=native", "-ffp-contract=fast", "-shared", "-fPIC",
-                    str(SOURCE), "-o", str(library)], check=True, capture_output=True)
-    loaded = ctypes.CDLL(str(library))
+@functools.lru_cache(maxsize=None)
+def _library():
+    """fma_peak.c built and loaded, once a process; None without a C compiler."""
+    with tempfile.TemporaryDirectory() as directory:  # the loaded library stays mapped
+        library = Path(directory) / "fma_peak.so"
+        try:
+            subprocess.run([os.environ.get("CC", "cc"), "-O3", "-funroll-loops", "-march=native", "-ffp-contract=fast",
+                            "-shared", "-fPIC", str(SOURCE), "-o", str(library)], check=True, capture_output=True)
+            loaded = ctypes.CDLL(str(library))
+        except (OSError, subprocess.CalledProcessError):
+            return None
     loaded.multiply_adds.argtypes, loaded.multiply_adds.restype = [ctypes.c_long], ctypes.c_float
     loaded.multiply_adds_per_round.restype = ctypes.c_long
     return loaded
@@ -35,22 +41,20 @@ def _library(directory: str):
 def fma_peak_gflops(threads: int, tries: int = 3) -> Optional[float]:
     """The best rate of `tries` runs of the multiply-add chains on `threads` threads at once
     (ctypes lets go of the GIL during the call), or None without a C compiler."""
-    with tempfile.TemporaryDirectory() as directory:
-        try:
-            library = _library(directory)
-        except (OSError, subprocess.CalledProcessError):
-            return None
-        flops = 2 * ROUNDS * library.multiply_adds_per_round() * threads
-        best = float("inf")
-        for _ in range(tries):
-            workers = [threading.Thread(target=library.multiply_adds, args=(ROUNDS,)) for _ in range(threads)]
-            start = time.perf_counter()
-            for worker in workers:
-                worker.start()
-            for worker in workers:
-                worker.join()
-            best = min(best, time.perf_counter() - start)
-        return flops / best / 1e9
+    library = _library()
+    if library is None:
+        return None
+    flops = 2 * ROUNDS * library.multiply_adds_per_round() * threads
+    best = float("inf")
+    for _ in range(tries):
+        workers = [threading.Thread(target=library.multiply_adds, args=(ROUNDS,)) for _ in range(threads)]
+        start = time.perf_counter()
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+        best = min(best, time.perf_counter() - start)
+    return flops / best / 1e9
 
 
 if __name__ == "__main__":

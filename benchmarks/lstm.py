@@ -185,15 +185,14 @@ def main(args):
     stack = contextlib.ExitStack()
     sessions = [loaded_session(stack, case) for case in CASES]
     best = {side: [[float("inf")] * len(CASES) for _ in range(2)] for side in ("emulator", "torch")}
-    peak = None  # GFLOP/s, the best of the rounds' measurements
+    peaks = []  # GFLOP/s, a measurement a round (None without a C compiler)
     print(f"LSTM S={S} I={I} H={H} float, {THREADS} thread(s), {args.rounds} rounds; times in ms, "
           f"emulator / torch")
     for round_ in range(args.rounds):
         walls, cpus = zip(*(time_emulator(session, case.repeats * args.repeats)
                             for case, session in zip(CASES, sessions)))
         timed = time_torch(args.torch_python, args.repeats)
-        measured_peak = fma_peak_gflops(THREADS)
-        peak = measured_peak if peak is None else max(peak, measured_peak or 0)
+        peaks.append(fma_peak_gflops(THREADS))
         for side, measured in (("emulator", (walls, cpus)), ("torch", (timed["seconds"], timed["cpu_seconds"]))):
             best[side] = [[min(a, b) for a, b in zip(old, new)] for old, new in zip(best[side], measured)]
         print(f"  round {round_ + 1}: " + ", ".join(
@@ -202,6 +201,7 @@ def main(args):
     stack.close()
     (emulator, emulator_cpu), (torch, torch_cpu) = best["emulator"], best["torch"]
     # The floor: the case's operations at the machine's multiply-add peak, over torch's time.
+    peak = max((p for p in peaks if p is not None), default=None)
     floors = [None if peak is None else flops(case) / (peak * 1e9) / theirs for case, theirs in zip(CASES, torch)]
     print(f"torch {timed['version']}; multiply-add peak "
           f"{'unmeasured (no C compiler)' if peak is None else f'{peak:.0f} GFLOP/s'}; "

@@ -53,11 +53,11 @@ class VariableLayout:
     def write_view(self, t: Tensor, values: np.ndarray, values_of: Callable) -> dict:
         """{handle: that whole tensor's values with t's `values` ([replicas, t.size]) written
         over the elements t shares with it}, for every tensor t's elements lie in;
-        `values_of(handle)` gives a tensor's current values."""
+        `values_of(handle)` gives a fresh array of a tensor's current values, changed here."""
         written = {}
         for handle, at, offset, n in self._runs(t, lambda handle: True, lambda: None, "write"):
             if handle not in written:
-                written[handle] = values_of(handle).reshape(values.shape[0], -1).copy()
+                written[handle] = values_of(handle).reshape(values.shape[0], -1)
             written[handle][:, offset:offset + n] = values[:, at:at + n]
         return written
 
