@@ -284,8 +284,9 @@ def test_pooled_products_give_the_same_bits_on_one_thread(device, m, k, n):
 # The few-rows kernel's shapes and layouts for the instruction-set test: blocks cut at every
 # edge, panels of several row blocks, products big enough to share out over the pool (by columns
 # and by rows). Rows and columns stay within AVX2's limit of 256, so that both instruction sets
-# give every layout to the kernel (AVX-512 has no limit: it takes, say, a [32,1000] product
-# with a transposed b as its transpose, where AVX2 leaves it to BLAS).
+# give every layout to the kernel (AVX-512 has no limit where OpenBLAS lacks AVX-512 kernels of
+# its own: it takes, say, a [32,1000] product with a transposed b as its transpose, where AVX2
+# leaves it to BLAS).
 ISA_SHAPES = [(2, 9, 33), (3, 4, 31), (5, 33, 70), (7, 40, 65), (13, 50, 100), (32, 300, 129), (64, 17, 16),
               (70, 16, 3), (32, 256, 250), (5, 300, 250), (200, 100, 60), (256, 20, 90)]
 ISA_LAYOUTS = [(a, b, c) for a in ("plain", "transposed") for b in ("plain", "transposed", "strided")

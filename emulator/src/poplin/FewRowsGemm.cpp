@@ -2,6 +2,8 @@
 
 #include <immintrin.h>
 
+#include <cblas.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -147,9 +149,20 @@ void run(const Product &p, std::size_t m, std::size_t n, bool pooled, std::size_
 
 bool fewRowsGemmSupported() { return simd() != Simd::none; }
 
+// Whether OpenBLAS runs AVX-512 kernels of its own on this CPU (its SkylakeX, Cooperlake
+// and SapphireRapids cores), which pack both operands and cut the sum into cached blocks.
+bool blasRunsAvx512() {
+  static const bool avx512 = [] {
+    const std::string_view core = scipy_openblas_get_corename();
+    return core == "SkylakeX" || core == "Cooperlake" || core == "SapphireRapids";
+  }();
+  return avx512;
+}
+
 FewRowsRange fewRowsRange() {
-  if (simd() == Simd::avx512) return {1, std::numeric_limits<std::size_t>::max()};
-  return {2, 256};
+  constexpr std::size_t kMostRows = 256;
+  if (simd() == Simd::avx512) return {1, blasRunsAvx512() ? kMostRows : std::numeric_limits<std::size_t>::max()};
+  return {2, kMostRows};
 }
 
 void fewRowsGemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const StridedFloats &a,
