@@ -235,7 +235,7 @@ inline float vectorExp(float x) {
   const float n = (clamped * 1.44269504f + roundingShift) - roundingShift;   // round(x / ln2)
   const float r = (clamped - n * 0.693145752f) - n * 1.42860677e-06f;
   const float p =
-      1 + r * (1 + r * (1.0f / 2 + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 + r * (1.0f / 720 + r / 5040))))));
+      1 + r * (1 + r * (1.0f / 2 + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 + r * (1.0f / 720 + r * (1.0f / 5040)))))));
   const std::int32_t k = static_cast<std::int32_t>(n), half = k >> 1;
   const auto powerOfTwo = [](std::int32_t e) {
     const std::uint32_t bits = static_cast<std::uint32_t>(e + 127) << 23;
