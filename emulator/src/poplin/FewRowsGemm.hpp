@@ -36,13 +36,12 @@ struct StridedFloats {
 bool fewRowsGemmSupported();
 
 
-// c = alpha * a x b + beta * c, a [m,k], b [k,n] with unit column stride, c [m,n];
-// c is not read when beta is 0. Requires fewRowsGemmSupported() and m within
-// fewRowsRange(). When `pooled`, the columns (or, when they are too few, the rows) are shared out
-// over the thread pool; every
-// element is one chain of fused multiply-adds over k in order, then alpha and beta
-// applied, so its bits depend neither on the thread count nor on the shape of the blocks
-// nor on the instruction set.
+// c = alpha * a x b + beta * c, a [m,k] with k >= 1 (the caller handles empty sums), b [k,n]
+// with unit column stride, c [m,n]; c is not read when beta is 0. Requires
+// fewRowsGemmSupported() and m within fewRowsRange(). When `pooled`, the columns (or, when
+// they are too few, the rows) are shared out over the thread pool; every element is one
+// chain of fused multiply-adds over k in order, then alpha and beta applied, so its bits
+// depend neither on the thread count nor on the shape of the blocks nor on the instruction set.
 void fewRowsGemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const StridedFloats &a,
                  const StridedFloats &b, float beta, const StridedFloats &c, bool pooled);
 
