@@ -61,7 +61,7 @@ def background_build(directory):
     preload = sanitizer_preload()
     out = Path(directory)
     sources = sorted((ROOT / "emulator" / "src" / "popops").glob("*.cpp"))
-    # Unity sources of UNITY_BATCH sources in order, the batch size of a wheel's build
+    # Unity sources of UNITY_BATCH sources in order, the batches a wheel's build compiles
     # (emulator/CMakeLists.txt), so the headers are parsed once per batch, not once per source.
     units = [sources[i:i + UNITY_BATCH] for i in range(0, len(sources), UNITY_BATCH)]
 
