@@ -61,7 +61,7 @@ def background_build(directory):
     preload = sanitizer_preload()
     out = Path(directory)
     sources = sorted((ROOT / "emulator" / "src" / "popops").glob("*.cpp"))
-    # Unity sources of UNITY_BATCH sources in order, the batches a wheel's build compiles
+    # Unity sources of UNITY_BATCH sources in order, the batch size of a wheel's build
     # (emulator/CMakeLists.txt), so the headers are parsed once per batch, not once per source.
     units = [sources[i:i + UNITY_BATCH] for i in range(0, len(sources), UNITY_BATCH)]
 
@@ -92,12 +92,14 @@ def sanitized_env(library_dir, preload, reports):
     extension's RUNPATH comes after LD_LIBRARY_PATH. abort_on_error: a report ends the
     process with SIGABRT, which the fuzz test's worker counts as a crash (an exit status
     would read as a clean stop). No leak checking: CPython keeps memory until exit by
-    design. A huge allocation throws bad_alloc as without ASan (the emulator's clear
-    error); ASan's reserved address space rules out the fuzz test's RLIMIT_AS. Reports
-    go to files `reports`.<pid> (pytest's capture would lose them when the child aborts)."""
+    design. ASan's reserved address space rules out the fuzz test's RLIMIT_AS, so
+    max_allocation_size_mb bounds allocations instead, and one beyond it is a report with
+    the allocating stack (not a one-line warning and a null pointer: no workload allocates
+    that much). Reports go to files `reports`.<pid> (pytest's capture would lose them
+    when the child aborts)."""
     return dict(os.environ, LD_PRELOAD=preload, LD_LIBRARY_PATH=str(library_dir),
                 PYTHONPATH=str(Path(popdsl.__file__).resolve().parents[1]),
-                ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:allocator_may_return_null=1:max_allocation_size_mb=4096"
+                ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:allocator_may_return_null=0:max_allocation_size_mb=4096"
                              f":log_path={reports}",
                 UBSAN_OPTIONS=f"print_stacktrace=1:abort_on_error=1:log_path={reports}")
 
