@@ -2,7 +2,6 @@
 #include <poplar/exceptions.hpp>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <map>
@@ -666,8 +665,6 @@ void checkMappingAndMemory(EngineState &s) {
 
 } // namespace
 
-void EngineState::FreeDeleter::operator()(std::uint8_t *p) const { std::free(p); }
-
 Access EngineState::access(const Tensor &t) {
   const TensorImpl &impl = detail::tensorImpl(t);
   if (impl.vars != graph->vars)
@@ -896,10 +893,11 @@ std::unique_ptr<EngineState> buildReplica(const Executable &exe, const OptionFla
 
   const auto &vars = s.graph->vars->vars;
   for (const auto &v : vars) {
-    const std::size_t bytes = (v.numElements * detail::typeSize(v.type) + 63) / 64 * 64;
-    auto *p = static_cast<std::uint8_t *>(std::aligned_alloc(64, bytes ? bytes : 64));
-    if (!p) throw graph_memory_allocation_error("Cannot allocate host memory for variable '" + v.name + "'");
-    s.memory.emplace_back(p);
+    try {
+      s.memory.push_back(detail::alignedBytes(v.numElements * detail::typeSize(v.type)));
+    } catch (const std::bad_alloc &) {
+      throw graph_memory_allocation_error("Cannot allocate host memory for variable '" + v.name + "'");
+    }
   }
   const unsigned replicas = s.graph->replicationFactor;
   for (const auto &kv : s.graph->streams) {

@@ -18,6 +18,7 @@
 #include <poplar/StreamCallback.hpp>
 
 #include "Access.hpp"
+#include "AlignedBytes.hpp"
 #include "CostModel.hpp"
 #include "GraphState.hpp"
 #include "TypeInfo.hpp"
@@ -119,10 +120,7 @@ struct EngineState {
   bool timeSteps = false;
   bool reportWritten = false; // writeProfileReport ran: the destructor writes no autoReport
 
-  struct FreeDeleter {
-    void operator()(std::uint8_t *p) const;
-  };
-  std::vector<std::unique_ptr<std::uint8_t[], FreeDeleter>> memory; // one block per variable
+  std::vector<AlignedBytes> memory; // one block per variable
 
   std::vector<std::unique_ptr<Step>> steps;
   std::vector<Instr> code;

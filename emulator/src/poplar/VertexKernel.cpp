@@ -3,9 +3,9 @@
 #include <poplar/exceptions.hpp>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 
+#include "AlignedBytes.hpp"
 #include "GraphState.hpp"
 #include "TensorImpl.hpp"
 #include "ThreadPool.hpp"
@@ -28,18 +28,12 @@ std::string describeVertex(const VertexClass &cls, unsigned id) {
   return "vertex '" + cls.name + "' (id " + std::to_string(id) + ")";
 }
 
-struct FreeDeleter {
-  void operator()(void *p) const { std::free(p); }
-};
-using Buffer = std::unique_ptr<std::uint8_t, FreeDeleter>;
+using Buffer = AlignedBytes;
 
 Buffer zeroedBuffer(std::size_t bytes, std::size_t align) {
-  align = std::max<std::size_t>(align, 64);
-  const std::size_t size = std::max<std::size_t>((bytes + align - 1) / align * align, align);
-  auto *p = static_cast<std::uint8_t *>(std::aligned_alloc(align, size));
-  if (!p) throw std::bad_alloc();
-  std::memset(p, 0, size);
-  return Buffer(p);
+  Buffer buffer = alignedBytes(bytes, std::max<std::size_t>(align, 64));
+  std::memset(buffer.get(), 0, bytes);
+  return buffer;
 }
 
 // One compiled vertex: its storage with fields bound, plus the views that must

@@ -7,11 +7,11 @@
 #include <cstring>
 #include <limits>
 #include <memory>
-#include <new>
 #include <stdexcept>
 #include <type_traits>
 
 #include "Elements.hpp"
+#include "poplar/AlignedBytes.hpp"
 #include "poplar/ThreadPool.hpp"
 #include "poplar/TypeInfo.hpp"
 
@@ -505,10 +505,7 @@ template <class F> decltype(auto) withRep(Rep rep, F fn) {
 // with its buffers staggered (Sapphire Rapids).
 class NodeBuffers {
 public:
-  explicit NodeBuffers(std::size_t count)
-      : count_(count), block_(static_cast<std::uint8_t *>(std::aligned_alloc(64, count * kStride))) {
-    if (!block_) throw std::bad_alloc();
-  }
+  explicit NodeBuffers(std::size_t count) : count_(count), block_(poplar::detail::alignedBytes(count * kStride)) {}
   std::uint8_t *next() {
     if (used_ == count_) throw std::logic_error("popops map: more expression nodes than counted");
     return block_.get() + kStride * used_++;
@@ -517,11 +514,8 @@ public:
 private:
   static constexpr std::size_t kStagger = 192; // 64 buffers on, two are a multiple of 4 KB apart
   static constexpr std::size_t kStride = kChunk * 8 + kStagger;
-  struct Free {
-    void operator()(std::uint8_t *p) const { std::free(p); }
-  };
   std::size_t count_, used_ = 0;
-  std::unique_ptr<std::uint8_t, Free> block_;
+  poplar::detail::AlignedBytes block_;
 };
 
 // The nodes `e` can make: one per operation and per input occurrence, and the staging buffer.
