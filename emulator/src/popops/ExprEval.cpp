@@ -227,8 +227,9 @@ template <class T> T safeRemainder(T a, T b) {
 // ln2/2 (ln2 split in two so n ln2 is exact); e^r from its degree-7 Taylor polynomial
 // (truncation error below 1e-8), its terms in pairs in powers of r^2: a chain of 8 dependent
 // operations where Horner's rule made 14, and the loops wait on that chain (sigmoid over
-// [3,32,256] on one thread, Sapphire Rapids: 28-33 -> 21-26 us); 2^n built in the exponent bits in two halves, so
-// results that underflow to subnormals or overflow to infinity come out as std::exp's.
+// [3,32,256] on one thread, Sapphire Rapids: 28-33 -> 21-26 us); 2^n built in the
+// exponent bits in two halves, so results that underflow to subnormals or overflow to
+// infinity come out as std::exp's.
 // Within 2 ulp of the exact result; NaN stays NaN.
 inline float vectorExp(float x) {
   // Beyond the clamps the result is 0 or inf. NaN fails `x > -104` and computes as -104
