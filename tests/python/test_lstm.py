@@ -314,6 +314,37 @@ def test_batch_of_one(pre_calc):
     run_phases(make_config(B=1, options={"preCalcWeights": pre_calc}), phases=("all",))
 
 
+@pytest.mark.parametrize("pre_calc", ["false", "true"], ids=["no_precalc", "precalc"])
+def test_rows_of_4kb_padded_in_create_weights(pre_calc):
+    # H = 256: W's rows of 4H floats are 4 KB, which create_weights pads by 64 bytes (16 floats)
+    # and the forward multiplies where they lie; every phase still matches the reference.
+    built = run_phases(make_config(S=2, B=2, I=3, H=256, options={"preCalcWeights": pre_calc}), phases=("fwd", "all"))
+    rows = built.weights.output_weights.raw.getVarRegions()
+    assert [r.interval.begin() for r in rows[:3]] == [3 * 1040, 4 * 1040, 5 * 1040]  # gate 0, rows 0-2
+    narrow = lstm.create_weights(built.graph, lstm.LstmParams(pd.float32, 2, 2, (3, 4))).output_weights  # 64-byte rows
+    assert [r.interval.begin() for r in narrow.raw.getVarRegions()[:3]] == [3 * 16, 4 * 16, 5 * 16]
+
+
+def test_weights_in_variables_of_their_own_match_reference():
+    # not create_weights' layout: the forward copies them into it at every run
+    cfg = make_config(S=2, B=2, I=3, H=256, last_grad=False)
+    data, (S, B, I, H) = make_data(cfg), (2, 2, 3, 256)
+    ref = Reference(cfg, data)
+    g = pd.Graph(pd.ipu_model(tiles=4))
+    p = lstm.LstmParams(pd.float32, B, S, (I, H))
+    x, state = lstm.create_input(g, p), lstm.create_initial_state(g, p)
+    weights = lstm.LstmWeights(g.variable(pd.float32, (4, I, H), name="Win"),
+                               g.variable(pd.float32, (4, H, H), name="Wout"), g.variable(pd.float32, (4, H), name="b"))
+    with pd.Sequence() as prog:
+        out, cell, _ = lstm.forward(p, state, x, weights)
+    with pd.Session(g, prog) as s:
+        for tensor, key in [(x, "x"), (state.output, "h0"), (state.cell_state, "c0"), (weights.input_weights, "Win"),
+                            (weights.output_weights, "Wout"), (weights.biases, "b")]:
+            s.write(tensor, data[key])
+        s.run()
+        check_forward(s, ref, cfg, out, cell)
+
+
 def test_options_that_only_tune():
     cfg = make_config(options={"inferenceOnly": "false", "partialsType": "float", "availableMemoryProportion": 0.3,
                                "numShards": 2, "rnnCodeReuse": "true"})
