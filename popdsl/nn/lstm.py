@@ -254,10 +254,10 @@ def create_weights(graph: pd.Graph, params: LstmParams, name: str = "lstm/weight
     The two weight tensors are views of one variable, `name`: the rows of the matrix
     W = [[W_in], [W_out]] [I + H, 4H] the steps multiply, as popnn lays weights out for its
     matmuls, so the forward reads them where they lie instead of copying them at every run
-    (each row padded as _weight_rows says)."""
+    (each row padded as _weight_matrix says)."""
     _check_creation(graph, params, name, "lstm.create_weights")
     i, h = params.layer_sizes
-    stacked = _weight_rows(graph, params, name)[:, :4 * h].reshape(i + h, 4, h)
+    stacked = _weight_matrix(graph, params, name).reshape(i + h, 4, h)
     return LstmWeights(stacked[:i].transpose(1, 0, 2), stacked[i:].transpose(1, 0, 2),
                        graph.variable(params.dtype, (4, h), name=f"{name}/biases"))
 
@@ -344,15 +344,15 @@ def _positions(params: LstmParams, gates) -> list:
     return [params.position(g) for g in gates]
 
 
-def _weight_rows(graph, params: LstmParams, name: str) -> Tensor:
-    """A variable [I + H, 4H + pad] whose first 4H columns hold W. A row of a multiple of 4 KB
-    gets 64 bytes of padding: rows exactly 4 KB apart all fall in the same few sets of a cache,
+def _weight_matrix(graph, params: LstmParams, name: str) -> Tensor:
+    """W [I + H, 4H], the first 4H columns of a variable `name` whose rows of a multiple of 4 KB
+    get 64 bytes of padding: rows exactly 4 KB apart all fall in the same few sets of a cache,
     so a step's product, which reads every row, kept losing them to the step's other work
     ([32,512]x[512,1024] with 1 MB of maps between products: 207-258 -> 171-231 us)."""
     i, h = params.layer_sizes
-    row_bytes = 4 * h * numpy_dtype(params.dtype).itemsize
-    pad = 64 // numpy_dtype(params.dtype).itemsize if row_bytes % 4096 == 0 else 0
-    return graph.variable(params.dtype, (i + h, 4 * h + pad), name=name)
+    itemsize = numpy_dtype(params.dtype).itemsize
+    pad = 64 // itemsize if 4 * h * itemsize % 4096 == 0 else 0
+    return graph.variable(params.dtype, (i + h, 4 * h + pad), name=name)[:, :4 * h]
 
 
 def _rows_in_place(matrix: Tensor) -> bool:
@@ -364,8 +364,8 @@ def _rows_in_place(matrix: Tensor) -> bool:
         return True  # contiguous
     if len(regions) != rows or len({r.var.id for r in regions}) != 1:
         return False
-    starts = [r.interval.begin() for r in regions]
-    stride = starts[1] - starts[0] if rows > 1 else cols
+    starts = [r.interval.begin() for r in regions]  # two or more rows
+    stride = starts[1] - starts[0]
     return all(r.interval.size() == cols for r in regions) and stride >= cols and \
         all(b - a == stride for a, b in zip(starts, starts[1:]))
 
@@ -530,14 +530,14 @@ def _gate_units(params: LstmParams, opts: _Options, x: Tensor, weights: LstmWeig
     """(output, units_step): the output h [B, H] a step reads, and units_step(t), which adds
     the products of the step's gate units [B, 4, H] (cell order, without the biases) and
     returns them. The weights are one matrix W = [[W_in], [W_out]] stored as the products
-    read it, row after row of 4H columns (padded, _weight_rows), which the emulator's kernel
+    read it, row after row of 4H columns (padded, _weight_matrix), which the emulator's kernel
     for products of few rows reads in place: weights from create_weights lie so, others are
     copied so."""
     graph = x.graph
     s, b, (i, h), dtype = params.time_steps, params.batch_size, params.layer_sizes, params.dtype
     weights_matrix = _stacked_weights(weights)
     if not _rows_in_place(weights_matrix):
-        weights_matrix = pd.copy(weights_matrix, _weight_rows(graph, params, "weights")[:, :4 * h])
+        weights_matrix = pd.copy(weights_matrix, _weight_matrix(graph, params, "weights"))
     output = graph.variable(dtype, (b, h), name="output")
     if opts.pre_calc_weights:  # x_t W_in of every step in one product before the loop; a step adds h W_out
         weighted_in = graph.variable(dtype, (s, b, 4, h), name="weightedInput")

@@ -328,7 +328,7 @@ def test_rows_of_4kb_padded_in_create_weights(pre_calc):
 def test_weights_in_variables_of_their_own_match_reference():
     # not create_weights' layout: the forward copies them into it at every run
     cfg = make_config(S=2, B=2, I=3, H=256, last_grad=False)
-    data, (S, B, I, H) = make_data(cfg), (2, 2, 3, 256)
+    data, (S, B, I, H) = make_data(cfg), (cfg[k] for k in "SBIH")
     ref = Reference(cfg, data)
     g = pd.Graph(pd.ipu_model(tiles=4))
     p = lstm.LstmParams(pd.float32, B, S, (I, H))
