@@ -149,6 +149,21 @@ def test_serialized_tensors_come_back_as_new_variables_with_type_shape_and_mappi
     assert graph.getTileMapping(a) == [[], [iv(0, 2)], [], [iv(2, 4)]]
 
 
+def test_serialized_json_names_keep_every_character(graph):
+    name = 'tab\there "q" back\\slash\nline \x01 café 😀'
+    a = graph.addVariable(poplar.FLOAT, [2], name)
+    graph.setTileMapping(a, 0)
+    data = graph.serializeTensors([a], poplar.SerializationFormat.JSON)
+    assert b'"name":"tab\\there \\"q\\" back\\\\slash\\nline \\u0001 caf\xc3\xa9 \xf0\x9f\x98\x80"' in data
+    fresh = poplar.Graph(graph.getTarget())
+    (a2,) = fresh.deserializeTensors(data, poplar.SerializationFormat.JSON)
+    assert a2.getVarStr() == f"'{name}' [2] float"
+    # Escapes another writer may use: \uXXXX for any character, surrogate pairs, \/.
+    (b,) = fresh.deserializeTensors(b'{"tensors":[{"name":"caf\\u00e9\\ud83d\\ude00\\/\\r","type":"int",'
+                                    b'"shape":[],"mapping":[]}]}', poplar.SerializationFormat.JSON)
+    assert b.getVarStr() == "'café😀/\r' [] int"
+
+
 def test_deserializing_corrupt_data_raises_parse_error(graph):
     with pytest.raises(poplar.parse_error, match="invalid JSON at character 13: expected"):
         graph.deserializeTensors(b'{"tensors":[{', poplar.SerializationFormat.JSON)

@@ -5,6 +5,8 @@
 #include <iomanip>
 #include <limits>
 
+#include "JsonText.hpp"
+
 namespace poplar {
 
 struct ProfileValue::Storage {
@@ -42,23 +44,6 @@ template <class T> T whole(double n) {
   return static_cast<T>(n);
 }
 
-void writeJsonString(std::ostream &os, const std::string &s) {
-  os << '"';
-  for (const char c : s) {
-    switch (c) {
-    case '"': os << "\\\""; break;
-    case '\\': os << "\\\\"; break;
-    case '\n': os << "\\n"; break;
-    case '\t': os << "\\t"; break;
-    default:
-      if (static_cast<unsigned char>(c) < 0x20)
-        os << "\\u" << std::hex << std::setw(4) << std::setfill('0') << int(c) << std::dec << std::setfill(' ');
-      else
-        os << c;
-    }
-  }
-  os << '"';
-}
 } // namespace
 
 ProfileValue::ProfileValue(String s) : storage_(storage(Type::STRING)) { storage_->string = std::move(s); }
@@ -190,7 +175,7 @@ std::ostream &operator<<(std::ostream &os, const ProfileValue &v) {
   const auto &s = *v.storage_;
   switch (v.type()) {
   case ProfileValue::Type::BOOL_: return os << (s.boolean ? "true" : "false");
-  case ProfileValue::Type::STRING: writeJsonString(os, s.string); return os;
+  case ProfileValue::Type::STRING: detail::writeJsonString(os, s.string); return os;
   case ProfileValue::Type::NUMBER:
     if (std::floor(s.number) == s.number && std::fabs(s.number) < 9e15)
       return os << static_cast<long long>(s.number);
@@ -205,7 +190,7 @@ std::ostream &operator<<(std::ostream &os, const ProfileValue &v) {
     bool first = true;
     for (const auto &kv : s.map) {
       os << (first ? "" : ",");
-      writeJsonString(os, kv.first);
+      detail::writeJsonString(os, kv.first);
       os << ':' << kv.second;
       first = false;
     }

@@ -3,7 +3,6 @@
 #include <poplar/Graph.hpp>
 #include <poplar/exceptions.hpp>
 
-#include <cctype>
 #include <istream>
 #include <iterator>
 #include <limits>
@@ -11,6 +10,7 @@
 #include <utility>
 
 #include "GraphState.hpp"
+#include "JsonText.hpp"
 #include "TensorImpl.hpp"
 #include "TypeInfo.hpp"
 
@@ -37,24 +37,14 @@ Type typeNamed(const std::string &name) {
   throw parse_error("Graph::deserializeTensors: unknown element type '" + name + "'");
 }
 
-void writeJsonString(std::ostream &out, const std::string &s) {
-  out << '"';
-  for (char c : s) {
-    if (c == '"' || c == '\\') out << '\\' << c;
-    else if (static_cast<unsigned char>(c) < 0x20) out << "\\u00" << "0123456789abcdef"[(c >> 4) & 0xf] << "0123456789abcdef"[c & 0xf];
-    else out << c;
-  }
-  out << '"';
-}
-
 void writeJson(std::ostream &out, const std::vector<TensorRecord> &records) {
   out << "{\"tensors\":[";
   for (std::size_t r = 0; r < records.size(); ++r) {
     const TensorRecord &t = records[r];
     out << (r ? "," : "") << "{\"name\":";
-    writeJsonString(out, t.name);
+    detail::writeJsonString(out, t.name);
     out << ",\"type\":";
-    writeJsonString(out, t.type);
+    detail::writeJsonString(out, t.type);
     out << ",\"shape\":[";
     for (std::size_t d = 0; d < t.shape.size(); ++d) out << (d ? "," : "") << t.shape[d];
     out << "],\"mapping\":[";
@@ -70,125 +60,72 @@ void writeJson(std::ostream &out, const std::vector<TensorRecord> &records) {
   out << "]}\n";
 }
 
-// Reads the JSON writeJson writes (whitespace anywhere between tokens).
+// Reads the JSON writeJson writes.
 class JsonReader {
 public:
-  explicit JsonReader(std::string text) : s_(std::move(text)) {}
+  explicit JsonReader(std::string text) : json_(std::move(text), "Graph::deserializeTensors: invalid JSON") {}
 
   std::vector<TensorRecord> records() {
     std::vector<TensorRecord> out;
-    expect('{');
+    json_.expect('{');
     key("tensors");
     list([&] { out.push_back(record()); });
-    expect('}');
-    skipSpace();
-    if (pos_ != s_.size()) fail("text after the end");
+    json_.expect('}');
+    json_.finish();
     return out;
   }
 
 private:
   TensorRecord record() {
     TensorRecord t;
-    expect('{');
+    json_.expect('{');
     key("name");
-    t.name = string();
-    expect(',');
+    t.name = json_.readString();
+    json_.expect(',');
     key("type");
-    t.type = string();
-    expect(',');
+    t.type = json_.readString();
+    json_.expect(',');
     key("shape");
-    list([&] { t.shape.push_back(number()); });
-    expect(',');
+    list([&] { t.shape.push_back(json_.readSize()); });
+    json_.expect(',');
     key("mapping");
     list([&] {
       std::pair<unsigned, std::vector<Interval>> tile;
-      expect('{');
+      json_.expect('{');
       key("tile");
-      const std::size_t tileNum = number();
-      if (tileNum > std::numeric_limits<unsigned>::max()) fail("a tile number too large");
+      const std::size_t tileNum = json_.readSize();
+      if (tileNum > std::numeric_limits<unsigned>::max()) json_.fail("a tile number too large");
       tile.first = static_cast<unsigned>(tileNum);
-      expect(',');
+      json_.expect(',');
       key("intervals");
       list([&] {
-        expect('[');
-        const std::size_t begin = number();
-        expect(',');
-        const std::size_t end = number();
-        expect(']');
+        json_.expect('[');
+        const std::size_t begin = json_.readSize();
+        json_.expect(',');
+        const std::size_t end = json_.readSize();
+        json_.expect(']');
         tile.second.emplace_back(begin, end);
       });
-      expect('}');
+      json_.expect('}');
       t.mapping.push_back(std::move(tile));
     });
-    expect('}');
+    json_.expect('}');
     return t;
   }
 
   template <class Item> void list(Item item) {
-    expect('[');
-    if (peek() == ']') {
-      ++pos_;
-      return;
-    }
-    for (;;) {
-      item();
-      if (peek() == ']') {
-        ++pos_;
-        return;
-      }
-      expect(',');
-    }
+    json_.expect('[');
+    if (json_.consume(']')) return;
+    do item();
+    while (json_.consume(','));
+    json_.expect(']');
   }
   void key(const char *name) {
-    if (string() != name) fail(std::string("expected the key '") + name + "'");
-    expect(':');
-  }
-  std::string string() {
-    expect('"');
-    std::string out;
-    while (pos_ < s_.size() && s_[pos_] != '"') {
-      char c = s_[pos_++];
-      if (c == '\\') {
-        if (pos_ >= s_.size()) fail("an unfinished escape");
-        c = s_[pos_++];
-        if (c == 'u') {
-          if (pos_ + 4 > s_.size()) fail("an unfinished \\u escape");
-          for (std::size_t k = 0; k < 4; ++k)
-            if (!std::isxdigit(static_cast<unsigned char>(s_[pos_ + k]))) fail("a \\u escape that is not hexadecimal");
-          c = static_cast<char>(std::stoi(s_.substr(pos_, 4), nullptr, 16));
-          pos_ += 4;
-        }
-      }
-      out += c;
-    }
-    expect('"');
-    return out;
-  }
-  std::size_t number() {
-    skipSpace();
-    const std::size_t start = pos_;
-    while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
-    if (start == pos_) fail("expected a number");
-    if (pos_ - start > 18) fail("a number too large for a size"); // 18 digits always fit
-    return std::stoull(s_.substr(start, pos_ - start));
-  }
-  char peek() {
-    skipSpace();
-    return pos_ < s_.size() ? s_[pos_] : '\0';
-  }
-  void expect(char c) {
-    if (peek() != c) fail(std::string("expected '") + c + "'");
-    ++pos_;
-  }
-  void skipSpace() {
-    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
-  }
-  [[noreturn]] void fail(const std::string &what) const {
-    throw parse_error("Graph::deserializeTensors: invalid JSON at character " + std::to_string(pos_) + ": " + what);
+    if (json_.readString() != name) json_.fail(std::string("expected the key '") + name + "'");
+    json_.expect(':');
   }
 
-  std::string s_;
-  std::size_t pos_ = 0;
+  detail::JsonCursor json_;
 };
 
 void writeU64(std::ostream &out, std::uint64_t v) {

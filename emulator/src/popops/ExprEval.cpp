@@ -170,18 +170,10 @@ bool storedAsRep(Type t) {
          t == UNSIGNED_LONGLONG;
 }
 
-// Value conversions with defined results where C++ leaves them undefined.
-template <class To, class From> To convertValue(From v) {
-  if constexpr (std::is_same<To, std::uint8_t>::value) {
-    return v != From(0);
-  } else if constexpr (std::is_floating_point<From>::value && std::is_integral<To>::value) {
-    if (v != v) return 0;
-    if (v <= static_cast<From>(std::numeric_limits<To>::lowest())) return std::numeric_limits<To>::lowest();
-    if (v >= static_cast<From>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
-    return static_cast<To>(v);
-  } else {
-    return static_cast<To>(v);
-  }
+// A value in node representation To (Elements.hpp's convertValue); B8's uint8_t holds a bool.
+template <class To, class From> To convertRep(From v) {
+  if constexpr (std::is_same<To, std::uint8_t>::value) return convertValue<bool>(v);
+  else return convertValue<To>(v);
 }
 
 struct Node {
@@ -586,7 +578,7 @@ private:
     case K::Const:
       withRep(n->rep, [&](auto tag) {
         using T = decltype(tag);
-        const T v = convertValue<T>(roundHalf ? static_cast<long double>(poplar::detail::halfToFloat(
+        const T v = convertRep<T>(roundHalf ? static_cast<long double>(poplar::detail::halfToFloat(
                                                     poplar::detail::floatToHalf(static_cast<float>(e.value))))
                                               : e.value);
         std::fill(buf<T>(*n), buf<T>(*n) + kChunk, v);
@@ -632,7 +624,7 @@ private:
         return [&out, &in, toHalf](std::size_t n) {
           const From *__restrict x = vals<From>(in);
           To *__restrict y = buf<To>(out);
-          for (std::size_t i = 0; i < n; ++i) y[i] = convertValue<To>(x[i]);
+          for (std::size_t i = 0; i < n; ++i) y[i] = convertRep<To>(x[i]);
           if constexpr (std::is_same<To, float>::value)
             if (toHalf) roundToHalf(y, n);
           out.values = y;
