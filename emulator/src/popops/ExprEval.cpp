@@ -216,24 +216,22 @@ template <class T> T safeRemainder(T a, T b) {
 
 // exp of a float in straight-line code that GCC vectorizes (std::exp is a library call
 // per element, several times slower than the vector loop). x = n ln2 + r with |r| <=
-// ln2/2 (ln2 split in two so n ln2 is exact); e^r from its degree-7 Taylor polynomial
-// (truncation error below 1e-8), its terms in pairs in powers of r^2: a chain of 8 dependent
-// operations where Horner's rule made 14, and the loops wait on that chain (sigmoid over
-// [3,32,256] on one thread, Sapphire Rapids: 28-33 -> 21-26 us); 2^n built in the
-// exponent bits in two halves, so results that underflow to subnormals or overflow to
-// infinity come out as std::exp's.
+// ln2/2; e^r from its degree-7 Taylor polynomial (truncation error below 1e-8) as fused
+// multiply-adds, its terms in pairs in powers of r^2: a dependent chain of 6 operations
+// where Horner's rule without fusing made 14; 2^n built in the exponent bits in two halves,
+// so results that underflow to subnormals or overflow to infinity come out as std::exp's.
 // Within 2 ulp of the exact result; NaN stays NaN.
 inline float vectorExp(float x) {
   // Beyond the clamps the result is 0 or inf. NaN fails `x > -104` and computes as -104
   // (converting NaN to int would be undefined); it is put back at the end.
   const float floored = x > -104.0f ? x : -104.0f;
   const float clamped = floored < 89.0f ? floored : 89.0f;
-  const float roundingShift = 12582912.0f;                                  // 1.5 * 2^23
-  const float n = (clamped * 1.44269504f + roundingShift) - roundingShift;   // round(x / ln2)
-  const float r = (clamped - n * 0.693145752f) - n * 1.42860677e-06f;
+  const float roundingShift = 12582912.0f;                                      // 1.5 * 2^23
+  const float n = std::fma(clamped, 1.44269504f, roundingShift) - roundingShift; // round(x / ln2)
+  const float r = std::fma(-n, 1.42860677e-06f, std::fma(-n, 0.693145752f, clamped)); // ln2 in two parts
   const float r2 = r * r;
-  const float p = 1 + (r + r2 * ((1.0f / 2 + r * (1.0f / 6)) +
-                                 r2 * ((1.0f / 24 + r * (1.0f / 120)) + r2 * (1.0f / 720 + r * (1.0f / 5040)))));
+  const float high = std::fma(r2, std::fma(r, 1.0f / 5040, 1.0f / 720), std::fma(r, 1.0f / 120, 1.0f / 24));
+  const float p = 1 + std::fma(r2, std::fma(r2, high, std::fma(r, 1.0f / 6, 1.0f / 2)), r);
   const std::int32_t k = static_cast<std::int32_t>(n), half = k >> 1;
   const auto powerOfTwo = [](std::int32_t e) {
     const std::uint32_t bits = static_cast<std::uint32_t>(e + 127) << 23;
@@ -253,10 +251,11 @@ inline float vectorExp(float x) {
 inline float vectorTanh(float x) {
   const float a = std::fabs(x);
   const float u = a * a;
-  const float polynomial =
-      a + a * u * (-0.333333283662796f +
-                   u * (0.13332980871200562f +
-                        u * (-0.05390097573399544f + u * (0.021306009963154793f + u * -0.006660073064267635f))));
+  const float series = std::fma(
+      u, std::fma(u, std::fma(u, std::fma(u, -0.006660073064267635f, 0.021306009963154793f), -0.05390097573399544f),
+                  0.13332980871200562f),
+      -0.333333283662796f);
+  const float polynomial = std::fma(a * u, series, a);
   const float viaExp = 1.0f - 2.0f / (vectorExp(2.0f * (a < 9.1f ? a : 9.1f)) + 1.0f);
   const float magnitude = a < 0.5f ? polynomial : (a < 9.1f ? viaExp : 1.0f);
   return x != x ? x : std::copysign(magnitude, x);
@@ -265,16 +264,17 @@ inline float vectorTanh(float x) {
 // 1 / (1 + e^-x) with vectorExp: e^-x overflows to inf for x < -88.7, giving 0 as it should.
 inline float vectorSigmoid(float x) { return 1.0f / (1.0f + vectorExp(-x)); }
 
-// The transcendental float loops, also compiled for AVX2 and AVX-512: the loader picks
-// the clone the CPU supports (GCC's target_clones, an ifunc). The clones must give
-// identical results: AVX-512 implies FMA, and GCC would contract a * b + c into one
-// rounding there (-ffp-contract=fast) but not in the other clones, so contraction is off
-// in these loops (VECTOR_MATH); every clone then does the same IEEE operations. A
-// compiler without GCC's optimize attribute gets no clones.
+// The transcendental float loops, also compiled for x86-64-v3 (AVX2 and FMA) and AVX-512:
+// the loader picks the clone the CPU supports (GCC's target_clones, an ifunc). The clones
+// must give identical results, so the functions fuse multiply-adds where they say so
+// (std::fma: one instruction in those clones, a library call in the baseline one) and
+// nowhere else: GCC would contract a * b + c where the target has FMA
+// (-ffp-contract=fast) but not in the baseline clone, so contraction is off in these loops
+// (VECTOR_MATH). A compiler without GCC's optimize attribute gets no clones.
 #if defined(__x86_64__) && defined(__has_attribute)
 #if __has_attribute(target_clones) && __has_attribute(optimize)
 #define VECTOR_MATH __attribute__((optimize("fp-contract=off")))
-#define VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default"), flatten))
+#define VECTOR_CLONES __attribute__((target_clones("avx512f", "arch=x86-64-v3", "default"), flatten))
 #endif
 #endif
 #ifndef VECTOR_CLONES
