@@ -217,7 +217,7 @@ template <class T> T safeRemainder(T a, T b) {
 // exp of a float in straight-line code that GCC vectorizes (std::exp is a library call
 // per element, several times slower than the vector loop). x = n ln2 + r with |r| <=
 // ln2/2; e^r from its degree-7 Taylor polynomial (truncation error below 1e-8) as fused
-// multiply-adds, its terms in pairs in powers of r^2: a dependent chain of 6 operations
+// multiply-adds, its terms in pairs in powers of r^2: a dependent chain of 5 operations
 // where Horner's rule without fusing made 14; 2^n built in the exponent bits in two halves,
 // so results that underflow to subnormals or overflow to infinity come out as std::exp's.
 // Within 2 ulp of the exact result; NaN stays NaN.
