@@ -886,7 +886,7 @@ def _steps_per_weight_update(params: LstmParams, graph, opts: _Options) -> int:
     if opts.rnn_steps_per_wu is not None:
         return opts.rnn_steps_per_wu
     target = graph.target
-    type_size = 2 if params.dtype == pd.float16 else 4
+    type_size = numpy_dtype(params.dtype).itemsize
     bytes_per_step = -(-b * 4 * h * type_size // target.getNumTiles())  # spread over every tile
     budget = int(0.1 * target.getBytesPerTile() * (opts.available_memory_proportion or 0.2))
     max_steps = min(s, budget // bytes_per_step)

@@ -309,6 +309,7 @@ def test_read_json_decodes_string_escapes():
 @pytest.mark.parametrize("text, problem", [
     ('{"a": [1]}', "expected a value"),
     ('{"a": 1} trailing', "unexpected text"),
+    ('{"a": 1}\x00junk', "unexpected text"),  # a NUL is text too, not the end
     ('{"a": "open', "unterminated string"),
     ('{"a" 1}', "expected ':'"),
     ('{"a": 1,}', "expected '\"'"),

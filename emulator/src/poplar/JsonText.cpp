@@ -43,7 +43,8 @@ void JsonCursor::expect(char c) {
 }
 
 void JsonCursor::finish() {
-  if (peek() != '\0') fail("unexpected text after the JSON value");
+  skipSpace();
+  if (pos_ != text_.size()) fail("unexpected text after the JSON value");
 }
 
 void JsonCursor::fail(const std::string &what) const {
