@@ -34,7 +34,7 @@ SANITIZE = ["-fsanitize=address,undefined", "-fsanitize=float-cast-overflow", "-
             "-fno-omit-frame-pointer"]
 COMPILE = ["-std=c++17", "-O1", "-fPIC", *SANITIZE, f"-I{ROOT / 'emulator' / 'include'}",
            f"-I{ROOT / 'emulator' / 'internal'}", f"-I{ROOT / 'emulator' / 'src'}"]
-# POPDSL_EMULATOR_UNITY_BATCH of a wheel's build (emulator/CMakeLists.txt).
+# Sources per unity batch: the headers parsed once per 8 sources, and batches for both workers.
 UNITY_BATCH = 8
 
 
@@ -61,8 +61,8 @@ def background_build(directory):
     preload = sanitizer_preload()
     out = Path(directory)
     sources = sorted((ROOT / "emulator" / "src" / "popops").glob("*.cpp"))
-    # Unity sources of UNITY_BATCH sources in order, the batch size of a wheel's build
-    # (emulator/CMakeLists.txt), so the headers are parsed once per batch, not once per source.
+    # Unity sources of UNITY_BATCH sources in order, so the headers are parsed once per batch,
+    # not once per source.
     units = [sources[i:i + UNITY_BATCH] for i in range(0, len(sources), UNITY_BATCH)]
 
     def build(index):
