@@ -7,7 +7,8 @@ in a temporary directory per variant, then builds it from clean `--rounds` times
 variants taking turns within each round: a shared machine's speed drifts by more than most
 changes to the build save, so only side-by-side rounds compare. Prints each build's wall
 time and CPU seconds (user + system, all compilers together), then, from the last round's
-.ninja_log, the span and CPU share of the emulator and of the bindings and the longest jobs.
+.ninja_log, when the emulator's and the bindings' jobs ran and their summed durations (waits
+for a core included), and the longest jobs.
 A variant is a name and CMake cache definitions, e.g. `--variant unity64 POPDSL_EMULATOR_UNITY_BATCH=64`;
 the wheel's own settings always run as `wheel`. Needs cmake, ninja and pybind11 (the test extra).
 """
@@ -120,8 +121,8 @@ def main():
         for name, directory in directories.items():
             jobs = read_ninja_log(directory / ".ninja_log")
             print(f"{name}, the last build's {len(jobs)} jobs (durations include waits for a core):")
-            for part, figures in sorted(summarize(jobs).items()):
-                print(f"  {part:9} busy {figures['busy']:6.1f} s, from {figures['start']:5.1f} s to {figures['end']:5.1f} s")
+            for part, times in sorted(summarize(jobs).items()):
+                print(f"  {part:9} busy {times['busy']:6.1f} s, from {times['start']:5.1f} s to {times['end']:5.1f} s")
             for job in sorted(jobs, key=lambda j: j.start - j.end)[:args.top]:
                 print(f"  {job.end - job.start:6.1f} s  {job.start:6.1f}-{job.end:6.1f}  {job.output}")
 
