@@ -17,7 +17,7 @@ from typing import List, Union
 from popdsl import _core
 from popdsl._core import poplar
 
-# A source location in a debug name: the file as popdsl.debug shows it ("popdsl/nn/lstm.py",
+# A source location in a debug name: the file as popdsl.debug shows it ("popdsl/nn/lstm/fwd.py",
 # "examples/lstm.py", an absolute path), after any name scopes, and the line.
 _LOCATION = re.compile(r"/?(?:[\w.<>-]+/)*[\w.<>-]+\.py:\d+")
 # The op kind popdsl.debug ends an op's debug name with ("/pd.matmul", "/pd.map ADD(_1, _2)").
