@@ -5,8 +5,8 @@ Every op popdsl emits is named "scope/.../path.py:LINE: statement", or
 point at the user's own code. The path is the user's file relative to the working
 directory (absolute outside it) and "popdsl/..." for the package's own files. The
 builders in popdsl.nn are written on the Pythonic layer like user code: their ops are
-named after the builder's lines ("popdsl/nn/lstm/fwd.py:44: ..."), while errors name the
-line that called them (by file name: "lstm.py:31: ...").
+named after the builder's lines ("popdsl/nn/lstm/fwd.py:44: ..."), while errors name
+the line that called them (by file name: "lstm.py:31: ...").
 
 Tensors made by name (Graph.variable(name="w"), constants, clones, streams' reads) keep
 the plain name, which sessions read and write them by.

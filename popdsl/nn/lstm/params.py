@@ -98,6 +98,7 @@ def _activation_name(field, value) -> str:
     return name
 
 
+# --- options -------------------------------------------------------------------------------
 @dataclasses.dataclass
 class _Options:
     inference_only: bool = False
@@ -183,11 +184,7 @@ def _parse_options(options, params: LstmParams, graph) -> _Options:
     return parsed
 
 
-def _check_params(params, what: str):
-    if not isinstance(params, LstmParams):
-        raise BuildError(f"{what}: params must be an lstm.LstmParams, got {describe(params)}")
-
-
+# --- FLOPs, counted as popnn does ----------------------------------------------------------
 def fwd_flops(params: LstmParams) -> int:
     """Floating-point operations of `forward` (as popnn::lstm::getFwdFlops counts them)."""
     _check_params(params, "lstm.fwd_flops")
@@ -210,6 +207,12 @@ def wu_flops(params: LstmParams) -> int:
     i, h = params.layer_sizes
     steps = params.time_steps * params.batch_size
     return (i + h) * 4 * h * steps * 2 + h * 4 * steps * 2
+
+
+# --- checks ----------------------------------------------------------------------------------
+def _check_params(params, what: str):
+    if not isinstance(params, LstmParams):
+        raise BuildError(f"{what}: params must be an lstm.LstmParams, got {describe(params)}")
 
 
 def _check(what: str, t, shape, dtype):
