@@ -329,12 +329,22 @@ def test_vector_math_gives_the_bits_of_the_baseline_isa_within_two_ulp(tmp_path)
             assert ulps.max() <= 2, (name, x[normal][ulps.argmax()])
 
 
-FLOAT_PAIRS = {"add": (lambda a, b: a + b, np.add), "subtract": (lambda a, b: a - b, np.subtract),
-               "multiply": (lambda a, b: a * b, np.multiply), "divide": (lambda a, b: a / b, np.divide),
-               "maximum": (pe.Max, np.maximum), "minimum": (pe.Min, np.minimum)}
+# Float arithmetic the emulator runs in its vector clones: expression, numpy's reference, and
+# whether the sign of a zero result may differ from numpy's. Maximum and minimum of zeros of
+# opposite signs return the first, which IEEE leaves open (numpy: the second); negate is 0 - x
+# and absolute keeps -0, as on the device.
+FLOAT_ARITHMETIC = {
+    "add": (pe._1 + pe._2, np.add, False), "subtract": (pe._1 - pe._2, np.subtract, False),
+    "multiply": (pe._1 * pe._2, np.multiply, False), "divide": (pe._1 / pe._2, np.divide, False),
+    "maximum": (pe.Max(pe._1, pe._2), np.maximum, True), "minimum": (pe.Min(pe._1, pe._2), np.minimum, True),
+    "negate": (pe.Neg(pe._1), lambda a, b: -a, True), "absolute": (pe.Abs(pe._1), lambda a, b: np.abs(a), True),
+    "square": (pe.Square(pe._1), lambda a, b: a * a, False),
+    "inverse": (pe.Inv(pe._1), lambda a, b: np.float32(1) / a, False),
+    "relu": (pe.UnaryOp(pe.UnaryOpType.RELU, pe._1), lambda a, b: np.where(a > 0, a, np.float32(0)), False),
+}
 
 
-def float_pair_operands():
+def float_arithmetic_operands():
     """Two float arrays of 4099 elements (whole vectors and a tail at any width) pairing the
     special values, zeros of both signs, subnormals and far-apart magnitudes with each other."""
     specials = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-45, -1e-45, 1e-40, 3.4e38, -3.4e38, 1.0, -2.5],
@@ -346,39 +356,38 @@ def float_pair_operands():
     return a, b
 
 
-def float_pair_results():
-    """{name: f(a, b)} for the emulator's float arithmetic over float_pair_operands()."""
-    a, b = float_pair_operands()
+def float_arithmetic_results():
+    """{name: result} for FLOAT_ARITHMETIC over float_arithmetic_operands()."""
+    a, b = float_arithmetic_operands()
     r = Runner()
     ta, tb = r.tensor(a, poplar.FLOAT, "a"), r.tensor(b, poplar.FLOAT, "b")
-    outs = [popops.map(r.graph, op(pe._1, pe._2), [ta, tb], r.prog, name) for name, (op, _) in FLOAT_PAIRS.items()]
-    return dict(zip(FLOAT_PAIRS, r.run(*outs)))
+    outs = [popops.map(r.graph, expression, [ta, tb], r.prog, name)
+            for name, (expression, _, _) in FLOAT_ARITHMETIC.items()]
+    return dict(zip(FLOAT_ARITHMETIC, r.run(*outs)))
 
 
 @pytest.mark.needs_emulator("the emulator's vector-math clones")
 def test_float_arithmetic_gives_ieee_results_in_every_clone(tmp_path):
-    # The widest clone the CPU has, and the baseline ISA (POPDSL_BASELINE_VECTOR_MATH=1):
+    # The widest clone the CPU has and the baseline ISA (POPDSL_BASELINE_VECTOR_MATH=1) give
     # the same bits, NaN where numpy has NaN (maximum and minimum propagate it from either
-    # operand, as numpy does), and numpy's correctly rounded float32 results; maximum and
-    # minimum of zeros of opposite signs return the first, which IEEE leaves open, and numpy
-    # the second.
+    # operand, as numpy does), and numpy's correctly rounded float32 results.
     saved = tmp_path / "baseline.npz"
     here = Path(__file__).resolve().parent
     env = dict(os.environ, POPDSL_BASELINE_VECTOR_MATH="1",
                PYTHONPATH=os.pathsep.join([str(Path(popdsl.__file__).resolve().parents[1]), str(here)]))
-    script = f"import numpy as np, test_popops_map as m; np.savez({str(saved)!r}, **m.float_pair_results())"
+    script = f"import numpy as np, test_popops_map as m; np.savez({str(saved)!r}, **m.float_arithmetic_results())"
     subprocess.run([sys.executable, "-c", script], env=env, check=True, timeout=120, cwd=here)
-    a, b = float_pair_operands()
-    cloned = float_pair_results()
+    a, b = float_arithmetic_operands()
+    cloned = float_arithmetic_results()
     with np.load(saved) as baseline, np.errstate(all="ignore"):
-        for name, (_, reference) in FLOAT_PAIRS.items():
+        for name, (_, reference, zero_sign_differs) in FLOAT_ARITHMETIC.items():
             want = reference(a, b)
             numbers = ~np.isnan(want)
             assert cloned[name][numbers].tobytes() == baseline[name][numbers].tobytes(), name
             got = cloned[name]
             assert got.dtype == np.float32
             np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=name)
-            if name in ("maximum", "minimum"):
+            if zero_sign_differs:
                 np.testing.assert_array_equal(got[numbers], want[numbers], err_msg=name)  # -0.0 == 0.0
             else:
                 assert got[numbers].tobytes() == want[numbers].tobytes(), name

@@ -329,6 +329,16 @@ template <float (*F)(float, float)> FloatPairLoop vectorPairLoop() {
   return baselineVectorMath() ? baselineFloatPairLoop<F> : clonedFloatPairLoop<F>;
 }
 
+// Simple operations, named so that the float clones (as cheap as the pair loops above) and
+// the other types' loops share them.
+template <class T> T negated(T x) { return wrappingSub(T(0), x); }
+template <class T> T squared(T x) { return wrappingMul(x, x); }
+template <class T> T absoluteOf(T x) {
+  if constexpr (std::is_signed<T>::value) return x < 0 ? wrappingSub(T(0), x) : x;
+  else return x;
+}
+template <class T> T rectified(T x) { return x > T(0) ? x : T(0); }
+inline float inverseOf(float x) { return 1.0f / x; }
 // NaN propagates, whichever operand it is (x + y is then NaN), as in numpy.
 template <class T> T maximumOf(T x, T y) { return x != x || y != y ? x + y : x < y ? y : x; }
 template <class T> T minimumOf(T x, T y) { return x != x || y != y ? x + y : y < x ? y : x; }
@@ -355,6 +365,7 @@ template <class T> std::function<void(std::size_t)> unaryKernel(UnaryOpType op, 
   };
   if constexpr (std::is_floating_point<T>::value) {
     switch (op) {
+    case U::ABSOLUTE: return floatLoop(vectorLoop<absoluteOf<float>>());
     case U::ASIN: return loop([](T x) { return std::asin(x); });
     case U::CBRT: return loop([](T x) { return std::cbrt(x); });
     case U::CEIL: return loop([](T x) { return std::ceil(x); });
@@ -367,13 +378,15 @@ template <class T> std::function<void(std::size_t)> unaryKernel(UnaryOpType op, 
     case U::EXPONENT2: return loop([](T x) { return std::exp2(x); });
     case U::FLOOR: return loop([](T x) { return std::floor(x); });
     case U::GELU_ERF: return loop([](T x) { return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752))); });
-    case U::INVERSE: return loop([](T x) { return T(1) / x; });
+    case U::INVERSE: return floatLoop(vectorLoop<inverseOf>());
     case U::IS_FINITE: return loop([](T x) { return std::uint8_t(std::isfinite(x)); });
     case U::IS_INF: return loop([](T x) { return std::uint8_t(std::isinf(x)); });
     case U::IS_NAN: return loop([](T x) { return std::uint8_t(std::isnan(x)); });
     case U::LOGARITHM: return loop([](T x) { return std::log(x); });
     case U::LOGARITHM_ONE_PLUS: return loop([](T x) { return std::log1p(x); });
     case U::NEARBY_INT: return loop([](T x) { return std::nearbyint(x); });
+    case U::NEGATE: return floatLoop(vectorLoop<negated<float>>());
+    case U::RELU: return floatLoop(vectorLoop<rectified<float>>());
     case U::SIN: return loop([](T x) { return std::sin(x); });
     case U::TAN: return loop([](T x) { return std::tan(x); });
     case U::TANH:
@@ -381,6 +394,7 @@ template <class T> std::function<void(std::size_t)> unaryKernel(UnaryOpType op, 
       else return loop([](T x) { return std::tanh(x); });
     case U::ROUND: return loop([](T x) { return std::round(x); });
     case U::SQRT: return loop([](T x) { return std::sqrt(x); });
+    case U::SQUARE: return floatLoop(vectorLoop<squared<float>>());
     case U::SIGMOID:
       if constexpr (std::is_same<T, float>::value) return floatLoop(vectorLoop<vectorSigmoid>());
       else return loop([](T x) { return T(1) / (T(1) + std::exp(-x)); });
@@ -403,12 +417,11 @@ template <class T> std::function<void(std::size_t)> unaryKernel(UnaryOpType op, 
   }
   if constexpr (!std::is_same<T, std::uint8_t>::value) {
     switch (op) {
-    case U::ABSOLUTE:
-      return loop([](T x) { if constexpr (std::is_signed<T>::value) return x < 0 ? wrappingSub(T(0), x) : x; else return x; });
-    case U::NEGATE: return loop([](T x) { return wrappingSub(T(0), x); });
+    case U::ABSOLUTE: return loop([](T x) { return absoluteOf(x); });
+    case U::NEGATE: return loop([](T x) { return negated(x); });
     case U::SIGNUM: return loop([](T x) { return static_cast<T>((T(0) < x) - (x < T(0))); });
-    case U::SQUARE: return loop([](T x) { return wrappingMul(x, x); });
-    case U::RELU: return loop([](T x) { return x > T(0) ? x : T(0); });
+    case U::SQUARE: return loop([](T x) { return squared(x); });
+    case U::RELU: return loop([](T x) { return rectified(x); });
     default: break;
     }
   }
