@@ -331,8 +331,8 @@ def test_vector_math_gives_the_bits_of_the_baseline_isa_within_two_ulp(tmp_path)
 
 # Float arithmetic the emulator runs in its vector clones: expression, numpy's reference, and
 # whether the sign of a zero result may differ from numpy's. Maximum and minimum of zeros of
-# opposite signs return the first, which IEEE leaves open (numpy: the second); negate is 0 - x
-# and absolute keeps -0, as on the device.
+# opposite signs return the first, which IEEE leaves open (numpy: the second); the emulator's
+# negate is 0 - x and its absolute keeps -0.
 FLOAT_ARITHMETIC = {
     "add": (pe._1 + pe._2, np.add, False), "subtract": (pe._1 - pe._2, np.subtract, False),
     "multiply": (pe._1 * pe._2, np.multiply, False), "divide": (pe._1 / pe._2, np.divide, False),
