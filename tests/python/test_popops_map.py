@@ -305,28 +305,34 @@ def vector_math_results():
     return x, dict(zip(VECTOR_MATH, r.run(*outs)))
 
 
+def results_at_baseline_isa(tmp_path, results: str) -> dict:
+    """`results`, an expression over this module (`m`) giving {name: array}, evaluated in a child
+    process with POPDSL_BASELINE_VECTOR_MATH=1: the loops at the baseline ISA, as the default clone runs."""
+    saved = tmp_path / "baseline.npz"
+    here = Path(__file__).resolve().parent
+    env = dict(os.environ, POPDSL_BASELINE_VECTOR_MATH="1",
+               PYTHONPATH=os.pathsep.join([str(Path(popdsl.__file__).resolve().parents[1]), str(here)]))
+    script = f"import numpy as np, test_popops_map as m; np.savez({str(saved)!r}, **{results})"
+    subprocess.run([sys.executable, "-c", script], env=env, check=True, timeout=120, cwd=here)
+    with np.load(saved) as baseline:
+        return dict(baseline)
+
+
 @pytest.mark.needs_emulator("the emulator's vector-math clones")
 def test_vector_math_gives_the_bits_of_the_baseline_isa_within_two_ulp(tmp_path):
     # The loops run in the widest clone the CPU has (AVX-512, AVX2) and, with
     # POPDSL_BASELINE_VECTOR_MATH=1, at the baseline ISA, as the default clone does: one
     # IEEE operation sequence (no FMA contraction in any clone), so the same bits.
-    saved = tmp_path / "baseline.npz"
-    here = Path(__file__).resolve().parent
-    env = dict(os.environ, POPDSL_BASELINE_VECTOR_MATH="1",
-               PYTHONPATH=os.pathsep.join([str(Path(popdsl.__file__).resolve().parents[1]), str(here)]))
-    script = (f"import numpy as np, test_popops_map as m; x, ys = m.vector_math_results(); "
-              f"np.savez({str(saved)!r}, **ys)")
-    subprocess.run([sys.executable, "-c", script], env=env, check=True, timeout=120, cwd=here)
+    baseline = results_at_baseline_isa(tmp_path, "m.vector_math_results()[1]")
     x, cloned = vector_math_results()
-    with np.load(saved) as baseline:
-        for name, (_, reference) in VECTOR_MATH.items():
-            assert cloned[name].tobytes() == baseline[name].tobytes(), name
-            with np.errstate(over="ignore"):
-                want = reference(x.astype(np.float64)).astype(np.float32)
-            np.testing.assert_array_equal(np.isnan(cloned[name]), np.isnan(want), err_msg=name)
-            normal = np.isfinite(want) & (np.abs(want) >= np.finfo(np.float32).tiny)
-            ulps = np.abs(cloned[name][normal].view(np.int32).astype(np.int64) - want[normal].view(np.int32))
-            assert ulps.max() <= 2, (name, x[normal][ulps.argmax()])
+    for name, (_, reference) in VECTOR_MATH.items():
+        assert cloned[name].tobytes() == baseline[name].tobytes(), name
+        with np.errstate(over="ignore"):
+            want = reference(x.astype(np.float64)).astype(np.float32)
+        np.testing.assert_array_equal(np.isnan(cloned[name]), np.isnan(want), err_msg=name)
+        normal = np.isfinite(want) & (np.abs(want) >= np.finfo(np.float32).tiny)
+        ulps = np.abs(cloned[name][normal].view(np.int32).astype(np.int64) - want[normal].view(np.int32))
+        assert ulps.max() <= 2, (name, x[normal][ulps.argmax()])
 
 
 # Float arithmetic the emulator runs in its vector clones: expression, numpy's reference, and
@@ -371,15 +377,10 @@ def test_float_arithmetic_gives_ieee_results_in_every_clone(tmp_path):
     # The widest clone the CPU has and the baseline ISA (POPDSL_BASELINE_VECTOR_MATH=1) give
     # the same bits, NaN where numpy has NaN (maximum and minimum propagate it from either
     # operand, as numpy does), and numpy's correctly rounded float32 results.
-    saved = tmp_path / "baseline.npz"
-    here = Path(__file__).resolve().parent
-    env = dict(os.environ, POPDSL_BASELINE_VECTOR_MATH="1",
-               PYTHONPATH=os.pathsep.join([str(Path(popdsl.__file__).resolve().parents[1]), str(here)]))
-    script = f"import numpy as np, test_popops_map as m; np.savez({str(saved)!r}, **m.float_arithmetic_results())"
-    subprocess.run([sys.executable, "-c", script], env=env, check=True, timeout=120, cwd=here)
+    baseline = results_at_baseline_isa(tmp_path, "m.float_arithmetic_results()")
     a, b = float_arithmetic_operands()
     cloned = float_arithmetic_results()
-    with np.load(saved) as baseline, np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):
         for name, (_, reference, zero_sign_differs) in FLOAT_ARITHMETIC.items():
             want = reference(a, b)
             numbers = ~np.isnan(want)
