@@ -107,3 +107,55 @@ def test_a_forked_child_runs_and_exits_after_the_pool_started():
     result = subprocess.run([sys.executable, "-c", FORKED_CHILD], env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip().endswith("child exit status 0")
+
+
+# Thousands of back-to-back pool calls, each a compute set of one counting vertex per tile,
+# on more threads than the machine has cores (so workers are preempted in mid-call and join
+# calls late) and under engine limits of 3 and 1 threads: every vertex runs exactly once a
+# run. Then a vertex that fails on one tile: the error names it, and the pool still works.
+POOL_CALLS = """
+import numpy as np, popdsl as pd
+TILES, REPEATS = 64, 2000
+CODELET = '''
+#include <poplar/Vertex.hpp>
+class Count : public poplar::Vertex {
+public:
+  poplar::InOut<unsigned> count;
+  unsigned failAt;
+  bool compute() { *count += 1; return *count != failAt; }
+};
+'''
+
+def counts(options, fail_tile=None):
+    graph = pd.Graph(pd.ipu_model(tiles=TILES))
+    graph.add_codelets(CODELET)
+    count = graph.variable(pd.uint32, (TILES,), name="count", mapping="linear")
+    with pd.Sequence() as main:
+        pd.zero(count)
+        with pd.Repeat(REPEATS):
+            with pd.compute_set("count") as cs:
+                for tile in range(TILES):
+                    cs.vertex("Count", tile=tile, count=count[tile], failAt=7 if tile == fail_tile else 0)
+    with pd.Session(graph, main, options=options) as session:
+        session.run()
+        return session.read(count)
+
+for threads in ("auto", "3", "1"):
+    got = counts({"emulator.numThreads": threads})
+    assert (got == 2000).all(), (threads, got)
+try:
+    counts({}, fail_tile=37)
+    raise AssertionError("the failing vertex was not reported")
+except pd.poplar.application_runtime_error as e:
+    assert "on tile 37 returned false from compute()" in str(e), str(e)
+assert (counts({}) == 2000).all()
+print("ok")
+"""
+
+
+def test_every_vertex_runs_once_a_run_through_thousands_of_pool_calls(tmp_path):
+    env = dict(os.environ, POPDSL_NUM_THREADS="4", POPDSL_CACHE_DIR=str(tmp_path),
+               PYTHONPATH=str(Path(pd.__file__).resolve().parents[1]))
+    result = subprocess.run([sys.executable, "-c", POOL_CALLS], env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == "ok"

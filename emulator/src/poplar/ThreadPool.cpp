@@ -63,7 +63,8 @@ ThreadPool &ThreadPool::instance() {
 }
 
 ThreadPool::ThreadPool(unsigned threads)
-    : spin_(threads <= std::thread::hardware_concurrency() ? kSpin : std::chrono::microseconds(0)),
+    : ranges_(threads),
+      spin_(threads <= std::thread::hardware_concurrency() ? kSpin : std::chrono::microseconds(0)),
       ownerPid_(::getpid()) {
   for (unsigned slot = 1; slot < threads; ++slot) workers_.emplace_back([this, slot] { work(slot); });
 }
@@ -71,39 +72,61 @@ ThreadPool::ThreadPool(unsigned threads)
 ThreadPool::Limit::Limit(unsigned threads) : previous_(tLimit) { tLimit = threads; }
 ThreadPool::Limit::~Limit() { tLimit = previous_; }
 
-// Under mutex_: takes an item of the current call for `slot`, its own if one is left,
-// else the lowest left; false when none is left.
-bool ThreadPool::claim(unsigned slot, std::size_t &item) {
-  for (std::size_t &own = ownNext_[slot]; own < count_; own += activeThreads_)
-    if (!claimed_[own]) {
-      item = own;
-      own += activeThreads_;
-      claimed_[item] = 1;
+namespace {
+// A Range's word: the call's tag in the top 16 bits, then begin and end in 24 bits each.
+constexpr unsigned kEndBits = 24;
+constexpr std::uint64_t kMaxUnits = (std::uint64_t(1) << kEndBits) - 1;
+constexpr std::uint64_t kTagMask = 0xffff;
+
+std::uint64_t rangeWord(std::uint64_t generation, std::uint64_t begin, std::uint64_t end) {
+  return (generation & kTagMask) << (2 * kEndBits) | begin << kEndBits | end;
+}
+} // namespace
+
+// Takes a unit of `range` for the call of `generation`: its first (its owner) or its last
+// (another slot); false when it has none left, or belongs to another call.
+bool ThreadPool::claim(Range &range, std::uint64_t generation, bool fromBack, std::size_t &unit) {
+  std::uint64_t word = range.word.load(std::memory_order_relaxed);
+  for (;;) {
+    const std::uint64_t begin = word >> kEndBits & kMaxUnits, end = word & kMaxUnits;
+    if ((word >> 2 * kEndBits) != (generation & kTagMask) || begin >= end) return false;
+    const std::uint64_t taken = fromBack ? rangeWord(generation, begin, end - 1)
+                                         : rangeWord(generation, begin + 1, end);
+    // Acquire: the call's fn_, count_ and errors_ were written before its ranges.
+    if (range.word.compare_exchange_weak(word, taken, std::memory_order_acquire, std::memory_order_relaxed)) {
+      unit = fromBack ? end - 1 : begin;
       return true;
     }
-  for (; stealNext_ < count_; ++stealNext_)
-    if (!claimed_[stealNext_]) {
-      item = stealNext_;
-      claimed_[item] = 1;
-      return true;
-    }
-  return false;
+  }
 }
 
-// Takes and runs items of the current call until none are left (none at all when
-// the call uses fewer threads than `slot`).
-void ThreadPool::takeItems(unsigned slot) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  std::size_t i;
-  while (slot < activeThreads_ && claim(slot, i)) {
-    lock.unlock();
+void ThreadPool::runUnit(std::size_t unit, unsigned slot) {
+  const std::size_t first = unit * perUnit_, last = std::min(count_, first + perUnit_);
+  for (std::size_t i = first; i < last; ++i) {
     try {
       (*fn_)(i, slot);
     } catch (...) {
       errors_[i] = std::current_exception(); // each item writes only its own slot
     }
-    lock.lock();
-    if (finished_.fetch_add(1) + 1 == count_) done_.notify_all();
+  }
+}
+
+// Runs units of the call of `generation`: the slot's own range from the front, then the
+// other slots' ranges from the back. The units it ran count as finished in one step.
+void ThreadPool::takeItems(unsigned slot, std::uint64_t generation) {
+  const unsigned active = activeThreads_.load(std::memory_order_acquire);
+  if (slot >= active) return;
+  std::size_t done = 0, unit;
+  for (unsigned k = 0; k < active; ++k) {
+    Range &range = ranges_[(slot + k) % active];
+    while (claim(range, generation, k != 0, unit)) {
+      runUnit(unit, slot);
+      ++done;
+    }
+  }
+  if (done && finished_.fetch_add(done, std::memory_order_acq_rel) + done == units_) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    done_.notify_all();
   }
 }
 
@@ -118,7 +141,7 @@ void ThreadPool::work(unsigned slot) {
       wake_.wait(lock, called);
     }
     seen = generation_.load(std::memory_order_acquire);
-    takeItems(slot);
+    takeItems(slot, seen);
   }
 }
 
@@ -129,31 +152,34 @@ void ThreadPool::parallelFor(std::size_t n, const Work &fn) {
     for (std::size_t i = 0; i < n; ++i) fn(i, tSlot);
     return;
   }
+  fn_ = &fn;
+  count_ = n;
+  perUnit_ = (n + kMaxUnits - 1) / kMaxUnits;
+  units_ = (n + perUnit_ - 1) / perUnit_;
+  errors_.assign(n, nullptr);
+  finished_.store(0, std::memory_order_relaxed);
+  activeThreads_.store(threads, std::memory_order_relaxed);
+  const std::uint64_t generation = generation_.load(std::memory_order_relaxed) + 1;
+  for (unsigned slot = 0; slot < ranges_.size(); ++slot) {
+    const std::uint64_t begin = slot < threads ? units_ * slot / threads : 0;
+    const std::uint64_t end = slot < threads ? units_ * (slot + 1) / threads : 0;
+    ranges_[slot].word.store(rangeWord(generation, begin, end), std::memory_order_release);
+  }
   {
+    // Under the mutex, so that a worker about to sleep sees either the new generation or the wake-up.
     std::lock_guard<std::mutex> lock(mutex_);
-    fn_ = &fn;
-    count_ = n;
-    claimed_.assign(n, 0);
-    ownNext_.resize(threads);
-    for (unsigned slot = 0; slot < threads; ++slot) ownNext_[slot] = slot;
-    stealNext_ = 0;
-    finished_ = 0;
-    activeThreads_ = threads;
-    errors_.assign(n, nullptr);
-    ++generation_;
+    generation_.store(generation, std::memory_order_release);
   }
   wake_.notify_all();
   tInPool = true;
-  takeItems(0);
+  takeItems(0, generation);
   tInPool = false;
-  const auto finished = [&] { return finished_.load(std::memory_order_acquire) == n; };
+  const auto finished = [&] { return finished_.load(std::memory_order_acquire) == units_; };
   if (!spinUntil(spin_, finished)) {
     std::unique_lock<std::mutex> lock(mutex_);
     done_.wait(lock, finished);
   }
-  std::unique_lock<std::mutex> lock(mutex_);
   fn_ = nullptr;
-  count_ = 0;
   for (const auto &e : errors_)
     if (e) std::rethrow_exception(e);
 }

@@ -26,10 +26,11 @@ public:
   // Threads that take work, the calling thread included.
   unsigned size() const { return static_cast<unsigned>(workers_.size()) + 1; }
   // Calls fn for every item < n on the pool and the calling thread and returns when
-  // all are done; rethrows the exception of the lowest failing item. Slot s runs items
-  // s, s + threads, ... unless another slot, done with its own, gets there first: a
-  // thread works on the same data from one call to the next, and keeps it in its cache. Called from
-  // inside a work item, while another call runs, in a forked child or under a
+  // all are done; rethrows the exception of the lowest failing item. Slot s owns the
+  // s-th of `threads` contiguous ranges of the items and runs them from the front,
+  // unless another slot, done with its own, takes some from the back first: a thread
+  // works on the same data from one call to the next, and keeps it in its cache. Called
+  // from inside a work item, while another call runs, in a forked child or under a
   // Limit of one thread, it runs the items in order on the calling thread.
   void parallelFor(std::size_t n, const Work &fn);
 
@@ -47,25 +48,33 @@ public:
   };
 
 private:
+  // The items a slot has left of the current call: [begin, end) and the call's tag (the
+  // low bits of its generation) in one word, so that its owner (from the front) and
+  // other slots (from the back) claim items with one compare-and-swap each, and a slot
+  // that is late for a call cannot take an item of the next.
+  struct alignas(64) Range {
+    std::atomic<std::uint64_t> word{0};
+  };
+
   explicit ThreadPool(unsigned threads);
   void work(unsigned slot);
-  void takeItems(unsigned slot);
-  bool claim(unsigned slot, std::size_t &item);
+  void takeItems(unsigned slot, std::uint64_t generation);
+  bool claim(Range &range, std::uint64_t generation, bool fromBack, std::size_t &unit);
+  void runUnit(std::size_t unit, unsigned slot);
 
   std::vector<std::thread> workers_;
-  std::mutex mutex_;
+  std::mutex mutex_;     // guards the sleeping threads' wake-ups
   std::mutex callMutex_; // one parallelFor at a time
   std::condition_variable wake_, done_;
+  // The current call, written before its generation is published.
   const Work *fn_ = nullptr;
-  std::size_t count_ = 0;
-  // Items of the current call: which are taken, each slot's next own item, the next to steal.
-  std::vector<char> claimed_;
-  std::vector<std::size_t> ownNext_;
-  std::size_t stealNext_ = 0;
-  // Written under mutex_; atomic so that waiters can spin on them without it.
-  std::atomic<std::size_t> finished_{0};
+  std::size_t count_ = 0;   // items
+  std::size_t perUnit_ = 1; // items a claim takes (more than one only for calls of very many items)
+  std::size_t units_ = 0;
+  std::vector<Range> ranges_; // one per slot
+  std::atomic<unsigned> activeThreads_{0}; // slots below this take items of the current call
+  std::atomic<std::size_t> finished_{0};   // units done
   std::atomic<std::uint64_t> generation_{0};
-  unsigned activeThreads_ = 0; // slots below this take items of the current call
   std::vector<std::exception_ptr> errors_;
   const std::chrono::microseconds spin_; // how long waiting threads poll before they sleep
   int ownerPid_; // a forked child has none of the workers: it runs work inline
