@@ -106,7 +106,7 @@ void ThreadPool::runUnit(std::size_t unit, unsigned slot) {
     try {
       (*fn_)(i, slot);
     } catch (...) {
-      errors_[i] = std::current_exception(); // each item writes only its own slot
+      errors_[i] = std::current_exception(); // each item writes only its own entry
     }
   }
 }
@@ -124,7 +124,9 @@ void ThreadPool::takeItems(unsigned slot, std::uint64_t generation) {
       ++done;
     }
   }
-  if (done && finished_.fetch_add(done, std::memory_order_acq_rel) + done == units_) {
+  if (done == 0) return;
+  const std::size_t units = units_; // read before the call can finish and the next one set it
+  if (finished_.fetch_add(done, std::memory_order_acq_rel) + done == units) {
     std::lock_guard<std::mutex> lock(mutex_);
     done_.notify_all();
   }
