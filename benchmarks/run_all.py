@@ -7,8 +7,10 @@ its ratios to a file named by POPDSL_BENCHMARK_RATIOS (benchmarks/ratios.py). Th
 benchmark runs when torch is importable here or --torch-python names a Python that has
 it. Ends with the table and the machine it ran on, with its float multiply-add peak
 (benchmarks/fma_peak.py) measured before and after the benchmarks: a shared machine's
-speed can move while they run, and the two figures show by how much. Exits 1 when a
-benchmark failed.
+speed can move while they run, and the two figures show by how much. On a virtual machine
+it also gives the share of the cores' time the hypervisor gave to others meanwhile (steal
+time, /proc/stat): above a few percent, the ratios are noise as much as measurement.
+Exits 1 when a benchmark failed.
 """
 import argparse
 import importlib.util
@@ -50,10 +52,30 @@ def peak():
     return "unmeasured (no C compiler)" if gflops is None else f"{gflops:.0f} GFLOP/s"
 
 
-def machine(peak_before):
+def cpu_times():
+    """The cores' time so far (/proc/stat's `cpu` line, in ticks), or None where there is none."""
+    try:
+        with open("/proc/stat") as stat:
+            return [int(ticks) for ticks in stat.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+
+
+def stolen_share(before, after):
+    """The share of the cores' time between two cpu_times() that the hypervisor gave to
+    others (steal, the eighth field), or None where it is not counted."""
+    if before is None or after is None or len(before) < 8 or len(after) < 8:
+        return None
+    total = sum(after[:8]) - sum(before[:8])
+    return (after[7] - before[7]) / total if total > 0 else None
+
+
+def machine(peak_before, times_before):
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    stolen = stolen_share(times_before, cpu_times())
+    steal = "" if stolen is None else f"; {100 * stolen:.0f}% of the cores' time stolen by the hypervisor meanwhile"
     return (f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, load average {load} at the end; "
-            f"float multiply-add peak {peak_before} before the benchmarks, {peak()} after")
+            f"float multiply-add peak {peak_before} before the benchmarks, {peak()} after{steal}")
 
 
 def table(rows):
@@ -70,7 +92,7 @@ def table(rows):
 
 def main(args):
     rows, failed = [], []
-    peak_before = peak()
+    peak_before, times_before = peak(), cpu_times()
     with tempfile.TemporaryDirectory() as scratch:
         ratios = Path(scratch) / "ratios.jsonl"
         env = dict(os.environ, POPDSL_BENCHMARK_RATIOS=str(ratios))
@@ -87,7 +109,7 @@ def main(args):
     print()
     if rows:
         print(table(rows))
-    print(f"machine: {machine(peak_before)}")
+    print(f"machine: {machine(peak_before, times_before)}")
     if failed:
         print(f"failed: {', '.join(failed)}")
     return 1 if failed else 0

@@ -9,6 +9,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from fma_peak import fma_peak_gflops  # noqa: E402
 from ratios import verdict  # noqa: E402
+from run_all import cpu_times, stolen_share  # noqa: E402
 
 
 @pytest.mark.parametrize("ratio, budget, floor, expected", [
@@ -30,3 +31,18 @@ def test_fma_peak_is_a_plausible_rate():
     # Any x86-64 or Arm core of the last decade does a few GFLOP/s of float multiply-adds at
     # least, and no core 10 TFLOP/s.
     assert one is not None and 2 < one < 10_000
+
+
+def test_stolen_share_is_the_steal_ticks_over_all_ticks():
+    # /proc/stat's cpu line: user nice system idle iowait irq softirq steal guest guest_nice
+    before = [100, 0, 20, 500, 0, 0, 0, 30, 0, 0]
+    after = [160, 0, 30, 620, 0, 0, 0, 60, 7, 0]  # guest time is part of user time: not added again
+    assert stolen_share(before, after) == pytest.approx(30 / (60 + 10 + 120 + 30))
+    assert stolen_share(before, before) is None  # no time passed
+    assert stolen_share(None, after) is None and stolen_share(before[:4], after[:4]) is None
+
+
+@pytest.mark.skipif(not Path("/proc/stat").exists(), reason="no /proc/stat")
+def test_cpu_times_reads_this_machines_ticks():
+    times = cpu_times()
+    assert times is not None and len(times) >= 8 and all(t >= 0 for t in times)
