@@ -83,9 +83,9 @@ std::uint64_t rangeWord(std::uint64_t generation, std::uint64_t begin, std::uint
 }
 } // namespace
 
-// Takes a unit of `range` for the call of `generation`: its first (its owner) or its last
+// Takes a round of `range` for the call of `generation`: its first (its owner) or its last
 // (another slot); false when it has none left, or belongs to another call.
-bool ThreadPool::claim(Range &range, std::uint64_t generation, bool fromBack, std::size_t &unit) {
+bool ThreadPool::claim(Range &range, std::uint64_t generation, bool fromBack, std::size_t &round) {
   std::uint64_t word = range.word.load(std::memory_order_relaxed);
   for (;;) {
     const std::uint64_t begin = word >> kEndBits & kMaxUnits, end = word & kMaxUnits;
@@ -94,7 +94,7 @@ bool ThreadPool::claim(Range &range, std::uint64_t generation, bool fromBack, st
                                          : rangeWord(generation, begin + 1, end);
     // Acquire: the call's fn_, count_ and errors_ were written before its ranges.
     if (range.word.compare_exchange_weak(word, taken, std::memory_order_acquire, std::memory_order_relaxed)) {
-      unit = fromBack ? end - 1 : begin;
+      round = fromBack ? end - 1 : begin;
       return true;
     }
   }
@@ -111,16 +111,16 @@ void ThreadPool::runUnit(std::size_t unit, unsigned slot) {
   }
 }
 
-// Runs units of the call of `generation`: the slot's own range from the front, then the
-// other slots' ranges from the back. The units it ran count as finished in one step.
+// Runs units of the call of `generation`: the slot's own from the front, then the other
+// slots' from the back. The units it ran count as finished in one step.
 void ThreadPool::takeItems(unsigned slot, std::uint64_t generation) {
   const unsigned active = activeThreads_.load(std::memory_order_acquire);
   if (slot >= active) return;
-  std::size_t done = 0, unit;
+  std::size_t done = 0, round;
   for (unsigned k = 0; k < active; ++k) {
-    Range &range = ranges_[(slot + k) % active];
-    while (claim(range, generation, k != 0, unit)) {
-      runUnit(unit, slot);
+    const unsigned owner = (slot + k) % active;
+    while (claim(ranges_[owner], generation, k != 0, round)) {
+      runUnit(owner + round * active, slot);
       ++done;
     }
   }
@@ -162,10 +162,9 @@ void ThreadPool::parallelFor(std::size_t n, const Work &fn) {
   finished_.store(0, std::memory_order_relaxed);
   activeThreads_.store(threads, std::memory_order_relaxed);
   const std::uint64_t generation = generation_.load(std::memory_order_relaxed) + 1;
-  for (unsigned slot = 0; slot < ranges_.size(); ++slot) {
-    const std::uint64_t begin = slot < threads ? units_ * slot / threads : 0;
-    const std::uint64_t end = slot < threads ? units_ * (slot + 1) / threads : 0;
-    ranges_[slot].word.store(rangeWord(generation, begin, end), std::memory_order_release);
+  for (unsigned slot = 0; slot < ranges_.size(); ++slot) { // slot s: units s, s + threads, ...
+    const std::uint64_t rounds = slot < threads && slot < units_ ? (units_ - slot + threads - 1) / threads : 0;
+    ranges_[slot].word.store(rangeWord(generation, 0, rounds), std::memory_order_release);
   }
   {
     // Under the mutex, so that a worker about to sleep sees either the new generation or the wake-up.
