@@ -30,7 +30,7 @@ public:
   // s, s + threads, ... and runs them from the front, unless another slot, done with
   // its own, takes some from the back first: a thread works on the same data from one
   // call to the next, and keeps it in its cache, while the threads stream through
-  // neighbouring memory together (halves apiece made a map over 8M floats 10-20% slower).
+  // neighbouring memory together (halves apiece made a map over 8M floats 15-20% slower).
   // Called from inside a work item, while another call runs, in a forked child or under
   // a Limit of one thread, it runs the items in order on the calling thread.
   void parallelFor(std::size_t n, const Work &fn);
