@@ -6,6 +6,7 @@ import pytest
 
 import popdsl as pd
 from popdsl.nn import lstm
+from popdsl.nn.lstm.vertex import ROWS_PER_VERTEX
 
 GATES = ("forget", "input", "candidate", "output")
 SHUFFLED = ("output", "candidate", "forget", "input")
@@ -128,8 +129,9 @@ def make_data(cfg, seed=0):
         return rng.uniform(-scale, scale, shape)
 
     out_shape = (S, B, H) if cfg["full"] else (B, H)
-    data = dict(x=r(S, B, I), h0=r(B, H, scale=0.5), c0=r(B, H, scale=0.5), Win=r(4, I, H, scale=0.5),
-                Wout=r(4, H, H, scale=0.5), b=r(4, H, scale=0.3), dY=r(*out_shape),
+    w = cfg.get("weight_scale", 0.5)
+    data = dict(x=r(S, B, I), h0=r(B, H, scale=0.5), c0=r(B, H, scale=0.5), Win=r(4, I, H, scale=w),
+                Wout=r(4, H, H, scale=w), b=r(4, H, scale=0.3), dY=r(*out_shape),
                 dh_last=r(B, H) if cfg["last_grad"] else np.zeros((B, H)),
                 dc_last=r(B, H) if cfg["last_grad"] else np.zeros((B, H)))
     # values as the device stores them, so the reference starts from the same numbers
@@ -377,6 +379,38 @@ def test_inference_forward_without_intermediates(cfg):
         built.write_inputs(s, data)
         s.run()
         check_forward(s, ref, cfg, out, cell)
+
+
+# --- the cell's vertices (popdsl/nn/lstm/vertex.py) ---------------------------------------------
+def test_cell_vertices_take_groups_of_rows_and_any_hidden_size():
+    # two full vertices and one of one row; H = 37: not a whole number of vectors
+    run_phases(make_config(S=3, B=2 * ROWS_PER_VERTEX + 1, I=6, H=37, cell_order=SHUFFLED))
+
+
+def test_cell_vertices_saturate_as_the_reference_does():
+    # gate pre-activations of tens: sigmoid and tanh at 0 and +-1 to the last bit, exp at its clamps
+    run_phases(make_config(S=3, B=5, I=5, H=8, weight_scale=30.0), phases=("all",))
+
+
+@pytest.mark.parametrize("cfg, save, vertices", [
+    (dict(), True, True),
+    (dict(cell_order=SHUFFLED, options={"preCalcWeights": "true"}), True, True),
+    (dict(), False, False),  # popnn's two-pass inference cell
+    (dict(dtype=np.float16), True, False),
+    (dict(activation="relu"), True, False),
+    (dict(time_steps=2), True, False),
+], ids=["float", "float_shuffled_precalc", "without_intermediates", "half", "relu", "variable_steps"])
+def test_the_cell_runs_as_vertices_where_they_serve(cfg, save, vertices):
+    cfg = make_config(**cfg)
+    built = Built(cfg)
+    with pd.Sequence("forward") as forward:
+        lstm.forward(built.params, built.state, built.x, built.weights, save_intermediates=save,
+                     options=cfg["options"])
+    with pd.Session(built.graph, forward, device=built.device) as s:
+        built.write_inputs(s, make_data(cfg))
+        s.run()
+        names = [step.name for step in s.profile.steps]
+    assert any("lstmCell" in name for name in names) == vertices, names
 
 
 def test_half_data_with_float_accumulators():

@@ -14,10 +14,13 @@ lays both weight tensors out in W's memory order, which the products read in pla
 weights are copied into that order once a run); with
 preCalcWeights the input part of every step is one product before the forward loop, and
 the backward pass (when every step's gate gradients are kept, as for the weight update)
-makes the input gradients of all steps in one product after its loop. The biases are
-added by the cell's maps, and element-wise activations (and the tanh and sigmoid
-gradients) are applied inside the maps that need them. Without intermediates the forward
-step is popnn's in-place inference cell: two fused passes.
+makes the input gradients of all steps in one product after its loop. A forward pass that
+saves intermediates for a float LSTM with tanh and sigmoid and no time-step limits runs its
+cell as one compute set of custom vertices (vertex.py): gates, cell state, output and the
+saved rows in one pass. Otherwise the biases are added by the cell's maps, and element-wise
+activations (and the tanh and sigmoid gradients) are applied inside the maps that need
+them; without intermediates the forward step is popnn's in-place inference cell: two fused
+passes.
 
 Variable time steps follow popnn's reference model: at steps t >= limit (per batch
 row) the gates are zero, so the step's outputs and intermediates are zero, and the

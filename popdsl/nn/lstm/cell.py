@@ -1,5 +1,6 @@
 """One time step's cell: the gates from their units, the cell state and the output, as
-fused maps, and the pieces the backward pass shares (masks, activations, derivatives)."""
+the cell's vertices (vertex.py) or fused maps, and the pieces the backward pass shares
+(masks, activations, derivatives)."""
 from __future__ import annotations
 
 import functools
@@ -7,8 +8,9 @@ import operator
 from typing import Optional
 
 import popdsl as pd
-from popdsl.nn.lstm.params import (ACT_CELL, CANDIDATE, FORGET, INPUT, OUTPUT, PREV_CELL, STEP_OUTPUT, LstmParams,
-                                   _Options)
+from popdsl.nn.lstm import vertex
+from popdsl.nn.lstm.params import (ACT_CELL, CANDIDATE, FORGET, GATES, INPUT, OUTPUT, PREV_CELL, STEP_OUTPUT,
+                                   LstmParams, _Options)
 from popdsl.popops import expr as pe
 from popdsl.tensor import Tensor
 
@@ -169,3 +171,36 @@ def _saving_cell(params: LstmParams, opts: _Options, graph, cell: Tensor, output
     def cell_step(t, units):
         return _cell_from_units(params, opts, graph, t, cell, output, step, units, biases, inter)
     return cell_step
+
+
+def _vertex_saving_cell(params: LstmParams, opts: _Options, graph, cell: Tensor, output: Tensor, biases: Tensor,
+                        inter: Tensor):
+    """cell_step(t, units) of the cell's vertices writing the saved rows into a step buffer,
+    which is then saved at step t."""
+    step = graph.variable(params.dtype, (6, params.batch_size, params.output_size), name="step")
+    vertices = vertex.vertex_cell(params, graph, cell, output, biases, step)
+
+    def cell_step(t, units):
+        step_output = vertices(t, units)
+        inter.at[t].set(_saved_rows(params, opts, step, step_output))
+        return step_output
+    return cell_step
+
+
+def _cell_step(params: LstmParams, opts: _Options, graph, cell: Tensor, output: Tensor, biases: Tensor,
+               inter: Optional[Tensor]):
+    """cell_step(t, units) -> the step's output, for the gate units [B, 4, H] and biases [4, H]
+    in cell order: the cell's vertices where they serve a step that saves intermediates, else
+    maps (popnn's in-place inference cell when nothing is saved and there are no time-step
+    limits)."""
+    if inter is not None and vertex.fits(params):
+        return _vertex_saving_cell(params, opts, graph, cell, output, biases, inter)
+    b, h = params.batch_size, params.output_size
+    fico = _positions(params, GATES)
+    # The biases in FICO order, once for every batch row: operands the cell's maps read in place.
+    biases = pd.copy(_stack(*(biases[p] for p in fico)).expand(1).broadcast((4, b, h)),
+                     graph.variable(params.dtype, (4, b, h), name="biases"))
+    saves_nothing = inter is None and params.variable_time_steps is None
+    cell_step = (_fused_cell(params, cell, output, biases) if saves_nothing else None) or \
+        _saving_cell(params, opts, graph, cell, output, biases, inter)
+    return lambda t, units: cell_step(t, _stack(*(units[:, p] for p in fico)))

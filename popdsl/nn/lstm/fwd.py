@@ -7,8 +7,8 @@ from typing import Optional, Tuple
 import popdsl as pd
 from popdsl.debug import BuildError
 from popdsl.nn.lstm.bwd import backward_with_weight_update
-from popdsl.nn.lstm.cell import _fused_cell, _positions, _saving_cell, _stack, _step_counter
-from popdsl.nn.lstm.params import (GATES, LstmParams, LstmState, LstmWeights, _check_layer, _num_intermediates,
+from popdsl.nn.lstm.cell import _cell_step, _step_counter
+from popdsl.nn.lstm.params import (LstmParams, LstmState, LstmWeights, _check_layer, _num_intermediates,
                                    _Options, _parse_options)
 from popdsl.nn.lstm.weights import _rows_in_place, _stacked_weights, _weight_matrix
 from popdsl.tensor import Tensor
@@ -76,7 +76,6 @@ def forward(params: LstmParams, state: LstmState, x: Tensor, weights: LstmWeight
     opts = _parse_options(options, params, graph)
     s, b, h, dtype = params.time_steps, params.batch_size, params.output_size, params.dtype
     matmul_options = opts.matmul_options("INFERENCE_FWD" if opts.inference_only else "TRAINING_FWD")
-    fico = _positions(params, GATES)
     with pd.name_scope("lstm/fwd"):
         output, units_step = _gate_units(params, opts, x, weights, matmul_options)
         cell = graph.variable(dtype, (b, h), name="cellState")
@@ -85,16 +84,11 @@ def forward(params: LstmParams, state: LstmState, x: Tensor, weights: LstmWeight
         sequence = graph.variable(dtype, (s, b, h), name="outputSequence") if params.output_full_sequence else None
         inter = graph.variable(dtype, (s, _num_intermediates(params, opts), b, h), name="intermediates") \
             if save_intermediates else None
-        # The biases in FICO order, once for every batch row: operands the cell's maps read in place.
-        biases = pd.copy(_stack(*(weights.biases[p] for p in fico)).expand(1).broadcast((4, b, h)),
-                         graph.variable(dtype, (4, b, h), name="biases"))
-        saves_nothing = inter is None and params.variable_time_steps is None
-        fused = _fused_cell(params, cell, output, biases) if saves_nothing else None
-        cell_step = fused or _saving_cell(params, opts, graph, cell, output, biases, inter)
+        cell_step = _cell_step(params, opts, graph, cell, output, weights.biases, inter)
         t = _step_counter(graph, 0)
         with pd.Repeat(s):
             units = units_step(t)
-            step_output = cell_step(t, _stack(*(units[:, p] for p in fico)))
+            step_output = cell_step(t, units)
             if sequence is not None:
                 sequence.at[t].set(step_output)
             t += 1
