@@ -413,6 +413,24 @@ def test_the_cell_runs_as_vertices_where_they_serve(cfg, save, vertices):
     assert any("lstmCell" in name for name in names) == vertices, names
 
 
+@pytest.mark.parametrize("cfg, vertices", [
+    (dict(), True),
+    (dict(cell_order=SHUFFLED, options={"preCalcWeights": "true"}), True),
+    (dict(full=False), False),  # the last output's gradient only
+    (dict(options={"recomputationMode": "cellAndTanh"}), False),
+    (dict(dtype=np.float16), False),
+    (dict(time_steps=2, last_grad=False), False),
+], ids=["float", "float_shuffled_precalc", "last_output", "cellAndTanh", "half", "variable_steps"])
+def test_the_backward_cell_runs_as_vertices_where_they_serve(cfg, vertices):
+    cfg = make_config(**cfg)
+    built = Built(cfg)
+    with built.session as s:
+        built.write_inputs(s, make_data(cfg))
+        s.run("bwd")
+        names = [step.name for step in s.profile.steps]
+    assert any("lstmCellGrad" in name for name in names) == vertices, names
+
+
 def test_half_data_with_float_accumulators():
     cfg = make_config(dtype=np.float16, options={"weightAccumulatorsType": "float", "partialsType": "half"})
     built = run_phases(cfg, phases=("all",))

@@ -7,6 +7,7 @@ from typing import Optional, Tuple
 
 import popdsl as pd
 from popdsl.debug import BuildError
+from popdsl.nn.lstm import vertex
 from popdsl.nn.lstm.cell import (_activation_grad, _advance_cell, _carry, _gate_rows, _positions, _stack, _step_counter,
                                  _step_mask, _update)
 from popdsl.nn.lstm.params import (ACT_CELL, CANDIDATE, FORGET, INPUT, OUTPUT, PREV_CELL, LstmParams, LstmState,
@@ -35,6 +36,33 @@ def _recompute_cells(params: LstmParams, graph, state: LstmState, inter: Tensor)
     return cells
 
 
+def _cell_grad_maps(params, opts, graph, state, inter, out_grad, output_grad, cell_grad, gate_grads):
+    """cell_grad_step(t, saved) as maps: step t's gate gradients into gate_grads [B, 4, H] from
+    its saved rows and the output gradients, and cell_grad made the previous step's."""
+    rec = _positions(params, ("forget", "input", "output"))
+    candidate = params.position("candidate")
+    cells = _recompute_cells(params, graph, state, inter) if opts.recomputation_mode == "cellAndTanh" else None
+    cell_total = graph.variable(params.dtype, (params.batch_size, params.output_size), name="cellTotalGrad")
+
+    def cell_grad_step(t, saved):
+        f, i_gate, g, o = saved[FORGET], saved[INPUT], saved[CANDIDATE], saved[OUTPUT]
+        if cells is None:
+            act_cell, prev_cell = saved[ACT_CELL], saved[PREV_CELL]
+        else:
+            recomputed = cells.at[t].get()
+            prev_cell, act_cell = recomputed[0], recomputed[1]
+        total_out_grad = pd.map(lambda dy, dh: dy + dh, out_grad.at[t].get(), output_grad) \
+            if params.output_full_sequence else output_grad
+        # dC = act'(c_t) * o * dh_t + dc_t; the gates' output gradients follow from dC and dh_t
+        _activation_grad(params.activation, cell_total, act_cell, o, total_out_grad)
+        pd.map_(lambda total, dc: total + dc, cell_total, cell_grad)
+        _activation_grad(params.recurrent_activation, _gate_rows(gate_grads, rec), _stack(f, i_gate, o),
+                         _stack(prev_cell, g, act_cell), _stack(cell_total, cell_total, total_out_grad))
+        _activation_grad(params.activation, gate_grads[:, candidate], g, i_gate, cell_total)
+        _update(cell_grad, _step_mask(params, graph, t), lambda f, d: f * d, f, cell_total)
+    return cell_grad_step
+
+
 def _check_backward(params, opts, state, inter, weights, x, out, out_grad, last_step_state_grad):
     """What backward needs besides _check_layer's checks (made first: options need the graph)."""
     _check_intermediates(params, opts, inter)
@@ -54,8 +82,6 @@ def _backward(params, opts, state, inter, weights, x, out, out_grad, last_step_s
     graph = x.graph
     s, b, (i, h), dtype = params.time_steps, params.batch_size, params.layer_sizes, params.dtype
     matmul_options = opts.matmul_options("TRAINING_BWD")
-    rec = _positions(params, ("forget", "input", "output"))
-    candidate = params.position("candidate")
     # dZ @ W^T gives [dx_t, dh_{t-1}]; the loop needs only dh. When the sink keeps every
     # step's dZ, dx of all steps is one product after the loop (a step then reads W_out^T
     # alone); otherwise each step makes its dx_t from all of W^T. As in the forward pass, the
@@ -93,34 +119,24 @@ def _backward(params, opts, state, inter, weights, x, out, out_grad, last_step_s
     # The product lands in output_grad itself when it is dh alone and every row takes it.
     propagated = output_grad if step_weights.shape[1] == h and params.variable_time_steps is None else \
         graph.variable(dtype, (b, step_weights.shape[1]), name="propagated")
-    cells = _recompute_cells(params, graph, state, inter) if opts.recomputation_mode == "cellAndTanh" else None
     input_grad = graph.variable(dtype, (s, b, i), name="inputGrad") if params.calc_input_gradients else None
     gate_grads = graph.variable(dtype, (b, 4, h), name="gateGrads")  # dZ, gates in cell order
-    cell_total = graph.variable(dtype, (b, h), name="cellTotalGrad")
+    if vertex.fits_backward(params, opts.recomputation_mode):
+        vertices = vertex.vertex_cell_grad(params, graph, cell_grad, gate_grads)
+
+        def cell_grad_step(t, saved):
+            vertices(saved, out_grad.at[t].get(), output_grad)
+    else:
+        cell_grad_step = _cell_grad_maps(params, opts, graph, state, inter, out_grad, output_grad, cell_grad,
+                                         gate_grads)
     t = _step_counter(graph, s - 1)
     with pd.Repeat(s):
-        saved = inter.at[t].get()
-        f, i_gate, g, o = saved[FORGET], saved[INPUT], saved[CANDIDATE], saved[OUTPUT]
-        if cells is None:
-            act_cell, prev_cell = saved[ACT_CELL], saved[PREV_CELL]
-        else:
-            recomputed = cells.at[t].get()
-            prev_cell, act_cell = recomputed[0], recomputed[1]
-        total_out_grad = pd.map(lambda dy, dh: dy + dh, out_grad.at[t].get(), output_grad) \
-            if params.output_full_sequence else output_grad
-        # dC = act'(c_t) * o * dh_t + dc_t; the gates' output gradients follow from dC and dh_t
-        _activation_grad(params.activation, cell_total, act_cell, o, total_out_grad)
-        cell_total += cell_grad
-        _activation_grad(params.recurrent_activation, _gate_rows(gate_grads, rec), _stack(f, i_gate, o),
-                         _stack(prev_cell, g, act_cell), _stack(cell_total, cell_total, total_out_grad))
-        _activation_grad(params.activation, gate_grads[:, candidate], g, i_gate, cell_total)
+        cell_grad_step(t, inter.at[t].get())
         pd.matmul(gate_grads.reshape(b, 4 * h), step_weights, options=matmul_options, out=propagated)
         if input_grad is not None and not inputs_after_loop:
             input_grad.at[t].set(propagated[:, :i])
-        mask = _step_mask(params, graph, t)
         if propagated is not output_grad:
-            _carry(output_grad, propagated[:, -h:], mask)
-        _update(cell_grad, mask, lambda f, d: f * d, f, cell_total)
+            _carry(output_grad, propagated[:, -h:], _step_mask(params, graph, t))
         gate_grad_sink.add(t, gate_grads)
         t -= 1
     gate_grad_sink.finish()

@@ -25,7 +25,8 @@ inline float expOf(float x) {
   const float shifter = 12582912.0f; // 1.5 * 2^23: adding it rounds to an integer
   const float n = (clamped * 1.44269504f + shifter) - shifter;
   const float r = (clamped - n * 0.693145752f) - n * 1.42860677e-06f;
-  const float p = 1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 + r * (1.0f / 720))))));
+  const float p =
+      1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 + r * (1.0f / 720))))));
   const std::int32_t k = static_cast<std::int32_t>(n), low = k / 2;
   const std::uint32_t lowBits = static_cast<std::uint32_t>(low + 127) << 23;
   const std::uint32_t highBits = static_cast<std::uint32_t>(k - low + 127) << 23;
@@ -95,14 +96,58 @@ public:
     return true;
   }
 };
+
+// One batch row's gate gradients (at rows gateAt[0..3] of h of `gateGrads`) from the saved
+// rows and the step's output gradient dy + dh; dc becomes the previous step's cell gradient.
+LSTM_CELL_LOOP static void cellGradRow(const float *__restrict f, const float *__restrict i,
+                                       const float *__restrict g, const float *__restrict o,
+                                       const float *__restrict act, const float *__restrict prev,
+                                       const float *__restrict dy, const float *__restrict dh,
+                                       float *__restrict dc, float *__restrict gateGrads, const unsigned *gateAt,
+                                       unsigned h) {
+  float *df = gateGrads + gateAt[0] * h, *di = gateGrads + gateAt[1] * h;
+  float *dg = gateGrads + gateAt[2] * h, *dout = gateGrads + gateAt[3] * h;
+  for (unsigned j = 0; j < h; ++j) {
+    const float outputGrad = dy[j] + dh[j];
+    const float cellGrad = (1 - act[j] * act[j]) * o[j] * outputGrad + dc[j];
+    df[j] = f[j] * (1 - f[j]) * prev[j] * cellGrad;
+    di[j] = i[j] * (1 - i[j]) * g[j] * cellGrad;
+    dg[j] = (1 - g[j] * g[j]) * i[j] * cellGrad;
+    dout[j] = o[j] * (1 - o[j]) * act[j] * outputGrad;
+    dc[j] = f[j] * cellGrad;
+  }
+}
+
+// The backward step of `rows` batch rows: gate gradients [rows][4][h] in cell order from the
+// saved rows [rows][h] each, the output gradients dy and dh, and the cell gradient dc.
+class LstmCellGrad : public poplar::Vertex {
+public:
+  poplar::Input<poplar::Vector<float>> forget, input, candidate, outputGate, actCell, prevCell, outputGrad,
+      recurrentGrad;
+  poplar::InOut<poplar::Vector<float>> cellGrad;
+  poplar::Output<poplar::Vector<float>> gateGrads;
+  poplar::Vector<unsigned> gateAt;
+  unsigned hidden;
+  bool compute() {
+    const unsigned rows = cellGrad.size() / hidden;
+    for (unsigned r = 0; r < rows; ++r) {
+      const unsigned at = r * hidden;
+      cellGradRow(&forget[at], &input[at], &candidate[at], &outputGate[at], &actCell[at], &prevCell[at],
+                  &outputGrad[at], &recurrentGrad[at], &cellGrad[at], &gateGrads[4 * at], &gateAt[0], hidden);
+    }
+    return true;
+  }
+};
 """
 
 # Batch rows a vertex takes: a vertex's fixed cost (its fields' set-up) is paid per vertex.
 # At B=32 on two threads a step took 40 us in vertices of 8 or 16 rows, 46-47 in vertices
 # of 4 and 50 in vertices of one.
 ROWS_PER_VERTEX = 8
-# A vertex's estimated cycles per element: three sigmoids and two tanhs on a tile's worker.
+# A vertex's estimated cycles per element: three sigmoids and two tanhs on a tile's worker,
+# and the backward step's twenty-odd multiplies and adds.
 CYCLES_PER_ELEMENT = 60
+GRAD_CYCLES_PER_ELEMENT = 12
 
 
 def fits(params: LstmParams) -> bool:
@@ -119,25 +164,62 @@ def vertex_cell(params: LstmParams, graph, cell: Tensor, output: Tensor, biases:
     once a run: its tile's, and not the caller's tensor, which pd.grad would then take for
     one the vertices write (it cannot tell a vertex's inputs from its outputs)."""
     graph.add_codelets(CODELET)
-    b, h = params.batch_size, params.output_size
-    groups = range(0, b, ROWS_PER_VERTEX)
-    tiles = graph.target.getNumTiles()
-    tile_of = [k * tiles // len(groups) for k in range(len(groups))]  # spread over the tiles
-    on_tiles = [[] for _ in range(tiles)]
-    for k, tile in enumerate(tile_of):
+    h = params.output_size
+    groups = _groups(params, graph)
+    on_tiles = [[] for _ in range(graph.target.getNumTiles())]
+    for k, (_, tile) in enumerate(groups):
         on_tiles[tile].append((k * 4 * h, (k + 1) * 4 * h))
     biases = pd.copy(biases.expand(0).broadcast((len(groups), 4, h)),
                      graph.variable(params.dtype, (len(groups), 4, h), name="cellBiases", mapping=on_tiles))
-    gate_at = [params.position(gate) for gate in GATES]
     saved = {"forget": step[FORGET], "input": step[INPUT], "candidate": step[CANDIDATE], "outputGate": step[OUTPUT],
              "actCell": step[ACT_CELL], "prevCell": step[PREV_CELL]}
 
     def cell_step(t, units):
         with pd.compute_set("lstmCell") as cs:
-            for k, first in enumerate(groups):
-                rows = slice(first, min(first + ROWS_PER_VERTEX, b))
-                cs.vertex("LstmCell", tile=tile_of[k], perf_estimate=(rows.stop - rows.start) * h * CYCLES_PER_ELEMENT,
+            for k, (rows, tile) in enumerate(groups):
+                cs.vertex("LstmCell", tile=tile, perf_estimate=_elements(rows, h) * CYCLES_PER_ELEMENT,
                           units=units[rows], biases=biases[k], cell=cell[rows], output=output[rows],
-                          gateAt=gate_at, hidden=h, **{name: row[rows] for name, row in saved.items()})
+                          gateAt=_gate_positions(params), hidden=h, **{name: row[rows] for name, row in saved.items()})
         return output
     return cell_step
+
+
+def fits_backward(params: LstmParams, recomputation_mode: str) -> bool:
+    """Whether the backward step's vertices serve: as fits(), with every step's output
+    gradient (a full output sequence) and the saved act(c_t) and c_{t-1} (no recomputation)."""
+    return fits(params) and params.output_full_sequence and recomputation_mode == "none"
+
+
+def vertex_cell_grad(params: LstmParams, graph, cell_grad: Tensor, gate_grads: Tensor):
+    """cell_grad_step(saved, dy, dh) for the step's saved rows [6, B, H] and output gradients
+    dy, dh [B, H]: one compute set of vertices that write the gate gradients [B, 4, H] (cell
+    order) into gate_grads and turn cell_grad into the previous step's."""
+    graph.add_codelets(CODELET)
+    h = params.output_size
+
+    def cell_grad_step(saved, dy, dh):
+        with pd.compute_set("lstmCellGrad") as cs:
+            for rows, tile in _groups(params, graph):
+                cs.vertex("LstmCellGrad", tile=tile, perf_estimate=_elements(rows, h) * GRAD_CYCLES_PER_ELEMENT,
+                          forget=saved[FORGET, rows], input=saved[INPUT, rows], candidate=saved[CANDIDATE, rows],
+                          outputGate=saved[OUTPUT, rows], actCell=saved[ACT_CELL, rows],
+                          prevCell=saved[PREV_CELL, rows], outputGrad=dy[rows], recurrentGrad=dh[rows],
+                          cellGrad=cell_grad[rows], gateGrads=gate_grads[rows], gateAt=_gate_positions(params),
+                          hidden=h)
+    return cell_grad_step
+
+
+def _groups(params: LstmParams, graph) -> list:
+    """(batch rows, tile) of each vertex: ROWS_PER_VERTEX rows at a time, spread over the tiles."""
+    b, tiles = params.batch_size, graph.target.getNumTiles()
+    firsts = range(0, b, ROWS_PER_VERTEX)
+    return [(slice(first, min(first + ROWS_PER_VERTEX, b)), k * tiles // len(firsts)) for k, first in enumerate(firsts)]
+
+
+def _elements(rows: slice, h: int) -> int:
+    return (rows.stop - rows.start) * h
+
+
+def _gate_positions(params: LstmParams) -> list:
+    """Where forget, input, candidate and output lie among the cell's gates."""
+    return [params.position(gate) for gate in GATES]
