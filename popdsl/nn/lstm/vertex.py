@@ -1,10 +1,13 @@
-"""The forward step's cell as custom vertices, one per group of batch rows: the gates
+"""The LSTM step's cell as custom vertices, one per group of batch rows. Forward: the gates
 from their units and biases, the cell state, the output and the rows popnn saves, in one
-pass over the step's elements where maps and a copy make six (each a step of its own). It
-serves the common LSTM (float, tanh and sigmoid, no time-step limits) when intermediates
-are saved; the maps of cell.py serve the rest, and popnn's two-pass inference cell, as
-fast as these vertices, the steps that save nothing. On the IPU these are plain C++
-vertices; on a host, the loop is built for AVX-512 and AVX2 as well, and the CPU picks."""
+pass over the step's elements where maps and a copy make six (each a step of its own).
+Backward: the gate gradients and the previous step's cell gradient, in one pass where six
+maps ran. They serve the common LSTM (float, tanh and sigmoid, no time-step limits) when
+intermediates are saved (and, backward, with every step's output gradient and no
+recomputation); the maps of cell.py and bwd.py serve the rest, and popnn's two-pass
+inference cell, as fast as these vertices, the steps that save nothing. On the IPU these
+are plain C++ vertices; on a host, their loops are built for AVX-512 and AVX2 as well, and
+the CPU picks."""
 from __future__ import annotations
 
 import popdsl as pd
