@@ -99,7 +99,7 @@ template <bool copy> void walkPair(const Access &src, const Access &dst, CopyPos
 // A copy reading memory that is not in cache waits on it, and two cores wait in parallel:
 // an LSTM's 128 KB step slice out of a 13 MB buffer took 10.6-11.4 us in two blocks of
 // 16384 floats against 13-19 us in one memmove (Zen3, in one process).
-constexpr std::size_t kCopyBlock = 2048;
+constexpr std::size_t kCopyBlock = 16384;
 
 // One side of a copy as rows of equally strided elements: one segment a row, or one
 // contiguous run cut into rows.

@@ -796,15 +796,15 @@ private:
   // A map of less work than kParallelWork (about 5 us) runs inline: waking a worker
   // costs a few microseconds. Above it, blocks of about kBlockWork (1 us), which the
   // calling thread keeps taking while a worker wakes; at most kMaxBlocks of them.
-  static constexpr std::size_t kParallelWork = 48 * 1024, kBlockWork = 32 * 1024, kMaxBlocks = 256;
+  static constexpr std::size_t kParallelWork = 192 * 1024, kBlockWork = 32 * 1024, kMaxBlocks = 256;
 
   // Elements per block (whole chunks) for n elements of `work` each: a function of the
   // map alone, never of the thread count.
   static std::size_t blockElements(std::size_t n, std::size_t work) {
-    if (n * work < kParallelWork) return (n + kChunk - 1) / kChunk * kChunk;
-    std::size_t block = 2 * kChunk;
-    while ((n + block - 1) / block > kMaxBlocks) block *= 2;
-    return block;
+    const std::size_t total = n * work;
+    const std::size_t blocks = total < kParallelWork ? 1 : std::min(total / kBlockWork, kMaxBlocks);
+    const std::size_t chunks = (n + kChunk - 1) / kChunk;
+    return (chunks + blocks - 1) / blocks * kChunk;
   }
 
   TypedExpr root_;
