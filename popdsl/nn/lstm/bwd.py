@@ -37,14 +37,15 @@ def _recompute_cells(params: LstmParams, graph, state: LstmState, inter: Tensor)
 
 
 def _cell_grad_maps(params, opts, graph, state, inter, out_grad, output_grad, cell_grad, gate_grads):
-    """cell_grad_step(t, saved) as maps: step t's gate gradients into gate_grads [B, 4, H] from
-    its saved rows and the output gradients, and cell_grad made the previous step's."""
+    """cell_grad_step(t, saved, mask) as maps: step t's gate gradients into gate_grads [B, 4, H]
+    from its saved rows and the output gradients, and cell_grad made the previous step's (in
+    the batch rows where mask is 1)."""
     rec = _positions(params, ("forget", "input", "output"))
     candidate = params.position("candidate")
     cells = _recompute_cells(params, graph, state, inter) if opts.recomputation_mode == "cellAndTanh" else None
     cell_total = graph.variable(params.dtype, (params.batch_size, params.output_size), name="cellTotalGrad")
 
-    def cell_grad_step(t, saved):
+    def cell_grad_step(t, saved, mask):
         f, i_gate, g, o = saved[FORGET], saved[INPUT], saved[CANDIDATE], saved[OUTPUT]
         if cells is None:
             act_cell, prev_cell = saved[ACT_CELL], saved[PREV_CELL]
@@ -59,7 +60,7 @@ def _cell_grad_maps(params, opts, graph, state, inter, out_grad, output_grad, ce
         _activation_grad(params.recurrent_activation, _gate_rows(gate_grads, rec), _stack(f, i_gate, o),
                          _stack(prev_cell, g, act_cell), _stack(cell_total, cell_total, total_out_grad))
         _activation_grad(params.activation, gate_grads[:, candidate], g, i_gate, cell_total)
-        _update(cell_grad, _step_mask(params, graph, t), lambda f, d: f * d, f, cell_total)
+        _update(cell_grad, mask, lambda f, d: f * d, f, cell_total)
     return cell_grad_step
 
 
@@ -124,19 +125,20 @@ def _backward(params, opts, state, inter, weights, x, out, out_grad, last_step_s
     if vertex.fits_backward(params, opts.recomputation_mode):
         vertices = vertex.vertex_cell_grad(params, graph, cell_grad, gate_grads)
 
-        def cell_grad_step(t, saved):
+        def cell_grad_step(t, saved, mask):  # no time-step limits here: mask is None
             vertices(saved, out_grad.at[t].get(), output_grad)
     else:
         cell_grad_step = _cell_grad_maps(params, opts, graph, state, inter, out_grad, output_grad, cell_grad,
                                          gate_grads)
     t = _step_counter(graph, s - 1)
     with pd.Repeat(s):
-        cell_grad_step(t, inter.at[t].get())
+        mask = _step_mask(params, graph, t)
+        cell_grad_step(t, inter.at[t].get(), mask)
         pd.matmul(gate_grads.reshape(b, 4 * h), step_weights, options=matmul_options, out=propagated)
         if input_grad is not None and not inputs_after_loop:
             input_grad.at[t].set(propagated[:, :i])
         if propagated is not output_grad:
-            _carry(output_grad, propagated[:, -h:], _step_mask(params, graph, t))
+            _carry(output_grad, propagated[:, -h:], mask)
         gate_grad_sink.add(t, gate_grads)
         t -= 1
     gate_grad_sink.finish()
