@@ -392,6 +392,20 @@ def test_cell_vertices_saturate_as_the_reference_does():
     run_phases(make_config(S=3, B=5, I=5, H=8, weight_scale=30.0), phases=("all",))
 
 
+def test_cell_vertices_carry_nan_through():
+    # a NaN input makes every later output NaN, as the maps' exp, sigmoid and tanh keep NaN
+    cfg = make_config(S=3, B=2 * ROWS_PER_VERTEX, I=3, H=5)
+    data = make_data(cfg)
+    data["x"][1, 3, 2] = np.nan  # step 1, batch row 3
+    built = Built(cfg)
+    with built.session as s:
+        built.write_inputs(s, data)
+        s.run("fwd")
+        out, inter = s.read(built.out), s.read(built.inter)
+    assert np.isnan(out[1:, 3]).all() and not np.isnan(np.delete(out, 3, axis=1)).any()
+    assert np.isnan(inter[1:, :4, 3]).all() and not np.isnan(inter[0]).any()
+
+
 @pytest.mark.parametrize("cfg, save, vertices", [
     (dict(), True, True),
     (dict(cell_order=SHUFFLED, options={"preCalcWeights": "true"}), True, True),

@@ -22,9 +22,11 @@ CODELET = r"""
 namespace {
 // e^x for |x| within float's range: x = n ln2 + r, e^r from a degree-6 polynomial,
 // 2^n from the exponent bits in two halves (so results near the ends of the range keep
-// their subnormals and infinities). Beyond the clamps the result is 0 or inf.
+// their subnormals and infinities). Beyond the clamps the result is 0 or inf. NaN fails
+// `x > -104` and computes as -104 (converting NaN to int would be undefined), then comes back.
 inline float expOf(float x) {
-  const float clamped = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
+  const float floored = x > -104.0f ? x : -104.0f;
+  const float clamped = floored < 89.0f ? floored : 89.0f;
   const float shifter = 12582912.0f; // 1.5 * 2^23: adding it rounds to an integer
   const float n = (clamped * 1.44269504f + shifter) - shifter;
   const float r = (clamped - n * 0.693145752f) - n * 1.42860677e-06f;
@@ -36,7 +38,7 @@ inline float expOf(float x) {
   float lowScale, highScale;
   std::memcpy(&lowScale, &lowBits, sizeof lowScale);
   std::memcpy(&highScale, &highBits, sizeof highScale);
-  return p * lowScale * highScale;
+  return x != x ? x : p * lowScale * highScale;
 }
 
 inline float sigmoidOf(float x) { return 1.0f / (1.0f + expOf(-x)); }
@@ -48,7 +50,7 @@ inline float tanhOf(float x) {
                        s * (0.021306009963154793f + s * -0.006660073064267635f))));
   const float viaExp = 1.0f - 2.0f / (expOf(2.0f * (a < 9.1f ? a : 9.1f)) + 1.0f);
   const float magnitude = a < 0.5f ? series : viaExp;
-  return x < 0 ? -magnitude : magnitude;
+  return x != x ? x : (x < 0 ? -magnitude : magnitude);
 }
 } // namespace
 
