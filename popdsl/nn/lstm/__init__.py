@@ -18,10 +18,10 @@ makes the input gradients of all steps in one product after its loop. A forward 
 saves intermediates for a float LSTM with tanh and sigmoid and no time-step limits runs its
 cell as one compute set of custom vertices (vertex.py): gates, cell state, output and the
 saved rows in one pass; its backward pass does the same for the gate gradients when it has
-every step's output gradient and the saved act(c_t) and c_{t-1}. Otherwise the biases are added by the cell's maps, and element-wise
-activations (and the tanh and sigmoid gradients) are applied inside the maps that need
-them; without intermediates the forward step is popnn's in-place inference cell: two fused
-passes.
+every step's output gradient and the saved act(c_t) and c_{t-1}. Otherwise the biases are
+added by the cell's maps, and element-wise activations (and the tanh and sigmoid
+gradients) are applied inside the maps that need them; without intermediates the forward
+step is popnn's in-place inference cell: two fused passes.
 
 Variable time steps follow popnn's reference model: at steps t >= limit (per batch
 row) the gates are zero, so the step's outputs and intermediates are zero, and the

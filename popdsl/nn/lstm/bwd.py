@@ -8,11 +8,11 @@ from typing import Optional, Tuple
 import popdsl as pd
 from popdsl.debug import BuildError
 from popdsl.nn.lstm import vertex
-from popdsl.nn.lstm.cell import (_activation_grad, _advance_cell, _carry, _gate_rows, _positions, _stack, _step_counter,
+from popdsl.nn.lstm.cell import (_activation_grad, _advance_cell, _carry, _gate_rows, _stack, _step_counter,
                                  _step_mask, _update)
 from popdsl.nn.lstm.params import (ACT_CELL, CANDIDATE, FORGET, INPUT, OUTPUT, PREV_CELL, LstmParams, LstmState,
                                    LstmWeights, _check, _check_intermediates, _check_layer, _output_shape,
-                                   _parse_options)
+                                   _parse_options, _positions)
 from popdsl.nn.lstm.weights import _stacked_weights
 from popdsl.nn.lstm.wu import (_GateGradSequence, _GateGradSink, _previous_outputs, _steps_per_weight_update,
                                _WeightGradAccumulator)

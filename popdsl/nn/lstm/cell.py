@@ -10,7 +10,7 @@ from typing import Optional
 import popdsl as pd
 from popdsl.nn.lstm import vertex
 from popdsl.nn.lstm.params import (ACT_CELL, CANDIDATE, FORGET, GATES, INPUT, OUTPUT, PREV_CELL, STEP_OUTPUT,
-                                   LstmParams, _Options)
+                                   LstmParams, _Options, _positions)
 from popdsl.popops import expr as pe
 from popdsl.tensor import Tensor
 
@@ -18,10 +18,6 @@ from popdsl.tensor import Tensor
 def _gate_rows(t3: Tensor, positions) -> Tensor:
     """The [len(positions), B, H] view of the gates at `positions` of a [B, 4, H] tensor."""
     return pd.concat([t3[:, p:p + 1] for p in positions], axis=1).transpose(1, 0, 2)
-
-
-def _positions(params: LstmParams, gates) -> list:
-    return [params.position(g) for g in gates]
 
 
 def _stack(*tensors) -> Tensor:

@@ -237,6 +237,11 @@ def _check_layer(params: LstmParams, state: LstmState, x: Tensor, weights: LstmW
     _check("biases", weights.biases, (4, h), dtype)
 
 
+def _positions(params: LstmParams, gates) -> list:
+    """Where `gates` lie among the cell's gates (params.cell_order)."""
+    return [params.position(g) for g in gates]
+
+
 def _num_intermediates(params: LstmParams, opts: _Options) -> int:
     return (6 if opts.recomputation_mode == "none" else 4) + (0 if params.output_full_sequence else 1)
 

@@ -11,7 +11,8 @@ the CPU picks."""
 from __future__ import annotations
 
 import popdsl as pd
-from popdsl.nn.lstm.params import (ACT_CELL, CANDIDATE, FORGET, GATES, INPUT, OUTPUT, PREV_CELL, LstmParams)
+from popdsl.nn.lstm.params import (ACT_CELL, CANDIDATE, FORGET, GATES, INPUT, OUTPUT, PREV_CELL, LstmParams,
+                                   _positions)
 from popdsl.tensor import Tensor
 
 CODELET = r"""
@@ -178,13 +179,14 @@ def vertex_cell(params: LstmParams, graph, cell: Tensor, output: Tensor, biases:
                      graph.variable(params.dtype, (len(groups), 4, h), name="cellBiases", mapping=on_tiles))
     saved = {"forget": step[FORGET], "input": step[INPUT], "candidate": step[CANDIDATE], "outputGate": step[OUTPUT],
              "actCell": step[ACT_CELL], "prevCell": step[PREV_CELL]}
+    gate_at = _positions(params, GATES)
 
     def cell_step(t, units):
         with pd.compute_set("lstmCell") as cs:
             for k, (rows, tile) in enumerate(groups):
                 cs.vertex("LstmCell", tile=tile, perf_estimate=_elements(rows, h) * CYCLES_PER_ELEMENT,
                           units=units[rows], biases=biases[k], cell=cell[rows], output=output[rows],
-                          gateAt=_gate_positions(params), hidden=h, **{name: row[rows] for name, row in saved.items()})
+                          gateAt=gate_at, hidden=h, **{name: row[rows] for name, row in saved.items()})
         return output
     return cell_step
 
@@ -201,15 +203,17 @@ def vertex_cell_grad(params: LstmParams, graph, cell_grad: Tensor, gate_grads: T
     order) into gate_grads and turn cell_grad into the previous step's."""
     graph.add_codelets(CODELET)
     h = params.output_size
+    groups = _groups(params, graph)
+    gate_at = _positions(params, GATES)
 
     def cell_grad_step(saved, dy, dh):
         with pd.compute_set("lstmCellGrad") as cs:
-            for rows, tile in _groups(params, graph):
+            for rows, tile in groups:
                 cs.vertex("LstmCellGrad", tile=tile, perf_estimate=_elements(rows, h) * GRAD_CYCLES_PER_ELEMENT,
                           forget=saved[FORGET, rows], input=saved[INPUT, rows], candidate=saved[CANDIDATE, rows],
                           outputGate=saved[OUTPUT, rows], actCell=saved[ACT_CELL, rows],
                           prevCell=saved[PREV_CELL, rows], outputGrad=dy[rows], recurrentGrad=dh[rows],
-                          cellGrad=cell_grad[rows], gateGrads=gate_grads[rows], gateAt=_gate_positions(params),
+                          cellGrad=cell_grad[rows], gateGrads=gate_grads[rows], gateAt=gate_at,
                           hidden=h)
     return cell_grad_step
 
@@ -223,8 +227,3 @@ def _groups(params: LstmParams, graph) -> list:
 
 def _elements(rows: slice, h: int) -> int:
     return (rows.stop - rows.start) * h
-
-
-def _gate_positions(params: LstmParams) -> list:
-    """Where forget, input, candidate and output lie among the cell's gates."""
-    return [params.position(gate) for gate in GATES]
