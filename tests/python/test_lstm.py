@@ -6,6 +6,7 @@ import pytest
 
 import popdsl as pd
 from popdsl.nn import lstm
+from popdsl.nn.lstm import weights as lstm_weights
 from popdsl.nn.lstm.vertex import ROWS_PER_VERTEX
 
 GATES = ("forget", "input", "candidate", "output")
@@ -317,14 +318,30 @@ def test_batch_of_one(pre_calc):
 
 
 @pytest.mark.parametrize("pre_calc", ["false", "true"], ids=["no_precalc", "precalc"])
-def test_rows_of_4kb_padded_in_create_weights(pre_calc):
-    # H = 256: W's rows of 4H floats are 4 KB, which create_weights pads by 64 bytes (16 floats)
-    # and the forward multiplies where they lie; every phase still matches the reference.
+def test_create_weights_lays_w_out_in_column_panels(pre_calc):
+    # H = 256: W [I + H, 4H] lies in four panels of 256 columns, one after the other, each with
+    # its rows back to back, which the forward multiplies where they lie; every phase still
+    # matches the reference.
     built = run_phases(make_config(S=2, B=2, I=3, H=256, options={"preCalcWeights": pre_calc}), phases=("fwd", "all"))
-    rows = built.weights.output_weights.raw.getVarRegions()
-    assert [r.interval.begin() for r in rows[:3]] == [3 * 1040, 4 * 1040, 5 * 1040]  # gate 0, rows 0-2
-    narrow = lstm.create_weights(built.graph, lstm.LstmParams(pd.float32, 2, 2, (3, 4))).output_weights  # 64-byte rows
+    gates = built.weights.output_weights.raw.getVarRegions()  # a gate's rows of W_out: rows 3.. of its panel
+    assert [(r.interval.begin(), r.interval.size()) for r in gates] == [(g * 259 * 256 + 3 * 256, 256 * 256)
+                                                                       for g in range(4)]
+    narrow = lstm.create_weights(built.graph, lstm.LstmParams(pd.float32, 2, 2, (3, 4))).output_weights  # one panel
     assert [r.interval.begin() for r in narrow.raw.getVarRegions()[:3]] == [3 * 16, 4 * 16, 5 * 16]
+
+
+@pytest.mark.parametrize("hidden, widths", [(4, [16]), (64, [256]), (100, [400]), (129, [256, 260]),
+                                            (256, [256] * 4)])
+def test_create_weights_is_read_in_place(hidden, widths):
+    # The last panel takes the columns left over; the forward copies weights laid out otherwise.
+    g = pd.Graph(pd.ipu_model(tiles=4))
+    params = lstm.LstmParams(pd.float32, 2, 2, (3, hidden))
+    weights = lstm.create_weights(g, params)
+    assert lstm_weights._panel_widths(4 * hidden) == widths
+    assert lstm_weights._in_place(lstm_weights._stacked_weights(weights))
+    own = lstm.LstmWeights(g.variable(pd.float32, (4, 3, hidden)), g.variable(pd.float32, (4, hidden, hidden)),
+                           weights.biases)
+    assert not lstm_weights._in_place(lstm_weights._stacked_weights(own))
 
 
 def test_weights_in_variables_of_their_own_match_reference():

@@ -221,13 +221,29 @@ def test_matmul_reruns_overwrite_the_output(graph, device):
     assert_product_close(got, a, b, poplar.FLOAT)
 
 
+def panel_widths(cols):
+    """Column panels of at least 16 columns (the narrowest the emulator's products read in
+    place), a third of the columns each, the last taking the rest; one below 32 columns."""
+    width = max(16, cols // 3)
+    widths = [width] * max(0, cols // width - 1)
+    return widths + [cols - sum(widths)]
+
+
 def stored(graph, values, name, layout):
     """A [rows, cols] view holding `values`: a variable of that shape, the transpose of one,
-    or a column slice of a wider one (rows apart by more than their length)."""
+    column panels side by side in one variable, each with its rows back to back (as
+    pd.nn.lstm.create_weights lays out its weights), or a column slice of a wider one (rows
+    apart by more than their length)."""
     if layout == "plain":
         return variable(graph, values, name)
     if layout == "transposed":
         return variable(graph, values.T.copy(), name).transpose()
+    if layout == "panels":
+        rows, edges = values.shape[0], np.cumsum([0] + panel_widths(values.shape[1]))
+        panels = [values[:, begin:end].ravel() for begin, end in zip(edges, edges[1:])]
+        flat, starts = variable(graph, np.concatenate(panels), name), np.cumsum([0] + [p.size for p in panels])
+        return poplar.concat([flat.slice(int(starts[i]), int(starts[i + 1])).reshape([rows, int(end - begin)])
+                              for i, (begin, end) in enumerate(zip(edges, edges[1:]))], 1)
     wider = np.full((values.shape[0], values.shape[1] + 3), np.nan, np.float32)
     wider[:, 1:-2] = values
     return variable(graph, wider, name).slice(1, values.shape[1] + 1, 1)
@@ -236,14 +252,14 @@ def stored(graph, values, name, layout):
 # Few rows or few columns, in every layout of the operands: the emulator's few-rows kernel
 # (where the CPU has AVX2, for A [m <= 256, k] with B's rows or A's columns unit-stride, any m
 # in AVX-512, which [300, 260] shows;
-# its register blocks are 1 to 6 rows by 8 to 64 columns in AVX2, 16 to 128 in AVX-512, its
-# column panels 16 or 64 wide) or
+# its register blocks are 1 to 6 rows by 8 to 64 columns in AVX2, 16 to 256 in AVX-512, its
+# column panels 16 or 64 wide; B in column panels of its own, a product per panel) or
 # BLAS's matrix-vector product. The shapes cut the blocks at every edge.
 @pytest.mark.parametrize("m, k, n", [(1, 37, 23), (23, 37, 1), (1, 5, 1), (1, 3, 70), (2, 9, 33), (3, 4, 31),
                                      (5, 33, 70), (7, 40, 65), (32, 300, 129), (64, 17, 16), (65, 8, 30),
-                                     (70, 16, 3), (257, 8, 30), (300, 70, 260)])
+                                     (70, 16, 3), (257, 8, 30), (300, 70, 260), (1, 20, 600)])
 @pytest.mark.parametrize("a_layout", ["plain", "transposed", "strided"])
-@pytest.mark.parametrize("b_layout", ["plain", "transposed", "strided"])
+@pytest.mark.parametrize("b_layout", ["plain", "transposed", "strided", "panels"])
 @pytest.mark.parametrize("c_layout", ["plain", "transposed", "strided"])
 def test_products_with_few_rows_or_columns(graph, device, m, k, n, a_layout, b_layout, c_layout):
     a, b = random_values((m, k), seed=1), random_values((k, n), seed=2)
@@ -281,6 +297,45 @@ def test_pooled_products_give_the_same_bits_on_one_thread(device, m, k, n):
     assert_product_close(results[1], a, b, poplar.FLOAT, c=c0, k=0.25)
 
 
+# B in column panels (as pd.nn.lstm.create_weights lays out its weights, panels of 256 columns)
+# is read where it lies, a product per panel: every element the same chain of multiply-adds as
+# over B in rows, so the same bits, on one thread or all of them; the one-row products read
+# panels of 256 columns in blocks as wide as a panel, wider than over rows.
+@pytest.mark.needs_emulator("the emulator's thread pool")
+@pytest.mark.parametrize("m, k, n, widths", [(1, 256, 1024, [256] * 4), (1, 300, 530, [256, 274]),
+                                             (3, 70, 100, [16, 84]), (32, 256, 1024, [256] * 4),
+                                             (7, 40, 300, [100, 17, 183])])
+def test_products_over_column_panels_give_the_bits_of_rows(device, m, k, n, widths):
+    a, b, c0 = random_values((m, k), seed=1), random_values((k, n), seed=2), random_values((m, n), seed=3)
+    edges = np.cumsum([0] + widths)
+    results = {}
+    for threads in ("1", "auto"):
+        for layout in ("rows", "panels"):
+            graph = poplar.Graph(device.getTarget())
+            if layout == "rows":
+                B = variable(graph, b, "b")
+            else:
+                flat = variable(graph, np.concatenate([b[:, x:y].ravel() for x, y in zip(edges, edges[1:])]), "b")
+                B = poplar.concat([flat.slice(k * int(x), k * int(y)).reshape([k, int(y - x)])
+                                   for x, y in zip(edges, edges[1:])], 1)
+            C, D = variable(graph, c0, "c"), graph.addVariable(poplar.FLOAT, [m, n], "d")
+            poputil.mapTensorLinearly(graph, D)
+            seq = program.Sequence()
+            poplin.matMulAcc(graph, C, 0.25, variable(graph, a, "a"), B, seq)
+            poplin.matMulWithOutput(graph, variable(graph, a, "a2"), B, D, seq)
+            graph.createHostRead("c", C)
+            graph.createHostRead("d", D)
+            engine = poplar.Engine(graph, seq, {"emulator.numThreads": threads})
+            engine.load(device)
+            engine.run(0)
+            results[threads, layout] = [engine.readTensor(name, np.zeros((m, n), np.float32)) for name in "cd"]
+    for key, (accumulated, product) in results.items():
+        assert accumulated.tobytes() == results["1", "rows"][0].tobytes(), f"{key} differs from rows on one thread"
+        assert product.tobytes() == results["1", "rows"][1].tobytes(), f"{key} differs from rows on one thread"
+    assert_product_close(results["auto", "panels"][0], a, b, poplar.FLOAT, c=c0, k=0.25)
+    assert_product_close(results["auto", "panels"][1], a, b, poplar.FLOAT)
+
+
 # The few-rows kernel's shapes and layouts for the instruction-set test: blocks cut at every
 # edge, panels of several row blocks, products big enough to share out over the pool (by columns
 # and by rows). Rows and columns stay within AVX2's limit of 256, so that both instruction sets
@@ -289,7 +344,7 @@ def test_pooled_products_give_the_same_bits_on_one_thread(device, m, k, n):
 # leaves it to BLAS).
 ISA_SHAPES = [(2, 9, 33), (3, 4, 31), (5, 33, 70), (7, 40, 65), (13, 50, 100), (32, 300, 129), (64, 17, 16),
               (70, 16, 3), (32, 256, 250), (5, 300, 250), (200, 100, 60), (256, 20, 90)]
-ISA_LAYOUTS = [(a, b, c) for a in ("plain", "transposed") for b in ("plain", "transposed", "strided")
+ISA_LAYOUTS = [(a, b, c) for a in ("plain", "transposed") for b in ("plain", "transposed", "strided", "panels")
                for c in ("plain", "strided")]
 
 

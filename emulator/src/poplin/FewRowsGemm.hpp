@@ -5,6 +5,7 @@
 // weights, read at every step). BLAS packs b at every call, which costs more than
 // the product when m is the batch of one step.
 #include <cstddef>
+#include <vector>
 
 namespace poplin::detail {
 
@@ -36,13 +37,21 @@ struct StridedFloats {
 bool fewRowsGemmSupported();
 
 
+// Columns [first, first + width) of a matrix, stored apart from its other columns, with
+// unit column stride: element (i, j) of the panel at floats.data[i * floats.rowStride + j].
+struct ColumnPanel {
+  std::size_t first, width;
+  StridedFloats floats;
+};
+
 // c = alpha * a x b + beta * c, a [m,k] with k >= 1 (the caller handles empty sums), b [k,n]
-// with unit column stride, c [m,n]; c is not read when beta is 0. Requires
-// fewRowsGemmSupported() and m within fewRowsRange(). When `pooled`, the columns (or, when
-// they are too few, the rows) are shared out over the thread pool; every element is one
-// chain of fused multiply-adds over k in order, then alpha and beta applied, so its bits
-// depend neither on the thread count nor on the shape of the blocks nor on the instruction set.
+// as column panels side by side (in order, covering its n columns; one panel where b is one
+// strided matrix), c [m,n]; c is not read when beta is 0. Requires fewRowsGemmSupported()
+// and m within fewRowsRange(). When `pooled`, the columns (or, when they are too few, the
+// rows) are shared out over the thread pool; every element is one chain of fused
+// multiply-adds over k in order, then alpha and beta applied, so its bits depend neither
+// on the thread count nor on the shape of the blocks or panels nor on the instruction set.
 void fewRowsGemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const StridedFloats &a,
-                 const StridedFloats &b, float beta, const StridedFloats &c, bool pooled);
+                 const std::vector<ColumnPanel> &b, float beta, const StridedFloats &c, bool pooled);
 
 } // namespace poplin::detail

@@ -47,10 +47,20 @@ struct Matrix {
   }
 };
 
+// Columns [first, first + width) of an operand's matrix, stored as `matrix`.
+struct MatrixPanel {
+  std::size_t first, width;
+  Matrix matrix;
+
+  MatrixPanel rowsFrom(std::size_t begin) const { return {first, width, matrix.rowsFrom(begin)}; }
+};
+
 // A product the few-rows kernel computes: c [m,n] = a [m,k] x b [k,n], b's rows unit-stride.
 struct FewRowsProduct {
   std::size_t m, n, k;
-  StridedFloats a, b, c;
+  StridedFloats a;
+  std::vector<ColumnPanel> b;
+  StridedFloats c;
 };
 
 // c = a x b as the few-rows kernel takes it, directly or as c^T = b^T x a^T, where
@@ -61,10 +71,17 @@ std::optional<FewRowsProduct> fewRowsProduct(const Matrix &a, const Matrix &b, c
   if (!fewRowsGemmSupported()) return std::nullopt;
   const auto [least, most] = fewRowsRange();
   if (n > 1 && least <= m && m <= most && !b.transposed)
-    return FewRowsProduct{m, n, k, a.strided(), b.strided(), c.strided()};
+    return FewRowsProduct{m, n, k, a.strided(), {{0, n, b.strided()}}, c.strided()};
   if (m > 1 && least <= n && n <= most && a.transposed)
-    return FewRowsProduct{n, m, k, b.stridedTranspose(), a.stridedTranspose(), c.stridedTranspose()};
+    return FewRowsProduct{n, m, k, b.stridedTranspose(), {{0, m, a.stridedTranspose()}}, c.stridedTranspose()};
   return std::nullopt;
+}
+
+// Whether the few-rows kernel takes every product of m rows whose b lies in column panels.
+bool fewRowsTakePanels(std::size_t m) {
+  if (!fewRowsGemmSupported()) return false;
+  const auto [least, most] = fewRowsRange();
+  return least <= m && m <= most;
 }
 
 // A product for BLAS: c = op(a) x op(b), each row-major.
@@ -104,10 +121,16 @@ void runProduct(const FewRowsProduct &p, float alpha, float beta, bool pooled) {
 // The products of one pass over the groups, c = alpha * a x b + beta * c for each.
 class GemmPass {
 public:
-  // Adds c = a x b for a [m,k] and b [k,n].
-  void add(const Matrix &a, const Matrix &b, const Matrix &c, std::size_t m, std::size_t n,
-           std::size_t k) {
+  // Adds c = a x b for a [m,k] and b [k,n], b in column panels (one: b is one matrix).
+  void add(const Matrix &a, const std::vector<MatrixPanel> &bPanels, const Matrix &c, std::size_t m,
+           std::size_t n, std::size_t k) {
     work_ += double(m) * double(n) * double(k);
+    if (bPanels.size() > 1) { // only where fewRowsTakePanels(m)
+      std::vector<ColumnPanel> panels;
+      for (const MatrixPanel &panel : bPanels) panels.push_back({panel.first, panel.width, panel.matrix.strided()});
+      return products_.push_back(FewRowsProduct{m, n, k, a.strided(), std::move(panels), c.strided()});
+    }
+    const Matrix &b = bPanels.front().matrix;
     if (const auto product = fewRowsProduct(a, b, c, m, n, k)) return products_.push_back(*product);
     const auto op = [](bool transposed) { return transposed ? CblasTrans : CblasNoTrans; };
     if (c.transposed) // c is stored as its transpose: compute c^T = b^T x a^T
@@ -210,6 +233,57 @@ std::optional<std::vector<StridedLayout>> stridedLayouts(const Access &a, std::s
   return layouts;
 }
 
+// Panels narrower than this are not worth a product of their own: such an operand is staged.
+constexpr std::size_t kLeastPanelColumns = 16;
+
+// Each group's matrix as column panels side by side, each with unit column stride and rows
+// a stride apart (as lstm.create_weights lays out its weights, so that a product of one row
+// reads each panel as one stream), when it is laid out so in more than one panel; else nothing.
+std::optional<std::vector<std::vector<MatrixPanel>>> columnPanels(const Access &a, std::size_t groups,
+                                                                  std::size_t rows, std::size_t cols) {
+  constexpr auto elemSize = Address(sizeof(float));
+  if (cols < 2 * kLeastPanelColumns) return std::nullopt;
+  const std::size_t size = rows * cols;
+  // A panel starts where row 0 breaks its unit stride; its rows' stride follows from row 1.
+  std::vector<std::vector<Address>> firstRows(groups, std::vector<Address>(std::min<std::size_t>(rows, 2) * cols));
+  forEachRunInGroups(a, size, [&](std::size_t g, std::size_t first, Address address, std::size_t count,
+                                  std::ptrdiff_t stride) {
+    for (std::size_t e = first; e < std::min(first + count, firstRows[g].size()); ++e)
+      firstRows[g][e] = address + Address(e - first) * stride;
+  });
+  std::vector<std::vector<MatrixPanel>> panels(groups);
+  for (std::size_t g = 0; g < groups; ++g) {
+    const std::vector<Address> &at = firstRows[g];
+    for (std::size_t j = 0; j < cols; ++j) {
+      if (j > 0 && at[j] == at[j - 1] + elemSize) {
+        ++panels[g].back().width;
+        continue;
+      }
+      const Address rowStride = rows > 1 ? at[cols + j] - at[j] : Address(cols) * elemSize;
+      if (rowStride % elemSize != 0 || rowStride / elemSize > INT_MAX) return std::nullopt;
+      panels[g].push_back({j, 1, Matrix{reinterpret_cast<float *>(at[j]), int(rowStride / elemSize), false}});
+    }
+    for (const MatrixPanel &panel : panels[g])
+      if (panel.width < kLeastPanelColumns || (rows > 1 && std::size_t(panel.matrix.ld) < panel.width))
+        return std::nullopt;
+    if (panels[g].size() < 2) return std::nullopt;
+  }
+  // Every element must then lie where its panel puts it.
+  bool matches = true;
+  forEachRunInGroups(a, size, [&](std::size_t g, std::size_t first, Address address, std::size_t count,
+                                  std::ptrdiff_t stride) {
+    for (std::size_t e = first; matches && e < first + count; ++e) {
+      const std::size_t i = e / cols, j = e % cols;
+      const auto panel = std::prev(std::upper_bound(panels[g].begin(), panels[g].end(), j,
+                                                    [](std::size_t col, const MatrixPanel &p) { return col < p.first; }));
+      matches = address + Address(e - first) * stride == addressOf(reinterpret_cast<const std::uint8_t *>(
+                                                             &panel->matrix.at(i, j - panel->first)));
+    }
+  });
+  if (!matches) return std::nullopt;
+  return panels;
+}
+
 // The float matrix BLAS can address in place for a strided layout: unit stride
 // along rows (row-major) or along columns (transposed), with a leading dimension
 // that keeps rows (or columns) apart.
@@ -229,33 +303,41 @@ std::optional<Matrix> blasMatrix(const StridedLayout &l, std::size_t rows, std::
 }
 
 // One operand as float matrices, one per group. In place when it is FLOAT and
-// laid out so BLAS can address it; otherwise staged in a dense float buffer,
-// loaded (gathered, widened) before the product and stored (narrowed,
-// scattered) after it.
+// laid out so BLAS can address it, or, where `mayUsePanels`, in column panels the few-rows
+// kernel reads; otherwise staged in a dense float buffer, loaded (gathered, widened) before
+// the product and stored (narrowed, scattered) after it.
 class Operand {
 public:
   Operand(const Access &access, std::size_t groups, std::size_t rows, std::size_t cols,
-          bool mayUseInPlace)
+          bool mayUseInPlace, bool mayUsePanels = false)
       : access_(access) {
     if (mayUseInPlace && access.type == poplar::FLOAT) {
       if (const auto layouts = stridedLayouts(access, groups, rows, cols)) {
         for (const StridedLayout &layout : *layouts) {
           const auto matrix = blasMatrix(layout, rows, cols);
           if (!matrix) break;
-          matrices_.push_back(*matrix);
+          panels_.push_back({{0, cols, *matrix}});
         }
-        if (matrices_.size() == groups) return;
-        matrices_.clear();
+        if (panels_.size() == groups) return;
+        panels_.clear();
       }
+      if (mayUsePanels)
+        if (auto panels = columnPanels(access, groups, rows, cols)) {
+          panels_ = std::move(*panels);
+          return;
+        }
     }
     staged_ = true;
     staging_.resize(access.numElements);
     if (access.type == poplar::HALF) halves_.resize(access.numElements);
     for (std::size_t g = 0; g < groups; ++g)
-      matrices_.push_back(Matrix{staging_.data() + g * rows * cols, int(cols), false});
+      panels_.push_back({{0, cols, Matrix{staging_.data() + g * rows * cols, int(cols), false}}});
   }
 
-  const Matrix &matrix(std::size_t group) const { return matrices_[group]; }
+  // A group's matrix, of an operand that is not in panels.
+  const Matrix &matrix(std::size_t group) const { return panels_[group].front().matrix; }
+  // A group's matrix as its column panels.
+  const std::vector<MatrixPanel> &panels(std::size_t group) const { return panels_[group]; }
 
   void load() {
     if (!staged_) return;
@@ -276,7 +358,7 @@ private:
   bool staged_ = false;
   std::vector<float> staging_;
   std::vector<std::uint16_t> halves_;
-  std::vector<Matrix> matrices_;
+  std::vector<std::vector<MatrixPanel>> panels_; // one panel a group unless in panels
 };
 
 class GemmKernel {
@@ -284,7 +366,7 @@ public:
   GemmKernel(const GemmProblem &problem, const Access &a, const Access &b, const Access &c,
              const std::optional<Access> &alphaTensor)
       : problem_(problem), a_(a, problem.groups, problem.m, problem.k, true),
-        b_(b, problem.groups, problem.k, problem.n, true),
+        b_(b, problem.groups, problem.k, problem.n, true, fewRowsTakePanels(problem.m)),
         // Written in place only when that cannot change the inputs mid-product.
         c_(c, problem.groups, problem.m, problem.n,
            !c.sharesVariableWith(a) && !c.sharesVariableWith(b)),
@@ -294,9 +376,12 @@ public:
     const std::size_t chunk = problem.partialsType == poplar::HALF ? kHalfPartialsChunk : k;
     for (std::size_t begin = 0; begin < k; begin += chunk) {
       GemmPass &pass = passes_.emplace_back();
-      for (std::size_t g = 0; g < problem.groups; ++g)
-        pass.add(a_.matrix(g).columnsFrom(begin), b_.matrix(g).rowsFrom(begin), c_.matrix(g),
-                 problem.m, problem.n, std::min(chunk, k - begin));
+      for (std::size_t g = 0; g < problem.groups; ++g) {
+        std::vector<MatrixPanel> bRows;
+        for (const MatrixPanel &panel : b_.panels(g)) bRows.push_back(panel.rowsFrom(begin));
+        pass.add(a_.matrix(g).columnsFrom(begin), bRows, c_.matrix(g), problem.m, problem.n,
+                 std::min(chunk, k - begin));
+      }
     }
   }
 

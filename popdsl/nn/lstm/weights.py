@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Optional
 
 import popdsl as pd
 from popdsl.debug import BuildError, describe, expect_str
-from popdsl.dtypes import numpy_dtype
 from popdsl.nn.lstm.params import LstmParams, LstmState, LstmWeights, _check_params
 from popdsl.tensor import Tensor
 
@@ -37,10 +36,10 @@ def create_initial_state(graph: pd.Graph, params: LstmParams, name: str = "lstm/
 
 def create_weights(graph: pd.Graph, params: LstmParams, name: str = "lstm/weights") -> LstmWeights:
     """Input weights [4, I, H], output weights [4, H, H] and biases [4, H] (gates in cell order).
-    The two weight tensors are views of one variable, `name`: the rows of the matrix
-    W = [[W_in], [W_out]] [I + H, 4H] the steps multiply, as popnn lays weights out for its
-    matmuls, so the forward reads them where they lie instead of copying them at every run
-    (each row padded as _weight_matrix says)."""
+    The two weight tensors are views of one variable, `name`: the matrix W = [[W_in], [W_out]]
+    [I + H, 4H] the steps multiply, as popnn lays weights out for its matmuls, so the forward
+    reads them where they lie instead of copying them at every run (in column panels, as
+    _weight_matrix says)."""
     _check_creation(graph, params, name, "lstm.create_weights")
     i, h = params.layer_sizes
     stacked = _weight_matrix(graph, params, name).reshape(i + h, 4, h)
@@ -54,30 +53,56 @@ def zero_initial_state(state: LstmState, prog: Optional[Block] = None) -> None:
     pd.zero(state.cell_state, prog=prog)
 
 
+# The width of the column panels create_weights lays W out in: the emulator's kernel for a
+# product of one row (a step at B=1) reads a panel of 256 floats a row as one stream, where
+# over rows 4 KB apart it also read the parts of them other blocks read (Zen5, [1,256]x[256,1024]
+# on two threads: 4.2 us over padded rows, 2.5 us over panels; no change at 32 rows).
+PANEL_COLUMNS = 256
+
+
+def _panel_widths(columns: int) -> list:
+    """The widths of W's column panels: PANEL_COLUMNS each, the last also taking the rest."""
+    panels = max(1, columns // PANEL_COLUMNS)
+    return [PANEL_COLUMNS] * (panels - 1) + [columns - PANEL_COLUMNS * (panels - 1)]
+
+
 def _weight_matrix(graph, params: LstmParams, name: str) -> Tensor:
-    """W [I + H, 4H], the first 4H columns of a variable `name` whose rows of a multiple of 4 KB
-    get 64 bytes of padding: rows exactly 4 KB apart all fall in the same few sets of a cache,
-    so a step's product, which reads every row, kept losing them to the step's other work
-    ([32,512]x[512,1024] with 1 MB of maps between products: 207-258 -> 171-231 us)."""
+    """W [I + H, 4H] in a variable `name`, laid out in column panels (_panel_widths), one after
+    the other, each with its rows back to back: the layout the step's products read fastest."""
     i, h = params.layer_sizes
-    itemsize = numpy_dtype(params.dtype).itemsize
-    pad = 64 // itemsize if 4 * h * itemsize % 4096 == 0 else 0
-    return graph.variable(params.dtype, (i + h, 4 * h + pad), name=name)[:, :4 * h]
+    rows = i + h
+    flat = graph.variable(params.dtype, (rows * 4 * h,), name=name)
+    panels, start = [], 0
+    for width in _panel_widths(4 * h):
+        panels.append(flat[start:start + rows * width].reshape(rows, width))
+        start += rows * width
+    return pd.concat(panels, axis=1)
 
 
-def _rows_in_place(matrix: Tensor) -> bool:
-    """Whether `matrix`'s rows lie in one variable, each contiguous, at one stride (as a
-    product can read them in place)."""
+def _in_place(matrix: Tensor) -> bool:
+    """Whether a product reads `matrix` where it lies: in one variable, as column panels side
+    by side (or one, plain rows), each with its rows at one stride, as the emulator's products
+    take them (poplin's Gemm.cpp: panels of at least 16 columns)."""
     regions = matrix.raw.getVarRegions()
     rows, cols = matrix.shape
     if len(regions) == 1:
         return True  # contiguous
-    if len(regions) != rows or len({r.var.id for r in regions}) != 1:
+    if len({r.var.id for r in regions}) != 1 or len(regions) % rows:
         return False
-    starts = [r.interval.begin() for r in regions]  # two or more rows
-    stride = starts[1] - starts[0]
-    return all(r.interval.size() == cols for r in regions) and stride >= cols and \
-        all(b - a == stride for a, b in zip(starts, starts[1:]))
+    per_row = len(regions) // rows
+    spans = [(r.interval.begin(), r.interval.size()) for r in regions]
+    if sum(size for _, size in spans[:per_row]) != cols:
+        return False
+    for panel in range(per_row):
+        starts, sizes = zip(*spans[panel::per_row])
+        width = sizes[0]
+        if any(size != width for size in sizes) or (per_row > 1 and width < 16):
+            return False
+        if rows > 1:
+            stride = starts[1] - starts[0]
+            if stride < width or any(b - a != stride for a, b in zip(starts, starts[1:])):
+                return False
+    return True
 
 
 def _stacked_weights(weights: LstmWeights) -> Tensor:
