@@ -304,7 +304,7 @@ def test_pooled_products_give_the_same_bits_on_one_thread(device, m, k, n):
 @pytest.mark.needs_emulator("the emulator's thread pool")
 @pytest.mark.parametrize("m, k, n, widths", [(1, 256, 1024, [256] * 4), (1, 300, 530, [256, 274]),
                                              (3, 70, 100, [16, 84]), (32, 256, 1024, [256] * 4),
-                                             (7, 40, 300, [100, 17, 183])])
+                                             (7, 40, 300, [100, 17, 183]), (2, 40, 516, [256, 256, 4])])
 def test_products_over_column_panels_give_the_bits_of_rows(device, m, k, n, widths):
     a, b, c0 = random_values((m, k), seed=1), random_values((k, n), seed=2), random_values((m, n), seed=3)
     edges = np.cumsum([0] + widths)

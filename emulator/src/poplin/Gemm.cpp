@@ -233,7 +233,8 @@ std::optional<std::vector<StridedLayout>> stridedLayouts(const Access &a, std::s
   return layouts;
 }
 
-// Panels narrower than this are not worth a product of their own: such an operand is staged.
+// Panels narrower than this (but the last) are not worth a part of a product of their own:
+// such an operand (a transposed one, say, whose every column would be a panel) is staged.
 constexpr std::size_t kLeastPanelColumns = 16;
 
 // Each group's matrix as column panels side by side, each with unit column stride and rows
@@ -242,7 +243,7 @@ constexpr std::size_t kLeastPanelColumns = 16;
 std::optional<std::vector<std::vector<MatrixPanel>>> columnPanels(const Access &a, std::size_t groups,
                                                                   std::size_t rows, std::size_t cols) {
   constexpr auto elemSize = Address(sizeof(float));
-  if (cols < 2 * kLeastPanelColumns) return std::nullopt;
+  if (cols <= kLeastPanelColumns) return std::nullopt;
   const std::size_t size = rows * cols;
   // A panel starts where row 0 breaks its unit stride; its rows' stride follows from row 1.
   std::vector<std::vector<Address>> firstRows(groups, std::vector<Address>(std::min<std::size_t>(rows, 2) * cols));
@@ -264,7 +265,8 @@ std::optional<std::vector<std::vector<MatrixPanel>>> columnPanels(const Access &
       panels[g].push_back({j, 1, Matrix{reinterpret_cast<float *>(at[j]), int(rowStride / elemSize), false}});
     }
     for (const MatrixPanel &panel : panels[g])
-      if (panel.width < kLeastPanelColumns || (rows > 1 && std::size_t(panel.matrix.ld) < panel.width))
+      if ((panel.width < kLeastPanelColumns && &panel != &panels[g].back()) ||
+          (rows > 1 && std::size_t(panel.matrix.ld) < panel.width))
         return std::nullopt;
     if (panels[g].size() < 2) return std::nullopt;
   }

@@ -60,29 +60,20 @@ def zero_initial_state(state: LstmState, prog: Optional[Block] = None) -> None:
 PANEL_COLUMNS = 256
 
 
-def _panel_widths(columns: int) -> list:
-    """The widths of W's column panels: PANEL_COLUMNS each, the last also taking the rest."""
-    panels = max(1, columns // PANEL_COLUMNS)
-    return [PANEL_COLUMNS] * (panels - 1) + [columns - PANEL_COLUMNS * (panels - 1)]
-
-
 def _weight_matrix(graph, params: LstmParams, name: str) -> Tensor:
-    """W [I + H, 4H] in a variable `name`, laid out in column panels (_panel_widths), one after
-    the other, each with its rows back to back: the layout the step's products read fastest."""
+    """W [I + H, 4H] in a variable `name` of column panels of PANEL_COLUMNS, one after the other,
+    each with its rows back to back (the last panel's columns past 4H unused): the layout the
+    step's products read fastest."""
     i, h = params.layer_sizes
-    rows = i + h
-    flat = graph.variable(params.dtype, (rows * 4 * h,), name=name)
-    panels, start = [], 0
-    for width in _panel_widths(4 * h):
-        panels.append(flat[start:start + rows * width].reshape(rows, width))
-        start += rows * width
-    return pd.concat(panels, axis=1)
+    panels = -(-4 * h // PANEL_COLUMNS)
+    stored = graph.variable(params.dtype, (panels, i + h, PANEL_COLUMNS), name=name)
+    return stored.transpose(1, 0, 2).reshape(i + h, panels * PANEL_COLUMNS)[:, :4 * h]
 
 
 def _in_place(matrix: Tensor) -> bool:
     """Whether a product reads `matrix` where it lies: in one variable, as column panels side
     by side (or one, plain rows), each with its rows at one stride, as the emulator's products
-    take them (poplin's Gemm.cpp: panels of at least 16 columns)."""
+    take them (poplin's Gemm.cpp: panels of at least 16 columns but the last)."""
     regions = matrix.raw.getVarRegions()
     rows, cols = matrix.shape
     if len(regions) == 1:
@@ -96,7 +87,7 @@ def _in_place(matrix: Tensor) -> bool:
     for panel in range(per_row):
         starts, sizes = zip(*spans[panel::per_row])
         width = sizes[0]
-        if any(size != width for size in sizes) or (per_row > 1 and width < 16):
+        if any(size != width for size in sizes) or (panel < per_row - 1 and width < 16):
             return False
         if rows > 1:
             stride = starts[1] - starts[0]
