@@ -55,7 +55,8 @@ struct MatrixPanel {
   MatrixPanel rowsFrom(std::size_t begin) const { return {first, width, matrix.rowsFrom(begin)}; }
 };
 
-// A product the few-rows kernel computes: c [m,n] = a [m,k] x b [k,n], b's rows unit-stride.
+// A product the few-rows kernel computes: c [m,n] = a [m,k] x b [k,n], b in column panels
+// (one where b is one matrix), their rows unit-stride.
 struct FewRowsProduct {
   std::size_t m, n, k;
   StridedFloats a;
