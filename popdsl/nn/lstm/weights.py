@@ -61,11 +61,13 @@ PANEL_COLUMNS = 256
 
 
 def _weight_matrix(graph, params: LstmParams, name: str) -> Tensor:
-    """W [I + H, 4H] in a variable `name` of column panels of PANEL_COLUMNS, one after the other,
-    each with its rows back to back (the last panel's columns past 4H unused): the layout the
-    step's products read fastest."""
+    """W [I + H, 4H] in a variable `name` of column panels of PANEL_COLUMNS, one after the
+    other, each with its rows back to back (the last panel's columns past 4H unused; one
+    panel: plain rows): the layout the step's products read fastest."""
     i, h = params.layer_sizes
     panels = -(-4 * h // PANEL_COLUMNS)
+    if panels == 1:
+        return graph.variable(params.dtype, (i + h, 4 * h), name=name)
     stored = graph.variable(params.dtype, (panels, i + h, PANEL_COLUMNS), name=name)
     return stored.transpose(1, 0, 2).reshape(i + h, panels * PANEL_COLUMNS)[:, :4 * h]
 
