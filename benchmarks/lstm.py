@@ -10,6 +10,9 @@ size is reported too. Beside each ratio, its floor: the case's operations (popnn
 the machine's float multiply-add peak (benchmarks/fma_peak.py, measured every round) over
 torch's time; a budget under its floor is out of reach on that machine whatever the code.
 Then building and compiling the training graph at S=1000 (budget: well under a second).
+Before timing, every case's results after a run (the output sequence, and in training the input
+and weight gradients) are checked against torch's nn.LSTM in float64 on the same inputs and
+weights (within 1e-4 of the largest value).
 PyTorch is not a project dependency (pip install '.[bench]' takes the pinned CPU wheel):
 pass --torch-python /path/to/that/python if it is not importable here.
 
@@ -21,7 +24,9 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import NamedTuple, Optional
 
 S, I, H = 100, 256, 256
@@ -104,9 +109,42 @@ print(json.dumps({"seconds": [wall for wall, _ in times], "cpu_seconds": [cpu fo
 """
 
 
+# Computes nn.LSTM in float64 on the inputs and weights of an .npz (argv[1]: for each case
+# "<case>/x", "/w_in", "/w_out", "/b" in popnn's cell order, and "/out_grad" for training)
+# and writes the output sequence, and for training the input and weight gradients, in
+# popnn's layout to the .npz argv[2]: the reference the emulator's results are checked against.
+TORCH_REFERENCE = """
+import sys, numpy as np, torch
+data = np.load(sys.argv[1])
+order = [1, 0, 2, 3]  # torch's gates (input, forget, cell, output) among popnn's (forget, input, candidate, output)
+results = {}
+for case in sorted({key.split("/")[0] for key in data.files}):
+    x, w_in, w_out, b = (data[f"{case}/{name}"] for name in ("x", "w_in", "w_out", "b"))
+    layer = torch.nn.LSTM(x.shape[2], w_out.shape[2]).double()
+    with torch.no_grad():
+        layer.weight_ih_l0.copy_(torch.from_numpy(np.concatenate([w_in[g].T for g in order])))
+        layer.weight_hh_l0.copy_(torch.from_numpy(np.concatenate([w_out[g].T for g in order])))
+        layer.bias_ih_l0.copy_(torch.from_numpy(np.concatenate([b[g] for g in order])))
+        layer.bias_hh_l0.zero_()
+    inputs = torch.from_numpy(x).requires_grad_()
+    out, _ = layer(inputs)
+    results[f"{case}/out"] = out.detach().numpy()
+    if f"{case}/out_grad" in data.files:
+        out.backward(torch.from_numpy(data[f"{case}/out_grad"]))
+        def gates(grad):  # torch's [4H, n] -> popnn's [4, n, H]
+            blocks = grad.numpy().reshape(4, b.shape[1], -1)
+            return np.stack([blocks[order.index(g)].T for g in range(4)])
+        results[f"{case}/input_grad"] = inputs.grad.numpy()
+        results[f"{case}/w_in_grad"] = gates(layer.weight_ih_l0.grad)
+        results[f"{case}/w_out_grad"] = gates(layer.weight_hh_l0.grad)
+        results[f"{case}/b_grad"] = gates(layer.bias_ih_l0.grad[:, None])[:, 0]
+np.savez(sys.argv[2], **results)
+"""
+
+
 def lstm_graph(time_steps, batch, training, options=None):
     """One layer: fwd + backward_with_weight_update, or the forward alone without intermediates;
-    returns (device, graph, program, tensors)."""
+    returns (device, graph, program, tensors): the inputs, and the results checked against torch."""
     device = pd.ipu_model()
     graph = pd.Graph(device)
     params = lstm.LstmParams(pd.float32, batch, time_steps, (I, H))
@@ -115,11 +153,12 @@ def lstm_graph(time_steps, batch, training, options=None):
     weights = lstm.create_weights(graph, params)
     tensors = dict(x=x, state=state, weights=weights)
     with pd.Sequence("step") as step:
-        out, _, inter = lstm.forward(params, state, x, weights, save_intermediates=training, options=options)
+        tensors["out"], _, inter = lstm.forward(params, state, x, weights, save_intermediates=training,
+                                                options=options)
         if training:
             tensors["out_grad"] = graph.variable(pd.float32, (time_steps, batch, H), name="outGrad")
-            lstm.backward_with_weight_update(params, state, inter, weights, x, out, tensors["out_grad"],
-                                             options=options)
+            _, tensors["input_grad"], tensors["weight_grads"] = lstm.backward_with_weight_update(
+                params, state, inter, weights, x, tensors["out"], tensors["out_grad"], options=options)
     return device, graph, step, tensors
 
 
@@ -133,7 +172,7 @@ def build_and_compile(time_steps, batch, training, options=None):
 
 def loaded_session(stack, case):
     """The case's program at S=100, compiled, attached (until `stack` closes) and loaded
-    with random data."""
+    with random data; returns it and its tensors."""
     session, t, _, _ = build_and_compile(S, case.batch, case.training, case.options)
     rng = np.random.default_rng(0)
     stack.enter_context(session)
@@ -145,7 +184,43 @@ def loaded_session(stack, case):
     if case.training:
         session.write(t["out_grad"], rng.standard_normal((S, case.batch, H)))
     session.run()  # warms up
-    return session
+    return session, t
+
+
+def check_against_torch(python, loaded):
+    """Compares each case's results after a run (`loaded`: its session and tensors) with
+    torch's nn.LSTM in float64 on the same inputs and weights; exits naming any that is off."""
+    inputs, results = {}, {}
+    for k, (case, (session, t)) in enumerate(zip(CASES, loaded)):
+        weights = t["weights"]
+        inputs.update({f"{k}/x": session.read(t["x"]), f"{k}/w_in": session.read(weights.input_weights),
+                       f"{k}/w_out": session.read(weights.output_weights), f"{k}/b": session.read(weights.biases)})
+        results[f"{k}/out"] = session.read(t["out"])
+        if case.training:
+            grads = t["weight_grads"]
+            inputs[f"{k}/out_grad"] = session.read(t["out_grad"])
+            results.update({f"{k}/input_grad": session.read(t["input_grad"]),
+                            f"{k}/w_in_grad": session.read(grads.input_weights),
+                            f"{k}/w_out_grad": session.read(grads.output_weights),
+                            f"{k}/b_grad": session.read(grads.biases)})
+    with tempfile.TemporaryDirectory() as directory:
+        given, computed = Path(directory) / "inputs.npz", Path(directory) / "reference.npz"
+        np.savez(given, **{key: value.astype(np.float64) for key, value in inputs.items()})
+        run = subprocess.run([python, "-c", TORCH_REFERENCE, str(given), str(computed)], capture_output=True,
+                             text=True)
+        if run.returncode != 0:
+            sys.exit(f"PyTorch did not compute the reference with {python}:\n{run.stderr[-2000:]}")
+        worst = 0.0
+        with np.load(computed) as reference:
+            for key, value in results.items():
+                expected = reference[key]
+                error = float(np.abs(value - expected).max() / np.abs(expected).max())
+                if not error < 1e-4:  # NaN too
+                    case, name = CASES[int(key.split("/")[0])].label, key.split("/")[1]
+                    sys.exit(f"LSTM {case}: {name} is off torch's float64 by {error:.1e} of its largest value")
+                worst = max(worst, error)
+    print(f"checked against torch's nn.LSTM in float64 on the same data: every case's output sequence (and "
+          f"training's input and weight gradients) within {worst:.1e} of its largest value")
 
 
 def time_emulator(session, repeats):
@@ -183,7 +258,9 @@ def main(args):
     # hits both; each ratio takes each side's best over all rounds. On one thread the CPU
     # times are compared too: they barely move with the machine's load.
     stack = contextlib.ExitStack()
-    sessions = [loaded_session(stack, case) for case in CASES]
+    loaded = [loaded_session(stack, case) for case in CASES]
+    check_against_torch(args.torch_python, loaded)
+    sessions = [session for session, _ in loaded]
     best = {side: [[float("inf")] * len(CASES) for _ in range(2)] for side in ("emulator", "torch")}
     peaks = []  # GFLOP/s, a measurement a round (None without a C compiler)
     print(f"LSTM S={S} I={I} H={H} float, {THREADS} thread(s), {args.rounds} rounds; times in ms, "
