@@ -441,6 +441,23 @@ def test_concat_of_strided_pieces_matches_numpy(device, data):
     assert_reads_and_writes_match(device, g, v)
 
 
+@pytest.mark.parametrize("reverse", [False, True], ids=["forward", "reversed"])
+def test_transposed_column_panels_match_numpy(device, reverse):
+    # A matrix in column panels (pieces of rows side by side, as pd.nn.lstm.create_weights lays
+    # out its weights), transposed: consecutive elements lie a fixed number of pieces apart, the
+    # pattern the emulator's view composition guesses before it searches; reversed, a step back.
+    g = IdGraph(device)
+    stored = g.add_variable([3, 5, 16])  # 3 panels of 5 rows x 16 columns
+    panels = [View(stored.tensor[p], stored.ids[p], f"v0[{p}]") for p in range(3)]
+    matrix = View(poplar.concat([panel.tensor for panel in panels], 1),
+                  np.concatenate([panel.ids for panel in panels], 1), "concat(panels, 1)")
+    if reverse:
+        matrix = View(matrix.tensor.reverse(0), matrix.ids[::-1], f"{matrix.expr}.reverse(0)")
+    transposed = View(matrix.tensor.transpose(), matrix.ids.T, f"{matrix.expr}.transpose()")
+    assert_queries_match(g, transposed)
+    assert_reads_and_writes_match(device, g, transposed)
+
+
 def assert_compare_like_their_elements(first, second):
     shared = np.intersect1d(first.ids, second.ids).size > 0
     assert first.tensor.intersectsWith(second.tensor) == shared

@@ -80,11 +80,12 @@ def _in_place(matrix: Tensor) -> bool:
     rows, cols = matrix.shape
     if len(regions) == 1:
         return True  # contiguous
-    if len({r.var.id for r in regions}) != 1 or len(regions) % rows:
+    if len(regions) % rows:
         return False
     per_row = len(regions) // rows
-    spans = [(r.interval.begin(), r.interval.size()) for r in regions]
-    if sum(size for _, size in spans[:per_row]) != cols:
+    variables, spans = zip(*((r.var.id, (interval.begin(), interval.size()))
+                             for r in regions for interval in (r.interval,)))
+    if len(set(variables)) != 1 or sum(size for _, size in spans[:per_row]) != cols:
         return False
     for panel in range(per_row):
         starts, sizes = zip(*spans[panel::per_row])
