@@ -585,11 +585,14 @@ def test_a_long_run_reports_progress_while_it_runs(device, caplog, monkeypatch):
     monkeypatch.setattr(progress, "LONG_RUN_SECONDS", 0.01)
     monkeypatch.setattr(progress, "PROGRESS_INTERVAL_SECONDS", {True: 0.01, False: 0.01})
     monkeypatch.setattr(progress, "PROGRESS_POLL_SECONDS", 0.005)
+    # A watcher of its own, which polls that often: one an earlier test started may be asleep
+    # for a poll of the default length (0.25 s), longer than this run on a fast machine.
+    monkeypatch.setattr(progress.RunProgress, "_watcher", None)
     caplog.set_level(logging.INFO, logger="popdsl")
     g = pd.Graph(device)
     x = g.variable(pd.float32, (256, 256), name="x", init=0.5)
     with pd.Sequence("slow") as slow:
-        with pd.Repeat(5000):  # long enough for a watcher still in a poll of the default length
+        with pd.Repeat(5000):  # tens of milliseconds or more
             pd.map_(lambda a: pd.sqrt(a * a + 1.0) - 1.0, x)
     with pd.Session(g, slow, device=device) as s:
         s.run()
