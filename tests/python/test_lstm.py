@@ -330,8 +330,9 @@ def test_create_weights_lays_w_out_in_column_panels(pre_calc):
     assert [r.interval.begin() for r in narrow.raw.getVarRegions()[:3]] == [3 * 16, 4 * 16, 5 * 16]
 
 
-@pytest.mark.parametrize("hidden", [4, 64, 100, 257, 256])
-def test_create_weights_is_read_in_place(hidden):
+@pytest.mark.parametrize("hidden, panels, width", [(4, 1, 16), (64, 1, 256), (100, 2, 256), (257, 5, 256),
+                                                   (256, 4, 256)])
+def test_create_weights_is_read_in_place(hidden, panels, width):
     # Panels of 256 columns, the last one's columns past 4H unused (with H = 257, four columns
     # of the fifth; up to 256 columns, plain rows); the forward copies weights laid out otherwise.
     g = pd.Graph(pd.ipu_model(tiles=4))
@@ -339,8 +340,6 @@ def test_create_weights_is_read_in_place(hidden):
     weights = lstm.create_weights(g, params)
     stacked = lstm_weights._stacked_weights(weights)
     starts = [r.interval.begin() for r in stacked.raw.getVarRegions()]
-    panels = -(-4 * hidden // 256)
-    width = 256 if panels > 1 else 4 * hidden
     assert starts[:panels] == [p * (3 + hidden) * width for p in range(panels)]  # row 0 of each panel
     assert lstm_weights._in_place(stacked)
     own = lstm.LstmWeights(g.variable(pd.float32, (4, 3, hidden)), g.variable(pd.float32, (4, hidden, hidden)),

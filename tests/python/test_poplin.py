@@ -229,6 +229,15 @@ def panel_widths(cols):
     return widths + [cols - sum(widths)]
 
 
+def in_panels(graph, values, name, widths):
+    """A [rows, cols] view holding `values` in column panels of `widths` side by side in one
+    variable, each with its rows back to back."""
+    rows, edges = values.shape[0], np.cumsum([0] + widths)
+    flat = variable(graph, np.concatenate([values[:, x:y].ravel() for x, y in zip(edges, edges[1:])]), name)
+    return poplar.concat([flat.slice(rows * int(x), rows * int(y)).reshape([rows, int(y - x)])
+                          for x, y in zip(edges, edges[1:])], 1)
+
+
 def stored(graph, values, name, layout):
     """A [rows, cols] view holding `values`: a variable of that shape, the transpose of one,
     column panels side by side in one variable, each with its rows back to back (as
@@ -239,11 +248,7 @@ def stored(graph, values, name, layout):
     if layout == "transposed":
         return variable(graph, values.T.copy(), name).transpose()
     if layout == "panels":
-        rows, edges = values.shape[0], np.cumsum([0] + panel_widths(values.shape[1]))
-        panels = [values[:, begin:end].ravel() for begin, end in zip(edges, edges[1:])]
-        flat, starts = variable(graph, np.concatenate(panels), name), np.cumsum([0] + [p.size for p in panels])
-        return poplar.concat([flat.slice(int(starts[i]), int(starts[i + 1])).reshape([rows, int(end - begin)])
-                              for i, (begin, end) in enumerate(zip(edges, edges[1:]))], 1)
+        return in_panels(graph, values, name, panel_widths(values.shape[1]))
     wider = np.full((values.shape[0], values.shape[1] + 3), np.nan, np.float32)
     wider[:, 1:-2] = values
     return variable(graph, wider, name).slice(1, values.shape[1] + 1, 1)
@@ -307,17 +312,11 @@ def test_pooled_products_give_the_same_bits_on_one_thread(device, m, k, n):
                                              (7, 40, 300, [100, 17, 183]), (2, 40, 516, [256, 256, 4])])
 def test_products_over_column_panels_give_the_bits_of_rows(device, m, k, n, widths):
     a, b, c0 = random_values((m, k), seed=1), random_values((k, n), seed=2), random_values((m, n), seed=3)
-    edges = np.cumsum([0] + widths)
     results = {}
     for threads in ("1", "auto"):
         for layout in ("rows", "panels"):
             graph = poplar.Graph(device.getTarget())
-            if layout == "rows":
-                B = variable(graph, b, "b")
-            else:
-                flat = variable(graph, np.concatenate([b[:, x:y].ravel() for x, y in zip(edges, edges[1:])]), "b")
-                B = poplar.concat([flat.slice(k * int(x), k * int(y)).reshape([k, int(y - x)])
-                                   for x, y in zip(edges, edges[1:])], 1)
+            B = variable(graph, b, "b") if layout == "rows" else in_panels(graph, b, "b", widths)
             C, D = variable(graph, c0, "c"), graph.addVariable(poplar.FLOAT, [m, n], "d")
             poputil.mapTensorLinearly(graph, D)
             seq = program.Sequence()

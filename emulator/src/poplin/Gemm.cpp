@@ -67,22 +67,20 @@ struct FewRowsProduct {
 // c = a x b as the few-rows kernel takes it, directly or as c^T = b^T x a^T, where
 // that has rows it takes and reads the wide operand along its rows; else nothing. The
 // kernel's vectors run along a row, so a single column would leave it one lane of them.
-std::optional<FewRowsProduct> fewRowsProduct(const Matrix &a, const Matrix &b, const Matrix &c, std::size_t m,
-                                             std::size_t n, std::size_t k) {
-  if (!fewRowsGemmSupported()) return std::nullopt;
-  const auto [least, most] = fewRowsRange();
-  if (n > 1 && least <= m && m <= most && !b.transposed)
-    return FewRowsProduct{m, n, k, a.strided(), {{0, n, b.strided()}}, c.strided()};
-  if (m > 1 && least <= n && n <= most && a.transposed)
-    return FewRowsProduct{n, m, k, b.stridedTranspose(), {{0, m, a.stridedTranspose()}}, c.stridedTranspose()};
-  return std::nullopt;
-}
-
-// Whether the few-rows kernel takes every product of m rows whose b lies in column panels.
-bool fewRowsTakePanels(std::size_t m) {
+// Whether the few-rows kernel takes products of `rows` rows.
+bool fewRowsTake(std::size_t rows) {
   if (!fewRowsGemmSupported()) return false;
   const auto [least, most] = fewRowsRange();
-  return least <= m && m <= most;
+  return least <= rows && rows <= most;
+}
+
+std::optional<FewRowsProduct> fewRowsProduct(const Matrix &a, const Matrix &b, const Matrix &c, std::size_t m,
+                                             std::size_t n, std::size_t k) {
+  if (n > 1 && fewRowsTake(m) && !b.transposed)
+    return FewRowsProduct{m, n, k, a.strided(), {{0, n, b.strided()}}, c.strided()};
+  if (m > 1 && fewRowsTake(n) && a.transposed)
+    return FewRowsProduct{n, m, k, b.stridedTranspose(), {{0, m, a.stridedTranspose()}}, c.stridedTranspose()};
+  return std::nullopt;
 }
 
 // A product for BLAS: c = op(a) x op(b), each row-major.
@@ -126,7 +124,7 @@ public:
   void add(const Matrix &a, const std::vector<MatrixPanel> &bPanels, const Matrix &c, std::size_t m,
            std::size_t n, std::size_t k) {
     work_ += double(m) * double(n) * double(k);
-    if (bPanels.size() > 1) { // only where fewRowsTakePanels(m)
+    if (bPanels.size() > 1) { // only where fewRowsTake(m)
       std::vector<ColumnPanel> panels;
       for (const MatrixPanel &panel : bPanels) panels.push_back({panel.first, panel.width, panel.matrix.strided()});
       return products_.push_back(FewRowsProduct{m, n, k, a.strided(), std::move(panels), c.strided()});
@@ -369,7 +367,7 @@ public:
   GemmKernel(const GemmProblem &problem, const Access &a, const Access &b, const Access &c,
              const std::optional<Access> &alphaTensor)
       : problem_(problem), a_(a, problem.groups, problem.m, problem.k, true),
-        b_(b, problem.groups, problem.k, problem.n, true, fewRowsTakePanels(problem.m)),
+        b_(b, problem.groups, problem.k, problem.n, true, fewRowsTake(problem.m)),
         // Written in place only when that cannot change the inputs mid-product.
         c_(c, problem.groups, problem.m, problem.n,
            !c.sharesVariableWith(a) && !c.sharesVariableWith(b)),

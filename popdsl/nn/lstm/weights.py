@@ -83,9 +83,9 @@ def _in_place(matrix: Tensor) -> bool:
     if len(regions) % rows:
         return False
     per_row = len(regions) // rows
-    variables, spans = zip(*((r.var.id, (interval.begin(), interval.size()))
-                             for r in regions for interval in (r.interval,)))
-    if len(set(variables)) != 1 or sum(size for _, size in spans[:per_row]) != cols:
+    intervals = [r.interval for r in regions]  # each access makes an object: once a region
+    spans = [(interval.begin(), interval.size()) for interval in intervals]
+    if len({r.var.id for r in regions}) != 1 or sum(size for _, size in spans[:per_row]) != cols:
         return False
     for panel in range(per_row):
         starts, sizes = zip(*spans[panel::per_row])
