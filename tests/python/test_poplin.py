@@ -335,6 +335,42 @@ def test_products_over_column_panels_give_the_bits_of_rows(device, m, k, n, widt
     assert_product_close(results["auto", "panels"][1], a, b, poplar.FLOAT)
 
 
+def cpu_has(*flags):
+    """Whether /proc/cpuinfo lists every flag (False where there is none)."""
+    try:
+        listed = set(Path("/proc/cpuinfo").read_text().split())
+    except OSError:
+        return False
+    return all(flag in listed for flag in flags)
+
+
+# B stored transposed (x @ W^T, W row-major) in products of 7 rows or more: the few-rows kernel
+# transposes each panel of B it reads into the copy its row blocks read, so every element is the
+# chain of multiply-adds it is over B in rows: the same bits, on one thread or all of them. The
+# shapes cut the transposed tiles (16 x 16 in AVX-512, 8 x 8 in AVX2) and the sum's chunks of 96
+# steps at their edges.
+@pytest.mark.needs_emulator("the emulator's few-rows kernel")
+@pytest.mark.skipif(not cpu_has("avx2", "fma"), reason="the few-rows kernel needs AVX2 and FMA")
+@pytest.mark.parametrize("m, k, n", [(7, 40, 65), (13, 100, 17), (32, 1024, 256), (40, 250, 130)])
+def test_products_over_transposed_b_give_the_bits_of_rows(device, m, k, n):
+    a, b, c0 = random_values((m, k), seed=1), random_values((k, n), seed=2), random_values((m, n), seed=3)
+    results = {}
+    for threads in ("1", "auto"):
+        for layout in ("plain", "transposed"):
+            graph = poplar.Graph(device.getTarget())
+            C = variable(graph, c0, "c")
+            seq = program.Sequence()
+            poplin.matMulAcc(graph, C, 0.25, variable(graph, a, "a"), stored(graph, b, "b", layout), seq)
+            graph.createHostRead("c", C)
+            engine = poplar.Engine(graph, seq, {"emulator.numThreads": threads})
+            engine.load(device)
+            engine.run(0)
+            results[threads, layout] = engine.readTensor("c", np.zeros((m, n), np.float32))
+    for key, got in results.items():
+        assert got.tobytes() == results["1", "plain"].tobytes(), f"{key} differs from B in rows on one thread"
+    assert_product_close(results["auto", "transposed"], a, b, poplar.FLOAT, c=c0, k=0.25)
+
+
 # The few-rows kernel's shapes and layouts for the instruction-set test: blocks cut at every
 # edge, panels of several row blocks, products big enough to share out over the pool (by columns
 # and by rows). Rows and columns stay within AVX2's limit of 256, so that both instruction sets

@@ -67,6 +67,26 @@ struct Isa {
   FEW_ROWS_TARGET static void store(float *p, Mask m, Vec v) { _mm256_maskstore_ps(p, m, v); }
   FEW_ROWS_TARGET static Vec mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
   FEW_ROWS_TARGET static Vec fmadd(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+  // Column r of the 8 x 8 tile of rows `from` (fromStride apart) to row r of `to` (toStride apart).
+  FEW_ROWS_TARGET static void transposeTile(const float *from, std::ptrdiff_t fromStride, float *to,
+                                            std::ptrdiff_t toStride) {
+    __m256 rows[8], pairs[8], quads[8];
+    for (int r = 0; r < 8; ++r) rows[r] = _mm256_loadu_ps(from + r * fromStride);
+    for (int r = 0; r < 8; r += 2) { // pairs of rows interleaved, within each 128-bit lane
+      pairs[r] = _mm256_unpacklo_ps(rows[r], rows[r + 1]);
+      pairs[r + 1] = _mm256_unpackhi_ps(rows[r], rows[r + 1]);
+    }
+    for (int r = 0; r < 8; r += 4) { // then columns of four rows, within each lane
+      quads[r] = _mm256_shuffle_ps(pairs[r], pairs[r + 2], 0x44);
+      quads[r + 1] = _mm256_shuffle_ps(pairs[r], pairs[r + 2], 0xee);
+      quads[r + 2] = _mm256_shuffle_ps(pairs[r + 1], pairs[r + 3], 0x44);
+      quads[r + 3] = _mm256_shuffle_ps(pairs[r + 1], pairs[r + 3], 0xee);
+    }
+    for (int c = 0; c < 4; ++c) { // the lanes' halves of each column joined
+      _mm256_storeu_ps(to + c * toStride, _mm256_permute2f128_ps(quads[c], quads[c + 4], 0x20));
+      _mm256_storeu_ps(to + (c + 4) * toStride, _mm256_permute2f128_ps(quads[c], quads[c + 4], 0x31));
+    }
+  }
 };
 #include "FewRowsGemmBody.inc"
 #undef FEW_ROWS_TARGET
@@ -104,6 +124,39 @@ struct Isa {
   FEW_ROWS_TARGET static void store(float *p, Mask m, Vec v) { _mm512_mask_storeu_ps(p, m, v); }
   FEW_ROWS_TARGET static Vec mul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
   FEW_ROWS_TARGET static Vec fmadd(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
+  // Column r of the 16 x 16 tile of rows `from` (fromStride apart) to row r of `to` (toStride
+  // apart). The shuffles are the masked forms with every lane set: the plain ones pass GCC 12's
+  // _mm512_undefined_ps, which -Wuninitialized reports.
+  FEW_ROWS_TARGET static void transposeTile(const float *from, std::ptrdiff_t fromStride, float *to,
+                                            std::ptrdiff_t toStride) {
+    constexpr __mmask16 all = 0xffff;
+    __m512 rows[16], pairs[16], quads[16];
+    for (int r = 0; r < 16; ++r) rows[r] = _mm512_loadu_ps(from + r * fromStride);
+    for (int r = 0; r < 16; r += 2) { // pairs of rows interleaved, within each 128-bit lane
+      pairs[r] = _mm512_mask_unpacklo_ps(rows[r], all, rows[r], rows[r + 1]);
+      pairs[r + 1] = _mm512_mask_unpackhi_ps(rows[r], all, rows[r], rows[r + 1]);
+    }
+    // quads[4q + c]: in lane L, column 4L + c of rows 4q to 4q + 3
+    for (int r = 0; r < 16; r += 4) {
+      quads[r] = _mm512_mask_shuffle_ps(pairs[r], all, pairs[r], pairs[r + 2], 0x44);
+      quads[r + 1] = _mm512_mask_shuffle_ps(pairs[r], all, pairs[r], pairs[r + 2], 0xee);
+      quads[r + 2] = _mm512_mask_shuffle_ps(pairs[r], all, pairs[r + 1], pairs[r + 3], 0x44);
+      quads[r + 3] = _mm512_mask_shuffle_ps(pairs[r], all, pairs[r + 1], pairs[r + 3], 0xee);
+    }
+    for (int c = 0; c < 4; ++c) { // column 4L + c gathers lane L of quads c, 4 + c, 8 + c, 12 + c
+      const __m512 evenLow = lanes<0x88>(quads[c], quads[4 + c]), oddLow = lanes<0xdd>(quads[c], quads[4 + c]);
+      const __m512 evenHigh = lanes<0x88>(quads[8 + c], quads[12 + c]);
+      const __m512 oddHigh = lanes<0xdd>(quads[8 + c], quads[12 + c]);
+      _mm512_storeu_ps(to + c * toStride, lanes<0x88>(evenLow, evenHigh));
+      _mm512_storeu_ps(to + (4 + c) * toStride, lanes<0x88>(oddLow, oddHigh));
+      _mm512_storeu_ps(to + (8 + c) * toStride, lanes<0xdd>(evenLow, evenHigh));
+      _mm512_storeu_ps(to + (12 + c) * toStride, lanes<0xdd>(oddLow, oddHigh));
+    }
+  }
+  // Two 128-bit lanes of `low` then two of `high`, as `select` picks them.
+  template <int select> FEW_ROWS_TARGET static __m512 lanes(__m512 low, __m512 high) {
+    return _mm512_mask_shuffle_f32x4(low, 0xffff, low, high, select);
+  }
 };
 #include "FewRowsGemmBody.inc"
 #undef FEW_ROWS_TARGET
@@ -152,9 +205,11 @@ void run(const Product &p, const std::vector<ColumnPanel> &panels, std::size_t m
   const unsigned threads = poplar::detail::ThreadPool::instance().size();
   if (!pooled || threads < 2 || double(m) * double(n) * double(p.k) < kThreadedWork)
     return columnRange(p, m, 0, n);
-  // One contiguous range of columns per thread: the same part of b each call.
+  // One contiguous range of columns per thread: the same part of b each call. (A transposed
+  // b's copy needs every row: a thread's share of rows could be too few.)
   const std::size_t chunks = (n + chunkColumns - 1) / chunkColumns;
-  if (chunks >= threads || m < 2 * rowGrain) {
+  const bool transposedB = panels.front().floats.colStride != 1;
+  if (chunks >= threads || m < 2 * rowGrain || transposedB) {
     const std::size_t perThread = (chunks + threads - 1) / threads * chunkColumns;
     return poplar::detail::parallelBlocks(n, perThread, [&](std::size_t begin, std::size_t end, unsigned) {
       columnRange(p, m, begin, end);

@@ -64,9 +64,6 @@ struct FewRowsProduct {
   StridedFloats c;
 };
 
-// c = a x b as the few-rows kernel takes it, directly or as c^T = b^T x a^T, where
-// that has rows it takes and reads the wide operand along its rows; else nothing. The
-// kernel's vectors run along a row, so a single column would leave it one lane of them.
 // Whether the few-rows kernel takes products of `rows` rows.
 bool fewRowsTake(std::size_t rows) {
   if (!fewRowsGemmSupported()) return false;
@@ -74,12 +71,18 @@ bool fewRowsTake(std::size_t rows) {
   return least <= rows && rows <= most;
 }
 
+// c = a x b as the few-rows kernel takes it, directly or as c^T = b^T x a^T, where
+// that has rows it takes and reads the wide operand along its rows, or else directly with b
+// stored transposed where there are rows enough to transpose it for; else nothing. The
+// kernel's vectors run along a row, so a single column would leave it one lane of them.
 std::optional<FewRowsProduct> fewRowsProduct(const Matrix &a, const Matrix &b, const Matrix &c, std::size_t m,
                                              std::size_t n, std::size_t k) {
   if (n > 1 && fewRowsTake(m) && !b.transposed)
     return FewRowsProduct{m, n, k, a.strided(), {{0, n, b.strided()}}, c.strided()};
   if (m > 1 && fewRowsTake(n) && a.transposed)
     return FewRowsProduct{n, m, k, b.stridedTranspose(), {{0, m, a.stridedTranspose()}}, c.stridedTranspose()};
+  if (n > 1 && m >= kTransposedBLeastRows && fewRowsTake(m))
+    return FewRowsProduct{m, n, k, a.strided(), {{0, n, b.strided()}}, c.strided()};
   return std::nullopt;
 }
 
