@@ -65,10 +65,14 @@ def parse_arguments():
     return parser.parse_args()
 
 
-ARGS = parse_arguments()
-THREADS = ARGS.threads
-os.environ["OPENBLAS_NUM_THREADS"] = str(THREADS)  # read when popdsl loads OpenBLAS
-os.environ["POPDSL_NUM_THREADS"] = str(THREADS)  # the emulator's pool, read when it first runs
+# Run as a script, --threads sets the threads before popdsl loads; imported (by a script of
+# one's own timing some case), the environment as it is.
+if __name__ == "__main__":
+    ARGS = parse_arguments()
+    os.environ["OPENBLAS_NUM_THREADS"] = str(ARGS.threads)  # read when popdsl loads OpenBLAS
+    os.environ["POPDSL_NUM_THREADS"] = str(ARGS.threads)  # the emulator's pool, read when it first runs
+_THREADS_SET = os.environ.get("POPDSL_NUM_THREADS", "")
+THREADS = int(_THREADS_SET) if _THREADS_SET.isdigit() else len(os.sched_getaffinity(0))
 
 import numpy as np  # noqa: E402
 

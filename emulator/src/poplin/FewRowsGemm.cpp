@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <limits>
 #include <string_view>
 #include <vector>
 
 #include "poplar/ThreadPool.hpp"
+#include "poplar/TransposeBlock.hpp"
 
 namespace poplin::detail {
 
@@ -68,24 +70,11 @@ struct Isa {
   FEW_ROWS_TARGET static Vec mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
   FEW_ROWS_TARGET static Vec fmadd(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
   // Column r of the 8 x 8 tile of rows `from` (fromStride apart) to row r of `to` (toStride apart).
-  FEW_ROWS_TARGET static void transposeTile(const float *from, std::ptrdiff_t fromStride, float *to,
-                                            std::ptrdiff_t toStride) {
-    __m256 rows[8], pairs[8], quads[8];
-    for (int r = 0; r < 8; ++r) rows[r] = _mm256_loadu_ps(from + r * fromStride);
-    for (int r = 0; r < 8; r += 2) { // pairs of rows interleaved, within each 128-bit lane
-      pairs[r] = _mm256_unpacklo_ps(rows[r], rows[r + 1]);
-      pairs[r + 1] = _mm256_unpackhi_ps(rows[r], rows[r + 1]);
-    }
-    for (int r = 0; r < 8; r += 4) { // then columns of four rows, within each lane
-      quads[r] = _mm256_shuffle_ps(pairs[r], pairs[r + 2], 0x44);
-      quads[r + 1] = _mm256_shuffle_ps(pairs[r], pairs[r + 2], 0xee);
-      quads[r + 2] = _mm256_shuffle_ps(pairs[r + 1], pairs[r + 3], 0x44);
-      quads[r + 3] = _mm256_shuffle_ps(pairs[r + 1], pairs[r + 3], 0xee);
-    }
-    for (int c = 0; c < 4; ++c) { // the lanes' halves of each column joined
-      _mm256_storeu_ps(to + c * toStride, _mm256_permute2f128_ps(quads[c], quads[c + 4], 0x20));
-      _mm256_storeu_ps(to + (c + 4) * toStride, _mm256_permute2f128_ps(quads[c], quads[c + 4], 0x31));
-    }
+  static void transposeTile(const float *from, std::ptrdiff_t fromStride, float *to, std::ptrdiff_t toStride) {
+    std::uint8_t *rows[8];
+    for (int r = 0; r < 8; ++r) rows[r] = reinterpret_cast<std::uint8_t *>(to + r * toStride);
+    poplar::detail::columnsToRows(sizeof(float), reinterpret_cast<const std::uint8_t *>(from),
+                                  fromStride * std::ptrdiff_t(sizeof(float)), rows);
   }
 };
 #include "FewRowsGemmBody.inc"
