@@ -34,6 +34,7 @@ for batch in (32, 1):  # an LSTM step's products: forward with and without preCa
     })
 CASES.update({  # around the kernel's limits
     "m=7 [7,256]x[256,1000]": (7, 256, 1000, "rows"),
+    "m=4, B transposed [4,512]x[512,512]": (4, 512, 512, "transposed"),
     "m=64 [64,256]x[256,1024]": (64, 256, 1024, "rows"),
     "m=65 [65,256]x[256,1024]": (65, 256, 1024, "rows"),
     "m=128 [128,256]x[256,1024]": (128, 256, 1024, "rows"),

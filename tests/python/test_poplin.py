@@ -344,14 +344,15 @@ def cpu_has(*flags):
     return all(flag in listed for flag in flags)
 
 
-# B stored transposed (x @ W^T, W row-major) in products of 7 rows or more: the few-rows kernel
-# transposes each panel of B it reads into the copy its row blocks read, so every element is the
+# B stored transposed (x @ W^T, W row-major) in products of 2 rows or more: the few-rows kernel
+# transposes each panel of B it reads into a copy its row blocks read, so every element is the
 # chain of multiply-adds it is over B in rows: the same bits, on one thread or all of them. The
 # shapes cut the transposed tiles (16 x 16 in AVX-512, 8 x 8 in AVX2) and the sum's chunks of 96
-# steps at their edges.
+# steps at their edges, with one row block (up to 6 rows, a copy of every step) and several.
 @pytest.mark.needs_emulator("the emulator's few-rows kernel")
 @pytest.mark.skipif(not cpu_has("avx2", "fma"), reason="the few-rows kernel needs AVX2 and FMA")
-@pytest.mark.parametrize("m, k, n", [(7, 40, 65), (13, 100, 17), (32, 1024, 256), (40, 250, 130)])
+@pytest.mark.parametrize("m, k, n", [(2, 37, 70), (3, 300, 129), (6, 512, 600), (7, 40, 65), (13, 100, 17),
+                                     (32, 1024, 256), (40, 250, 130)])
 def test_products_over_transposed_b_give_the_bits_of_rows(device, m, k, n):
     a, b, c0 = random_values((m, k), seed=1), random_values((k, n), seed=2), random_values((m, n), seed=3)
     results = {}

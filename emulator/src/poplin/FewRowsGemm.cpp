@@ -228,6 +228,15 @@ bool blasRunsAvx512() {
   return avx512;
 }
 
+// Products of 2 to kBlockRows rows copy all the steps of a panel of a transposed b (64 columns
+// in AVX-512: 4 MB at this many steps), so they take at most this many.
+constexpr std::size_t kTransposedMostSteps = 16384;
+
+bool fewRowsTakesTransposedB(std::size_t m, std::size_t k) {
+  static_assert(avx512::kBlockRows == avx2::kBlockRows, "both bodies copy all the steps for the same rows");
+  return m >= 2 && (m > avx512::kBlockRows || k <= kTransposedMostSteps);
+}
+
 FewRowsRange fewRowsRange() {
   constexpr std::size_t kMostRows = 256;
   if (simd() == Simd::avx512) return {1, blasRunsAvx512() ? kMostRows : std::numeric_limits<std::size_t>::max()};

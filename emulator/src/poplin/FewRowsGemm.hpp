@@ -44,15 +44,16 @@ struct ColumnPanel {
   StridedFloats floats;
 };
 
-// The fewest rows of a product whose b the kernel takes stored transposed (unit row stride:
-// b^T row-major, as x W^T has it): each thread transposes the panels of b it reads into the
-// copy its blocks of rows read anyway, which pays once a panel serves two blocks or more.
-// Fewer rows leave such a product to BLAS.
-constexpr std::size_t kTransposedBLeastRows = 7;
+// Whether the kernel takes a product of m rows and k steps whose b is stored transposed
+// (unit row stride: b^T row-major, as x W^T has it). Each thread transposes the panels of b
+// it reads into a copy: from 7 rows, the copy of kDepth steps its row blocks read anyway;
+// from 2 to 6 rows, a copy of all k steps (so only up to kTransposedMostSteps of them, 4 MB),
+// which its one row block reads. One row is sgemv's (a dot product per column, in place).
+bool fewRowsTakesTransposedB(std::size_t m, std::size_t k);
 
 // c = alpha * a x b + beta * c, a [m,k] with k >= 1 (the caller handles empty sums), b [k,n]
 // as column panels side by side (in order, covering its n columns; one panel where b is one
-// strided matrix, which may be stored transposed from kTransposedBLeastRows rows), c [m,n]; c is not read when beta is 0. Requires fewRowsGemmSupported()
+// strided matrix, which may be stored transposed where fewRowsTakesTransposedB), c [m,n]; c is not read when beta is 0. Requires fewRowsGemmSupported()
 // and m within fewRowsRange(). When `pooled`, the columns (or, when they are too few, the
 // rows) are shared out over the thread pool; every element is one chain of fused
 // multiply-adds over k in order, then alpha and beta applied, so its bits depend neither

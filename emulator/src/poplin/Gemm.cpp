@@ -81,7 +81,7 @@ std::optional<FewRowsProduct> fewRowsProduct(const Matrix &a, const Matrix &b, c
     return FewRowsProduct{m, n, k, a.strided(), {{0, n, b.strided()}}, c.strided()};
   if (m > 1 && fewRowsTake(n) && a.transposed)
     return FewRowsProduct{n, m, k, b.stridedTranspose(), {{0, m, a.stridedTranspose()}}, c.stridedTranspose()};
-  if (n > 1 && m >= kTransposedBLeastRows && fewRowsTake(m))
+  if (n > 1 && fewRowsTake(m) && fewRowsTakesTransposedB(m, k))
     return FewRowsProduct{m, n, k, a.strided(), {{0, n, b.strided()}}, c.strided()};
   return std::nullopt;
 }
