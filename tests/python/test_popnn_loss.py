@@ -111,6 +111,55 @@ def test_arg_max_min(ptype):
         np.testing.assert_array_equal(got, want)
 
 
+def rows_with_ties_and_nans(length):
+    """Rows of small integers (ties) in float, with NaNs: sprinkled, leading, the only value of
+    a row, beside -inf, and a row whose extreme is last."""
+    x = rng.integers(0, 5, size=(6, length)).astype(np.float64)
+    x[0, rng.choice(length, length // 3, replace=False)] = np.nan
+    x[1, :3] = np.nan
+    x[2] = np.nan
+    x[3] = -np.inf
+    x[3, ::7] = np.nan
+    x[4, -1], x[4, 0] = 9, -9
+    return x
+
+
+# Long rows (the kernel scans them in four chains, then finds the extreme's first place): the
+# first place of the extreme, NaN never chosen but in a row of nothing else (then the last).
+@pytest.mark.parametrize("length", [7, 301])
+def test_arg_max_min_of_rows_with_ties_and_nans(length):
+    x = rows_with_ties_and_nans(length)
+    r = Runner()
+    t = r.tensor(x, poplar.FLOAT, "x")
+    max_values, max_indices = popnn.maxAndArgMax(r.graph, t, r.prog)
+    min_values, min_indices = popnn.minAndArgMin(r.graph, t, r.prog)
+    outs = r.run(max_indices, max_values, min_indices, min_values)
+    def first_place(row, extreme):  # (np.nanargmax can pick a NaN beside -inf)
+        numbers = ~np.isnan(row)
+        return np.flatnonzero(numbers & (row == extreme(row[numbers])))[0] if numbers.any() else length - 1
+
+    for (indices, values), extreme in zip([outs[:2], outs[2:]], [np.max, np.min]):
+        want = np.array([first_place(row, extreme) for row in x])
+        np.testing.assert_array_equal(indices, want)
+        np.testing.assert_array_equal(values, x[np.arange(len(x)), want])
+
+
+# Few of many (k * 8 < the row: one pass against the last of the best so far) and the rest:
+# descending, NaN after every number, ties to the lower column.
+@pytest.mark.parametrize("k, length", [(5, 301), (3, 8)])
+@pytest.mark.parametrize("sort", [True, False])
+def test_top_k_of_rows_with_ties_and_nans(k, length, sort):
+    x = rows_with_ties_and_nans(length)
+    r = Runner()
+    values, indices = popnn.topK(r.graph, r.tensor(x, poplar.FLOAT, "x"), k, sort, r.prog)
+    got_values, got_indices = r.run(values, indices)
+    want = np.lexsort((-np.nan_to_num(x, nan=0), np.isnan(x)))[:, :k]  # numbers first, then by value; stable
+    if not sort:
+        want = np.sort(want, axis=1)
+    np.testing.assert_array_equal(got_indices[:, 0], want)
+    np.testing.assert_array_equal(got_values[:, 0], np.take_along_axis(x, want, 1))
+
+
 def test_arg_max_errors():
     r = Runner()
     with pytest.raises(poputil.poplibs_error, match=r"argMax: Rank mismatch: input 'x' \[4\]"):

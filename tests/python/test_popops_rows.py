@@ -246,6 +246,26 @@ def test_top_k_in_every_order_matches_numpy(graph, device, largest, order):
     np.testing.assert_array_equal(out["carried"], np.take_along_axis(wave((3, 8), np.float16), want_positions, -1))
 
 
+# Few of long rows (k * 8 < the row: one pass against the last of the best so far), with ties
+# and NaNs, which order after every number (so the largest first).
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("order", [SortOrder.NONE, SortOrder.ASCENDING, SortOrder.DESCENDING])
+def test_top_k_of_long_rows_with_ties_and_nans_matches_a_stable_sort(graph, device, largest, order):
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 6, size=(4, 300)).astype(np.float32)
+    x[0, rng.choice(300, 40, replace=False)] = np.nan
+    x[1] = np.nan
+    params = popops.TopKParams(5, largest, order)
+    t = popops.createTopKInput(graph, poplar.FLOAT, [4, 300], params, "input")
+    graph.setInitialValue(t, x)
+    seq = program.Sequence()
+    values, positions = popops.topKWithPermutation(graph, seq, t, params)
+    out = run(graph, device, seq, {"values": values, "positions": positions})
+    _, want_positions = topk_reference(np.where(np.isnan(x), 1e30, x).astype(np.float64), 5, largest, order)
+    np.testing.assert_array_equal(out["positions"], want_positions)
+    np.testing.assert_array_equal(out["values"], np.take_along_axis(x, want_positions, -1))
+
+
 def test_top_k_params_fields_and_printing():
     p = popops.TopKParams(3, True, SortOrder.DESCENDING)
     assert (p.k, p.largest, p.sortOrder, p.stableSort) == (3, True, SortOrder.DESCENDING, False)

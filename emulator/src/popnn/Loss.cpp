@@ -7,13 +7,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
+#include <memory>
 
 #include "poplar/AccessValues.hpp"
 #include "poplar/CostModel.hpp"
 #include "poplar/Kernel.hpp"
 #include "poplar/KernelOperands.hpp"
 #include "popops/KernelSupport.hpp"
+#include "popops/RowSort.hpp"
 
 namespace popnn {
 
@@ -24,6 +25,7 @@ using poplar::detail::Access;
 using poplar::detail::ByteReader;
 using poplar::detail::ByteWriter;
 using poplar::detail::KernelCompile;
+using poplar::detail::ValueRows;
 using poputil::poplibs_error;
 
 constexpr double kMaskedLabel = MASKED_LABEL_CODE;
@@ -105,12 +107,26 @@ KernelCompile lossCompile(ByteReader &params) {
 const poplar::detail::KernelKind lossKind("popnn::Loss", lossCompile);
 
 // The first index of the row's maximum (or minimum); NaNs are never chosen unless the
-// row holds nothing else.
+// row holds nothing else (then the last is). The extreme first, in four independent
+// chains of compares (one chain took a dependent compare and move an element), then the
+// first place that holds it.
+template <bool Largest> std::size_t bestIndexOf(const double *row, std::size_t n) {
+  const auto better = [](double x, double than) { return Largest ? x > than : x < than; };
+  const double none = Largest ? -HUGE_VAL : HUGE_VAL;
+  double chains[4] = {none, none, none, none};
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int c = 0; c < 4; ++c) chains[c] = better(row[i + c], chains[c]) ? row[i + c] : chains[c];
+  for (; i < n; ++i) chains[0] = better(row[i], chains[0]) ? row[i] : chains[0];
+  double extreme = chains[0];
+  for (int c = 1; c < 4; ++c) extreme = better(chains[c], extreme) ? chains[c] : extreme;
+  for (i = 0; i < n; ++i)
+    if (row[i] == extreme) return i;
+  return n - 1; // every element NaN
+}
+
 std::size_t bestIndex(const double *row, std::size_t n, bool largest) {
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < n; ++i)
-    if (std::isnan(row[best]) || (largest ? row[i] > row[best] : row[i] < row[best])) best = i;
-  return best;
+  return largest ? bestIndexOf<true>(row, n) : bestIndexOf<false>(row, n);
 }
 
 // Reads: outputs [B][C], labels [B]; writes numCorrect.
@@ -134,7 +150,7 @@ KernelCompile accuracyCompile(ByteReader &params) {
 }
 const poplar::detail::KernelKind accuracyKind("popnn::CalcAccuracy", accuracyCompile);
 
-// Reads: input [B][C]; writes indices [B] and, when asked, values [B].
+// Reads: input [B][C]; writes indices [B] and, when asked, values [B]. Rows on the thread pool.
 KernelCompile argBestCompile(ByteReader &params) {
   const std::size_t classes = params.u64();
   const bool largest = params.boolean();
@@ -142,15 +158,14 @@ KernelCompile argBestCompile(ByteReader &params) {
   return [=](const std::vector<Access> &ops) -> std::function<void()> {
     poplar::detail::KernelOperands("popnn::ArgBest", ops, withValues ? 3 : 2)
         .require(classes ? ops[0].numElements % classes == 0 : ops[0].numElements == 0, "rows do not divide the input");
+    const auto input = std::make_shared<ValueRows>(ops[0], classes);
     return [=] {
-      std::vector<double> x, indices, values;
-      poplar::detail::readValues(ops[0], x);
-      const std::size_t rows = classes ? x.size() / classes : 0;
-      for (std::size_t b = 0; b < rows; ++b) {
-        const std::size_t i = bestIndex(&x[b * classes], classes, largest);
-        indices.push_back(static_cast<double>(i));
-        values.push_back(x[b * classes + i]);
-      }
+      std::vector<double> indices(input->rows()), values(input->rows());
+      input->forEachRow([&](std::size_t b, const double *row) {
+        const std::size_t i = bestIndex(row, classes, largest);
+        indices[b] = static_cast<double>(i);
+        values[b] = row[i];
+      });
       poplar::detail::writeValues(ops[1], indices);
       if (withValues) poplar::detail::writeValues(ops[2], values);
     };
@@ -158,7 +173,7 @@ KernelCompile argBestCompile(ByteReader &params) {
 }
 const poplar::detail::KernelKind argBestKind("popnn::ArgBest", argBestCompile);
 
-// Reads: input [B][C]; writes values and indices [B][1][K].
+// Reads: input [B][C]; writes values and indices [B][1][K]. Rows on the thread pool.
 KernelCompile topKCompile(ByteReader &params) {
   const std::size_t classes = params.u64();
   const std::size_t k = params.u64();
@@ -167,26 +182,22 @@ KernelCompile topKCompile(ByteReader &params) {
     poplar::detail::KernelOperands("popnn::TopK", ops, 3)
         .require(k <= classes && (classes ? ops[0].numElements % classes == 0 : ops[0].numElements == 0),
                  "k or the rows do not fit the input");
+    const auto input = std::make_shared<ValueRows>(ops[0], classes);
     return [=] {
-      std::vector<double> x, values, indices;
-      poplar::detail::readValues(ops[0], x);
-      const std::size_t rows = classes ? x.size() / classes : 0;
-      std::vector<std::size_t> order(classes);
-      for (std::size_t b = 0; b < rows; ++b) {
-        const double *row = &x[b * classes];
-        std::iota(order.begin(), order.end(), std::size_t(0));
+      std::vector<double> values(input->rows() * k), indices(input->rows() * k);
+      input->forEachRow([&](std::size_t b, const double *row) {
+        thread_local std::vector<std::size_t> order;
         // Descending by value (NaN last), ties to the lower column.
-        auto before = [row](std::size_t l, std::size_t r) {
+        popops::detail::firstInOrder(classes, k, [row](std::size_t l, std::size_t r) {
           if (std::isnan(row[l]) || std::isnan(row[r])) return !std::isnan(row[l]) && std::isnan(row[r]);
           return row[l] > row[r];
-        };
-        std::stable_sort(order.begin(), order.end(), before);
-        if (!sorted) std::sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k));
+        }, order);
+        if (!sorted) std::sort(order.begin(), order.end());
         for (std::size_t i = 0; i < k; ++i) {
-          values.push_back(row[order[i]]);
-          indices.push_back(static_cast<double>(order[i]));
+          values[b * k + i] = row[order[i]];
+          indices[b * k + i] = static_cast<double>(order[i]);
         }
-      }
+      });
       poplar::detail::writeValues(ops[1], values);
       poplar::detail::writeValues(ops[2], indices);
     };

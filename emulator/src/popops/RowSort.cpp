@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
+#include <memory>
 
 #include "KernelSupport.hpp"
 #include "poplar/AccessValues.hpp"
@@ -20,6 +20,7 @@ using poplar::detail::Access;
 using poplar::detail::ByteReader;
 using poplar::detail::ByteWriter;
 using poplar::detail::KernelCompile;
+using poplar::detail::ValueRows;
 
 // Ascending with NaN after every number: the order numpy sorts in.
 bool ascending(double a, double b) {
@@ -27,16 +28,11 @@ bool ascending(double a, double b) {
   return a < b;
 }
 
-// The positions in `row` of the kept elements, in the order they are written.
-std::vector<std::size_t> selectedPositions(const double *row, std::size_t length, const RowSelection &s) {
-  std::vector<std::size_t> order(length);
-  std::iota(order.begin(), order.end(), std::size_t(0));
-  // Stable sorts: among equal keys the earlier position comes first.
-  auto best = [&](std::size_t l, std::size_t r) {
+// Sets `order` to the positions in `row` of the kept elements, in the order they are written.
+void selectedPositions(const double *row, std::size_t length, const RowSelection &s, std::vector<std::size_t> &order) {
+  firstInOrder(length, s.k, [&](std::size_t l, std::size_t r) {
     return s.largest ? ascending(row[r], row[l]) : ascending(row[l], row[r]);
-  };
-  std::stable_sort(order.begin(), order.end(), best);
-  order.resize(s.k);
+  }, order);
   if (s.order == SortOrder::NONE) {
     std::sort(order.begin(), order.end());
   } else if ((s.order == SortOrder::ASCENDING) == s.largest) {
@@ -44,10 +40,9 @@ std::vector<std::size_t> selectedPositions(const double *row, std::size_t length
       return s.order == SortOrder::ASCENDING ? ascending(row[l], row[r]) : ascending(row[r], row[l]);
     });
   }
-  return order;
 }
 
-// Reads: keys[, values]; writes: outKeys[, outValues].
+// Reads: keys[, values]; writes: outKeys[, outValues]. Rows on the thread pool.
 KernelCompile rowSortCompile(ByteReader &params) {
   RowSelection s{};
   const std::size_t length = params.u64();
@@ -67,17 +62,21 @@ KernelCompile rowSortCompile(ByteReader &params) {
     const std::size_t keptElements = check.product({rows, s.k});
     check.elements(count / 2, keptElements);
     if (withValues) check.elements(1, ops[0].numElements).elements(3, keptElements);
+    const auto keys = std::make_shared<ValueRows>(ops[0], length);
+    const auto values = withValues ? std::make_shared<ValueRows>(ops[1], length) : nullptr;
     return [=] {
-      std::vector<double> keys, values, outKeys(keptElements), outValues(withValues ? keptElements : 0);
-      poplar::detail::readValues(ops[0], keys);
-      if (withValues) poplar::detail::readValues(ops[1], values);
-      for (std::size_t r = 0; r < rows; ++r) {
-        const std::vector<std::size_t> kept = selectedPositions(&keys[r * length], length, s);
-        for (std::size_t i = 0; i < s.k; ++i) {
-          outKeys[r * s.k + i] = keys[r * length + kept[i]];
-          if (withValues) outValues[r * s.k + i] = values[r * length + kept[i]];
-        }
-      }
+      // Every row read before any is written: the outputs may be the inputs (sorts in place).
+      std::vector<std::size_t> kept(keptElements);
+      std::vector<double> outKeys(keptElements), outValues(withValues ? keptElements : 0);
+      keys->forEachRow([&](std::size_t r, const double *row) {
+        thread_local std::vector<std::size_t> positions;
+        selectedPositions(row, length, s, positions);
+        for (std::size_t i = 0; i < s.k; ++i) outKeys[r * s.k + i] = row[kept[r * s.k + i] = positions[i]];
+      });
+      if (withValues)
+        values->forEachRow([&](std::size_t r, const double *row) {
+          for (std::size_t i = 0; i < s.k; ++i) outValues[r * s.k + i] = row[kept[r * s.k + i]];
+        });
       poplar::detail::writeValues(ops[count / 2], outKeys);
       if (withValues) poplar::detail::writeValues(ops[3], outValues);
     };
