@@ -685,6 +685,33 @@ def test_cast_between_all_types(graph, device, src):
         np.testing.assert_array_equal(got[dst.__name__], want, err_msg=f"{src.__name__} -> {dst.__name__}")
 
 
+# Every half, and a million floats' bit patterns with the edges of half's range: casts convert
+# eight at a time with F16C where the CPU has it, and must give the bits of IEEE rounding to
+# nearest (even), a NaN's payload kept from half to float, every NaN one quiet NaN from float to half.
+def test_cast_between_float_and_half_gives_the_bits_of_ieee_rounding(graph, device):
+    halves = np.arange(1 << 16, dtype=np.uint16)
+    rng = np.random.default_rng(5)
+    edges = np.array([0.0, -0.0, 65504, 65519.996, 65520, -65520, 2.0**-24, 2.0**-25, 2.0**-25 * 1.0000001,
+                      2.0**-14, 1e-8, np.inf, -np.inf, np.nan], np.float32).view(np.uint32)
+    floats = np.concatenate([rng.integers(0, 1 << 32, 1 << 20, dtype=np.uint32), edges])
+    seq = program.Sequence()
+    half_bits = tensor_from(graph, halves, "halves").reinterpret(poplar.HALF)  # NaN payloads as they are
+    to_float = popops.cast(graph, half_bits, poplar.FLOAT, seq)
+    to_half = popops.cast(graph, tensor_from(graph, floats.view(np.float32), "floats"), poplar.HALF, seq)
+    got = run(graph, device, seq, {"float": to_float, "half": to_half})
+    nan_halves = (halves & 0x7c00) == 0x7c00
+    nan_halves &= (halves & 0x3ff) != 0
+    bits = halves.astype(np.uint32)
+    want_floats = np.where(nan_halves, (bits & 0x8000) << 16 | 0x7f800000 | (bits & 0x3ff) << 13,
+                           halves.view(np.float16).astype(np.float32).view(np.uint32))
+    np.testing.assert_array_equal(got["float"].view(np.uint32), want_floats)
+    nan_floats = np.isnan(floats.view(np.float32))
+    with np.errstate(over="ignore"):
+        rounded = floats.view(np.float32).astype(np.float16).view(np.uint16)
+    want_halves = np.where(nan_floats, (floats >> 16 & 0x8000) | 0x7e00, rounded)
+    np.testing.assert_array_equal(got["half"].view(np.uint16), want_halves)
+
+
 def test_cast_saturates_float_to_integer_and_maps_nan_to_zero(graph, device):
     t = tensor_from(graph, np.array([1e10, -1e10, np.nan, 3.9], np.float32), "f")
     seq = program.Sequence()

@@ -174,6 +174,17 @@ def test_constants_take_the_tensor_type_and_half_computes_in_half():
     np.testing.assert_array_equal(got, np.arange(4) * 3.0)
 
 
+# A map in half rounds each operation's result to half (eight at a time with F16C where the CPU
+# has it), as numpy's float16 arithmetic does: every finite half, bit for bit.
+def test_half_map_rounds_each_operation_like_numpy_float16():
+    x = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
+    x = x[np.isfinite(x)]
+    _, got = run_map(pe._1 * 3 + 1, [x], [poplar.HALF])
+    with np.errstate(over="ignore"):
+        want = x * np.float16(3) + np.float16(1)
+    np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))
+
+
 def test_cast_select_clamp():
     x = np.array([-2.7, -0.5, 0.5, 2.7, 300.0], np.float32)
     out, got = run_map(pe.Cast(pe._1, poplar.INT), [x], [poplar.FLOAT])

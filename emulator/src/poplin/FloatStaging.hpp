@@ -1,6 +1,5 @@
 #pragma once
 // FLOAT or HALF operands staged as floats, for kernels that compute in float.
-#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -8,7 +7,7 @@
 #include <poplar/exceptions.hpp>
 
 #include "poplar/Access.hpp"
-#include "poplar/TypeInfo.hpp"
+#include "poplar/HalfConversion.hpp"
 
 namespace poplin::detail {
 
@@ -18,7 +17,7 @@ inline void loadAsFloat(const poplar::detail::Access &a, std::vector<float> &val
   if (a.type == poplar::FLOAT) return a.gather(values.data());
   std::vector<std::uint16_t> halves(a.numElements);
   a.gather(halves.data());
-  std::transform(halves.begin(), halves.end(), values.begin(), poplar::detail::halfToFloat);
+  poplar::detail::halvesToFloats(halves.data(), values.data(), halves.size());
 }
 
 // Writes `values` to the operand, rounded once to its type.
@@ -28,7 +27,7 @@ inline void storeFromFloat(const poplar::detail::Access &a, const std::vector<fl
                                std::to_string(a.numElements) + " elements (a damaged executable?)");
   if (a.type == poplar::FLOAT) return a.scatter(values.data());
   std::vector<std::uint16_t> halves(values.size());
-  std::transform(values.begin(), values.end(), halves.begin(), poplar::detail::floatToHalf);
+  poplar::detail::floatsToHalves(values.data(), halves.data(), halves.size());
   a.scatter(halves.data());
 }
 

@@ -12,6 +12,7 @@
 
 #include "FewRowsGemm.hpp"
 #include "PooledBlas.hpp"
+#include "poplar/HalfConversion.hpp"
 #include "poplar/ThreadPool.hpp"
 #include "poplar/TypeInfo.hpp"
 
@@ -347,13 +348,13 @@ public:
     if (!staged_) return;
     if (access_.type == poplar::FLOAT) return access_.gather(staging_.data());
     access_.gather(halves_.data());
-    std::transform(halves_.begin(), halves_.end(), staging_.begin(), poplar::detail::halfToFloat);
+    poplar::detail::halvesToFloats(halves_.data(), staging_.data(), halves_.size());
   }
 
   void store() {
     if (!staged_) return;
     if (access_.type == poplar::FLOAT) return access_.scatter(staging_.data());
-    std::transform(staging_.begin(), staging_.end(), halves_.begin(), poplar::detail::floatToHalf);
+    poplar::detail::floatsToHalves(staging_.data(), halves_.data(), halves_.size());
     access_.scatter(halves_.data());
   }
 

@@ -3,6 +3,7 @@
 
 #include "Elements.hpp"
 #include "KernelSupport.hpp"
+#include "poplar/HalfConversion.hpp"
 #include "poplar/Kernel.hpp"
 #include "poplar/KernelOperands.hpp"
 #include "poplar/ThreadPool.hpp"
@@ -36,7 +37,13 @@ template <class From, class To> std::function<void()> castRunner(DenseOperand sr
     const From *in = src.read<From>();
     To *out = dst.write<To>();
     poplar::detail::parallelBlocks(src.size(), kElementsPerBlock, [&](std::size_t begin, std::size_t end, unsigned) {
-      for (std::size_t i = begin; i < end; ++i) out[i] = storeAs<To>(Element<From>::load(in[i]));
+      static_assert(sizeof(Half) == sizeof(std::uint16_t), "a Half is its bits");
+      if constexpr (std::is_same_v<From, float> && std::is_same_v<To, Half>)
+        poplar::detail::floatsToHalves(in + begin, reinterpret_cast<std::uint16_t *>(out + begin), end - begin);
+      else if constexpr (std::is_same_v<From, Half> && std::is_same_v<To, float>)
+        poplar::detail::halvesToFloats(reinterpret_cast<const std::uint16_t *>(in + begin), out + begin, end - begin);
+      else
+        for (std::size_t i = begin; i < end; ++i) out[i] = storeAs<To>(Element<From>::load(in[i]));
     });
     dst.commit();
   };

@@ -12,6 +12,7 @@
 
 #include "Elements.hpp"
 #include "poplar/AlignedBytes.hpp"
+#include "poplar/HalfConversion.hpp"
 #include "poplar/ThreadPool.hpp"
 #include "poplar/TypeInfo.hpp"
 
@@ -130,10 +131,15 @@ template <class T> void widen(Type type, const std::uint8_t *src, T *dst, std::s
     }
   };
   if (type == HALF) {
-    for (std::size_t i = 0; i < n; ++i) {
-      std::uint16_t h;
-      std::memcpy(&h, src + 2 * i, 2);
-      dst[i] = static_cast<T>(poplar::detail::halfToFloat(h));
+    std::uint16_t halves[kChunk];
+    for (std::size_t done = 0; done < n; done += kChunk) { // in chunks: src may not be 2-byte aligned
+      const std::size_t count = std::min(kChunk, n - done);
+      std::memcpy(halves, src + 2 * done, 2 * count);
+      if constexpr (std::is_same<T, float>::value) {
+        poplar::detail::halvesToFloats(halves, dst + done, count);
+      } else {
+        for (std::size_t i = 0; i < count; ++i) dst[done + i] = static_cast<T>(poplar::detail::halfToFloat(halves[i]));
+      }
     }
   } else if (type == SHORT) load(std::int16_t());
   else if (type == UNSIGNED_SHORT) load(std::uint16_t());
@@ -153,9 +159,15 @@ template <class T> void narrow(Type type, const T *src, std::uint8_t *dst, std::
     }
   };
   if (type == HALF) {
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::uint16_t h = poplar::detail::floatToHalf(static_cast<float>(src[i]));
-      std::memcpy(dst + 2 * i, &h, 2);
+    std::uint16_t halves[kChunk];
+    for (std::size_t done = 0; done < n; done += kChunk) {
+      const std::size_t count = std::min(kChunk, n - done);
+      if constexpr (std::is_same<T, float>::value) {
+        poplar::detail::floatsToHalves(src + done, halves, count);
+      } else {
+        for (std::size_t i = 0; i < count; ++i) halves[i] = poplar::detail::floatToHalf(static_cast<float>(src[done + i]));
+      }
+      std::memcpy(dst + 2 * done, halves, 2 * count);
     }
   } else if (type == SHORT) store(std::int16_t());
   else if (type == UNSIGNED_SHORT) store(std::uint16_t());
@@ -188,11 +200,6 @@ struct Node {
 // engine memory) overlap: the kernels say so with __restrict, so their loops vectorize.
 template <class T> T *buf(Node &n) { return reinterpret_cast<T *>(n.storage); }
 template <class T> const T *vals(const Node &n) { return static_cast<const T *>(n.values); }
-
-// Rounds float values to the nearest half, as an IPU computing in half does.
-void roundToHalf(float *v, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) v[i] = poplar::detail::halfToFloat(poplar::detail::floatToHalf(v[i]));
-}
 
 template <class T> T safeDivide(T a, T b) {
   if constexpr (std::is_integral<T>::value) {
@@ -664,7 +671,7 @@ private:
       auto compute = std::move(n->compute);
       n->compute = [compute, n](std::size_t count) {
         compute(count);
-        roundToHalf(buf<float>(*n), count);
+        poplar::detail::roundToHalves(buf<float>(*n), count);
       };
     }
     return n;
@@ -681,7 +688,7 @@ private:
           To *__restrict y = buf<To>(out);
           for (std::size_t i = 0; i < n; ++i) y[i] = convertRep<To>(x[i]);
           if constexpr (std::is_same<To, float>::value)
-            if (toHalf) roundToHalf(y, n);
+            if (toHalf) poplar::detail::roundToHalves(y, n);
           out.values = y;
         };
       });
