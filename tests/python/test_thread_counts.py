@@ -49,7 +49,8 @@ def references(values):
     return {"map": fused, "map_transposed": fused.T, "map_half": fused, "map_cell": cell, "sum_rows": x.sum(1),
             "sum_columns": x.sum(0), "max_columns": y.max(0), "cast_half": y,
             "slice": x[(offsets[0] + np.arange(half)) % rows], "multi_slice": multi,
-            "in_place": x * x + y, "transposed": y.T, "updated": updated}
+            "in_place": x * x + y, "transposed": y.T, "updated": updated, "sorted_rows": np.sort(x, 1),
+            "top_8": -np.sort(-y, 1)[:, :8], "arg_max": x.argmax(1)}
 
 
 def assert_matches_references(results, values):
@@ -58,17 +59,25 @@ def assert_matches_references(results, values):
         assert got.shape == want.shape, name
         if name == "cast_half":
             np.testing.assert_array_equal(got, want.astype(np.float16), err_msg=name)
-        elif name in ("slice", "multi_slice", "transposed", "updated"):
+        elif name in ("slice", "multi_slice", "transposed", "updated", "sorted_rows", "top_8", "arg_max"):
             np.testing.assert_array_equal(got, want.astype(np.float32), err_msg=name)  # moved, not computed
         else:
             tolerance = 2e-2 if got.dtype == np.float16 else 1e-5
             np.testing.assert_allclose(got.astype(np.float64), want, rtol=tolerance, atol=tolerance, err_msg=name)
 
 
+def assert_random_draws_look_right(results):
+    """The random draws (bits compared between thread counts): in range, with their moments."""
+    uniform, normal = results["uniform"].astype(np.float64), results["normal"].astype(np.float64)
+    assert uniform.min() >= -1 and uniform.max() < 1 and abs(uniform.mean()) < 0.01
+    assert abs(normal.mean()) < 0.01 and abs(normal.std() - 1) < 0.01
+
+
 def test_one_and_four_threads_give_the_same_bits_and_the_references(tmp_path):
     one, four = run_with_threads(1, tmp_path), run_with_threads(4, tmp_path)
     assert_same_bits(one, four)
     assert_matches_references(four, workload.inputs())
+    assert_random_draws_look_right(four)
 
 
 def test_the_engine_option_limits_threads_without_changing_results():

@@ -1,8 +1,9 @@
 """Graphs whose compute sets are big enough to run on the emulator's thread pool:
 element-wise maps (plain, through transposed views, in place, in half precision, and one
 of few elements but much work per element),
-reductions along rows and columns, casts, copies, dynamic slices and updates and a
-multi-slice. test_thread_counts.py runs them with several thread counts.
+reductions along rows and columns, casts, copies, dynamic slices and updates, a
+multi-slice, row kernels (sort, top-k, arg-max) and random numbers. test_thread_counts.py
+runs them with several thread counts.
 
 `python thread_count_workload.py OUT.npz` (POPDSL_NUM_THREADS in the environment)
 saves the inputs and the results."""
@@ -10,7 +11,7 @@ import sys
 
 import numpy as np
 
-from popdsl import poplar, popops, poputil, program
+from popdsl import poplar, popnn, popops, poprand, poputil, program
 from popdsl.popops import expr as pe
 
 ROWS, COLS = 256, 512  # 131,072 elements: several blocks of every kernel
@@ -23,7 +24,8 @@ def inputs():
     offsets = rng.integers(0, 2 * ROWS, size=(200, 1)).astype(np.uint32)  # half out of range
     offsets[:2, 0] = [200, 17]  # the dynamic slice's (its slice wraps past the end) and update's
     return {"x": rng.standard_normal((ROWS, COLS)).astype(np.float32),
-            "y": rng.standard_normal((ROWS, COLS)).astype(np.float32), "offsets": offsets}
+            "y": rng.standard_normal((ROWS, COLS)).astype(np.float32), "offsets": offsets,
+            "seed": np.array([12345, 678], np.uint32)}
 
 
 def run(options=None):
@@ -42,7 +44,7 @@ def run(options=None):
         graph.setInitialValue(t, array)
         return t
 
-    x, y, offsets = (variable(name, values[name]) for name in ("x", "y", "offsets"))
+    x, y, offsets, seed = (variable(name, values[name]) for name in ("x", "y", "offsets", "seed"))
     fused = pe.Add(pe.Mul(pe.Tanh(pe._1), pe._2), pe.Exp(pe.Neg(pe.Mul(pe._1, pe._1))))
     results = {
         "map": popops.map(graph, fused, [x, y], seq),
@@ -57,6 +59,11 @@ def run(options=None):
         "cast_half": popops.cast(graph, y, poplar.HALF, seq),
         "slice": popops.dynamicSlice(graph, x, offsets[0], [0], [ROWS // 2], seq),
         "multi_slice": popops.multiSlice(graph, x, offsets, [0], [1], seq, popops.SlicePlan(), {}),
+        "sorted_rows": popops.sort(graph, x, 1, seq),
+        "top_8": popops.topK(graph, seq, y, popops.TopKParams(8, True, popops.SortOrder.DESCENDING)),
+        "arg_max": popnn.argMax(graph, x, seq),
+        "uniform": poprand.uniform(graph, seed, 7, x, poplar.FLOAT, -1.0, 1.0, seq),
+        "normal": poprand.normal(graph, seed, 7, x, poplar.FLOAT, 0.0, 1.0, seq),
     }
     in_place = graph.clone(x, "in_place")
     seq.add(program.Copy(x, in_place))

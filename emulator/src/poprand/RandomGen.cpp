@@ -20,6 +20,7 @@
 #include "poplar/CostModel.hpp"
 #include "poplar/Kernel.hpp"
 #include "poplar/KernelOperands.hpp"
+#include "poplar/ThreadPool.hpp"
 #include "popops/KernelSupport.hpp"
 
 namespace poprand {
@@ -42,6 +43,10 @@ constexpr std::uint32_t kSetSeedStream = 0xFFFFFFFEu;
 // truncatedNormal draws 4 candidates per attempt; past this many attempts (only for a
 // tiny alpha, where the truncated normal is nearly flat) it takes a uniform value.
 constexpr std::uint32_t kTruncatedNormalAttempts = 64;
+
+// Elements per block of work on the thread pool (each element is a pure function of its
+// position, so the blocks change no value).
+constexpr std::size_t kElementsPerBlock = 4096;
 
 constexpr double kTwoPow32 = 4294967296.0;
 constexpr double kTwoPi = 6.283185307179586;
@@ -167,10 +172,12 @@ poplar::detail::KernelCompile randomCompile(ByteReader &r) {
       out.resize(output.numElements);
       if (dropout) poplar::detail::readValues(ops[1], input);
       const bool integral = output.type == poplar::INT;
-      for (std::size_t k = 0; k < out.size(); ++k) {
-        out[k] = dropout ? input[k] * sample(p, s, maskPosition(p, k)) : sample(p, s, k);
-        if (integral) out[k] = std::nearbyint(out[k]);
-      }
+      poplar::detail::parallelBlocks(out.size(), kElementsPerBlock, [&](std::size_t begin, std::size_t end, unsigned) {
+        for (std::size_t k = begin; k < end; ++k) {
+          out[k] = dropout ? input[k] * sample(p, s, maskPosition(p, k)) : sample(p, s, k);
+          if (integral) out[k] = std::nearbyint(out[k]);
+        }
+      });
       poplar::detail::writeValues(output, out);
       if (!seeded) {
         fillWords(s, kHwAdvanceStream, state);
