@@ -50,7 +50,8 @@ def references(values):
             "sum_columns": x.sum(0), "max_columns": y.max(0), "cast_half": y,
             "slice": x[(offsets[0] + np.arange(half)) % rows], "multi_slice": multi,
             "in_place": x * x + y, "transposed": y.T, "updated": updated, "sorted_rows": np.sort(x, 1),
-            "top_8": -np.sort(-y, 1)[:, :8], "arg_max": x.argmax(1)}
+            "top_8": -np.sort(-y, 1)[:, :8], "arg_max": x.argmax(1),
+            "softmax": np.exp(x - x.max(1, keepdims=True)) / np.exp(x - x.max(1, keepdims=True)).sum(1, keepdims=True)}
 
 
 def assert_matches_references(results, values):

@@ -2,7 +2,7 @@
 element-wise maps (plain, through transposed views, in place, in half precision, and one
 of few elements but much work per element),
 reductions along rows and columns, casts, copies, dynamic slices and updates, a
-multi-slice, row kernels (sort, top-k, arg-max) and random numbers. test_thread_counts.py
+multi-slice, row kernels (sort, top-k, arg-max, softmax) and random numbers. test_thread_counts.py
 runs them with several thread counts.
 
 `python thread_count_workload.py OUT.npz` (POPDSL_NUM_THREADS in the environment)
@@ -62,6 +62,7 @@ def run(options=None):
         "sorted_rows": popops.sort(graph, x, 1, seq),
         "top_8": popops.topK(graph, seq, y, popops.TopKParams(8, True, popops.SortOrder.DESCENDING)),
         "arg_max": popnn.argMax(graph, x, seq),
+        "softmax": popnn.nonLinearity(graph, popnn.NonLinearityType.SOFTMAX_STABLE, x, seq),
         "uniform": poprand.uniform(graph, seed, 7, x, poplar.FLOAT, -1.0, 1.0, seq),
         "normal": poprand.normal(graph, seed, 7, x, poplar.FLOAT, 0.0, 1.0, seq),
     }

@@ -4,13 +4,14 @@
 #include <poputil/TileMapping.hpp>
 #include <poputil/exceptions.hpp>
 
+#include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <memory>
 
 #include "poplar/CostModel.hpp"
 #include "poplar/KernelOperands.hpp"
-#include "poplar/TypeInfo.hpp"
+#include "poplar/ThreadPool.hpp"
+#include "poplin/FloatStaging.hpp"
 #include "popops/MapKernel.hpp"
 
 namespace popnn {
@@ -108,32 +109,11 @@ Tensor outputLike(poplar::Graph &graph, const Tensor &t, const poplar::DebugCont
   return out;
 }
 
-// Dense float copies of FLOAT or HALF elements.
-void load(const poplar::detail::Access &a, std::vector<std::uint8_t> &raw, std::vector<float> &out) {
-  raw.resize(a.numElements * a.elemSize);
-  a.gather(raw.data());
-  out.resize(a.numElements);
-  if (a.type == poplar::HALF)
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      std::uint16_t h;
-      std::memcpy(&h, raw.data() + 2 * i, 2);
-      out[i] = poplar::detail::halfToFloat(h);
-    }
-  else std::memcpy(out.data(), raw.data(), out.size() * 4);
-}
-
-void store(const poplar::detail::Access &a, const std::vector<float> &values, std::vector<std::uint8_t> &raw) {
-  raw.resize(a.numElements * a.elemSize);
-  if (a.type == poplar::HALF)
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      const std::uint16_t h = poplar::detail::floatToHalf(values[i]);
-      std::memcpy(raw.data() + 2 * i, &h, 2);
-    }
-  else std::memcpy(raw.data(), values.data(), values.size() * 4);
-  a.scatter(raw.data());
-}
-
 std::size_t innermost(const Tensor &t) { return t.rank() ? t.dim(t.rank() - 1) : 1; }
+
+// Rows a block of a softmax kernel takes on the thread pool: about 8K elements (rows are
+// independent, so the blocks change no value).
+std::size_t rowsPerBlock(std::size_t row) { return std::max<std::size_t>(1, 8192 / std::max<std::size_t>(row, 1)); }
 
 // Every operand of a softmax kernel holds the same whole rows of `row` FLOAT or HALF elements.
 void checkRows(const poplar::detail::KernelOperands &ops, std::size_t row) {
@@ -149,23 +129,25 @@ poplar::detail::KernelCompile softmaxCompile(poplar::detail::ByteReader &params)
   const float scale = static_cast<float>(params.f64());
   return [row, stable, scale](const std::vector<poplar::detail::Access> &ops) -> std::function<void()> {
     checkRows(poplar::detail::KernelOperands("popnn::Softmax", ops, 2), row);
-    struct State { std::vector<float> x; std::vector<std::uint8_t> raw; };
-    auto s = std::make_shared<State>();
-    return [ops, s, row, stable, scale] {
-      load(ops[0], s->raw, s->x);
-      for (std::size_t r = 0; row && r < s->x.size(); r += row) {
-        float *x = s->x.data() + r;
-        float shift = 0;
-        if (stable) {
-          shift = x[0];
-          for (std::size_t i = 1; i < row; ++i) shift = std::max(shift, x[i]);
+    auto x = std::make_shared<std::vector<float>>();
+    return [ops, x, row, stable, scale] {
+      poplin::detail::loadAsFloat(ops[0], *x);
+      const std::size_t rows = row ? x->size() / row : 0;
+      poplar::detail::parallelBlocks(rows, rowsPerBlock(row), [&](std::size_t begin, std::size_t end, unsigned) {
+        for (std::size_t r = begin; r < end; ++r) {
+          float *values = x->data() + r * row;
+          float shift = 0;
+          if (stable) {
+            shift = values[0];
+            for (std::size_t i = 1; i < row; ++i) shift = std::max(shift, values[i]);
+          }
+          double sum = 0;
+          for (std::size_t i = 0; i < row; ++i) sum += (values[i] = std::exp(values[i] - shift));
+          const float factor = static_cast<float>(scale / sum);
+          for (std::size_t i = 0; i < row; ++i) values[i] *= factor;
         }
-        double sum = 0;
-        for (std::size_t i = 0; i < row; ++i) sum += (x[i] = std::exp(x[i] - shift));
-        const float factor = static_cast<float>(scale / sum);
-        for (std::size_t i = 0; i < row; ++i) x[i] *= factor;
-      }
-      store(ops[1], s->x, s->raw);
+      });
+      poplin::detail::storeFromFloat(ops[1], *x);
     };
   };
 }
@@ -186,18 +168,21 @@ poplar::detail::KernelCompile softmaxGradientCompile(poplar::detail::ByteReader 
   const float scale = static_cast<float>(params.f64());
   return [row, scale](const std::vector<poplar::detail::Access> &ops) -> std::function<void()> {
     checkRows(poplar::detail::KernelOperands("popnn::SoftmaxGradient", ops, 3), row);
-    struct State { std::vector<float> o, g; std::vector<std::uint8_t> raw; };
+    struct State { std::vector<float> o, g; };
     auto s = std::make_shared<State>();
     return [ops, s, row, scale] {
-      load(ops[0], s->raw, s->o);
-      load(ops[1], s->raw, s->g);
-      for (std::size_t r = 0; row && r < s->o.size(); r += row) {
-        double dot = 0;
-        for (std::size_t i = r; i < r + row; ++i) dot += double(s->g[i]) * s->o[i];
-        const float mean = static_cast<float>(dot / scale);
-        for (std::size_t i = r; i < r + row; ++i) s->g[i] = s->o[i] * (s->g[i] - mean);
-      }
-      store(ops[2], s->g, s->raw);
+      poplin::detail::loadAsFloat(ops[0], s->o);
+      poplin::detail::loadAsFloat(ops[1], s->g);
+      const std::size_t rows = row ? s->o.size() / row : 0;
+      poplar::detail::parallelBlocks(rows, rowsPerBlock(row), [&](std::size_t begin, std::size_t end, unsigned) {
+        for (std::size_t r = begin * row; r < end * row; r += row) {
+          double dot = 0;
+          for (std::size_t i = r; i < r + row; ++i) dot += double(s->g[i]) * s->o[i];
+          const float mean = static_cast<float>(dot / scale);
+          for (std::size_t i = r; i < r + row; ++i) s->g[i] = s->o[i] * (s->g[i] - mean);
+        }
+      });
+      poplin::detail::storeFromFloat(ops[2], s->g);
     };
   };
 }
