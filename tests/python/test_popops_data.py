@@ -125,6 +125,28 @@ def test_reduce_matches_numpy(graph, device, op, dtype):
         assert_matches(results[name], want, dtype)
 
 
+# LOG_ADD along rows: the row's largest element, then one exp each. Rows far beyond exp's range,
+# of -inf only (-inf), with +inf (+inf) and with NaN (NaN), long enough for the vector max.
+def test_reduce_log_add_of_rows_keeps_its_range_and_special_values(graph, device):
+    rng = np.random.default_rng(2)
+    x = rng.normal(0, 3, (7, 100)).astype(np.float32)
+    x[0] += 1000
+    x[1] -= 1000
+    x[2] = -np.inf
+    x[3, 17] = np.inf
+    x[4, 50] = np.nan
+    x[5, :99] = -np.inf
+    seq = program.Sequence()
+    out = popops.reduce(graph, tensor_from(graph, x, "x"), [1], popops.ReduceParams(Op.LOG_ADD), seq)
+    got = run(graph, device, seq, {"out": out})["out"]
+    x64 = x.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        top = np.max(np.where(np.isinf(x64), -np.inf, x64), axis=1, keepdims=True)
+        want = (top + np.log(np.exp(x64 - top).sum(1, keepdims=True)))[:, 0]
+    want[[2, 3, 4]] = [-np.inf, np.inf, np.nan]
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
 def test_reduce_int_add_wraps_like_the_device(graph, device):
     t = tensor_from(graph, np.array([2**31 - 1, 1, 5], np.int32), "big")
     seq = program.Sequence()

@@ -191,12 +191,27 @@ template <class Op, class In, class Acc, bool roundToHalf> Acc reduceRow(const I
   }
 }
 
+// LOG_ADD of one row: its largest element first (MAX's row reduction, NaN included), then one
+// exp an element (a log-add an element at a time took an exp and a log1p each). NaN anywhere
+// gives NaN, else +inf gives +inf.
+template <class In, class Acc> Acc logSumExpRow(const In *row, std::size_t n) {
+  const Acc top = reduceRow<MaxOp, In, Acc, false>(row, n);
+  if (top != top || std::isinf(top)) return top; // NaN, all -inf, or some +inf
+  Acc sum = 0;
+  for (std::size_t r = 0; r < n; ++r) sum += std::exp(static_cast<Acc>(Element<In>::load(row[r])) - top);
+  return top + std::log(sum);
+}
+
 // Accumulates the outputs [begin, end) (flat [outer, inner] indices), each over its
 // reduced elements in a fixed order, so splitting the outputs changes no result.
 template <class Op, class In, class Acc, bool roundToHalf>
 void accumulate(const In *in, const Layout &l, Acc *acc, std::size_t begin, std::size_t end) {
   if (l.inner == 1) { // reducing rows
-    for (std::size_t o = begin; o < end; ++o) acc[o] = reduceRow<Op, In, Acc, roundToHalf>(in + o * l.reduced, l.reduced);
+    for (std::size_t o = begin; o < end; ++o) {
+      const In *row = in + o * l.reduced;
+      if constexpr (std::is_same_v<Op, LogAddOp> && !roundToHalf) acc[o] = logSumExpRow<In, Acc>(row, l.reduced);
+      else acc[o] = reduceRow<Op, In, Acc, roundToHalf>(row, l.reduced);
+    }
     return;
   }
   auto enter = [](In x) { return rounded<roundToHalf>(Op::prepare(static_cast<Acc>(Element<In>::load(x)))); };
