@@ -358,6 +358,8 @@ FLOAT_ARITHMETIC = {
     "square": (pe.Square(pe._1), lambda a, b: a * a, False),
     "inverse": (pe.Inv(pe._1), lambda a, b: np.float32(1) / a, False),
     "relu": (pe.UnaryOp(pe.UnaryOpType.RELU, pe._1), lambda a, b: np.where(a > 0, a, np.float32(0)), False),
+    "sqrt": (pe.Sqrt(pe._1), lambda a, b: np.sqrt(a), False),
+    "rsqrt": (pe.UnaryOp(pe.UnaryOpType.RSQRT, pe._1), lambda a, b: np.float32(1) / np.sqrt(a), False),
 }
 
 

@@ -346,6 +346,9 @@ template <class T> T absoluteOf(T x) {
 }
 template <class T> T rectified(T x) { return x > T(0) ? x : T(0); }
 inline float inverseOf(float x) { return 1.0f / x; }
+// Correctly rounded, so the same at any vector width (vectorized: -fno-math-errno).
+inline float squareRootOf(float x) { return std::sqrt(x); }
+inline float inverseSquareRootOf(float x) { return 1.0f / std::sqrt(x); }
 // NaN propagates, whichever operand it is (x + y is then NaN), as in numpy.
 template <class T> T maximumOf(T x, T y) { return x != x || y != y ? x + y : x < y ? y : x; }
 template <class T> T minimumOf(T x, T y) { return x != x || y != y ? x + y : y < x ? y : x; }
@@ -400,12 +403,16 @@ template <class T> std::function<void(std::size_t)> unaryKernel(UnaryOpType op, 
       if constexpr (std::is_same<T, float>::value) return floatLoop(vectorLoop<vectorTanh>());
       else return loop([](T x) { return std::tanh(x); });
     case U::ROUND: return loop([](T x) { return std::round(x); });
-    case U::SQRT: return loop([](T x) { return std::sqrt(x); });
+    case U::SQRT:
+      if constexpr (std::is_same<T, float>::value) return floatLoop(vectorLoop<squareRootOf>());
+      else return loop([](T x) { return std::sqrt(x); });
     case U::SQUARE: return floatLoop(vectorLoop<squared<float>>());
     case U::SIGMOID:
       if constexpr (std::is_same<T, float>::value) return floatLoop(vectorLoop<vectorSigmoid>());
       else return loop([](T x) { return T(1) / (T(1) + std::exp(-x)); });
-    case U::RSQRT: return loop([](T x) { return T(1) / std::sqrt(x); });
+    case U::RSQRT:
+      if constexpr (std::is_same<T, float>::value) return floatLoop(vectorLoop<inverseSquareRootOf>());
+      else return loop([](T x) { return T(1) / std::sqrt(x); });
     case U::TRUNC: return loop([](T x) { return std::trunc(x); });
     default: break;
     }
