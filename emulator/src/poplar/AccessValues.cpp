@@ -37,12 +37,34 @@ void widen(const Type &type, const std::uint8_t *raw, std::size_t n, double *val
 
 // 32-bit integers from doubles as storeElement makes them (saturating, NaN to 0): a double
 // holds their limits exactly, so this needs none of storeElement's long double arithmetic.
-template <class Int> void storeIntegers(const std::vector<double> &values, std::uint8_t *raw) {
+template <class Int> void storeIntegers(const double *values, std::size_t n, std::uint8_t *raw) {
   constexpr double lowest = std::numeric_limits<Int>::lowest(), highest = std::numeric_limits<Int>::max();
-  for (std::size_t i = 0; i < values.size(); ++i) {
+  for (std::size_t i = 0; i < n; ++i) {
     const double v = values[i];
     const Int x = v != v ? Int(0) : v <= lowest ? Int(lowest) : v >= highest ? Int(highest) : static_cast<Int>(v);
     std::memcpy(raw + i * sizeof x, &x, sizeof x);
+  }
+}
+
+// n doubles stored densely as `type` at raw, with storeElement's conversions.
+void narrow(const Type &type, const double *values, std::size_t n, std::uint8_t *raw) {
+  if (type == FLOAT) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const float f = static_cast<float>(values[i]);
+      std::memcpy(raw + i * sizeof f, &f, sizeof f);
+    }
+  } else if (type == HALF) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint16_t h = doubleToHalf(values[i]);
+      std::memcpy(raw + i * sizeof h, &h, sizeof h);
+    }
+  } else if (type == INT) {
+    storeIntegers<std::int32_t>(values, n, raw);
+  } else if (type == UNSIGNED_INT) {
+    storeIntegers<std::uint32_t>(values, n, raw);
+  } else {
+    const std::size_t size = typeSize(type);
+    for (std::size_t i = 0; i < n; ++i) storeElement(type, raw + i * size, values[i]);
   }
 }
 
@@ -51,11 +73,24 @@ constexpr std::size_t kRowBlockElements = 16384;
 
 } // namespace
 
+// Dense operands are read and written where they lie: a buffer of a large operand's size
+// costs its page faults at every run.
 void readValues(const Access &access, std::vector<double> &values) {
+  values.resize(access.numElements);
+  if (access.contiguous()) return widen(access.type, access.data(), values.size(), values.data());
   std::vector<std::uint8_t> raw(access.numElements * access.elemSize);
   access.gather(raw.data());
-  values.resize(access.numElements);
   widen(access.type, raw.data(), values.size(), values.data());
+}
+
+void writeValues(const Access &access, const std::vector<double> &values) {
+  if (values.size() != access.numElements)
+    throw poplar_error("a kernel computed " + std::to_string(values.size()) + " values for an output of " +
+                       std::to_string(access.numElements) + " elements (a damaged executable?)");
+  if (access.contiguous()) return narrow(access.type, values.data(), values.size(), access.data());
+  std::vector<std::uint8_t> raw(access.numElements * access.elemSize);
+  narrow(access.type, values.data(), values.size(), raw.data());
+  access.scatter(raw.data());
 }
 
 ValueRows::ValueRows(const Access &access, std::size_t length)
@@ -80,28 +115,5 @@ void ValueRows::forEachRow(const std::function<void(std::size_t row, const doubl
                  });
 }
 
-void writeValues(const Access &access, const std::vector<double> &values) {
-  if (values.size() != access.numElements)
-    throw poplar_error("a kernel computed " + std::to_string(values.size()) + " values for an output of " +
-                       std::to_string(access.numElements) + " elements (a damaged executable?)");
-  std::vector<std::uint8_t> raw(access.numElements * access.elemSize);
-  if (access.type == FLOAT) {
-    std::vector<float> f(access.numElements);
-    for (std::size_t i = 0; i < f.size(); ++i) f[i] = static_cast<float>(values[i]);
-    std::memcpy(raw.data(), f.data(), raw.size());
-  } else if (access.type == HALF) {
-    std::vector<std::uint16_t> h(access.numElements);
-    for (std::size_t i = 0; i < h.size(); ++i) h[i] = doubleToHalf(static_cast<double>(values[i]));
-    std::memcpy(raw.data(), h.data(), raw.size());
-  } else if (access.type == INT) {
-    storeIntegers<std::int32_t>(values, raw.data());
-  } else if (access.type == UNSIGNED_INT) {
-    storeIntegers<std::uint32_t>(values, raw.data());
-  } else {
-    for (std::size_t i = 0; i < access.numElements; ++i)
-      storeElement(access.type, raw.data() + i * access.elemSize, values[i]);
-  }
-  access.scatter(raw.data());
-}
 
 } // namespace poplar::detail

@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include "Philox.hpp"
 #include "poplar/AccessValues.hpp"
@@ -163,8 +164,10 @@ poplar::detail::KernelCompile randomCompile(ByteReader &r) {
     if (seeded) checked.elements(0, 2);
     else checked.elements(out + 1, ops[0].numElements);
     if (dropout) checked.elements(1, ops[out].numElements);
+    // Kept from run to run: a new buffer of a large output's size costs its page faults each run.
+    const auto buffers = std::make_shared<std::pair<std::vector<double>, std::vector<double>>>();
     return [=] {
-      std::vector<double> state, input, out;
+      std::vector<double> state, &input = buffers->first, &out = buffers->second;
       poplar::detail::readValues(ops[0], state);
       const Stream s = seeded ? Stream{std::uint32_t(state[0]), std::uint32_t(state[1]), seedModifier}
                               : hashHwSeeds(state);
