@@ -249,9 +249,14 @@ template <class Out, class Acc> void finish(const Acc *acc, std::size_t n, Out *
   }
 }
 
-// Outputs per block of work on the thread pool: about 32K input elements.
+// Outputs per block of work on the thread pool: about 32K input elements, and when reducing
+// columns at least kLeastColumns of a row side by side, which a block reads as one run from
+// each row (32 columns of [1024,1024] read 128 bytes of each 4 KB row: 231 us for the sum of
+// its columns on two threads, 256 columns 112 us).
 std::size_t outputsPerBlock(const Layout &l) {
-  return std::max<std::size_t>(1, 32768 / std::max<std::size_t>(1, l.reduced));
+  constexpr std::size_t kLeastColumns = 256;
+  const std::size_t byWork = std::max<std::size_t>(1, 32768 / std::max<std::size_t>(1, l.reduced));
+  return l.inner > 1 ? std::max(byWork, std::min(l.inner, kLeastColumns)) : byWork;
 }
 
 template <class Op, class In, class Out, bool roundToHalf>
