@@ -194,11 +194,11 @@ void run(const Product &p, const std::vector<ColumnPanel> &panels, std::size_t m
   const unsigned threads = poplar::detail::ThreadPool::instance().size();
   if (!pooled || threads < 2 || double(m) * double(n) * double(p.k) < kThreadedWork)
     return columnRange(p, m, 0, n);
-  // One contiguous range of columns per thread: the same part of b each call. (A transposed
-  // b's copy needs every row: a thread's share of rows could be too few.)
+  // One contiguous range of columns per thread: the same part of b each call. (A thread's
+  // share of rows may be few, whose copy of a transposed b holds every step: only so many.)
   const std::size_t chunks = (n + chunkColumns - 1) / chunkColumns;
   const bool transposedB = panels.front().floats.colStride != 1;
-  if (chunks >= threads || m < 2 * rowGrain || transposedB) {
+  if (chunks >= threads || m < 2 * rowGrain || (transposedB && p.k > kTransposedMostSteps)) {
     const std::size_t perThread = (chunks + threads - 1) / threads * chunkColumns;
     return poplar::detail::parallelBlocks(n, perThread, [&](std::size_t begin, std::size_t end, unsigned) {
       columnRange(p, m, begin, end);
@@ -228,10 +228,6 @@ bool blasRunsAvx512() {
   return avx512;
 }
 
-// Products of 2 to kBlockRows rows copy all the steps of a panel of a transposed b (64 columns
-// in AVX-512: 4 MB at this many steps), so they take at most this many.
-constexpr std::size_t kTransposedMostSteps = 16384;
-
 bool fewRowsTakesTransposedB(std::size_t m, std::size_t k) {
   static_assert(avx512::kBlockRows == avx2::kBlockRows, "both bodies copy all the steps for the same rows");
   return m >= 2 && (m > avx512::kBlockRows || k <= kTransposedMostSteps);
@@ -241,6 +237,12 @@ FewRowsRange fewRowsRange() {
   constexpr std::size_t kMostRows = 256;
   if (simd() == Simd::avx512) return {1, blasRunsAvx512() ? kMostRows : std::numeric_limits<std::size_t>::max()};
   return {2, kMostRows};
+}
+
+bool fewRowsTake(std::size_t rows) {
+  if (!fewRowsGemmSupported()) return false;
+  const auto [least, most] = fewRowsRange();
+  return least <= rows && rows <= most;
 }
 
 void fewRowsGemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const StridedFloats &a,

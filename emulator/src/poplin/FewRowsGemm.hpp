@@ -25,6 +25,10 @@ struct FewRowsRange {
 };
 FewRowsRange fewRowsRange();
 
+// Whether the kernel takes products of `rows` rows on this CPU: supported, and `rows` within
+// fewRowsRange().
+bool fewRowsTake(std::size_t rows);
+
 // Element (i, j) lies at data[i * rowStride + j * colStride].
 struct StridedFloats {
   float *data = nullptr;
@@ -46,9 +50,11 @@ struct ColumnPanel {
 
 // Whether the kernel takes a product of m rows and k steps whose b is stored transposed
 // (unit row stride: b^T row-major, as x W^T has it). Each thread transposes the panels of b
-// it reads into a copy: from 7 rows, the copy of kDepth steps its row blocks read anyway;
-// from 2 to 6 rows, a copy of all k steps (so only up to kTransposedMostSteps of them, 4 MB),
-// which its one row block reads. One row is sgemv's (a dot product per column, in place).
+// it reads into a copy: for 7 rows or more, the copy of kDepth steps its row blocks read
+// anyway; for fewer, a copy of all k steps (so only up to kTransposedMostSteps of them, 4 MB
+// in AVX-512), which its one row block reads. One row is sgemv's (a dot product per column,
+// in place).
+constexpr std::size_t kTransposedMostSteps = 16384;
 bool fewRowsTakesTransposedB(std::size_t m, std::size_t k);
 
 // c = alpha * a x b + beta * c, a [m,k] with k >= 1 (the caller handles empty sums), b [k,n]

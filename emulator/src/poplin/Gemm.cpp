@@ -65,13 +65,6 @@ struct FewRowsProduct {
   StridedFloats c;
 };
 
-// Whether the few-rows kernel takes products of `rows` rows.
-bool fewRowsTake(std::size_t rows) {
-  if (!fewRowsGemmSupported()) return false;
-  const auto [least, most] = fewRowsRange();
-  return least <= rows && rows <= most;
-}
-
 // c = a x b as the few-rows kernel takes it, directly or as c^T = b^T x a^T, where
 // that has rows it takes and reads the wide operand along its rows, or else directly with b
 // stored transposed where there are rows enough to transpose it for; else nothing. The
