@@ -123,4 +123,5 @@ if __name__ == "__main__":
         if args.only not in case.name:
             continue
         emulator, reference = timed(case)
-        print(f"{case.name:40s} {emulator * 1e6:10.1f} {reference * 1e6:10.1f}  {emulator / reference:5.2f}x", flush=True)
+        print(f"{case.name:40s} {emulator * 1e6:10.1f} {reference * 1e6:10.1f}  {emulator / reference:5.2f}x",
+              flush=True)

@@ -115,5 +115,4 @@ void ValueRows::forEachRow(const std::function<void(std::size_t row, const doubl
                  });
 }
 
-
 } // namespace poplar::detail

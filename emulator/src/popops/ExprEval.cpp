@@ -138,7 +138,8 @@ template <class T> void widen(Type type, const std::uint8_t *src, T *dst, std::s
       if constexpr (std::is_same<T, float>::value) {
         poplar::detail::halvesToFloats(halves, dst + done, count);
       } else {
-        for (std::size_t i = 0; i < count; ++i) dst[done + i] = static_cast<T>(poplar::detail::halfToFloat(halves[i]));
+        for (std::size_t i = 0; i < count; ++i)
+          dst[done + i] = static_cast<T>(poplar::detail::halfToFloat(halves[i]));
       }
     }
   } else if (type == SHORT) load(std::int16_t());
@@ -165,7 +166,8 @@ template <class T> void narrow(Type type, const T *src, std::uint8_t *dst, std::
       if constexpr (std::is_same<T, float>::value) {
         poplar::detail::floatsToHalves(src + done, halves, count);
       } else {
-        for (std::size_t i = 0; i < count; ++i) halves[i] = poplar::detail::floatToHalf(static_cast<float>(src[done + i]));
+        for (std::size_t i = 0; i < count; ++i)
+          halves[i] = poplar::detail::floatToHalf(static_cast<float>(src[done + i]));
       }
       std::memcpy(dst + 2 * done, halves, 2 * count);
     }
