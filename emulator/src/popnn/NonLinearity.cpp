@@ -12,6 +12,7 @@
 #include "poplar/KernelOperands.hpp"
 #include "poplar/ThreadPool.hpp"
 #include "poplin/FloatStaging.hpp"
+#include "popops/ExprEval.hpp"
 #include "popops/MapKernel.hpp"
 
 namespace popnn {
@@ -134,6 +135,8 @@ poplar::detail::KernelCompile softmaxCompile(poplar::detail::ByteReader &params)
       poplin::detail::loadAsFloat(ops[0], *x);
       const std::size_t rows = row ? x->size() / row : 0;
       poplar::detail::parallelBlocks(rows, rowsPerBlock(row), [&](std::size_t begin, std::size_t end, unsigned) {
+        thread_local std::vector<float> shifted;
+        shifted.resize(row);
         for (std::size_t r = begin; r < end; ++r) {
           float *values = x->data() + r * row;
           float shift = 0;
@@ -141,8 +144,10 @@ poplar::detail::KernelCompile softmaxCompile(poplar::detail::ByteReader &params)
             shift = values[0];
             for (std::size_t i = 1; i < row; ++i) shift = std::max(shift, values[i]);
           }
+          for (std::size_t i = 0; i < row; ++i) shifted[i] = values[i] - shift;
+          popops::detail::expFloats(shifted.data(), values, row); // a map's vector exp
           double sum = 0;
-          for (std::size_t i = 0; i < row; ++i) sum += (values[i] = std::exp(values[i] - shift));
+          for (std::size_t i = 0; i < row; ++i) sum += values[i];
           const float factor = static_cast<float>(scale / sum);
           for (std::size_t i = 0; i < row; ++i) values[i] *= factor;
         }

@@ -865,6 +865,8 @@ private:
 
 } // namespace
 
+void expFloats(const float *x, float *y, std::size_t n) { vectorLoop<vectorExp>()(x, y, n); }
+
 std::function<void()> compileExpression(const TypedExpr &root, std::vector<Access> inputs,
                                         Access output) {
   auto program = std::make_shared<ParallelProgram>(root, std::move(inputs), std::move(output));
