@@ -38,10 +38,6 @@ class Case(NamedTuple):
     check: Optional[Callable] = None
 
 
-def constant(graph, values, name):
-    return graph.constant(values, name=name)
-
-
 def log_softmax(x):
     shifted = x - x.max(1, keepdims=True)
     return shifted - np.log(np.exp(shifted).sum(1, keepdims=True))
@@ -58,29 +54,29 @@ def uniform_looks_right(values):
 
 X64, HALF64 = X.astype(np.float64), HALF.astype(np.float64)
 CASES = [
-    Case("cast float -> half [1024,1024]", lambda g: pd.cast(constant(g, X, "x"), pd.float16),
+    Case("cast float -> half [1024,1024]", lambda g: pd.cast(g.constant(X, name="x"), pd.float16),
          lambda: X.astype(np.float16), lambda: X.astype(np.float16).astype(np.float64), 0),
-    Case("half map x*x+x [1024,1024]", lambda g: (lambda h: h * h + h)(constant(g, HALF, "h")),
+    Case("half map x*x+x [1024,1024]", lambda g: (lambda h: h * h + h)(g.constant(HALF, name="h")),
          lambda: HALF * HALF + HALF, lambda: (HALF * HALF + HALF).astype(np.float64), 0),
-    Case("half exp [1024,1024]", lambda g: pd.exp(constant(g, HALF, "h")), lambda: np.exp(HALF),
+    Case("half exp [1024,1024]", lambda g: pd.exp(g.constant(HALF, name="h")), lambda: np.exp(HALF),
          lambda: np.exp(HALF64), 1e-3),
-    Case("argmax along rows [1024,1024]", lambda g: pd.argmax(constant(g, X, "x"), axis=1),
+    Case("argmax along rows [1024,1024]", lambda g: pd.argmax(g.constant(X, name="x"), axis=1),
          lambda: X.argmax(1), lambda: X64.argmax(1), 0),
-    Case("top-8 along rows [1024,1024]", lambda g: pd.topk(constant(g, X, "x"), 8)[0],
+    Case("top-8 along rows [1024,1024]", lambda g: pd.topk(g.constant(X, name="x"), 8)[0],
          lambda: -np.partition(-X, 8, axis=1)[:, :8], lambda: -np.sort(-X64, axis=1)[:, :8], 0),
-    Case("softmax along rows [1024,1024]", lambda g: pd.nonlinearity(constant(g, X, "x"), "softmax"),
+    Case("softmax along rows [1024,1024]", lambda g: pd.nonlinearity(g.constant(X, name="x"), "softmax"),
          lambda: softmax(X), lambda: softmax(X64)),
-    Case("log_softmax along rows [1024,1024]", lambda g: pd.nn.log_softmax(constant(g, X, "x")),
+    Case("log_softmax along rows [1024,1024]", lambda g: pd.nn.log_softmax(g.constant(X, name="x")),
          lambda: log_softmax(X), lambda: log_softmax(X64)),
-    Case("log [1024,1024]", lambda g: pd.log(constant(g, POSITIVE, "p")), lambda: np.log(POSITIVE),
+    Case("log [1024,1024]", lambda g: pd.log(g.constant(POSITIVE, name="p")), lambda: np.log(POSITIVE),
          lambda: np.log(POSITIVE.astype(np.float64))),
-    Case("sqrt [1024,1024]", lambda g: pd.sqrt(constant(g, POSITIVE, "p")), lambda: np.sqrt(POSITIVE),
+    Case("sqrt [1024,1024]", lambda g: pd.sqrt(g.constant(POSITIVE, name="p")), lambda: np.sqrt(POSITIVE),
          lambda: np.sqrt(POSITIVE.astype(np.float64))),
-    Case("sum of columns [1024,1024]", lambda g: pd.reduce_sum(constant(g, X, "x"), 0), lambda: X.sum(0),
+    Case("sum of columns [1024,1024]", lambda g: pd.reduce_sum(g.constant(X, name="x"), 0), lambda: X.sum(0),
          lambda: X64.sum(0)),
-    Case("x @ W^T [4,512]x[512,512]^T", lambda g: pd.matmul(constant(g, A4, "a"), constant(g, W, "w").T),
+    Case("x @ W^T [4,512]x[512,512]^T", lambda g: pd.matmul(g.constant(A4, name="a"), g.constant(W, name="w").T),
          lambda: A4 @ W.T, lambda: A4.astype(np.float64) @ W.T.astype(np.float64), 1e-5),
-    Case("x @ W^T [32,512]x[512,512]^T", lambda g: pd.matmul(constant(g, A32, "a"), constant(g, W, "w").T),
+    Case("x @ W^T [32,512]x[512,512]^T", lambda g: pd.matmul(g.constant(A32, name="a"), g.constant(W, name="w").T),
          lambda: A32 @ W.T, lambda: A32.astype(np.float64) @ W.T.astype(np.float64), 1e-5),
     Case("uniform [1024,1024]", lambda g: pd.random.uniform(g, (1024, 1024), -1.0, 1.0),
          lambda: rng.uniform(-1, 1, (1024, 1024)).astype(np.float32), None, check=uniform_looks_right),

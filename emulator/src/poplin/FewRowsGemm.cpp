@@ -230,7 +230,7 @@ bool blasRunsAvx512() {
 
 bool fewRowsTakesTransposedB(std::size_t m, std::size_t k) {
   static_assert(avx512::kBlockRows == avx2::kBlockRows, "both bodies copy all the steps for the same rows");
-  return m >= 2 && (m > avx512::kBlockRows || k <= kTransposedMostSteps);
+  return fewRowsTake(m) && m >= 2 && (m > avx512::kBlockRows || k <= kTransposedMostSteps);
 }
 
 FewRowsRange fewRowsRange() {

@@ -48,7 +48,7 @@ struct ColumnPanel {
   StridedFloats floats;
 };
 
-// Whether the kernel takes a product of m rows and k steps whose b is stored transposed
+// Whether the kernel takes (fewRowsTake) a product of m rows and k steps whose b is stored transposed
 // (unit row stride: b^T row-major, as x W^T has it). Each thread transposes the panels of b
 // it reads into a copy: for 7 rows or more, the copy of kDepth steps its row blocks read
 // anyway; for fewer, a copy of all k steps (so only up to kTransposedMostSteps of them, 4 MB
@@ -59,7 +59,8 @@ bool fewRowsTakesTransposedB(std::size_t m, std::size_t k);
 
 // c = alpha * a x b + beta * c, a [m,k] with k >= 1 (the caller handles empty sums), b [k,n]
 // as column panels side by side (in order, covering its n columns; one panel where b is one
-// strided matrix, which may be stored transposed where fewRowsTakesTransposedB), c [m,n]; c is not read when beta is 0. Requires fewRowsGemmSupported()
+// strided matrix, which may be stored transposed where fewRowsTakesTransposedB), c [m,n]; c is
+// not read when beta is 0. Requires fewRowsGemmSupported()
 // and m within fewRowsRange(). When `pooled`, the columns (or, when they are too few, the
 // rows) are shared out over the thread pool; every element is one chain of fused
 // multiply-adds over k in order, then alpha and beta applied, so its bits depend neither

@@ -71,12 +71,11 @@ struct FewRowsProduct {
 // kernel's vectors run along a row, so a single column would leave it one lane of them.
 std::optional<FewRowsProduct> fewRowsProduct(const Matrix &a, const Matrix &b, const Matrix &c, std::size_t m,
                                              std::size_t n, std::size_t k) {
-  if (n > 1 && fewRowsTake(m) && !b.transposed)
-    return FewRowsProduct{m, n, k, a.strided(), {{0, n, b.strided()}}, c.strided()};
+  const auto direct = [&] { return FewRowsProduct{m, n, k, a.strided(), {{0, n, b.strided()}}, c.strided()}; };
+  if (n > 1 && !b.transposed && fewRowsTake(m)) return direct();
   if (m > 1 && fewRowsTake(n) && a.transposed)
     return FewRowsProduct{n, m, k, b.stridedTranspose(), {{0, m, a.stridedTranspose()}}, c.stridedTranspose()};
-  if (n > 1 && fewRowsTake(m) && fewRowsTakesTransposedB(m, k))
-    return FewRowsProduct{m, n, k, a.strided(), {{0, n, b.strided()}}, c.strided()};
+  if (n > 1 && fewRowsTakesTransposedB(m, k)) return direct();
   return std::nullopt;
 }
 

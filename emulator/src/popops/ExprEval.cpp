@@ -119,7 +119,7 @@ private:
   std::size_t seg_ = 0, within_ = 0;
 };
 
-// Converts n stored elements of `type` to the node representation of that type.
+// Converts n (at most kChunk) stored elements of `type` to the node representation of that type.
 template <class T> void widen(Type type, const std::uint8_t *src, T *dst, std::size_t n) {
   using namespace poplar;
   const auto load = [&](auto tag) {
@@ -131,16 +131,12 @@ template <class T> void widen(Type type, const std::uint8_t *src, T *dst, std::s
     }
   };
   if (type == HALF) {
-    std::uint16_t halves[kChunk];
-    for (std::size_t done = 0; done < n; done += kChunk) { // in chunks: src may not be 2-byte aligned
-      const std::size_t count = std::min(kChunk, n - done);
-      std::memcpy(halves, src + 2 * done, 2 * count);
-      if constexpr (std::is_same<T, float>::value) {
-        poplar::detail::halvesToFloats(halves, dst + done, count);
-      } else {
-        for (std::size_t i = 0; i < count; ++i)
-          dst[done + i] = static_cast<T>(poplar::detail::halfToFloat(halves[i]));
-      }
+    std::uint16_t halves[kChunk]; // src may not be 2-byte aligned
+    std::memcpy(halves, src, 2 * n);
+    if constexpr (std::is_same<T, float>::value) {
+      poplar::detail::halvesToFloats(halves, dst, n);
+    } else {
+      for (std::size_t i = 0; i < n; ++i) dst[i] = static_cast<T>(poplar::detail::halfToFloat(halves[i]));
     }
   } else if (type == SHORT) load(std::int16_t());
   else if (type == UNSIGNED_SHORT) load(std::uint16_t());
@@ -161,16 +157,12 @@ template <class T> void narrow(Type type, const T *src, std::uint8_t *dst, std::
   };
   if (type == HALF) {
     std::uint16_t halves[kChunk];
-    for (std::size_t done = 0; done < n; done += kChunk) {
-      const std::size_t count = std::min(kChunk, n - done);
-      if constexpr (std::is_same<T, float>::value) {
-        poplar::detail::floatsToHalves(src + done, halves, count);
-      } else {
-        for (std::size_t i = 0; i < count; ++i)
-          halves[i] = poplar::detail::floatToHalf(static_cast<float>(src[done + i]));
-      }
-      std::memcpy(dst + 2 * done, halves, 2 * count);
+    if constexpr (std::is_same<T, float>::value) {
+      poplar::detail::floatsToHalves(src, halves, n);
+    } else {
+      for (std::size_t i = 0; i < n; ++i) halves[i] = poplar::detail::floatToHalf(static_cast<float>(src[i]));
     }
+    std::memcpy(dst, halves, 2 * n);
   } else if (type == SHORT) store(std::int16_t());
   else if (type == UNSIGNED_SHORT) store(std::uint16_t());
   else if (type == CHAR || type == SIGNED_CHAR) store(std::int8_t());
