@@ -29,8 +29,8 @@ if _extension is None or _extension.origin is None:
     _installed = _installed_package_dir(_os.path.realpath(__path__[0]))
     if _installed is None:
         raise ImportError(f"popdsl's compiled extension (popdsl._core) is not in {__path__[0]} and no installed "
-                          "popdsl has one: install with `pip install .`, or build it as README's Developing "
-                          "section says")
+                          "popdsl has one: install with `pip install .`, or build it as docs/developing.rst "
+                          "says")
     __path__[:] = [_installed]
 
 from popdsl import _core  # noqa: E402

@@ -1,7 +1,7 @@
 """Cycle counters: `with pd.cycle_count() as c:` and `pd.cycle_stamp()`.
 
-The emulator's counters run in ESTIMATED cycles (the Engine's cost model, README
-"Profiling"); on Poplar's hardware they are measured.
+The emulator's counters run in ESTIMATED cycles (the Engine's cost model,
+docs/emulator.rst); on Poplar's hardware they are measured.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """session.profile: what the Engine recorded, as text, data and pictures.
 
 Execution counts are exact. Every cycle figure is an ESTIMATE from the emulator's
-cost model (README "Profiling", emulator/src/poplar/CostModel.hpp), as on
+cost model (docs/emulator.rst, emulator/src/poplar/CostModel.hpp), as on
 Poplar's IPUModel. Host times are measured only with the engine option
 `debug.instrument` (or `autoReport.all`). Memory per tile follows the tile mapping.
 """

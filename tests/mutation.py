@@ -8,7 +8,7 @@
 Each mutant replaces one snippet of one source file (it must occur there exactly once),
 runs the tests named for it and counts as killed when they fail. The file is restored
 afterwards whatever happens; after C++ mutants build/dev is rebuilt and installed again
-as README's Developing section does. Exits 1 when a mutant survives. A mutant set is
+as docs/developing.rst says. Exits 1 when a mutant survives. A mutant set is
 small and chosen by hand (the bugs the issue tracker says survived, the cost model's
 constants, kernels' operations), so each run takes minutes, not hours."""
 import argparse

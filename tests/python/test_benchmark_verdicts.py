@@ -1,5 +1,6 @@
 """The benchmarks' verdicts (benchmarks/ratios.py) and the multiply-add peak their floors
 come from (benchmarks/fma_peak.py): benchmarks are not tests, but what they conclude is."""
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -46,3 +47,20 @@ def test_stolen_share_is_the_steal_ticks_over_all_ticks():
 def test_cpu_times_reads_this_machines_ticks():
     times = cpu_times()
     assert times is not None and len(times) >= 8 and all(t >= 0 for t in times)
+
+
+def test_the_performance_pages_table_gives_each_row_its_verdict():
+    # docs/performance.rst keeps run_all.py's table as printed: each verdict must be the one
+    # ratios.verdict gives for the row's figures, so an edited figure cannot keep a stale verdict.
+    page = (Path(__file__).resolve().parents[2] / "docs" / "performance.rst").read_text()
+    table = page.split("   benchmark ")[1].split("\n\n")[0].splitlines()[2:]
+    row = re.compile(r"^   (.+?)\s{2,}(\d+\.\d+)(?: ns|x)(?:\s+(\d+\.\d+)(?: ns|x)\s+(.*))?$")
+    verdicts = []
+    for line in table:
+        label, measured, budget, printed = row.match(line).groups()
+        floor = re.search(r"floor (\d+\.\d+)x", printed or "")
+        expected = verdict(float(measured), None if budget is None else float(budget),
+                           float(floor.group(1)) if floor else None)
+        assert (printed or "") == expected, label
+        verdicts.append(expected)
+    assert len(verdicts) == 13 and verdicts.count("holds") == 9

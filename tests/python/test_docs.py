@@ -31,7 +31,8 @@ def fixtures() -> dict:
 def test_the_guide_has_its_pages():
     names = {p.stem for p in PAGES}
     assert {"getting_started", "pythonic_layer", "control_flow", "sessions_and_streams", "training",
-            "profiling", "builders", "porting", "emulator"} <= names
+            "profiling", "builders", "convolutions", "custom_vertices", "porting", "sdk", "emulator",
+            "performance", "developing"} <= names
     assert sum(len(snippets(p)) for p in PAGES) >= 20
 
 
@@ -60,10 +61,10 @@ def test_the_snippets_of_a_page_run(page, tmp_path, monkeypatch, capsys):
         test(**{arg: given[arg] for arg in test.__code__.co_varnames[:test.__code__.co_argcount]})
 
 
-def test_the_cpp_program_of_the_porting_page_builds_against_the_prefix_and_runs(tmp_path):
+def test_the_cpp_program_of_the_sdk_page_builds_against_the_prefix_and_runs(tmp_path):
     from cpp_build import build_program
 
-    (source,) = re.findall(r"^\.\. code-block:: c\+\+\n\n((?:(?:   .*)?\n)+)", (DOCS / "porting.rst").read_text(), re.M)
+    (source,) = re.findall(r"^\.\. code-block:: c\+\+\n\n((?:(?:   .*)?\n)+)", (DOCS / "sdk.rst").read_text(), re.M)
     exe = build_program(tmp_path, textwrap.dedent(source), std="c++11")
     printed = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
     assert [float(v) for v in printed.split()] == [v * v for v in (1.0, 2.0, 3.0, 4.0)]

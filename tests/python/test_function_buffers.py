@@ -82,7 +82,7 @@ def test_the_load_costs_a_transfer_of_the_functions_code():
     engine.run(0)
     load, = [s for s in engine.getProfileData()["steps"] if s["kind"] == "Copy(function code)"]
     # bump's body compiles to 2 instructions (its compute set and the return): 64 bytes each
-    # on each of the 4 tiles, 512 bytes at 8 bytes per cycle after the host sync (README).
+    # on each of the 4 tiles, 512 bytes at 8 bytes per cycle after the host sync (docs/emulator.rst).
     assert (load["name"], load["executions"]) == ("load", 1)
     assert (load["sync_cycles"], load["exchange_cycles"], load["exchange_bytes"]) == (1000, 64, 512)
 

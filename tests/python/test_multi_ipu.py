@@ -71,7 +71,7 @@ def one_copy_profile(src_tile, dst_tile, elements=1000):
 
 @needs_profiles
 def test_a_copy_between_ipus_is_ipu_link_traffic():
-    # 4000 bytes from IPU 0 to IPU 1 cross the links at 64e9 B/s (README's cost model), and
+    # 4000 bytes from IPU 0 to IPU 1 cross the links at 64e9 B/s (docs/emulator.rst's cost model), and
     # nothing crosses the on-chip exchange.
     step, profile = one_copy_profile(0, TILES)
     clock = profile.target.clock_hz

@@ -1,5 +1,5 @@
 """Profiles: exact execution counts, estimated cycles that follow the documented cost
-model (README "Profiling"), memory per tile from the mapping, reports, counters, CLI."""
+model (docs/emulator.rst), memory per tile from the mapping, reports, counters, CLI."""
 import json
 import math
 import os
@@ -13,7 +13,7 @@ import popdsl.profile
 from popdsl import __main__ as cli
 from popdsl import poplar, program
 
-# The cost model's constants, as README "Profiling" documents them.
+# The cost model's constants, as docs/emulator.rst documents them.
 SYNC, VERTEX, TRANSCENDENTAL = 100, 50, 10
 WORKERS, EXCHANGE_BYTES_PER_CYCLE, FLOAT_AMP_FLOPS = 6, 4, 32
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -320,7 +320,7 @@ def test_cycle_count_is_the_estimated_cycles_of_its_block(device):
         with pd.name_scope("between"):
             x *= 2.0
         second = pd.cycle_stamp()
-    # By the README's table: 120 floats on one tile are 60 vectors, 10 per worker.
+    # By the cost model's table (docs/emulator.rst): 120 floats on one tile are 60 vectors, 10 per worker.
     add = SYNC + VERTEX + 10 * WORKERS * 1
     exp = SYNC + VERTEX + 10 * WORKERS * TRANSCENDENTAL
     timed = 2 * 10 + 2 * (add + exp)  # the Repeat's branches and two iterations

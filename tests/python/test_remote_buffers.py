@@ -179,7 +179,7 @@ def test_a_remote_copy_costs_a_host_transfer_of_its_rows():
     engine.run(0)
     steps = [s for s in engine.getProfileData()["steps"] if s["kind"].startswith("RemoteBufferCopy")]
     assert [s["kind"] for s in steps] == ["RemoteBufferCopy(to device)", "RemoteBufferCopy(to remote)"]
-    for s in steps:  # 2 rows of 6 floats: kHostSyncCycles + 48 bytes / kHostBytesPerCycle (README)
+    for s in steps:  # 2 rows of 6 floats: kHostSyncCycles + 48 bytes / kHostBytesPerCycle (docs/emulator.rst)
         assert (s["sync_cycles"], s["exchange_cycles"], s["exchange_bytes"]) == (1000, 6, 48)
 
 

@@ -11,7 +11,7 @@ the busy 2-core machine (266 one source at a time), no ccache, and the workload 
 minute; CI's plain `pytest` runs it.
 
 The whole emulator and the bindings under the sanitizers, over the whole suite:
-tests/sanitize.sh (README, Developing)."""
+tests/sanitize.sh (docs/developing.rst, Sanitizers)."""
 import concurrent.futures
 import os
 import subprocess
