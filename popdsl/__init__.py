@@ -87,3 +87,32 @@ from popdsl.vertices import compute_set  # noqa: E402
 
 from popdsl import optim  # noqa: E402,F401  (pd.optim.SGD, Adam, AdamW)
 from popdsl import nn  # noqa: E402  (builders on the layer above: pd.nn.lstm, pd.nn.flash_attention_...; imported last)
+
+# The public names, as `from popdsl import *` gives them: the raw bindings' modules, the
+# Pythonic layer's names by the module that defines them, and its subpackages.
+__all__ = [
+    # the raw bindings (Poplar's and poplibs' C++ names) and the backend they were built for
+    "gcl", "poplar", "poplin", "popnn", "popops", "poprand", "poputil", "program", "backend",
+    # devices, graphs, tensors and element types
+    "ipu_model", "Graph", "Tensor", "as_type", "bool_", "float16", "float32", "int8", "int16", "int32", "int64",
+    "uint8", "uint16", "uint32", "uint64",
+    # element-wise ops (ops.py)
+    "abs", "cast", "ceil", "concat", "copy", "cos", "exp", "fill", "floor", "log", "logical_and", "logical_not",
+    "logical_or", "map", "map_", "max", "min", "neg", "pow", "relu", "nonlinearity", "nonlinearity_",
+    "nonlinearity_grad", "print_tensor", "rsqrt", "sigmoid", "sin", "sqrt", "square", "tanh", "where", "zero",
+    # products, reductions and selections
+    "matmul", "matmul_acc", "mean", "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max", "reduce_min",
+    "reduce_prod", "reduce_sum", "reduce_sum_squares", "var", "argmax", "argmin", "gather", "topk",
+    # control flow, custom vertices, host callbacks, debug names
+    "Sequence", "Repeat", "If", "Else", "While", "Switch", "LoopCarryWarning", "compute_set", "host_callback",
+    "HostCallbackError", "BuildError", "name_scope",
+    # gradients
+    "grad", "custom_grad",
+    # several IPUs, replicas and remote memory
+    "ipu", "ipu_copy", "all_gather", "all_reduce", "broadcast", "cross_replica_copy", "reduce_scatter",
+    "replica_index", "RemoteBuffer",
+    # sessions and profiles
+    "Session", "SessionError", "Profile", "cycle_count", "cycle_stamp",
+    # subpackages: random tensors, optimizers, model builders
+    "random", "optim", "nn",
+]

@@ -16,14 +16,17 @@ import popdsl as pd
 from popdsl.testing import plugin
 
 API_PAGES = pathlib.Path(__file__).resolve().parents[2] / "docs" / "api"
-DOCUMENTED_MODULES = sorted({name for page in API_PAGES.glob("*.rst")
-                             for name in re.findall(r"^\.\. automodule:: (popdsl[\w.]*)$", page.read_text(), re.M)
-                             if not name.startswith("popdsl._core")})
+AUTOMODULE = re.compile(r"^\.\. automodule:: (popdsl[\w.]*)\n((?:   :.*\n)*)", re.M)
+DIRECTIVES = [(name, options) for page in sorted(API_PAGES.glob("*.rst")) for name, options in AUTOMODULE.findall(page.read_text())]
+DOCUMENTED_MODULES = sorted({name for name, _ in DIRECTIVES if not name.startswith("popdsl._core")})
+# Modules documented with `:ignore-module-all:`: autodoc shows the names they define, not their
+# `__all__` (the package's `__all__` re-exports what the other sections document).
+IGNORING_ALL = {name for name, options in DIRECTIVES if ":ignore-module-all:" in options}
 
 
 def module_members(module: types.ModuleType) -> dict:
     """The functions and classes autodoc documents for `module`."""
-    if hasattr(module, "__all__"):
+    if hasattr(module, "__all__") and module.__name__ not in IGNORING_ALL:
         names = module.__all__
     else:
         names = [n for n, v in vars(module).items()
