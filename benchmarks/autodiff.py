@@ -7,7 +7,7 @@ ratio; then the time pd.grad takes to append the backward, against the forward's
 import time
 
 import popdsl as pd
-from popdsl.autodiff import tape
+from popdsl import recording as tape
 
 LAYERS = 300
 

@@ -9,10 +9,15 @@ import runpy
 import shlex
 import sys
 
+import numpy
+
+import popdsl
+import popdsl.profile
+from popdsl import poplar
+from popdsl import stubs as stub_files
+
 
 def profile(script: str, out: str, script_args: list) -> int:
-    from popdsl.profile import report_directories
-
     """Runs `script` with autoReport on, so each pd.Session it closes writes its
     summary, JSON and PNGs under `out`; prints the summaries."""
     options = json.loads(os.environ.get("POPLAR_ENGINE_OPTIONS") or "{}")
@@ -21,6 +26,7 @@ def profile(script: str, out: str, script_args: list) -> int:
     sys.argv = [script] + script_args
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     runpy.run_path(script, run_name="__main__")
+    report_directories = popdsl.profile.report_directories  # read at the end: tests replace the list
     if not report_directories:
         print(f"popdsl profile: {script} closed no pd.Session, so there is no profile to write",
               file=sys.stderr)
@@ -34,11 +40,6 @@ def profile(script: str, out: str, script_args: list) -> int:
 
 
 def info() -> int:
-    import numpy
-
-    import popdsl
-    from popdsl import poplar
-
     try:
         from importlib.metadata import version
         popdsl_version = version("popdsl")
@@ -132,8 +133,6 @@ def docs(out: str = None) -> int:
 def stubs(out: str = None) -> int:
     """Writes the type stubs of popdsl._core (pybind11-stubgen) into `out`, by default the
     package itself (popdsl/_core/*.pyi), and prints the directory written."""
-    from popdsl import stubs as stub_files
-
     package = os.path.dirname(os.path.abspath(__file__))
     out = os.path.abspath(out or package)
     try:

@@ -13,17 +13,15 @@ past Python's recursion limit, so build_program keeps its own stack.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any, Iterable, List, Optional
+from typing import Any, Iterable, List, Optional
 
 from popdsl import loop_pitfall
 from popdsl._core import poplar
 from popdsl._core import program as _program
-from popdsl.autodiff.tape import Record, Tape
 from popdsl.debug import BuildError, debug_name, describe, expect_callable, expect_int, plain_name
 from popdsl.dtypes import is_integral_or_bool
-
-if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.tensor import Tensor
+from popdsl.recording import Record, Tape
+from popdsl.tensor import Tensor
 
 # The public names (the API reference's); the module's other functions serve the package.
 __all__ = ["Block", "Sequence", "Repeat", "If", "Else", "While", "Switch"]
@@ -131,8 +129,6 @@ class Sequence(Block):
 
 def check_control(tensor: Tensor, what: str) -> poplar.Tensor:
     """Predicates and switch indices hold one integer or boolean element."""
-    from popdsl.tensor import Tensor
-
     if not isinstance(tensor, Tensor):
         raise BuildError(f"the {what} must be a pd.Tensor, got {describe(tensor)}")
     if tensor.size != 1 or not is_integral_or_bool(tensor.dtype):

@@ -15,7 +15,7 @@ shows as a "Copy(function code)" step.
 from __future__ import annotations
 
 import inspect
-from typing import TYPE_CHECKING, Callable, Optional, Tuple, Union
+from typing import Callable, Optional, Protocol, Tuple, Union
 
 from popdsl._core import poplar as _poplar
 from popdsl._core import program as _program
@@ -24,14 +24,24 @@ from popdsl.debug import BuildError, debug_name, describe, expect_callable
 from popdsl.ops import copy
 from popdsl.tensor import Tensor
 
-if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.graph import Graph
+# The public names (the API reference's).
+__all__ = ["Function"]
+
+
+class FunctionGraph(Protocol):
+    """What a Function uses of the pd.Graph that makes it (Graph.function). graph.py builds on
+    this module, so the graph is described here rather than imported."""
+
+    raw: _poplar.Graph
+
+    def clone(self, t: Tensor, name: Optional[str] = None) -> Tensor:
+        """A new variable shaped, typed and mapped like `t`."""
 
 
 class Function:
     """The callable Graph.function returns (see the module docstring)."""
 
-    def __init__(self, graph: Graph, fn: Callable, name: Optional[str] = None, remote_code: bool = False) -> None:
+    def __init__(self, graph: FunctionGraph, fn: Callable, name: Optional[str] = None, remote_code: bool = False) -> None:
         self.graph, self.fn = graph, expect_callable(fn, "Graph.function: fn")
         self.name = name or getattr(fn, "__qualname__", "function")
         self.remote_code = remote_code

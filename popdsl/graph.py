@@ -196,10 +196,17 @@ class Graph:
 
     def add_codelets(self, source_or_path: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]],
                      flags: str = "") -> bool:
-        """Compiles C++ codelets (source text with a line break, or a file path) for custom vertices."""
-        from popdsl.vertices import add_codelets  # vertices builds on graph: imported late
-
-        return add_codelets(self, source_or_path, flags)
+        """Compiles C++ codelets for custom vertices (pd.compute_set): C++ source text (a str
+        with a line break or a '{') or the path of a codelet file (str or os.PathLike). False
+        if already added."""
+        if not isinstance(source_or_path, (str, os.PathLike)):
+            raise BuildError(f"add_codelets: source_or_path must be C++ source text or a file path, "
+                             f"got {describe(source_or_path)}")
+        expect_str(flags, "add_codelets: flags")
+        try:
+            return self.raw.addCodelets(source_or_path, flags)
+        except poplar.graph_program_compilation_error as e:
+            raise BuildError(str(e)) from None
 
     def function(self, fn: Optional[Callable] = None, name: Optional[str] = None,
                  remote_code: bool = False) -> Union[Function, Callable[[Callable], Function]]:

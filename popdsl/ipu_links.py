@@ -9,10 +9,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from popdsl._core import poputil
-from popdsl.autodiff.registry import gradient
 from popdsl.control import record
 from popdsl.debug import expect_int
-from popdsl.ops import _run_library, copy
+from popdsl.ops import _run_library
 from popdsl.tensor import Tensor, expect_tensor
 
 if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
@@ -34,11 +33,3 @@ def ipu_copy(t: Tensor, ipu: int, name: Optional[str] = None, prog: Optional[Blo
     result = graph.track(Tensor(raw, graph))
     record("pd.ipu_copy", [t], [result], prog)
     return result
-
-
-@gradient("pd.ipu_copy")
-def _ipu_copy_gradient(op, grads):
-    """The gradient goes back to where the input lives: a copy into a tensor mapped like it."""
-    source = op.inputs[0]
-    back = source.graph.track(Tensor(source.graph.top.clone(source.raw, "ipu_copy/grad"), source.graph))
-    return [copy(grads[0], back)]

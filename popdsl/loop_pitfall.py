@@ -22,6 +22,7 @@ import warnings
 import weakref
 
 from popdsl import debug
+from popdsl.tensor import Tensor
 
 # The public name (the API reference's); the checks serve popdsl.control and the session.
 __all__ = ["LoopCarryWarning"]
@@ -44,8 +45,6 @@ class LoopCarryWarning(UserWarning):
 
 def bound_tensors(frame) -> dict:
     """name -> tensor of the names a frame binds to pd tensors (a loop's scope, at its start and end)."""
-    from popdsl.tensor import Tensor
-
     return {name: value for name, value in frame.f_locals.items() if isinstance(value, Tensor)}
 
 

@@ -14,7 +14,7 @@ import os
 import re
 from typing import List, Union
 
-from popdsl import _core
+from popdsl import _core, _plots
 from popdsl._core import poplar
 
 # A source location in a debug name: the file as popdsl.debug shows it ("popdsl/nn/lstm/fwd.py",
@@ -241,12 +241,10 @@ class Profile:
 
     def plot_memory(self, path: Union[str, os.PathLike]) -> None:
         """A PNG of the bytes per tile (variables and constants) against the per-tile limit."""
-        from popdsl import _plots
         _plots.memory(self, path)
 
     def plot_execution(self, path: Union[str, os.PathLike], top: int = 15) -> None:
         """A PNG of the `top` costliest steps and source lines by estimated cycles."""
-        from popdsl import _plots
         _plots.execution(self, path, top)
 
     def write_report(self, directory: Union[str, os.PathLike]) -> list:

@@ -10,35 +10,40 @@ replicated graph each replica has its own rows.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Union
+from typing import Optional, Protocol, Union
 
 import numpy as np
 
 from popdsl._core import poplar
 from popdsl._core import program as _program
-from popdsl.autodiff.registry import no_gradient
-from popdsl.control import emit, record
+from popdsl.control import Block, emit, record
 from popdsl.debug import BuildError, debug_name, describe, expect_int
 from popdsl.dtypes import numpy_dtype
 from popdsl.tensor import Tensor, expect_tensor
-
-if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.control import Block
-    from popdsl.graph import Graph
 
 # The public names (the API reference's).
 __all__ = ["RemoteBuffer"]
 
 Row = Union[int, Tensor, None]
 
-no_gradient("it reads off-chip memory, which pd.grad does not follow: a gradient that must cross a remote "
-            "buffer is stored and loaded by hand", "remote load")
+
+class BufferGraph(Protocol):
+    """What a RemoteBuffer uses of the pd.Graph that makes it (Graph.remote_buffer). graph.py
+    builds on this module, so the graph is described here rather than imported."""
+
+    top: poplar.Graph
+
+    def variable(self, dtype: poplar.Type, shape: tuple, name: Optional[str] = None) -> Tensor:
+        """A new variable, mapped linearly."""
+
+    def constant(self, value: np.ndarray, mapping: int = 0, name: Optional[str] = None) -> Tensor:
+        """A new constant holding `value`, on tile `mapping`."""
 
 
 class RemoteBuffer:
     """`rows` rows of `shape` elements of `dtype` off the chip (poplar::RemoteBuffer)."""
 
-    def __init__(self, graph: Graph, handle: str, dtype: poplar.Type, shape: tuple, rows: int):
+    def __init__(self, graph: BufferGraph, handle: str, dtype: poplar.Type, shape: tuple, rows: int):
         self.graph, self.handle, self.dtype, self.shape, self.rows = graph, handle, dtype, shape, rows
         self.raw = graph.top.addRemoteBuffer(handle, dtype, int(np.prod(shape)), rows)
 

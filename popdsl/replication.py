@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Optional
 
 from popdsl._core import gcl
 from popdsl._core import program as _program
-from popdsl.autodiff.registry import gradient
 from popdsl.debug import BuildError, debug_name, describe, expect_int
 from popdsl.control import emit, record
 from popdsl.graph import Graph
@@ -74,16 +73,6 @@ def all_reduce(t: Tensor, op: str = "add", group: Optional[int] = None, inplace:
             t.graph.raw, t.raw, operator, seq, comm, dc), name, prog, operator=operator, group=comm)
     return _collective("pd.all_reduce", t, lambda seq, dc: gcl.allReduceCrossReplica(
         t.graph.raw, t.raw, operator, seq, comm, dc), name, prog, operator=operator, group=comm)
-
-
-@gradient("pd.all_reduce")
-def _all_reduce_gradient(op, grads):
-    """A sum's input gradient is the sum of its output's gradients over the group (each
-    replica's loss depends on every input); a mean's is their mean."""
-    operator = op.attrs["operator"]
-    if operator not in (gcl.CollectiveOperator.ADD, gcl.CollectiveOperator.MEAN):
-        raise BuildError(f"pd.grad: pd.all_reduce with op {operator.name} has no gradient (only add and mean)")
-    return [all_reduce(grads[0], op=operator, group=op.attrs["group"])]
 
 
 def reduce_scatter(t: Tensor, op: str = "add", group: Optional[int] = None, name: Optional[str] = None,

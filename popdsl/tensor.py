@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
-from popdsl._core import poplar
+from popdsl._core import poplar, poputil
 from popdsl.debug import LARGEST_INT, BuildError, describe, expect_int
-
-if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.graph import Graph
 
 # The public names (the API reference's); the module's other functions serve the package.
 __all__ = ["Tensor", "Shape", "Axes"]
@@ -38,9 +35,9 @@ def as_shape(shape: Shape, what: str, inferred: bool = False) -> list:
     return [operator.index(d) for d in dims]
 
 
-def expect_tensor(value: Any, what: str, graph: Optional["Graph"] = None, than: str = "the other tensors") -> "Tensor":
-    """`value` if it is a pd.Tensor (of `graph` when given: the graph of `than`); else a
-    BuildError naming `what`."""
+def expect_tensor(value: Any, what: str, graph: Optional[object] = None, than: str = "the other tensors") -> "Tensor":
+    """`value` if it is a pd.Tensor (of `graph` when given: the graph of `than`, a pd.Graph
+    compared by identity, so tensors sit below graphs); else a BuildError naming `what`."""
     if not isinstance(value, Tensor):
         hint = ": put host data on the device with g.constant(array)" if isinstance(value, np.ndarray) else ""
         raise BuildError(f"{what} must be a pd.Tensor, got {describe(value)}{hint}")
@@ -190,7 +187,6 @@ class Tensor:
 
     def broadcast(self, shape: Shape) -> "Tensor":
         """A view broadcast to `shape` by numpy's rules (no copy)."""
-        from popdsl._core import poputil
         try:
             return self._view(poputil.broadcastToMatch(self.raw, as_shape(shape, "Tensor.broadcast")),
                               "Tensor.broadcast")

@@ -13,34 +13,16 @@ Python keywords are reachable (`in_=` is the field `in`).
 
 from __future__ import annotations
 
-import os
-from typing import TYPE_CHECKING, Optional, Sequence, Union
+from typing import Optional
 
 import numpy as np
 
 from popdsl._core import poplar
 from popdsl._core import program as _program
-from popdsl.control import current_block, record
+from popdsl.control import Block, current_block, record
 from popdsl.debug import BuildError, debug_name, describe, expect_str
 from popdsl.graph import Graph
 from popdsl.tensor import Tensor
-
-if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.control import Block
-
-
-def add_codelets(graph: Graph, source_or_path: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]],
-                 flags: str = "") -> bool:
-    """Compiles codelets into `graph` (pd.Graph.add_codelets): C++ source text (a str with a
-    line break or a '{') or the path of a codelet file (str or os.PathLike). False if already added."""
-    if not isinstance(source_or_path, (str, os.PathLike)):
-        raise BuildError(f"add_codelets: source_or_path must be C++ source text or a file path, "
-                         f"got {describe(source_or_path)}")
-    expect_str(flags, "add_codelets: flags")
-    try:
-        return graph.raw.addCodelets(source_or_path, flags)
-    except poplar.graph_program_compilation_error as e:
-        raise BuildError(str(e)) from None
 
 
 class ComputeSet:

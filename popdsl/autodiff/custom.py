@@ -8,7 +8,7 @@ jax.custom_vjp and torch.autograd.Function do.
 from __future__ import annotations
 
 import functools
-from typing import Callable
+from typing import Callable, Optional
 
 from popdsl.autodiff.registry import gradient
 from popdsl.control import record
@@ -18,7 +18,8 @@ from popdsl.tensor import Tensor
 CUSTOM = "a builder with a custom gradient"
 
 
-def custom_grad(grad_builder: Callable, reads_outputs: bool = False) -> Callable[[Callable], Callable]:
+def custom_grad(grad_builder: Callable, reads_outputs: bool = False,
+                name: Optional[str] = None) -> Callable[[Callable], Callable]:
     """Decorator: `grad_builder(out_grads, outputs, *args, **kwargs)` gives the gradient of
     the decorated builder. `out_grads` has one output gradient per tensor the builder
     returned (None for one nothing depends on); with `reads_outputs`, `outputs` are those
@@ -26,15 +27,16 @@ def custom_grad(grad_builder: Callable, reads_outputs: bool = False) -> Callable
     None. The result has one gradient (or None) per tensor argument of the call, in
     order; tensors inside tuple arguments (NamedTuples such as LstmWeights) count one by
     one, and a builder's result may be a tuple with None in it. The decorated builder is
-    called as before."""
+    called as before. `name` is what pd.grad's messages call the builder (its qualified name
+    by default; popdsl's builders pass their public name, "pd.nn.vanilla_attention")."""
     def decorate(builder):
-        name = f"pd.nn.{builder.__name__}" if builder.__module__.startswith("popdsl.nn") else builder.__qualname__
+        display_name = name or builder.__qualname__
 
         @functools.wraps(builder)
         def build(*args, **kwargs):
             result = builder(*args, **kwargs)
             outputs = _tensors(result if isinstance(result, tuple) else (result,))
-            record(CUSTOM, _tensors(args), outputs, name=name, grad_builder=grad_builder, reads_outputs=reads_outputs,
+            record(CUSTOM, _tensors(args), outputs, name=display_name, grad_builder=grad_builder, reads_outputs=reads_outputs,
                    args=args, kwargs=kwargs)
             return result
         return build

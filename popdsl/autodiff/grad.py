@@ -6,7 +6,7 @@ import warnings
 from typing import TYPE_CHECKING, List, Optional, Sequence, Union
 
 from popdsl import ops
-from popdsl.autodiff import control_rules, custom, rules  # noqa: F401  (fill the table of rules)
+from popdsl.autodiff import control_rules, custom, distributed_rules, rules  # noqa: F401  (fill the table of rules)
 from popdsl.autodiff.backprop import propagate
 from popdsl.autodiff.registry import OpContext
 from popdsl.control import current_block

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from popdsl.debug import BuildError
 
 if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.autodiff.tape import Record
+    from popdsl.recording import Record
     from popdsl.tensor import Tensor
 
 # The public names (the API reference's); the module's other functions serve the package.

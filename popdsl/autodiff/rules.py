@@ -5,7 +5,7 @@ import popdsl.ops as ops
 from popdsl._core.popops import expr as pe
 from popdsl.autodiff import expressions
 from popdsl.autodiff.registry import gradient, no_gradient
-from popdsl.autodiff.tape import WRITE_INTO_VIEW
+from popdsl.recording import WRITE_INTO_VIEW
 from popdsl.debug import BuildError
 from popdsl.linalg import matmul
 from popdsl.reductions import reduce_prod, reduce_sum
@@ -269,6 +269,8 @@ no_gradient("its trip count is only known when it runs, so the memory for what t
 no_gradient("it is a gradient itself, and pd.grad gives no second derivatives", "pd.nonlinearity_grad",
             "pd.scatter_add")
 no_gradient("it runs Python on the host, which pd.grad cannot see into", "pd.host_callback")
+no_gradient("it reads off-chip memory, which pd.grad does not follow: a gradient that must cross a remote "
+            "buffer is stored and loaded by hand", "remote load")
 no_gradient("it sends its input to the host and produces no tensor", "stream write")
 no_gradient("pd.grad cannot read a codelet's C++; give the builder that adds the vertex its gradient builder "
             "with @pd.custom_grad", "pd.compute_set vertex")

@@ -41,7 +41,7 @@ def _flash_attention_vjp(grads, outputs, qkv, num_chunks_q, num_chunks_kv):
     return [flash_attention_qkv_packed_grad(d_out, qkv, num_chunks_q, num_chunks_kv, out=out, log_sum_exp=log_sum_exp)]
 
 
-@pd.custom_grad(_flash_attention_vjp, reads_outputs=True)
+@pd.custom_grad(_flash_attention_vjp, reads_outputs=True, name="pd.nn.flash_attention_qkv_packed_with_stash")
 def flash_attention_qkv_packed_with_stash(qkv: pd.Tensor, num_chunks_q: int,
                                           num_chunks_kv: int) -> Tuple[pd.Tensor, pd.Tensor]:
     """(out [G, L, D], log_sum_exp [num_chunks_q, G, L/num_chunks_q]): the forward and its softmax
@@ -72,7 +72,7 @@ def flash_attention_qkv_packed_grad(grad: pd.Tensor, qkv: pd.Tensor, num_chunks_
         return _packed_like(qkv, [_unchunked(g) for g in grads])
 
 
-@pd.custom_grad(lambda grads, outputs, qkv: [vanilla_attention_grad(grads[0], qkv)])
+@pd.custom_grad(lambda grads, outputs, qkv: [vanilla_attention_grad(grads[0], qkv)], name="pd.nn.vanilla_attention")
 def vanilla_attention(qkv: pd.Tensor) -> pd.Tensor:
     """The same attention with the whole [G, L, L] score matrix: the in-graph reference."""
     _check_qkv(qkv)

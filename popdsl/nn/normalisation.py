@@ -46,7 +46,7 @@ def _normalise_vjp(grads, outputs, acts, gamma, beta, groups, eps):
     return [d_acts] + [d for d, given in ((d_gamma, gamma), (d_beta, beta)) if given is not None]
 
 
-@pd.custom_grad(_normalise_vjp)
+@pd.custom_grad(_normalise_vjp, name="pd.nn.layer_norm/group_norm")
 def _group_normalise(acts, gamma, beta, groups, eps):
     """acts [B][C][...F...] normalised per batch element and group of consecutive channels,
     then scaled by gamma and shifted by beta ([C] each, or None)."""

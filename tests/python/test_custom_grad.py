@@ -100,6 +100,17 @@ def test_a_wrong_gradient_builder_is_named(grad_builder, message):
             pd.grad(y, [x])
 
 
+def test_a_builder_is_named_by_the_name_it_gives():
+    # popdsl's own builders pass their public name (pd.nn.lstm.forward, ...), as users may.
+    builder = pd.custom_grad(lambda grads, outputs, x: [grads[0], grads[0]], name="my.quadruple")(quadruple_in_a_loop)
+    g = pd.Graph(pd.ipu_model(tiles=4))
+    x = g.variable(pd.float32, (3,), name="x")
+    with pd.Sequence():
+        y = builder(x).sum()
+        with pytest.raises(pd.BuildError, match="the gradient builder of my.quadruple gave 2 gradients for 1 tensor"):
+            pd.grad(y, [x])
+
+
 def test_flash_attention_log_sum_exp_has_no_gradient():
     g = pd.Graph(pd.ipu_model(tiles=4))
     qkv = g.variable(pd.float32, QKV.shape, name="qkv")

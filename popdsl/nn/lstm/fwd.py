@@ -65,7 +65,7 @@ def _forward_vjp(grads, outputs, params, state, x, weights, save_intermediates=T
     return [*state_grad, input_grad, *weight_grads]
 
 
-@pd.custom_grad(_forward_vjp, reads_outputs=True)
+@pd.custom_grad(_forward_vjp, reads_outputs=True, name="pd.nn.lstm.forward")
 def forward(params: LstmParams, state: LstmState, x: Tensor, weights: LstmWeights, save_intermediates: bool = True,
             options: Optional[dict] = None) -> Tuple[Tensor, Tensor, Optional[Tensor]]:
     """Runs the LSTM over x. Returns (output, final cell state, intermediates or None):

@@ -1,5 +1,8 @@
 """Recording: every op of the Pythonic layer appends a Record to its block's Tape.
 
+The core's lowest layer for ops: control.py gives every block a Tape and `record` appends
+to it, and autodiff/ (above the core) reads the records; nothing here knows of gradients.
+
 A tensor is storage, so one Python tensor holds several values over a program: the
 tape names values by their *source*, the (record, output index) that produced them,
 or the tensor itself for a value that existed before the block's ops (a leaf). An
