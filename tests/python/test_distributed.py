@@ -81,6 +81,18 @@ def test_sessions_as_two_instances_train_to_the_bits_of_one_process():
             assert weights_k[name].tobytes() == w[2 * k:2 * k + 2].tobytes(), name
 
 
+LSTM = runpy.run_path(str(ROOT / "examples" / "data_parallel_lstm.py"))
+
+
+def test_the_lstm_example_as_two_instances_ends_with_the_bits_of_one_process():
+    curve, weights = LSTM["train"](replicas=4, iterations=6)
+    halves = dist.run_in_threads(lambda: LSTM["train"](replicas=4, iterations=6), 2)
+    for k, (curve_k, weights_k) in enumerate(halves):
+        assert curve_k.tobytes() == curve.tobytes()
+        for w, w_k in zip(weights, weights_k):
+            assert w_k.tobytes() == w[2 * k:2 * k + 2].tobytes()
+
+
 # --- MPI tier ---------------------------------------------------------------------------------
 MPIEXEC = shutil.which("mpiexec", path=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
 mpi = pytest.mark.skipif(MPIEXEC is None, reason="no mpiexec: pip install 'popdsl[test]' installs MPICH's")
