@@ -132,3 +132,19 @@ def test_a_failing_or_diverging_mpi_instance_ends_the_run_with_its_error(mode, m
     assert done.returncode != 0
     assert message in done.stdout + done.stderr
     assert time.monotonic() - start < 50
+
+
+def test_each_instance_writes_its_profile_in_its_own_directory(tmp_path):
+    def instance():
+        dev = pd.ipu_model(tiles=4, ipus=2)
+        g = pd.Graph(dev, replicas=2)
+        x = g.variable(pd.float32, (3,), name="x", init=np.ones(3, np.float32))
+        with pd.Sequence() as step:
+            pd.all_reduce(x, op="sum")
+        options = {"autoReport.all": "true", "autoReport.directory": str(tmp_path)}
+        with pd.Session(g, step, device=dev, options=options) as s:
+            s.run()
+
+    dist.run_in_threads(instance, 2)
+    for k in range(2):
+        assert list((tmp_path / f"instance{k}").rglob("profile_summary.txt")), k
