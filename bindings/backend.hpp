@@ -7,6 +7,8 @@
 // CMake compiles exactly one of the two (POPDSL_BACKEND).
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -95,6 +97,24 @@ poplar::Tensor broadcastCrossReplica(poplar::Graph &graph, const poplar::Tensor 
                                      poplar::program::Sequence &prog, const gcl::CommGroup &group,
                                      unsigned rootReplica, const poplar::DebugContext &debugContext,
                                      const poplar::OptionFlags &options);
+
+// Instances (popdsl.distributed): processes or threads that each run a slice of a replicated
+// graph's replicas. The emulator sends its collectives between them through an exchange
+// (poplar/InstanceExchange.hpp); the SDK's GCL collectives cross instances on the
+// IPU-Links themselves, so there the process exchange is not needed and is ignored.
+using AllGather = std::function<std::vector<std::string>(const std::string &)>;
+void setProcessInstanceExchange(unsigned instances, unsigned index, AllGather allGather);
+// Instances as threads of one process (the emulator only): each thread calls use(index)
+// before making its engines; allGather waits up to the timeout for the others.
+class ThreadInstances {
+public:
+  virtual ~ThreadInstances() = default;
+  virtual void use(unsigned index) = 0; // this thread's engines are instance `index`; release(): none
+  virtual void release() = 0;
+  virtual std::vector<std::string> allGather(unsigned index, const std::string &mine) = 0;
+  virtual void abort(const std::string &why) = 0;
+};
+std::shared_ptr<ThreadInstances> threadInstances(unsigned instances, double timeoutSeconds);
 
 } // namespace backend
 } // namespace popdsl_bindings

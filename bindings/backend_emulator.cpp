@@ -1,5 +1,6 @@
 // The seam (backend.hpp) on popdsl's emulator: its extensions beyond the SDK's API.
 #include <poplar/EmulatorExtensions.hpp>
+#include <poplar/InstanceExchange.hpp>
 #include <poplar/Internals.hpp>
 #include <poplar/ProfileData.hpp>
 
@@ -87,6 +88,33 @@ poplar::Tensor broadcastCrossReplica(poplar::Graph &graph, const poplar::Tensor 
                                      unsigned rootReplica, const poplar::DebugContext &debugContext,
                                      const poplar::OptionFlags &options) {
   return gcl::broadcastCrossReplica(graph, data, prog, group, rootReplica, debugContext, options);
+}
+
+void setProcessInstanceExchange(unsigned instances, unsigned index, AllGather allGather) {
+  poplar::detail::setProcessInstanceExchange(
+      allGather ? std::make_shared<poplar::detail::CallbackInstanceExchange>(instances, index, std::move(allGather))
+                : nullptr);
+}
+
+namespace {
+class EmulatorThreadInstances : public ThreadInstances {
+public:
+  EmulatorThreadInstances(unsigned instances, double timeoutSeconds)
+      : group_(std::make_shared<poplar::detail::ThreadInstanceGroup>(instances, timeoutSeconds)) {}
+  void use(unsigned index) override { poplar::detail::setThreadInstanceExchange(group_->member(index)); }
+  void release() override { poplar::detail::setThreadInstanceExchange(nullptr); }
+  std::vector<std::string> allGather(unsigned index, const std::string &mine) override {
+    return group_->allGather(index, mine);
+  }
+  void abort(const std::string &why) override { group_->abort(why); }
+
+private:
+  std::shared_ptr<poplar::detail::ThreadInstanceGroup> group_;
+};
+} // namespace
+
+std::shared_ptr<ThreadInstances> threadInstances(unsigned instances, double timeoutSeconds) {
+  return std::make_shared<EmulatorThreadInstances>(instances, timeoutSeconds);
 }
 
 } // namespace backend

@@ -65,5 +65,13 @@ poplar::Tensor broadcastCrossReplica(poplar::Graph &graph, const poplar::Tensor 
   return out;
 }
 
+// GCL's collectives cross instances on the IPU-Links: no exchange to set (unverified
+// without hardware: see docs/scaling_out.rst).
+void setProcessInstanceExchange(unsigned, unsigned, AllGather) {}
+
+std::shared_ptr<ThreadInstances> threadInstances(unsigned, double) {
+  throw NeedsEmulatorBackend("Instances as threads of one process (popdsl.distributed.run_in_threads)");
+}
+
 } // namespace backend
 } // namespace popdsl_bindings

@@ -26,6 +26,7 @@ void bindVertices(py::module_ &poplar); // after bindGraph: adds to Graph
 void bindProgram(py::module_ &program);
 void bindExecutable(py::module_ &poplar); // compileGraph, Executable, RandomSeed.hpp
 void bindEngine(py::module_ &poplar);
+void bindInstances(py::module_ &poplar);
 void bindCycleCount(py::module_ &poplar);
 void bindCSRFunctions(py::module_ &poplar); // after bindProgram and bindGraph
 void bindPoputil(py::module_ &poputil);

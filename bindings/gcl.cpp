@@ -78,6 +78,12 @@ void bindGcl(py::module_ &m) {
   m.def("allGatherCrossReplica",
         py::overload_cast<Graph &, const Tensor &, Sequence &, PD, PO>(&allGatherCrossReplica), graph, data, prog,
         dc, options);
+  m.def("allToAllCrossReplica",
+        py::overload_cast<Graph &, const Tensor &, Sequence &, const CommGroup &, PD, PO>(&allToAllCrossReplica),
+        graph, data, prog, group, dc, options);
+  m.def("allToAllCrossReplica",
+        py::overload_cast<Graph &, const Tensor &, Sequence &, PD, PO>(&allToAllCrossReplica), graph, data, prog,
+        dc, options);
   m.def("broadcastCrossReplica", &backend::broadcastCrossReplica, graph, data, prog, py::arg_v("group", CommGroup(), "CommGroup()"),
         py::arg("rootReplica") = 0u, dc, options);
 }

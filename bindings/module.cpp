@@ -31,6 +31,7 @@ PYBIND11_MODULE(_core, m) {
   bindProgram(program);
   bindExecutable(poplar);
   bindEngine(poplar);
+  bindInstances(poplar);
   bindCycleCount(poplar);
   bindCSRFunctions(poplar);
   bindPoputil(poputil);

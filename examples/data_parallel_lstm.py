@@ -5,6 +5,8 @@ the LSTM forward, the mean squared error, backward_with_weight_update, a mean al
 of the weight gradients over the replicas and the same SGD step on every replica, so the
 weights stay equal everywhere and follow the whole batch's gradient descent.
 """
+import sys
+
 import numpy as np
 
 import popdsl as pd
@@ -49,21 +51,25 @@ def train(replicas=4, iterations=40):
 
     rng = np.random.default_rng(0)
     inputs, targets = make_data(rng)
-    # Replica r gets batch entries r * local to (r + 1) * local, along the batch axis (1).
-    shard = lambda a: np.stack([a[:, r * local:(r + 1) * local] for r in range(replicas)])  # noqa: E731
+    # Replica r gets batch entries r * local to (r + 1) * local, along the batch axis (1); under
+    # several instances (python -m popdsl run --instances I) each writes its own replicas' part.
+    shard = lambda a: pd.distributed.shard(  # noqa: E731
+        np.stack([a[:, r * local:(r + 1) * local] for r in range(replicas)]))
     with pd.Session(graph, train_step, device=device) as session:
         session.write(x, shard(inputs) if replicas > 1 else inputs)
         session.write(target, shard(targets) if replicas > 1 else targets)
         for weight in weights:
             session.write(weight, rng.uniform(-0.3, 0.3, weight.shape))
-        curve = session.run()[losses].reshape(replicas, iterations)[0]  # [replicas, writes, 1]
+        curve = session.run()[losses].reshape(-1, iterations)[0]  # [local replicas, writes, 1]
         final = [session.read(w) for w in weights]
     return curve, final
 
 
 if __name__ == "__main__":
-    curve, _ = train()
+    curve, final = train()
     for i in range(0, len(curve), 10):
-        print(f"iteration {i:2d}: loss {curve[i]:.5f}")
+        pd.distributed.print_once(f"iteration {i:2d}: loss {curve[i]:.5f}")
     assert curve[-1] < 0.8 * curve[0], "the loss should fall"
-    print("Program complete")
+    if len(sys.argv) > 1:  # a path: every replica's final weights, gathered from every instance
+        pd.distributed.save_once(sys.argv[1], **{f"w{k}": pd.distributed.all_gather(w) for k, w in enumerate(final)})
+    pd.distributed.print_once("Program complete")

@@ -9,6 +9,8 @@ the full batch's gradient descent.
 import pathlib
 import runpy
 
+import sys
+
 import numpy as np
 
 import popdsl as pd
@@ -42,19 +44,22 @@ def train(replicas=4, steps=20, lr=0.5):
 
     x, labels = synthetic_data()
     # Replica r gets points r, r + replicas, ...: every replica sees every class.
-    x_parts = np.stack([x[r::replicas] for r in range(replicas)])
-    label_parts = np.stack([labels[r::replicas] for r in range(replicas)])
+    # Under several instances (python -m popdsl run --instances I) each feeds its own replicas.
+    x_parts = pd.distributed.shard(np.stack([x[r::replicas] for r in range(replicas)]))
+    label_parts = pd.distributed.shard(np.stack([labels[r::replicas] for r in range(replicas)]))
     curve = []
     with pd.Session(g, {"train": train_step}, device=dev) as s:
         for _ in range(steps):
             out = s.run("train", feeds={inp: x_parts, lab: label_parts})
-            curve.append(float(out[losses].reshape(replicas, -1)[0, 0]))
+            curve.append(float(out[losses].reshape(len(x_parts), -1)[0, 0]))
         final = {w.name.rsplit("/", 1)[-1]: s.read(w) for w in weights}
     return curve, final
 
 
 if __name__ == "__main__":
-    curve, _ = train()
+    curve, final = train()
     for step, value in enumerate(curve, 1):
-        print(f"step {step:2d}: loss {value:.4f}")
-    print("Program complete")
+        pd.distributed.print_once(f"step {step:2d}: loss {value:.4f}")
+    if len(sys.argv) > 1:  # a path: every replica's final weights, gathered from every instance
+        pd.distributed.save_once(sys.argv[1], **{name: pd.distributed.all_gather(w) for name, w in final.items()})
+    pd.distributed.print_once("Program complete")

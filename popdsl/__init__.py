@@ -55,6 +55,7 @@ def backend() -> str:
 
 
 from popdsl import random  # noqa: E402,F401  (pd.random.get_hw_seeds, set_hw_seeds)
+from popdsl import distributed  # noqa: E402,F401  (pd.distributed: instances, host collectives)
 from popdsl.callbacks import HostCallbackError, host_callback  # noqa: E402
 from popdsl.debug import BuildError, name_scope  # noqa: E402
 from popdsl.device import ipu_model  # noqa: E402

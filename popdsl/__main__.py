@@ -1,5 +1,6 @@
 """Command line: `python -m popdsl profile script.py [--out DIR] [-- script args]`,
-`python -m popdsl info`, `python -m popdsl sdk --prefix|--enable`, `python -m popdsl docs
+`python -m popdsl run --instances I [--replicas N] [--hosts h1,h2] script.py [args]`, `python -m popdsl
+info`, `python -m popdsl sdk --prefix|--enable`, `python -m popdsl docs
 [--out DIR]` and `python -m popdsl stubs [--out DIR]`."""
 import argparse
 import json
@@ -37,6 +38,38 @@ def profile(script: str, out: str, script_args: list) -> int:
             print(f.read())
         print("files:", ", ".join(sorted(os.listdir(directory))))
     return 0
+
+
+def launch(instances: int, replicas, hosts, script: str, script_args: list) -> int:
+    """poprun's role: runs `script` as `instances` processes over mpiexec (the one next to this
+    Python first: the mpich wheel's), each line of output tagged with its instance. Each
+    instance runs under ``python -m mpi4py``, so one that raises or exits non-zero aborts the
+    whole run (MPI_Abort) instead of leaving the others waiting."""
+    import shutil
+
+    mpiexec = os.path.join(os.path.dirname(sys.executable), "mpiexec")
+    if not os.path.exists(mpiexec):
+        mpiexec = shutil.which("mpiexec")
+    if mpiexec is None:
+        print("popdsl run: no mpiexec found; install MPI with pip install 'popdsl[test]' (mpich, mpi4py) "
+              "or use the system's MPI", file=sys.stderr)
+        return 2
+    if instances < 1:
+        print(f"popdsl run: --instances must be at least 1, got {instances}", file=sys.stderr)
+        return 2
+    env = dict(os.environ)
+    if replicas is not None:
+        if replicas % instances:
+            print(f"popdsl run: {replicas} replicas cannot be shared equally by {instances} instances",
+                  file=sys.stderr)
+            return 2
+        env["POPDIST_NUM_TOTAL_REPLICAS"] = str(replicas)
+    command = [mpiexec, "-n", str(instances), "-prepend-pattern", "[instance %r] "]
+    if hosts:
+        command += ["-hosts", hosts]
+    command += [sys.executable, "-u", "-m", "mpi4py", script, *script_args]
+    import subprocess
+    return subprocess.call(command, env=env)
 
 
 def info() -> int:
@@ -152,6 +185,12 @@ def main(argv=None) -> int:
     p.add_argument("--out", default=None, help="report directory (default: profile-<script name>)")
     p.add_argument("script_args", nargs="*", help="arguments for the script (after --)")
     commands.add_parser("info", help="print the backend, the targets and the versions")
+    p = commands.add_parser("run", help="run a script as several instances over MPI (poprun's role)")
+    p.add_argument("--instances", type=int, required=True, help="how many processes")
+    p.add_argument("--replicas", type=int, help="the global replica count (pd.distributed.replicas())")
+    p.add_argument("--hosts", help="comma-separated host names (MPICH's -hosts)")
+    p.add_argument("script")
+    p.add_argument("script_args", nargs=argparse.REMAINDER)
     p = commands.add_parser("sdk", help="the SDK-shaped prefix for C++ programs and CMake projects")
     shown = p.add_mutually_exclusive_group(required=True)
     shown.add_argument("--prefix", action="store_true", help="print the prefix")
@@ -164,6 +203,8 @@ def main(argv=None) -> int:
     args, unknown = parser.parse_known_args(argv)
     if args.command != "profile" and unknown:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    if args.command == "run":
+        return launch(args.instances, args.replicas, args.hosts, args.script, args.script_args)
     if args.command == "info":
         return info()
     if args.command == "docs":

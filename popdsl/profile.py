@@ -14,7 +14,7 @@ import os
 import re
 from typing import List, Union
 
-from popdsl import _core, _plots
+from popdsl import _core, _plots, distributed
 from popdsl._core import poplar
 
 # A source location in a debug name: the file as popdsl.debug shows it ("popdsl/nn/lstm/fwd.py",
@@ -285,7 +285,8 @@ report_directories = []  # where auto_report wrote, in order (the CLI lists them
 def auto_report(engine: poplar.Engine) -> List[str]:
     """Writes the report files when the engine's options (POPLAR_ENGINE_OPTIONS included)
     ask for them: into autoReport.directory (default "."), the first engine of a process
-    directly, later ones into sub-directories session2, session3, ...; returns the paths.
+    directly, later ones into sub-directories session2, session3, ...; under several
+    instances (pd.distributed) inside instance<k>/; returns the paths.
     The engine writes profile_summary.txt and profile.json (and so does not write them
     again when destroyed, as C++ programs' engines do); this adds the plots.
     On the sdk backend the SDK's engine writes its own report files (profile.pop) from
@@ -296,6 +297,8 @@ def auto_report(engine: poplar.Engine) -> List[str]:
     if not any(options.get(k) == _TRUE for k in _REPORT_SWITCHES):
         return []
     directory = options.get("autoReport.directory", ".")
+    if distributed.num_instances() > 1:  # each instance profiles its own replicas
+        directory = os.path.join(directory, f"instance{distributed.instance_index()}")
     if report_directories:
         directory = os.path.join(directory, f"session{len(report_directories) + 1}")
     report_directories.append(directory)

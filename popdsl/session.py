@@ -48,7 +48,7 @@ from popdsl.graph import Graph
 from popdsl.instrument import Counter
 from popdsl.profile import Profile, auto_report
 from popdsl.remote import RemoteBuffer
-from popdsl import progress
+from popdsl import distributed, progress
 from popdsl.progress import RunProgress, engine_progress
 from popdsl import loop_pitfall, remote, saved_session
 from popdsl.session_io import (Feed, SessionError, StreamInfo, TensorInfo, collector, device_values, file_path,
@@ -111,18 +111,21 @@ class Session:
         streams = [StreamInfo(s.handle, s.shape, numpy_dtype(s.dtype), s.to_device, s.broadcast)
                    for s in graph.streams]
         self._stream_objects = {s.handle: s for s in graph.streams}
-        executable = compile_or_load(graph.top, [p.build() for p in programs.values()],
-                                     expect_options(options, "Session"),
-                                      cache_dir if cache_dir is not None else os.environ.get("POPDSL_CACHE_DIR"),
-                                      list(programs))
+        built = [p.build() for p in programs.values()]
+        executable = distributed.compile_once(lambda: compile_or_load(
+            graph.top, built, expect_options(options, "Session"),
+            cache_dir if cache_dir is not None else os.environ.get("POPDSL_CACHE_DIR"), list(programs)))
         self._setup(executable, list(programs), tensors, streams, graph.host_callbacks,
                     device or poplar.Device.createSimulatorDevice(graph.device_target), seed, name, graph.replicas)
 
     def _setup(self, executable, program_names, tensors, streams, callbacks, device, seed, name, replicas):
         self._lock = threading.RLock()
         # A replicated graph's tensors are read and written as [replicas, *shape], its
-        # streams fed and collected per replica (a leading replica axis).
+        # streams fed and collected per replica (a leading replica axis): this instance's
+        # replicas, replica_range of the graph's `replicas` (pd.distributed).
         self.replicas = replicas
+        self.replica_range = distributed.replica_range(replicas)
+        self._local = len(self.replica_range)
         self.executable = executable
         self.program_names = program_names
         self.device = device
@@ -132,13 +135,14 @@ class Session:
         self._streams = {s.handle: s for s in streams}
         self._callbacks = dict(callbacks)
         start = time.perf_counter()
-        self.engine = poplar.Engine(executable, {}, engine_progress(f"building the engine for {self.name!r}"))
+        self.engine = poplar.Engine(executable, distributed.engine_options(replicas),
+                                    engine_progress(f"building the engine for {self.name!r}"))
         log.info("engine for %r ready in %.3f s", self.name, time.perf_counter() - start)
         for handle, callback in self._callbacks.items():
             # The arguments' types and sizes too: the sdk backend cannot read them from the executable.
             arguments = tuple([(as_type(dtype), int(np.prod(shape))) for shape, dtype in specs]
                               for specs in (callback.inputs, callback.outputs))
-            for replica in range(replicas):
+            for replica in range(self._local):
                 self.engine.connectHostFunction(handle, replica, callback, arguments)
         if seed is not None:
             self.seed = seed
@@ -351,7 +355,7 @@ class Session:
         if t.raw.containsConstant():
             raise SessionError(f"Session.write: {t!r} holds elements of a constant, which cannot be written")
         array = self._host_values(values, repr(t), t.shape, numpy_dtype(t.dtype))
-        written = self._layout.write_view(t, array.reshape(self.replicas, -1),
+        written = self._layout.write_view(t, array.reshape(self._local, -1),
                                           lambda handle: self._read(self._tensors[handle]))
         for handle, whole in written.items():
             info = self._tensors[handle]
@@ -362,14 +366,14 @@ class Session:
         """Writes `values` (broadcast to the buffer's row shape) to row `row` of remote buffer
         `buffer`, on every replica or on `replica`."""
         self._check_attached("write_remote")
-        remote.write_rows(self.engine, buffer, row, values, replica, self.replicas)
+        remote.write_rows(self.engine, buffer, row, values, replica, self._local)
 
     @_one_at_a_time
     def read_remote(self, buffer: RemoteBuffer, row: int, replica: Optional[int] = None) -> np.ndarray:
         """Row `row` of remote buffer `buffer`: ``[replicas, *shape]`` in a replicated graph
         unless `replica` picks one."""
         self._check_attached("read_remote")
-        return remote.read_rows(self.engine, buffer, row, replica, self.replicas)
+        return remote.read_rows(self.engine, buffer, row, replica, self._local)
 
     @_one_at_a_time
     def read(self, t: Union[Tensor, str]) -> np.ndarray:
@@ -397,7 +401,7 @@ class Session:
 
     def _host_shape(self, shape: tuple) -> tuple:
         """[replicas, *shape] for a replicated graph's tensor, else its shape."""
-        return ((self.replicas,) if self.replicas > 1 else ()) + tuple(shape)
+        return ((self._local,) if self.replicas > 1 else ()) + tuple(shape)
 
     def _read(self, info: TensorInfo) -> np.ndarray:
         out = np.empty(self._host_shape(info.shape), info.dtype)
@@ -409,7 +413,7 @@ class Session:
         def values_of(handle):
             return self._read(self._tensors[handle]) if self.attached else self._host_data[handle]
 
-        flat = self._layout.read_view(t, self.replicas, values_of,
+        flat = self._layout.read_view(t, self._local, values_of,
                                       lambda handle: self.attached or handle in self._host_data,
                                       lambda: self._check_attached("read"))
         return flat.reshape(self._host_shape(t.shape))
@@ -467,7 +471,7 @@ class Session:
         if unknown:
             raise SessionError(f"feeds given for unknown streams: {unknown}")
         replicated = self.replicas > 1
-        outputs = {h: [[] for _ in range(self.replicas)] for h, s in self._streams.items() if not s.to_device}
+        outputs = {h: [[] for _ in range(self._local)] for h, s in self._streams.items() if not s.to_device}
         inputs = []
         for handle, stream in self._streams.items():
             # The buffer's description too: the sdk backend cannot read it from the executable.
@@ -476,11 +480,11 @@ class Session:
                 inputs.append(Feed(stream, feeds.get(handle)))
                 self.engine.connectStreamToCallback(handle, inputs[-1], described)
             elif stream.to_device:
-                for replica, feed in enumerate(per_replica(stream, feeds.get(handle), self.replicas)):
+                for replica, feed in enumerate(per_replica(stream, feeds.get(handle), self._local)):
                     inputs.append(Feed(stream, feed, f" of replica {replica}"))
                     self.engine.connectStreamToCallback(handle, replica, inputs[-1], described)
             else:
-                for replica in range(self.replicas):
+                for replica in range(self._local):
                     self.engine.connectStreamToCallback(handle, replica, collector(stream, outputs[handle][replica]),
                                                         described)
         start = time.perf_counter()

@@ -6,7 +6,7 @@ import collections.abc
 import popdsl._core.poplar
 import popdsl._core.program
 import typing
-__all__: list[str] = ['CollectiveOperator', 'CommGroup', 'CommGroupType', 'allGatherCrossReplica', 'allReduceCrossReplica', 'allReduceInPlaceCrossReplica', 'allReduceToDestinationCrossReplica', 'broadcastCrossReplica', 'reduceScatterCrossReplica']
+__all__: list[str] = ['CollectiveOperator', 'CommGroup', 'CommGroupType', 'allGatherCrossReplica', 'allReduceCrossReplica', 'allReduceInPlaceCrossReplica', 'allReduceToDestinationCrossReplica', 'allToAllCrossReplica', 'broadcastCrossReplica', 'reduceScatterCrossReplica']
 class CollectiveOperator:
     """
     Members:
@@ -147,6 +147,12 @@ def allReduceInPlaceCrossReplica(graph: popdsl._core.poplar.Graph, data: popdsl.
 def allReduceInPlaceCrossReplica(graph: popdsl._core.poplar.Graph, data: popdsl._core.poplar.Tensor, op: CollectiveOperator, prog: popdsl._core.program.Sequence, debugContext: str | None = '', options: dict[str, str | int | float | bool] | None = {}) -> None:
     ...
 def allReduceToDestinationCrossReplica(graph: popdsl._core.poplar.Graph, data: popdsl._core.poplar.Tensor, destination: popdsl._core.poplar.Tensor, op: CollectiveOperator, prog: popdsl._core.program.Sequence, group: CommGroup, debugContext: str | None = '', options: dict[str, str | int | float | bool] | None = {}) -> None:
+    ...
+@typing.overload
+def allToAllCrossReplica(graph: popdsl._core.poplar.Graph, data: popdsl._core.poplar.Tensor, prog: popdsl._core.program.Sequence, group: CommGroup, debugContext: str | None = '', options: dict[str, str | int | float | bool] | None = {}) -> popdsl._core.poplar.Tensor:
+    ...
+@typing.overload
+def allToAllCrossReplica(graph: popdsl._core.poplar.Graph, data: popdsl._core.poplar.Tensor, prog: popdsl._core.program.Sequence, debugContext: str | None = '', options: dict[str, str | int | float | bool] | None = {}) -> popdsl._core.poplar.Tensor:
     ...
 def broadcastCrossReplica(graph: popdsl._core.poplar.Graph, data: popdsl._core.poplar.Tensor, prog: popdsl._core.program.Sequence, group: CommGroup = ..., rootReplica: typing.SupportsInt | typing.SupportsIndex = 0, debugContext: str | None = '', options: dict[str, str | int | float | bool] | None = {}) -> popdsl._core.poplar.Tensor:
     ...

@@ -1713,6 +1713,24 @@ class Engine:
         """
         Writes a C-contiguous numpy array (raw bytes) to a host-write handle
         """
+class _ThreadInstances:
+    """
+    Emulator: instances as threads of one process (popdsl.distributed.run_in_threads)
+    """
+    def __init__(self, instances: typing.SupportsInt | typing.SupportsIndex, timeoutSeconds: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    def abort(self, why: str) -> None:
+        ...
+    def allGather(self, index: typing.SupportsInt | typing.SupportsIndex, mine: bytes) -> list:
+        ...
+    def release(self) -> None:
+        """
+        Engines made on this thread from now on are no instance
+        """
+    def use(self, index: typing.SupportsInt | typing.SupportsIndex) -> None:
+        """
+        Engines made on this thread from now on are instance `index`
+        """
 class FloatingPointBehaviour:
     div0: bool
     esr: bool
@@ -1728,6 +1746,10 @@ def _executableInterface(arg0: Executable) -> typing.Any:
 def _executableSections(arg0: Executable) -> dict:
     """
     Emulator: the canonical serialized sections (target, graph, programs, options), for cache keys
+    """
+def _setProcessInstanceExchange(instances: typing.SupportsInt | typing.SupportsIndex, index: typing.SupportsInt | typing.SupportsIndex, allGather: typing.Any) -> None:
+    """
+    Emulator: the all-gather (bytes -> list of every instance's bytes) that engines running a slice of the replicas (target.firstRuntimeReplica/numberRuntimeReplica) send their collectives through; None: none
     """
 def append(first: Tensor, second: Tensor, dimension: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:
     ...

@@ -83,5 +83,14 @@ poplar::Tensor broadcastCrossReplica(poplar::Graph &graph, const poplar::Tensor 
                                      poplar::program::Sequence &prog, const CommGroup &group = CommGroup(),
                                      unsigned rootReplica = 0, const poplar::DebugContext &debugContext = {},
                                      const poplar::OptionFlags &options = {});
+// [group size, ...] -> [group size, ...]: the group's replica of rank j gets row j of
+// every member's data, the row from the replica of rank i at position i.
+poplar::Tensor allToAllCrossReplica(poplar::Graph &graph, const poplar::Tensor &data,
+                                    poplar::program::Sequence &prog, const CommGroup &group,
+                                    const poplar::DebugContext &debugContext = {},
+                                    const poplar::OptionFlags &options = {});
+poplar::Tensor allToAllCrossReplica(poplar::Graph &graph, const poplar::Tensor &data,
+                                    poplar::program::Sequence &prog, const poplar::DebugContext &debugContext = {},
+                                    const poplar::OptionFlags &options = {});
 
 } // namespace gcl

@@ -172,4 +172,22 @@ Tensor broadcastCrossReplica(Graph &graph, const Tensor &data, Sequence &prog, c
   return out;
 }
 
+Tensor allToAllCrossReplica(Graph &graph, const Tensor &data, Sequence &prog, const CommGroup &group,
+                            const poplar::DebugContext &debugContext, const poplar::OptionFlags &) {
+  const CrossReplicaSpec spec =
+      specFor("allToAllCrossReplica", graph, data, Collective::AllToAll, CollectiveOperator::LOCAL, group);
+  const unsigned size = spec.sizeOfGroup(graph.getReplicationFactor());
+  if (data.rank() == 0 || data.dim(0) != size)
+    throw poplibs_error("allToAllCrossReplica: the first dimension of " + describe(data) +
+                        " must be the group's size, " + std::to_string(size) + " (one row for each replica)");
+  Tensor out = graph.clone(data, {debugContext, "allToAll"});
+  addCollective(prog, spec, data, out, debugContext, "allToAll");
+  return out;
+}
+
+Tensor allToAllCrossReplica(Graph &graph, const Tensor &data, Sequence &prog,
+                            const poplar::DebugContext &debugContext, const poplar::OptionFlags &options) {
+  return allToAllCrossReplica(graph, data, prog, CommGroup(), debugContext, options);
+}
+
 } // namespace gcl

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "Instances.hpp"
 #include "TypeInfo.hpp"
 
 namespace poplar::detail {
@@ -24,7 +25,7 @@ CrossReplicaSpec CrossReplicaSpec::decode(const std::vector<std::int32_t> &v) {
   const bool copy = v.size() >= 5 && v[0] == static_cast<std::int32_t>(Collective::Copy);
   if (v.size() < 5 || (!copy && v.size() != 5) || (v.size() - 5) % 2 != 0 ||
       std::any_of(v.begin(), v.end(), [](std::int32_t x) { return x < 0; }) ||
-      v[0] > static_cast<std::int32_t>(Collective::Copy) || v[1] > static_cast<std::int32_t>(ReplicaReduction::Local) ||
+      v[0] > static_cast<std::int32_t>(Collective::AllToAll) || v[1] > static_cast<std::int32_t>(ReplicaReduction::Local) ||
       v[2] > static_cast<std::int32_t>(ReplicaGroupType::Orthogonal))
     throw graph_program_compilation_error("A cross-replica program has an invalid description");
   CrossReplicaSpec s;
@@ -77,6 +78,7 @@ std::uint64_t CrossReplicaSpec::linkBytes(std::uint64_t bytes, unsigned replicas
   case Collective::AllReduce: return 2 * bytes * (k - 1) / k;
   case Collective::ReduceScatter: return bytes * (k - 1) / k;
   case Collective::AllGather: return bytes * (k - 1); // each replica's input goes to k-1 others
+  case Collective::AllToAll: return bytes * (k - 1) / k; // each replica keeps one of its k rows
   case Collective::Broadcast: return bytes;
   case Collective::Copy: break;
   }
@@ -120,57 +122,76 @@ std::vector<long double> reduceGroup(const CrossReplicaSpec &spec, const std::ve
 
 } // namespace
 
-void CollectiveStep::runAcross(const std::vector<CrossReplicaStep *> &replicas) {
-  if (spec.collective == Collective::Copy) {
-    // Bytes as they are (no arithmetic), every source read before any destination is written.
-    std::vector<std::vector<std::uint8_t>> sent;
-    for (const auto &copy : spec.copies) {
-      const Access &in = static_cast<CollectiveStep *>(replicas[copy.first])->src;
-      sent.emplace_back(in.numElements * in.elemSize);
-      in.gather(sent.back().data());
-    }
-    for (std::size_t k = 0; k < spec.copies.size(); ++k)
-      static_cast<CollectiveStep *>(replicas[spec.copies[k].second])->dst.scatter(sent[k].data());
+std::string CollectiveStep::describe() const {
+  static const char *const names[] = {"all-reduce", "reduce-scatter", "all-gather", "broadcast", "cross-replica copy", "all-to-all"};
+  std::string codes;
+  for (std::int32_t v : spec.encode()) codes += (codes.empty() ? "" : ",") + std::to_string(v);
+  return std::string(names[static_cast<unsigned>(spec.collective)]) + " '" + name + "' of " +
+         std::to_string(src.numElements) + " x " + src.type.toString().str() + " into " +
+         std::to_string(dst.numElements) + " (spec " + codes + ")";
+}
+
+namespace {
+std::string gathered(const Access &a) {
+  std::string bytes(a.numElements * a.elemSize, '\0');
+  a.gather(bytes.data());
+  return bytes;
+}
+} // namespace
+
+void CollectiveStep::runAcross(const std::vector<CrossReplicaStep *> &local, const ReplicaSlice &slice,
+                               const std::string &where) {
+  const auto self = [&](unsigned replica) { return static_cast<CollectiveStep *>(local[replica - slice.first]); };
+  const auto isLocal = [&](unsigned replica) { return replica >= slice.first && replica < slice.first + slice.count; };
+  // Every source is read before any destination is written (src and dst may be one tensor).
+  std::vector<std::string> inputs;
+  for (CrossReplicaStep *r : local) inputs.push_back(gathered(static_cast<CollectiveStep *>(r)->src));
+  const std::vector<std::string> all =
+      slice.whole() ? std::move(inputs) : exchangeStep(slice, where + ": " + describe(), inputs);
+  if (spec.collective == Collective::Copy) { // bytes as they are, no arithmetic
+    for (const auto &[from, to] : spec.copies)
+      if (isLocal(to)) self(to)->dst.scatter(all[from].data());
     return;
   }
-  const auto replicaCount = static_cast<unsigned>(replicas.size());
+  const unsigned replicaCount = slice.total;
   std::vector<std::vector<long double>> values(replicaCount);
-  std::vector<std::uint8_t> bytes;
   for (unsigned r = 0; r < replicaCount; ++r) {
-    const Access &in = static_cast<CollectiveStep *>(replicas[r])->src;
-    bytes.resize(in.numElements * in.elemSize);
-    in.gather(bytes.data());
-    values[r].resize(in.numElements);
-    for (std::size_t i = 0; i < in.numElements; ++i) values[r][i] = loadElement(in.type, bytes.data() + i * in.elemSize);
+    const auto *bytes = reinterpret_cast<const std::uint8_t *>(all[r].data());
+    values[r].resize(src.numElements);
+    for (std::size_t i = 0; i < src.numElements; ++i) values[r][i] = loadElement(src.type, bytes + i * src.elemSize);
   }
-  std::vector<std::vector<long double>> results(replicaCount);
-  for (unsigned r = 0; r < replicaCount; ++r) {
+  std::vector<std::uint8_t> bytes;
+  for (unsigned r = slice.first; r < slice.first + slice.count; ++r) {
     const std::vector<unsigned> members = spec.group(r, replicaCount);
     unsigned rank = 0;
     while (members[rank] != r) ++rank;
-    std::vector<long double> &out = results[r];
+    std::vector<long double> out;
     switch (spec.collective) {
     case Collective::AllReduce: out = reduceGroup(spec, members, r, values); break;
     case Collective::ReduceScatter: {
       // Replica of rank k gets elements [k*c, (k+1)*c) of the reduction, zero past its end.
-      const std::vector<long double> all = reduceGroup(spec, members, r, values);
+      const std::vector<long double> reduced = reduceGroup(spec, members, r, values);
       const std::size_t chunk = dst.numElements;
       out.assign(chunk, 0);
-      for (std::size_t i = 0; i < chunk && rank * chunk + i < all.size(); ++i) out[i] = all[rank * chunk + i];
+      for (std::size_t i = 0; i < chunk && rank * chunk + i < reduced.size(); ++i) out[i] = reduced[rank * chunk + i];
       break;
     }
     case Collective::AllGather:
       for (unsigned m : members) out.insert(out.end(), values[m].begin(), values[m].end());
       break;
     case Collective::Broadcast: out = values[members[spec.root]]; break;
+    case Collective::AllToAll: {
+      const std::size_t row = src.numElements / members.size();
+      for (unsigned m : members)
+        out.insert(out.end(), values[m].begin() + rank * row, values[m].begin() + (rank + 1) * row);
+      break;
+    }
     case Collective::Copy: break; // handled above
     }
-  }
-  for (unsigned r = 0; r < replicaCount; ++r) {
-    const Access &out = static_cast<CollectiveStep *>(replicas[r])->dst;
-    bytes.assign(out.numElements * out.elemSize, 0);
-    for (std::size_t i = 0; i < out.numElements; ++i) storeElement(out.type, bytes.data() + i * out.elemSize, results[r][i]);
-    out.scatter(bytes.data());
+    const Access &dstOf = self(r)->dst;
+    bytes.assign(dstOf.numElements * dstOf.elemSize, 0);
+    for (std::size_t i = 0; i < dstOf.numElements; ++i) storeElement(dstOf.type, bytes.data() + i * dstOf.elemSize, out[i]);
+    dstOf.scatter(bytes.data());
   }
 }
 

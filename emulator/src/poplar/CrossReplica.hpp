@@ -11,8 +11,9 @@
 
 namespace poplar::detail {
 
-// Copy: program::CrossReplicaCopy's sends from one replica to another.
-enum class Collective : unsigned { AllReduce, ReduceScatter, AllGather, Broadcast, Copy };
+// Copy: program::CrossReplicaCopy's sends from one replica to another. AllToAll: the
+// group's replica of rank j gets row j of every member's data, in rank order.
+enum class Collective : unsigned { AllReduce, ReduceScatter, AllGather, Broadcast, Copy, AllToAll };
 
 // The reductions, numbered as gcl::CollectiveOperator.
 enum class ReplicaReduction : unsigned { Add, Mean, Mul, Min, Max, LogicalAnd, LogicalOr, SquareAdd, Local };
@@ -48,11 +49,16 @@ struct CrossReplicaSpec {
 
 // Reads src on every replica of a group and writes each replica's dst; results are
 // computed in long double in rank order (the same on every run) before any dst is
-// written, so src and dst may be the same tensor.
+// written, so src and dst may be the same tensor. An engine that runs a slice of the
+// replicas gets the others' src from the other instances and writes its own replicas'
+// dst, with the bits one engine running every replica would write.
 struct CollectiveStep : CrossReplicaStep {
   CrossReplicaSpec spec;
   Access src, dst;
-  void runAcross(const std::vector<CrossReplicaStep *> &replicas) override;
+  void runAcross(const std::vector<CrossReplicaStep *> &local, const ReplicaSlice &slice,
+                 const std::string &where) override;
+  // What every instance must agree on: the collective, its description and its operands.
+  std::string describe() const;
 };
 
 } // namespace poplar::detail

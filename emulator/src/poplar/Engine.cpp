@@ -15,6 +15,7 @@
 #include "CrossReplica.hpp"
 #include "EngineState.hpp"
 #include "ExecutableState.hpp"
+#include "Instances.hpp"
 #include "ProgramNode.hpp"
 #include "ProgramWalk.hpp"
 #include "TensorImpl.hpp"
@@ -697,6 +698,13 @@ void EngineState::estimateCycles() {
   estimated = true;
 }
 
+std::string EngineState::replicasText() const {
+  if (slice.whole()) return "the graph has " + std::to_string(slice.total) + " replica(s)";
+  return "this instance runs replicas " + std::to_string(slice.first) + " to " +
+         std::to_string(slice.first + slice.count - 1) + " of " + std::to_string(slice.total) + " as 0 to " +
+         std::to_string(slice.count - 1);
+}
+
 void EngineState::resetMemory() {
   const auto &vars = graph->vars->vars;
   for (std::size_t i = 0; i < memory.size(); ++i) {
@@ -819,8 +827,9 @@ EngineState::Pause EngineState::execute() {
 
 namespace {
 // Runs every replica up to its next cross-replica step (replica after replica: they
-// share nothing else), runs that step across them, and so on until all halt.
-void runInLockstep(EngineState &s) {
+// share nothing else), runs that step across them, and so on until all halt. An engine
+// running a slice of the replicas also checks at the end that every instance ended.
+void runInLockstep(EngineState &s, unsigned prog) {
   using Pause = EngineState::Pause;
   for (;;) {
     std::vector<EngineState *> replicas;
@@ -834,7 +843,11 @@ void runInLockstep(EngineState &s) {
       if (p == Pause::Stopped) return;
       allHalted = allHalted && p == Pause::Halted;
     }
-    if (allHalted) return;
+    const std::string program = "program " + std::to_string(prog);
+    if (allHalted) {
+      if (!s.slice.whole()) exchangeStep(s.slice, "the end of " + program, std::vector<std::string>(s.slice.count));
+      return;
+    }
     const auto stepAt = [](const EngineState &r) { return r.code[r.pc].arg; };
     std::vector<CrossReplicaStep *> peers;
     for (std::size_t i = 0; i < replicas.size(); ++i) {
@@ -844,8 +857,9 @@ void runInLockstep(EngineState &s) {
           return pauses[k] == Pause::Halted ? std::string("the end of the program")
                                             : "cross-replica step '" + replicas[k]->steps[stepAt(*replicas[k])]->name + "'";
         };
-        throw poplar_error("Engine::run: the replicas took different paths: replica 0 reached " + where(0) +
-                           " but replica " + std::to_string(i) + " reached " + where(i) +
+        throw poplar_error("Engine::run: the replicas took different paths: replica " + std::to_string(s.replica) +
+                           " reached " + where(0) + " but replica " + std::to_string(replicas[i]->replica) +
+                           " reached " + where(i) +
                            " (collectives must run on every replica)");
       }
       peers.push_back(static_cast<CrossReplicaStep *>(replicas[i]->steps[stepAt(*replicas[i])].get()));
@@ -856,12 +870,13 @@ void runInLockstep(EngineState &s) {
       r->clock += step.cycles;
       ++r->pc;
     }
+    const std::string where = "step " + std::to_string(stepAt(s)) + " of " + program;
     if (s.timeSteps && s.profiling) {
       const auto t0 = std::chrono::steady_clock::now();
-      peers[0]->runAcross(peers);
+      peers[0]->runAcross(peers, s.slice, where);
       peers[0]->seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     } else {
-      peers[0]->runAcross(peers);
+      peers[0]->runAcross(peers, s.slice, where);
     }
   }
 }
@@ -873,16 +888,17 @@ using detail::EngineState;
 
 namespace detail {
 namespace {
-// The plan of `exe`'s programs and the engine's memory and handles.
-std::unique_ptr<EngineState> buildReplica(const Executable &exe, const OptionFlags &opt, ProgressFunc progress,
-                                          unsigned replica) {
+// The plan of `exe`'s programs and the memory and handles of replica `replica` (global
+// index) of `slice`; `options` are the compiled and the engine's, merged.
+std::unique_ptr<EngineState> buildReplica(const Executable &exe, const OptionFlags &options, ProgressFunc progress,
+                                          unsigned replica, const ReplicaSlice &slice) {
   auto state = std::make_unique<EngineState>();
   EngineState &s = *state;
   const detail::ExecutableState &compiled = detail::executableState(exe);
   s.graph = compiled.graph;
   s.replica = replica;
-  s.options = compiled.options;
-  for (const auto &kv : detail::validatedOptions(opt)) s.options.set(kv.first, kv.second);
+  s.slice = slice;
+  s.options = options;
   s.timeSteps = detail::flag(s.options, "debug.instrument", false) ||
                 detail::flag(s.options, "autoReport.all", false);
   s.randomSeed = detail::seedOption(s.options);
@@ -899,14 +915,13 @@ std::unique_ptr<EngineState> buildReplica(const Executable &exe, const OptionFla
       throw graph_memory_allocation_error("Cannot allocate host memory for variable '" + v.name + "'");
     }
   }
-  const unsigned replicas = s.graph->replicationFactor;
   for (const auto &kv : s.graph->streams) {
     StreamState &st = s.streams[kv.first];
     st.stream = kv.second;
     const bool perReplica = isDeviceToHost(kv.second.type()) ||
                             kv.second.replicatedMode() == ReplicatedStreamMode::REPLICATE;
-    st.slot = perReplica ? replica : 0;
-    st.slots = perReplica ? replicas : 1;
+    st.slot = perReplica ? replica - slice.first : 0; // host buffers hold the engine's replicas
+    st.slots = perReplica ? slice.count : 1;
   }
   for (const auto &kv : s.graph->remoteBuffers)
     s.remoteMemory[kv.first].assign(
@@ -933,9 +948,13 @@ std::unique_ptr<EngineState> buildReplica(const Executable &exe, const OptionFla
 }
 
 std::unique_ptr<EngineState> buildEngine(const Executable &exe, const OptionFlags &opt, ProgressFunc progress) {
-  auto state = buildReplica(exe, opt, std::move(progress), 0);
-  for (unsigned r = 1; r < state->graph->replicationFactor; ++r)
-    state->otherReplicas.push_back(buildReplica(exe, opt, {}, r));
+  const detail::ExecutableState &compiled = detail::executableState(exe);
+  OptionFlags options = compiled.options;
+  for (const auto &kv : detail::validatedOptions(opt)) options.set(kv.first, kv.second);
+  const ReplicaSlice slice = replicaSlice(options, compiled.graph->replicationFactor);
+  auto state = buildReplica(exe, options, std::move(progress), slice.first, slice);
+  for (unsigned r = slice.first + 1; r < slice.first + slice.count; ++r)
+    state->otherReplicas.push_back(buildReplica(exe, options, {}, r, slice));
   return state;
 }
 } // namespace
@@ -996,10 +1015,12 @@ RuntimeOptions::RuntimeOptions(const OptionFlags &flags) : flags_(detail::valida
 void Engine::prepare(const Device &device, const RuntimeOptions &) { prepare(device); }
 
 void Engine::prepare(const Device &device) {
-  // A replicated graph's target is one replica's share of the device's IPUs.
+  // A replicated graph's target is one replica's share of the device's IPUs; an instance
+  // running a slice of the replicas may have a device of just the slice's IPUs.
   const Target &target = state_->graph->target, &deviceTarget = device.getTarget();
   const unsigned replicas = state_->graph->replicationFactor;
-  const bool fits = deviceTarget.getNumIPUs() == replicas * target.getNumIPUs() &&
+  const unsigned ipus = deviceTarget.getNumIPUs();
+  const bool fits = (ipus == replicas * target.getNumIPUs() || ipus == state_->slice.count * target.getNumIPUs()) &&
                     deviceTarget.createVirtualTarget(target.getNumIPUs(), deviceTarget.getTilesPerIPU()) == target;
   if (!fits)
     throw poplar_error("Engine::load: the device's target (" + deviceTarget.getTargetArchString().str() + ", " +
@@ -1047,7 +1068,7 @@ void Engine::run(unsigned prog, const std::string &) {
     r.pc = r.entries[prog];
     r.callStack.clear();
   });
-  detail::runInLockstep(s);
+  detail::runInLockstep(s, prog);
 }
 
 void Engine::run(unsigned prog, const std::string &debugName, const RuntimeOptions &) { run(prog, debugName); }
@@ -1095,7 +1116,8 @@ detail::Access &hostHandle(std::map<std::string, detail::Access> &handles, Strin
   return it->second;
 }
 
-// A replicated graph's host buffers hold every replica's tensor, replica after replica.
+// A replicated graph's host buffers hold every replica's tensor (the engine's replicas when
+// it runs a slice of them), replica after replica.
 void checkBufferSize(const detail::Access &a, unsigned replicas, std::size_t bytes, StringRef handle,
                      const char *what) {
   const std::size_t expected = replicas * a.numElements * a.elemSize;
@@ -1109,21 +1131,21 @@ void checkBufferSize(const detail::Access &a, unsigned replicas, std::size_t byt
 
 void Engine::writeTensor(StringRef handle, const void *buf, const void *bufEnd) {
   auto &a = hostHandle(state_->hostWrites, handle, "writeTensor", state_->loaded);
-  const unsigned replicas = state_->graph->replicationFactor;
+  const unsigned replicas = state_->slice.count;
   checkBufferSize(a, replicas, static_cast<std::size_t>(static_cast<const char *>(bufEnd) - static_cast<const char *>(buf)), handle, "writeTensor");
   const std::size_t bytes = a.numElements * a.elemSize;
   state_->forEachReplica([&](EngineState &r) {
-    r.hostWrites.at(handle.str()).scatter(static_cast<const char *>(buf) + r.replica * bytes);
+    r.hostWrites.at(handle.str()).scatter(static_cast<const char *>(buf) + (r.replica - r.slice.first) * bytes);
   });
 }
 
 void Engine::readTensor(StringRef handle, void *buf, void *bufEnd) {
   auto &a = hostHandle(state_->hostReads, handle, "readTensor", state_->loaded);
-  const unsigned replicas = state_->graph->replicationFactor;
+  const unsigned replicas = state_->slice.count;
   checkBufferSize(a, replicas, static_cast<std::size_t>(static_cast<char *>(bufEnd) - static_cast<char *>(buf)), handle, "readTensor");
   const std::size_t bytes = a.numElements * a.elemSize;
   state_->forEachReplica([&](EngineState &r) {
-    r.hostReads.at(handle.str()).gather(static_cast<char *>(buf) + r.replica * bytes);
+    r.hostReads.at(handle.str()).gather(static_cast<char *>(buf) + (r.replica - r.slice.first) * bytes);
   });
 }
 
@@ -1155,13 +1177,10 @@ template <class F> void connectEveryReplica(EngineState &s, StringRef handle, co
   s.forEachReplica([&](EngineState &r) { connect(r.streams.at(handle.str())); });
 }
 
-// Replica `replicaIndex`'s state; stream_connection_error names the replicas there are.
+// Replica `replicaIndex`'s state (an index among the engine's replicas);
+// stream_connection_error names the replicas there are.
 EngineState &replicaState(EngineState &s, unsigned replicaIndex, const char *what) {
-  const unsigned replicas = s.graph->replicationFactor;
-  if (replicaIndex >= replicas)
-    throw stream_connection_error(std::string("Engine::") + what + ": replica " + std::to_string(replicaIndex) +
-                                  " does not exist (the graph has " + std::to_string(replicas) + " replica(s))");
-  return replicaIndex == 0 ? s : *s.otherReplicas[replicaIndex - 1];
+  return s.localReplica<stream_connection_error>(replicaIndex, std::string("Engine::") + what);
 }
 } // namespace
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <poplar/HostFunctionCallback.hpp>
+#include <poplar/InstanceExchange.hpp>
 #include <poplar/OptionFlags.hpp>
 #include <poplar/StreamCallback.hpp>
 
@@ -48,11 +49,22 @@ struct Step {
   bool crossReplica = false;
 };
 
-// A collective: `replicas[r]` is replica r's instance of this step (its own operands).
+// Which of the graph's replicas an engine runs: [first, first + count) of total (engine
+// options target.firstRuntimeReplica and target.numberRuntimeReplica; all by default).
+// When they are a slice, `exchange` reaches the instances that run the others.
+struct ReplicaSlice {
+  unsigned first = 0, count = 1, total = 1;
+  std::shared_ptr<InstanceExchange> exchange;
+  bool whole() const { return count == total; }
+};
+
+// A collective: `local[k]` is replica slice.first + k's instance of this step (its own
+// operands); `where` names the step and program for errors between instances.
 struct CrossReplicaStep : Step {
   CrossReplicaStep() { crossReplica = true; }
   void run() override {}
-  virtual void runAcross(const std::vector<CrossReplicaStep *> &replicas) = 0;
+  virtual void runAcross(const std::vector<CrossReplicaStep *> &local, const ReplicaSlice &slice,
+                         const std::string &where) = 0;
 };
 
 // Data that a BROADCAST stream's callback gave replica 0, waiting for the other
@@ -106,10 +118,11 @@ struct SwitchTable {
 
 struct EngineState {
   std::shared_ptr<GraphState> graph;
-  // Replica `replica` of the graph's replicas. Replica 0's state is the Engine's and
-  // owns the others, which are built the same way (their own memory, steps and streams)
-  // and run in lockstep with it.
+  // Replica `replica` of the graph's replicas (its global index). The first replica of the
+  // engine's slice is the Engine's state and owns the others, which are built the same
+  // way (their own memory, steps and streams) and run in lockstep with it.
   unsigned replica = 0;
+  ReplicaSlice slice;
   std::vector<std::unique_ptr<EngineState>> otherReplicas;
   // Where this replica's run stands: execute() runs from pc until the program halts,
   // a stop, or a cross-replica step (left for the engine to run across replicas).
@@ -166,6 +179,15 @@ struct EngineState {
     f(*this);
     for (auto &r : otherReplicas) f(*r);
   }
+  // The engine's replica `local` (0 for its first); throws `Error` naming `what` and the
+  // replicas there are when it has no such replica.
+  template <class Error> EngineState &localReplica(unsigned local, const std::string &what) {
+    if (local >= slice.count)
+      throw Error(what + ": replica " + std::to_string(local) + " does not exist (" + replicasText() + ")");
+    return local == 0 ? *this : *otherReplicas[local - 1];
+  }
+  // "the graph has 4 replica(s)", or for a slice "this instance runs replicas 2 to 3 of 4 as 0 to 1".
+  std::string replicasText() const;
 };
 
 // The step of a RemoteToTensor or TensorToRemote program (RemoteBuffer.cpp).

@@ -77,11 +77,7 @@ std::vector<std::uint8_t> &remoteRows(EngineState &s, StringRef handle, std::uin
     throw poplar_error(std::string("Engine::") + what + ": row " + std::to_string(repeatIndex) +
                        " is outside remote buffer '" + handle.str() + "', which has " +
                        std::to_string(b.getRepeats()) + " row(s)");
-  const unsigned replicas = s.graph->replicationFactor;
-  if (replicationIndex >= replicas)
-    throw poplar_error(std::string("Engine::") + what + ": replica " + std::to_string(replicationIndex) +
-                       " does not exist (the graph has " + std::to_string(replicas) + " replica(s))");
-  EngineState &replica = replicationIndex == 0 ? s : *s.otherReplicas[replicationIndex - 1];
+  EngineState &replica = s.localReplica<poplar_error>(replicationIndex, std::string("Engine::") + what);
   rowBytes = b.numElements() * typeSize(b.elementType());
   return replica.remoteMemory.at(handle.str());
 }

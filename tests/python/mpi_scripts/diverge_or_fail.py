@@ -1,0 +1,20 @@
+"""Run by test_distributed.py under mpiexec: `fail` makes instance 1 raise before any
+collective; `diverge` makes the instances run different programs."""
+import sys
+
+import numpy as np
+
+import popdsl as pd
+
+mode = sys.argv[1]
+dev = pd.ipu_model(tiles=4, ipus=2)
+g = pd.Graph(dev, replicas=2)
+x = g.variable(pd.float32, (3,), name="x", init=np.ones(3, np.float32))
+with pd.Sequence() as reduce:
+    pd.all_reduce(x, op="sum")
+with pd.Sequence() as gather:
+    pd.all_gather(x)
+with pd.Session(g, {"reduce": reduce, "gather": gather}, device=dev) as s:
+    if mode == "fail" and pd.distributed.instance_index() == 1:
+        raise RuntimeError("instance 1 failed on purpose")
+    s.run("reduce" if mode == "fail" or pd.distributed.instance_index() == 0 else "gather")
