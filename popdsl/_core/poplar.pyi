@@ -1347,7 +1347,7 @@ class Graph:
         ...
     def addVertex(self, cs: ComputeSet, vertexType: str, connections: typing.Any | None = None) -> typing.Any:
         """
-        connections: {field: Tensor, list of Tensors, or a number (a constant edge)}
+        connections: {field: Tensor, list of Tensors, or a number (a plain field's initial value, an Input's constant edge)}
         """
     @typing.overload
     def clone(self, t: Tensor, debugContext: str | None = '', method: TensorCloneMethod = ...) -> Tensor:

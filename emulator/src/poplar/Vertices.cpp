@@ -282,7 +282,8 @@ VertexRef Graph::addVertex(ComputeSet cs, StringRef vertexType) {
 VertexRef Graph::addVertex(ComputeSet cs, StringRef vertexType, ArrayRef<ConnectionDesc> connections) {
   VertexRef v = addVertex(cs, vertexType);
   for (const ConnectionDesc &c : connections) {
-    if (c.isList) connect(v[c.field], ArrayRef<Tensor>(c.tensors));
+    if (c.isValue) connectValueFromHost(v[c.field], c.value, c.valueType);
+    else if (c.isList) connect(v[c.field], ArrayRef<Tensor>(c.tensors));
     else connect(v[c.field], c.tensors.front());
   }
   return v;
@@ -337,6 +338,24 @@ void Graph::connectConstantFromHost(FieldRef field, const void *value, HostType 
   detail::convertFromHost(r.field.elementType, value, hostType, 1, r.state.value);
   r.state.hasValue = true;
   r.state.edges.clear();
+}
+
+void Graph::connectValueFromHost(FieldRef field, const void *value, HostType hostType) {
+  const ResolvedField r = resolve(*state_, field, "addVertex");
+  const long double v = detail::hostValue(value, hostType, 0);
+  const detail::TypeKind kind = detail::typeInfo(r.field.elementType).kind;
+  const bool integral = kind == detail::TypeKind::Bool || kind == detail::TypeKind::Signed ||
+                        kind == detail::TypeKind::Unsigned;
+  // Integer fields take integers they can hold; float and half fields round any number.
+  if (integral && (v != std::floor(v) || v > maxElementValue(r.field.elementType) ||
+                   v < (kind == detail::TypeKind::Signed ? -maxElementValue(r.field.elementType) - 1 : 0))) {
+    std::ostringstream shown;
+    shown << static_cast<double>(v);
+    throw type_error(r.where + " has element type " + r.field.elementType.toString().str() + ", which cannot hold " +
+                     shown.str());
+  }
+  if (r.field.kind == FieldKind::State) setFieldInitialValueFromHost(field, value, hostType, 1, false);
+  else connectConstantFromHost(field, value, hostType);
 }
 
 void Graph::setFieldSize(FieldRef field, std::size_t size) {
