@@ -196,7 +196,8 @@ class Graph:
 
     def add_codelets(self, source_or_path: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]],
                      flags: str = "") -> bool:
-        """Compiles C++ codelets (source text with a line break, or a file path) for custom vertices."""
+        """Compiles C++ codelets (source text with a line break, or a file path) for custom vertices,
+        or loads a .gp object written by popc."""
         from popdsl.vertices import add_codelets  # vertices builds on graph: imported late
 
         return add_codelets(self, source_or_path, flags)
