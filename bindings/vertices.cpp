@@ -250,8 +250,9 @@ void bindVertices(py::module_ &m) {
            },
            py::arg("src"), py::arg_v("type", CodeletFileType::Auto, "CodeletFileType.Auto"), py::arg("compileFlags") = "",
            py::arg("targetName") = "",
-           "Compiles codelets: a file path (str or os.PathLike), a list of paths, or C++ source text "
-           "(a str containing a line break or a '{'); the arguments in the order of the SDK's "
+           "Compiles codelets: a file path (str or os.PathLike; a .gp object written by popc is loaded), "
+           "a list of paths, or C++ source text (a str containing a line break or a '{'); the arguments in "
+           "the order of the SDK's "
            "addCodelets(src, type, compileFlags, targetName)")
       .def("addCodelets",
            [](Graph &g, py::object src, const std::string &compileFlags, const std::string &targetName) {
