@@ -177,7 +177,7 @@ def test_python_loads_the_gp_raw_and_pythonic(project):
 
 def test_several_sources_targets_and_linked_objects(project):
     work, _ = project
-    popc = enabled_shell("popc --target=ipu1,ipu21 -O3 -I inc -DX=2 codelets.cpp negate.cpp -o both.gp && "
+    popc = enabled_shell("popc --target=ipu1,ipu21 -O3 -g -Wall -I inc -X -DX=2 codelets.cpp negate.cpp -o both.gp && "
                          "popc negate.cpp && popc -o linked.gp -target=ipu2 negate.gp", work)
     assert popc.returncode == 0, popc.stderr
     assert (work / "negate.gp").is_file()  # the default output: the input's name
@@ -196,9 +196,17 @@ def test_several_sources_targets_and_linked_objects(project):
 
     model = poplar.IPUModel("ipu21")
     model.tilesPerIPU = 4
-    graph21 = poplar.Graph(model.createDevice().getTarget())
+    device21 = model.createDevice()
+    graph21 = poplar.Graph(device21.getTarget())
     assert graph21.addCodelets(str(work / "both.gp"))
-    assert graph21.hasCodelet("Affine") and graph21.hasCodelet("Negate")
+    assert graph21.hasCodelet("Negate")
+    x = graph21.addConstant(poplar.FLOAT, [4], X.astype(np.float32), "x")
+    y = graph21.addVariable(poplar.FLOAT, [4], "y")
+    for t in (x, y):
+        graph21.setTileMapping(t, 2)
+    cs = graph21.addComputeSet("affine")
+    graph21.setTileMapping(graph21.addVertex(cs, "Affine", {"in": x, "out": y, "bias": 0}), 2)
+    np.testing.assert_allclose(run_raw(device21, graph21, cs, y), X * 3 + 2)  # X=2 through -X
 
 
 def test_popc_help_version_targets_and_the_python_entry_point(project):
