@@ -7,6 +7,7 @@
 
 #include <pybind11/stl.h>
 
+#include <optional>
 #include <sstream>
 
 #include "backend.hpp"
@@ -21,29 +22,63 @@ using poplar::Graph;
 using poplar::Tensor;
 using poplar::VertexRef;
 
-// A Python value connected to a field: a Tensor, a list of Tensors, or a number (a constant edge).
-void connectValue(Graph &g, const FieldRef &field, py::handle value) {
-  if (py::isinstance<Tensor>(value)) {
-    g.connect(field, value.cast<const Tensor &>());
-  } else if (py::isinstance<py::bool_>(value)) {
-    g.connect(field, value.cast<bool>());
-  } else if (py::isinstance<py::int_>(value)) {
-    g.connect(field, value.cast<long long>());
-  } else if (py::isinstance<py::float_>(value)) {
-    g.connect(field, value.cast<double>());
-  } else if (py::isinstance<py::sequence>(value) && !py::isinstance<py::str>(value)) {
-    std::vector<Tensor> tensors;
-    for (py::handle item : value) {
-      if (!py::isinstance<Tensor>(item))
-        throw py::type_error("connect: a list connected to a field must hold only Tensors, not " +
-                             std::string(py::str(py::type::of(item).attr("__name__"))));
-      tensors.push_back(item.cast<Tensor>());
+// Calls `f` with a Python number (bool, int, float or a numpy scalar of those kinds)
+// as bool, long long or double; false when `value` is not a number.
+template <class F> bool withNumber(py::handle value, F f) {
+  const py::module_ np = py::module_::import("numpy");
+  if (py::isinstance<py::bool_>(value) || py::isinstance(value, np.attr("bool_"))) {
+    f(value.cast<bool>());
+  } else if (py::isinstance<py::int_>(value) || py::isinstance(value, np.attr("integer"))) {
+    try {
+      f(py::int_(py::reinterpret_borrow<py::object>(value)).cast<long long>());
+    } catch (const py::cast_error &) {
+      throw py::value_error("the integer " + std::string(py::str(value)) + " does not fit in 64 bits");
     }
-    g.connect(field, poplar::ArrayRef<Tensor>(tensors));
+  } else if (py::isinstance<py::float_>(value) || py::isinstance(value, np.attr("floating"))) {
+    f(py::float_(py::reinterpret_borrow<py::object>(value)).cast<double>());
   } else {
-    throw py::type_error("connect: expected a Tensor, a list of Tensors or a number, not " +
-                         std::string(py::str(py::type::of(value).attr("__name__"))));
+    return false;
   }
+  return true;
+}
+
+// The tensors of a Python list connected to a list field.
+std::vector<Tensor> tensorList(py::handle value, const char *what) {
+  std::vector<Tensor> tensors;
+  for (py::handle item : value) {
+    if (!py::isinstance<Tensor>(item))
+      throw py::type_error(std::string(what) + ": a list connected to a field must hold only Tensors, not " +
+                           std::string(py::str(py::type::of(item).attr("__name__"))));
+    tensors.push_back(item.cast<Tensor>());
+  }
+  return tensors;
+}
+
+[[noreturn]] void notConnectable(py::handle value, const char *what) {
+  throw py::type_error(std::string(what) + ": expected a Tensor, a list of Tensors or a number, not " +
+                       std::string(py::str(py::type::of(value).attr("__name__"))));
+}
+
+bool isList(py::handle value) { return py::isinstance<py::sequence>(value) && !py::isinstance<py::str>(value); }
+
+// Graph.connect(field, value): a Tensor, a list of Tensors, or a number (a constant edge).
+void connectValue(Graph &g, const FieldRef &field, py::handle value) {
+  if (py::isinstance<Tensor>(value)) g.connect(field, value.cast<const Tensor &>());
+  else if (withNumber(value, [&](auto number) { g.connect(field, number); })) return;
+  else if (isList(value)) g.connect(field, poplar::ArrayRef<Tensor>(tensorList(value, "connect")));
+  else notConnectable(value, "connect");
+}
+
+// One entry of addVertex's connections, as the SDK's ConnectionDesc forms.
+Graph::ConnectionDesc connectionDesc(const std::string &field, py::handle value) {
+  if (py::isinstance<Tensor>(value)) return {field, value.cast<Tensor>()};
+  std::optional<Graph::ConnectionDesc> desc;
+  if (withNumber(value, [&](auto number) { desc.emplace(field, number); })) return *desc;
+  if (isList(value)) {
+    const std::vector<Tensor> tensors = tensorList(value, "addVertex");
+    return {field, poplar::ArrayRef<Tensor>(tensors)};
+  }
+  notConnectable(value, "addVertex");
 }
 
 // Initial values of a plain field: a number or a sequence/array of numbers.
@@ -215,8 +250,9 @@ void bindVertices(py::module_ &m) {
            },
            py::arg("src"), py::arg_v("type", CodeletFileType::Auto, "CodeletFileType.Auto"), py::arg("compileFlags") = "",
            py::arg("targetName") = "",
-           "Compiles codelets: a file path (str or os.PathLike), a list of paths, or C++ source text "
-           "(a str containing a line break or a '{'); the arguments in the order of the SDK's "
+           "Compiles codelets: a file path (str or os.PathLike; a .gp object written by popc is loaded), "
+           "a list of paths, or C++ source text (a str containing a line break or a '{'); the arguments in "
+           "the order of the SDK's "
            "addCodelets(src, type, compileFlags, targetName)")
       .def("addCodelets",
            [](Graph &g, py::object src, const std::string &compileFlags, const std::string &targetName) {
@@ -238,14 +274,15 @@ void bindVertices(py::module_ &m) {
       .def("hasCodelet", &Graph::hasCodelet, py::arg("vertexType"))
       .def("addVertex",
            [](py::object self, ComputeSet cs, const std::string &type, py::object connections) {
-             Graph &g = self.cast<Graph &>();
-             VertexRef v = g.addVertex(cs, type);
+             std::vector<Graph::ConnectionDesc> descs;
              if (!connections.is_none())
-               for (auto kv : connections.cast<py::dict>()) connectValue(g, v[kv.first.cast<std::string>()], kv.second);
-             return owned(py::cast(v), self);
+               for (auto kv : connections.cast<py::dict>())
+                 descs.push_back(connectionDesc(kv.first.cast<std::string>(), kv.second));
+             return owned(py::cast(self.cast<Graph &>().addVertex(cs, type, descs)), self);
            },
            py::arg("cs"), py::arg("vertexType"), py::arg("connections") = py::none(),
-           "connections: {field: Tensor, list of Tensors, or a number (a constant edge)}")
+           "connections: {field: Tensor, list of Tensors, or a number (a plain field's initial value, "
+           "an Input's constant edge)}")
       .def("connect", [](Graph &g, const FieldRef &field, py::handle value) { connectValue(g, field, value); },
            py::arg("field"), py::arg("value"))
       .def("setFieldSize", &Graph::setFieldSize, py::arg("field"), py::arg("size"))

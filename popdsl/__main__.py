@@ -1,13 +1,15 @@
 """Command line: `python -m popdsl profile script.py [--out DIR] [-- script args]`,
 `python -m popdsl run --instances I [--replicas N] [--hosts h1,h2] script.py [args]`, `python -m popdsl
-info`, `python -m popdsl sdk --prefix|--enable`, `python -m popdsl docs
-[--out DIR]` and `python -m popdsl stubs [--out DIR]`."""
+info`, `python -m popdsl sdk --prefix|--enable`, `python -m popdsl docs [--out DIR]`, `python -m popdsl
+stubs [--out DIR]` and `python -m popdsl popc [popc's options]` (the codelet compiler of the SDK-shaped
+prefix, <prefix>/bin/popc)."""
 import argparse
 import json
 import os
 import platform
 import runpy
 import shlex
+import subprocess
 import sys
 
 import numpy
@@ -68,7 +70,6 @@ def launch(instances: int, replicas, hosts, script: str, script_args: list) -> i
     if hosts:
         command += ["-hosts", hosts]
     command += [sys.executable, "-u", "-m", "mpi4py", script, *script_args]
-    import subprocess
     return subprocess.call(command, env=env)
 
 
@@ -117,12 +118,22 @@ def sdk(show_prefix: bool) -> int:
         print(prefix)
         return 0
     # As the SDK's enable.sh: prepend to what is set, and mark the shell as enabled.
-    for variable, directory in (("CPATH", "include"), ("LIBRARY_PATH", "lib"), ("LD_LIBRARY_PATH", "lib"),
-                                ("CMAKE_PREFIX_PATH", "")):
+    for variable, directory in (("PATH", "bin"), ("CPATH", "include"), ("LIBRARY_PATH", "lib"),
+                                ("LD_LIBRARY_PATH", "lib"), ("CMAKE_PREFIX_PATH", "")):
         path = shlex.quote(os.path.join(prefix, directory) if directory else prefix)
         print(f"export {variable}={path}${{{variable}:+:${variable}}}")
     print(f"export POPLAR_SDK_ENABLED={shlex.quote(prefix)}")
     return 0
+
+
+def popc(args: list) -> int:
+    """Runs the prefix's popc with `args` (its own options: popc --help)."""
+    popc_path = os.path.join(sdk_prefix(), "bin", "popc")
+    if not os.access(popc_path, os.X_OK):
+        print(f"popdsl popc: there is no popc at {popc_path} (popdsl was built against a Poplar SDK, whose "
+              "popc is on its PATH, or the developer build was not installed)", file=sys.stderr)
+        return 1
+    return subprocess.run([popc_path] + args).returncode
 
 
 def _newest_change(*directories: str) -> float:
@@ -178,6 +189,9 @@ def stubs(out: str = None) -> int:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["popc"]:  # every argument is popc's, options included
+        return popc(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m popdsl", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     p = commands.add_parser("profile", help="run a script with profiling on and write the reports")
@@ -196,6 +210,7 @@ def main(argv=None) -> int:
     shown.add_argument("--prefix", action="store_true", help="print the prefix")
     shown.add_argument("--enable", action="store_true",
                        help='print export lines like the SDK\'s enable.sh: eval "$(python -m popdsl sdk --enable)"')
+    commands.add_parser("popc", help="compile codelets into a .gp that Graph::addCodelets loads (popc --help)")
     p = commands.add_parser("docs", help="build the documentation site (when needed) and print its index.html")
     p.add_argument("--out", default=None, help="the HTML directory (default: docs/_build/html)")
     p = commands.add_parser("stubs", help="regenerate the type stubs of popdsl._core (pybind11-stubgen)")

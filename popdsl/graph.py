@@ -197,8 +197,8 @@ class Graph:
     def add_codelets(self, source_or_path: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]],
                      flags: str = "") -> bool:
         """Compiles C++ codelets for custom vertices (pd.compute_set): C++ source text (a str
-        with a line break or a '{') or the path of a codelet file (str or os.PathLike). False
-        if already added."""
+        with a line break or a '{') or the path of a codelet file (str or os.PathLike): a C/C++
+        source, or a .gp object that popc wrote (docs/popc.rst). False if already added."""
         if not isinstance(source_or_path, (str, os.PathLike)):
             raise BuildError(f"add_codelets: source_or_path must be C++ source text or a file path, "
                              f"got {describe(source_or_path)}")

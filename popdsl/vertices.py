@@ -6,8 +6,9 @@
             cs.vertex("SumRows<float>", tile=tile, in_=x[rows], out=y[rows])
 
 Keyword fields: a pd.Tensor or a list of them is connected to the field (an edge);
-a number or a sequence of numbers is the initial value of a plain field (`unsigned n;`,
-`Vector<unsigned> rows;`). A trailing underscore is dropped, so C++ fields named like
+a number is the initial value of a plain field (`unsigned n;`) or a constant edge of an
+Input (`Input<float> scale;`), as the SDK's ConnectionDesc values; a sequence of numbers
+is the initial value of a plain Vector field (`Vector<unsigned> rows;`). A trailing underscore is dropped, so C++ fields named like
 Python keywords are reachable (`in_=` is the field `in`).
 """
 
@@ -74,16 +75,21 @@ class ComputeSet:
         try:
             if self.raw is None:
                 self.raw = raw.addComputeSet(self.name)
-            v = raw.addVertex(self.raw, vertex_type)
-            raw.setTileMapping(v, int(tile))
+            connections, initial_values = {}, {}
             for name, value in fields.items():
-                field = v[name[:-1] if name.endswith("_") else name]
+                name = name[:-1] if name.endswith("_") else name
                 if isinstance(value, Tensor):
-                    raw.connect(field, value.raw)
+                    connections[name] = value.raw
                 elif isinstance(value, (list, tuple)) and value and all(isinstance(t, Tensor) for t in value):
-                    raw.connect(field, [t.raw for t in value])
+                    connections[name] = [t.raw for t in value]
+                elif isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating)):
+                    connections[name] = value  # a plain field's initial value, an Input's constant edge
                 else:
-                    raw.setInitialValue(field, value)
+                    initial_values[name] = value
+            v = raw.addVertex(self.raw, vertex_type, connections)
+            raw.setTileMapping(v, int(tile))
+            for name, values in initial_values.items():
+                raw.setInitialValue(v[name], values)
             if perf_estimate is not None:
                 raw.setPerfEstimate(v, int(perf_estimate))
         except poplar.poplar_error as e:

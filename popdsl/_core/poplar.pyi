@@ -1310,7 +1310,7 @@ class Graph:
     @typing.overload
     def addCodelets(self, src: typing.Any, type: CodeletFileType = ..., compileFlags: str = '', targetName: str = '') -> bool:
         """
-        Compiles codelets: a file path (str or os.PathLike), a list of paths, or C++ source text (a str containing a line break or a '{'); the arguments in the order of the SDK's addCodelets(src, type, compileFlags, targetName)
+        Compiles codelets: a file path (str or os.PathLike; a .gp object written by popc is loaded), a list of paths, or C++ source text (a str containing a line break or a '{'); the arguments in the order of the SDK's addCodelets(src, type, compileFlags, targetName)
         """
     @typing.overload
     def addCodelets(self, src: typing.Any, compileFlags: str, targetName: str = '') -> bool:
@@ -1347,7 +1347,7 @@ class Graph:
         ...
     def addVertex(self, cs: ComputeSet, vertexType: str, connections: typing.Any | None = None) -> typing.Any:
         """
-        connections: {field: Tensor, list of Tensors, or a number (a constant edge)}
+        connections: {field: Tensor, list of Tensors, or a number (a plain field's initial value, an Input's constant edge)}
         """
     @typing.overload
     def clone(self, t: Tensor, debugContext: str | None = '', method: TensorCloneMethod = ...) -> Tensor:

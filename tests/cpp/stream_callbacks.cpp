@@ -3,8 +3,8 @@
 #include <poplar/Engine.hpp>
 #include <poplar/Graph.hpp>
 #include <poplar/IPUModel.hpp>
-#include <popops/ElementWise.hpp>
-#include <popops/codelets.hpp>
+
+#include "square_stream_loop.hpp"
 
 #include <iostream>
 #include <memory>
@@ -39,17 +39,7 @@ int main() {
   ipuModel.tilesPerIPU = 4;
   poplar::Device device = ipuModel.createDevice();
   poplar::Graph graph(device.getTarget());
-  popops::addCodelets(graph);
-
-  poplar::Tensor x = graph.addVariable(poplar::FLOAT, {1}, "x");
-  graph.setTileMapping(x, 0);
-  poplar::DataStream in = graph.addHostToDeviceFIFO("in", poplar::FLOAT, 1);
-  poplar::DataStream out = graph.addDeviceToHostFIFO("out", poplar::FLOAT, 1);
-  poplar::program::Sequence body;
-  body.add(poplar::program::Copy(in, x));
-  popops::mulInPlace(graph, x, x, body, "square");
-  body.add(poplar::program::Copy(x, out));
-  poplar::program::Repeat loop(3, body);
+  poplar::program::Repeat loop = squareStreamLoop(graph);
 
   poplar::Engine engine(graph, loop);
   std::vector<float> received;

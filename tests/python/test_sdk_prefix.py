@@ -81,7 +81,7 @@ def builds(tmp_path_factory):
     jobs["all headers strict"] = f"printf '{all_headers}' | g++ {STRICT} -fsyntax-only -x c++ -"
     for header, use in (("poplar/Graph.hpp", TRANSITIVE_USE), ("poplar/Engine.hpp", ENGINE_USE + TRANSITIVE_USE)):
         jobs[f"transitive {header}"] = f"printf '#include <{header}>\\n{use}' | g++ {STRICT} -fsyntax-only -x c++ -"
-    for program in ("variables", "matmul_profile", "stream_callbacks"):
+    for program in ("variables", "matmul_profile", "stream_callbacks", "stream_prefetch"):
         for flags, tag in (("-std=c++11", "c++11"), (STRICT, "strict")):
             exe = work / f"{program}-{tag}"
             jobs[f"{program} {tag}"] = f"g++ {flags} {PROGRAMS / program}.cpp -o {exe} {LINK_LINE} && {exe}"
@@ -197,6 +197,27 @@ def test_stream_callback_classes_with_their_own_constructors_feed_and_drain_stre
     np.testing.assert_allclose(numbers_after("received:", out), fed * fed)
 
 
+# Per engine option set: the calls of a Counter (1, 2, 3, ... per copy) over two runs of a
+# three-copy loop. A copy takes the last successful prefetch, else fetches; prefetch is
+# called right after each copy completes, while prefetching is on and buffers cannot overlap.
+PREFETCHED = "f1 c p2 c p3 c p4 c p5 c p6 c p7"
+FETCHED = "f1 c f2 c f3 c f4 c f5 c f6 c"
+
+
+@pytest.mark.parametrize("tag", ["c++11", "strict"])
+def test_stream_callbacks_prefetch_as_the_engine_options_say(builds, tag):
+    out = dict(line.split(": ", 1) for line in succeeded(builds[f"stream_prefetch {tag}"]).splitlines())
+    for options, calls in (("default", PREFETCHED), ("no-overlap", PREFETCHED), ("prefetch-off", FETCHED),
+                           ("overlap-any", FETCHED)):
+        assert out[f"{options} calls"].split() == calls.split()
+        # Whichever way it came, the device squares 1..6 in order.
+        np.testing.assert_allclose(numbers_after("", out[f"{options} received"]), np.arange(1, 7) ** 2)
+    # Every second prefetch says NotAvailable (that copy fetches); connecting another
+    # callback, and destroying the engine, invalidate what was prefetched.
+    assert out["refusing calls"].split() == "f1 c p2 c p- f3 c p4 | i | f1 c p2 c p3 c p4 | i".split()
+    np.testing.assert_allclose(numbers_after("", out["refusing received"]), [1, 4, 9, 1, 4, 9])
+
+
 def test_a_program_using_an_api_the_emulator_lacks_fails_to_compile_naming_it(builds):
     result = builds["missing api"]
     assert result.returncode != 0
@@ -223,9 +244,10 @@ def test_sdk_enable_prepends_to_the_search_paths(before, after, tmp_path):
     if before is not None:
         env.update(CPATH=before, LIBRARY_PATH=before, LD_LIBRARY_PATH=before, CMAKE_PREFIX_PATH=before)
     result = run_in_enabled_shell(
-        'echo "$CPATH|$LIBRARY_PATH|$LD_LIBRARY_PATH|$CMAKE_PREFIX_PATH|$POPLAR_SDK_ENABLED"', tmp_path, env)
+        'echo "$CPATH|$LIBRARY_PATH|$LD_LIBRARY_PATH|$CMAKE_PREFIX_PATH|$POPLAR_SDK_ENABLED|$PATH"', tmp_path, env)
     assert succeeded(result).strip().split("|") == [
-        f"{PREFIX}/include{after}", f"{PREFIX}/lib{after}", f"{PREFIX}/lib{after}", f"{PREFIX}{after}", str(PREFIX)]
+        f"{PREFIX}/include{after}", f"{PREFIX}/lib{after}", f"{PREFIX}/lib{after}", f"{PREFIX}{after}", str(PREFIX),
+        f"{PREFIX}/bin:{env['PATH']}"]
 
 
 def test_sdk_without_a_prefix_says_so(monkeypatch, tmp_path, capsys):

@@ -481,8 +481,10 @@ def test_codelet_compile_errors_name_file_and_line(tmp_path):
         graph.addCodelets(ipu_only)
     with pytest.raises(poplar.graph_program_compilation_error, match="Cannot read codelet file '/no/such.cpp'"):
         graph.addCodelets("/no/such.cpp")
+    assembly = tmp_path / "kernel.S"
+    assembly.write_text("nop\n")
     with pytest.raises(poplar.graph_program_compilation_error, match="cannot load IPU assembly"):
-        graph.addCodelets("codelets.gp")
+        graph.addCodelets(assembly)
 
 
 def test_introspection_and_redefined_vertices():

@@ -1,6 +1,7 @@
 #pragma once
 #include <cassert>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <iosfwd> // std::stringstream for addCodelets, streams for the dumps and serialization
@@ -192,16 +193,30 @@ public:
   HostFunction addHostFunction(StringRef handle, ArrayRef<HostFunctionArgument> in,
                                ArrayRef<HostFunctionArgument> out);
 
+  // Host element types accepted by addConstant / setInitialValue.
+  enum class HostType { Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64 };
+
   // ---- Codelets and custom vertices ----------------------------------------
-  // A field and what it connects to: a tensor, or one tensor per element of a
-  // list field ({"in", t}, {"data", std::vector<Tensor>{a, b}}).
+  // A field and what it connects to: a tensor, one tensor per element of a list
+  // field ({"in", t}, {"data", std::vector<Tensor>{a, b}}), or a value of the
+  // field's type ({"n", 3}, {"scale", 0.5f}): the initial value of a plain field,
+  // a constant edge of an Input field.
   struct ConnectionDesc {
     ConnectionDesc(StringRef field, Tensor tensor) : field(field.str()), tensors(1, tensor), isList(false) {}
     ConnectionDesc(StringRef field, ArrayRef<Tensor> tensorList)
         : field(field.str()), tensors(tensorList.vec()), isList(true) {}
+    template <class ValueType, class = typename std::enable_if<std::is_arithmetic<ValueType>::value>::type>
+    ConnectionDesc(StringRef field, ValueType v)
+        : field(field.str()), isList(false), isValue(true), valueType(equivalentHostType<ValueType>()) {
+      static_assert(sizeof(ValueType) <= sizeof(value), "ConnectionDesc: value type too large");
+      std::memcpy(value, &v, sizeof v);
+    }
     std::string field;
     std::vector<Tensor> tensors;
     bool isList;
+    bool isValue = false;
+    HostType valueType = HostType::Bool;
+    alignas(8) unsigned char value[8] = {}; // a ValueType, when isValue
   };
 
   // Compiles codelets (a C++ file, several, or source text) with the host C++
@@ -296,9 +311,6 @@ public:
   Tensor getVariable(VariableRef v) const;
   std::size_t numVariables() const;
 
-  // Host element types accepted by addConstant / setInitialValue.
-  enum class HostType { Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64 };
-
 private:
   friend struct detail::Internals;
   template <class T> static constexpr HostType equivalentHostType() {
@@ -319,6 +331,8 @@ private:
   void setInitialValueFromHost(const Tensor &t, const void *values, HostType hostType,
                                std::size_t count);
   void connectConstantFromHost(FieldRef field, const void *value, HostType hostType);
+  // A ConnectionDesc's value: a plain field's initial value, else an Input's constant edge.
+  void connectValueFromHost(FieldRef field, const void *value, HostType hostType);
   void maxVertexFieldValueAs(StringRef vertexName, StringRef fieldName, HostType hostType, void *out) const;
   void setFieldInitialValueFromHost(const FieldRef &field, const void *values, HostType hostType,
                                     std::size_t count, bool isList);

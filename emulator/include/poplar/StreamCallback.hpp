@@ -17,14 +17,18 @@ public:
   virtual ~StreamCallbackBase() = default;
   // Called after the data of a fetch (or of the prefetch it used) has been consumed.
   virtual void complete() = 0;
-  // Called when data given by prefetch will not be used (the engine stopped, ...).
-  virtual void invalidatePrefetched() = 0;
+  // Called when data given by prefetch will not be used (the stream is connected
+  // again, the engine is destroyed); does nothing unless overridden, as in the SDK.
+  virtual void invalidatePrefetched() {}
 };
 
 // Supplies (host-to-device) or consumes (device-to-host) one stream element buffer.
 //
-// Emulator: copies run synchronously on the host, so the engine calls fetch() for
-// every copy and then complete(); prefetch() is never needed.
+// A host-to-device copy takes the data of the last successful prefetch(), else calls
+// fetch(); then complete(). With exchange.enablePrefetch (the default) and stream
+// buffers that cannot overlap (exchange.streamBufferOverlap none or
+// hostRearrangeOnly, the default), the engine calls prefetch() for the next copy
+// right after each copy completes; Result::NotAvailable leaves that copy to fetch().
 class StreamCallback : public StreamCallbackBase {
 public:
   virtual Result prefetch(void *p) = 0;

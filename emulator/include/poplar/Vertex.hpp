@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <type_traits>
 
-#include <ipudef.h>
+#include <poplar/HalfFloat.hpp>
 
 namespace poplar {
 

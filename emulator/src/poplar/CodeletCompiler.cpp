@@ -21,6 +21,7 @@
 #include <optional>
 #include <sstream>
 
+#include "CodeletObject.hpp"
 #include "CodeletPrint.hpp"
 #include "CodeletScanner.hpp"
 #include "Codelets.hpp"
@@ -29,6 +30,10 @@
 extern char **environ;
 
 namespace poplar::detail {
+
+// Part of the cache key and of every codelet object: change it when the generated
+// registration code or popdsl_codelet/VertexRegistration.hpp changes.
+const char kCodeletAbi[] = "popdsl-vertex-registration-3";
 
 namespace {
 
@@ -39,8 +44,6 @@ const char *const kCodeletHeaders[] = {"poplar/Vertex.hpp", "poplar/HalfFloat.hp
                                        "ipu_builtins.h", "ipu_vector_math", "ipu_memory_intrinsics"};
 const char kCodeletAbiHeader[] = "popdsl_codelet/VertexRegistration.hpp";
 
-// Part of the cache key: change it when the generated registration code changes.
-const char kRegistrationVersion[] = "popdsl-vertex-registration-3";
 
 bool isFile(const std::string &path) {
   struct stat st;
@@ -377,26 +380,93 @@ std::string vertexNameFromPrettyFunction(const std::string &pretty) {
   return out;
 }
 
-std::shared_ptr<const CodeletLibrary> loadCodeletLibrary(const CodeletSource &source) {
-  const std::string includeDir = codeletIncludeDir(), abiDir = codeletAbiDir();
-  const std::string text = "#line 1 " + quoted(source.name) + "\n" + source.text + "\n";
-  const std::vector<std::string> compiler = compilerCommand();
-  std::vector<std::string> args = {"-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden", "-D__POPC__=1", "-U__IPU__"};
-  const std::size_t includesAt = args.size(); // the include directories go here, before the user's flags
-  if (!source.quoteDir.empty()) args.insert(args.end(), {"-iquote", source.quoteDir});
-  for (const std::string &flag : splitWords(source.flags))
-    if (!isPopcOnly(flag)) args.push_back(flag);
+namespace {
 
+// How a codelet source compiles: the compiler, its arguments (the emulator's include
+// directories and the user's flags) and the key of everything that decides the result
+// but the files the source includes.
+struct CodeletBuild {
+  std::string includeDir, abiDir, text;
+  std::vector<std::string> compiler, args;
+  std::string sourceKey;
+};
+
+CodeletBuild codeletBuild(const CodeletSource &source) {
+  CodeletBuild b;
+  b.includeDir = codeletIncludeDir();
+  b.abiDir = codeletAbiDir();
+  b.text = "#line 1 " + quoted(source.name) + "\n" + source.text + "\n";
+  b.compiler = compilerCommand();
+  b.args = {"-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden", "-D__POPC__=1", "-U__IPU__"};
+  const std::size_t includesAt = b.args.size(); // the include directories go here, before the user's flags
+  if (!source.quoteDir.empty()) b.args.insert(b.args.end(), {"-iquote", source.quoteDir});
+  for (const std::string &flag : splitWords(source.flags))
+    if (!isPopcOnly(flag)) b.args.push_back(flag);
   // The emulator's include directories are keyed by their headers' contents, not their
   // paths: an executable finds its codelets again where popdsl is installed elsewhere
   // (another environment, a path through a symbolic link).
-  std::string keyText = std::string(kRegistrationVersion) + '\0' + text + '\0' + compilerVersion(compiler);
-  for (const std::string &word : compiler) keyText += '\0' + word;
-  for (const std::string &arg : args) keyText += '\0' + arg;
-  for (const char *header : kCodeletHeaders) keyText += '\0' + readFile(includeDir + "/" + header);
-  keyText += '\0' + readFile(abiDir + "/" + kCodeletAbiHeader);
-  const std::string sourceKey = sha256Hex(keyText);
-  args.insert(args.begin() + static_cast<std::ptrdiff_t>(includesAt), {"-I" + includeDir, "-I" + abiDir});
+  std::string keyText = std::string(kCodeletAbi) + '\0' + b.text + '\0' + compilerVersion(b.compiler);
+  for (const std::string &word : b.compiler) keyText += '\0' + word;
+  for (const std::string &arg : b.args) keyText += '\0' + arg;
+  for (const char *header : kCodeletHeaders) keyText += '\0' + readFile(b.includeDir + "/" + header);
+  keyText += '\0' + readFile(b.abiDir + "/" + kCodeletAbiHeader);
+  b.sourceKey = sha256Hex(keyText);
+  b.args.insert(b.args.begin() + static_cast<std::ptrdiff_t>(includesAt), {"-I" + b.includeDir, "-I" + b.abiDir});
+  return b;
+}
+
+void runCompiler(const CodeletBuild &b, const TempDir &dir, const std::vector<std::string> &extra, const char *what,
+                 const std::string &name) {
+  std::vector<std::string> argv = b.compiler;
+  argv.insert(argv.end(), b.args.begin(), b.args.end());
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  const ProcessResult r = runProcess(argv, dir.path() + "/compiler.log");
+  if (r.status != 0)
+    throw graph_program_compilation_error(std::string(what) + " codelets '" + name + "' failed:\n" + r.output);
+}
+
+// Preprocesses the source into <dir>/codelet.ii and returns the files it includes
+// (besides the emulator's headers). The vertex classes are found in the preprocessed
+// source, so conditional code (#ifdef __IPU__, #if 0) and macros are seen as the
+// compiler sees them.
+std::vector<std::string> preprocess(const CodeletBuild &b, const TempDir &dir, const std::string &name) {
+  const std::string unit = dir.path() + "/codelet.cpp";
+  writeFile(unit, b.text);
+  runCompiler(b, dir, {"-E", "-MMD", "-MF", dir.path() + "/codelet.d", "-o", dir.path() + "/codelet.ii", unit},
+              "Preprocessing", name);
+  std::vector<std::string> files;
+  for (const std::string &file : parseDependencyFile(readFile(dir.path() + "/codelet.d")))
+    if (file != unit && file.rfind(b.includeDir + "/", 0) != 0 && file.rfind(b.abiDir + "/", 0) != 0)
+      files.push_back(file);
+  return files;
+}
+
+// Compiles the preprocessed source's vertices, with their registration code, into
+// <dir>/codelet.so and returns its path.
+std::string compileLibrary(const CodeletBuild &b, const TempDir &dir, const std::string &name) {
+  const std::vector<ScannedVertex> vertices = scanCodeletVertices(readFile(dir.path() + "/codelet.ii"));
+  const std::string unit = dir.path() + "/codelet.cpp", library = dir.path() + "/codelet.so";
+  writeFile(unit, b.text + "#line 1 " + quoted("<popdsl vertex registration for " + name + ">") + "\n" +
+                      vertexRegistrationCode(vertices));
+  runCompiler(b, dir, {"-shared", "-o", library, unit}, "Compiling", name);
+  return library;
+}
+
+std::shared_ptr<const CodeletLibrary> openLibrary(const std::string &path, const std::string &key,
+                                                  const std::string &name) {
+  void *handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    throw graph_program_compilation_error("Codelets '" + name + "': cannot load the compiled library: " +
+                                          ::dlerror());
+  return readLibrary(handle, key, name);
+}
+
+} // namespace
+
+std::shared_ptr<const CodeletLibrary> loadCodeletLibrary(const CodeletSource &source) {
+  if (isCodeletObject(source.text)) return loadCodeletObject(source.name, source.text);
+  const CodeletBuild build = codeletBuild(source);
+  const std::string &sourceKey = build.sourceKey;
 
   std::lock_guard<std::mutex> lock(gLibrariesMutex);
   const std::string cache = cacheDir();
@@ -416,32 +486,12 @@ std::shared_ptr<const CodeletLibrary> loadCodeletLibrary(const CodeletSource &so
   }
 
   TempDir dir;
-  const std::string unit = dir.path() + "/codelet.cpp", library = dir.path() + "/codelet.so";
-  const auto run = [&](std::vector<std::string> extra, const char *what) {
-    std::vector<std::string> argv = compiler;
-    argv.insert(argv.end(), args.begin(), args.end());
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    const ProcessResult r = runProcess(argv, dir.path() + "/compiler.log");
-    if (r.status != 0)
-      throw graph_program_compilation_error(std::string(what) + " codelets '" + source.name + "' failed:\n" + r.output);
-  };
-  // The vertex classes are found in the preprocessed source, so conditional code
-  // (#ifdef __IPU__, #if 0) and macros are seen as the compiler sees them; the
-  // preprocessor also lists the files the source includes.
-  writeFile(unit, text);
-  run({"-E", "-MMD", "-MF", dir.path() + "/codelet.d", "-o", dir.path() + "/codelet.ii", unit}, "Preprocessing");
-  std::vector<std::string> files;
-  for (const std::string &file : parseDependencyFile(readFile(dir.path() + "/codelet.d")))
-    if (file != unit && file.rfind(includeDir + "/", 0) != 0 && file.rfind(abiDir + "/", 0) != 0)
-      files.push_back(file);
+  const std::vector<std::string> files = preprocess(build, dir, source.name);
   const std::string key = keyWithDependencies(sourceKey, files).value_or(sourceKey);
   gDependencies[sourceKey] = files;
   if (const auto it = gLibraries.find(key); it != gLibraries.end()) return it->second;
 
-  const std::vector<ScannedVertex> vertices = scanCodeletVertices(readFile(dir.path() + "/codelet.ii"));
-  writeFile(unit, text + "#line 1 " + quoted("<popdsl vertex registration for " + source.name + ">") + "\n" +
-                      vertexRegistrationCode(vertices));
-  run({"-shared", "-o", library, unit}, "Compiling");
+  const std::string library = compileLibrary(build, dir, source.name);
   std::string loadFrom = library;
   if (!cache.empty()) {
     const std::string cached = cache + "/" + key + ".so";
@@ -450,12 +500,42 @@ std::shared_ptr<const CodeletLibrary> loadCodeletLibrary(const CodeletSource &so
     for (const std::string &file : files) manifest += file + "\n";
     publish(cache, cache + "/" + sourceKey + ".deps", manifest);
   }
-  void *handle = ::dlopen(loadFrom.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle)
-    throw graph_program_compilation_error("Codelets '" + source.name + "': cannot load the compiled library: " +
-                                          ::dlerror());
-  std::shared_ptr<const CodeletLibrary> loaded = readLibrary(handle, key, source.name);
-  return gLibraries[key] = loaded;
+  return gLibraries[key] = openLibrary(loadFrom, key, source.name);
+}
+
+std::string compileCodeletModule(const CodeletSource &source) {
+  const CodeletBuild build = codeletBuild(source);
+  TempDir dir;
+  preprocess(build, dir, source.name);
+  return readFile(compileLibrary(build, dir, source.name));
+}
+
+std::string codeletCompilerVersion() {
+  const std::string version = compilerVersion(compilerCommand());
+  return version.substr(0, version.find('\n'));
+}
+
+std::shared_ptr<const CodeletLibrary> loadCodeletObject(const std::string &name, const std::string &bytes) {
+  const CodeletObject object = readCodeletObject(name, bytes, kCodeletAbi);
+  const std::string key = sha256Hex(bytes);
+  std::lock_guard<std::mutex> lock(gLibrariesMutex);
+  if (const auto it = gLibraries.find(key); it != gLibraries.end()) return it->second;
+  // Each module's library is loaded from a private copy of the bytes the user named,
+  // never from the shared cache.
+  auto merged = std::make_shared<CodeletLibrary>();
+  merged->key = key;
+  merged->targets = object.targets;
+  for (const CodeletObject::Module &module : object.modules) {
+    TempDir dir;
+    const std::string path = dir.path() + "/codelet.so";
+    writeFile(path, module.library);
+    const std::shared_ptr<const CodeletLibrary> part = openLibrary(path, key, name + " (" + module.source + ")");
+    for (const auto &[vertex, cls] : part->vertices)
+      if (!merged->vertices.emplace(vertex, cls).second)
+        throw graph_program_compilation_error("Codelets '" + name + "': vertex '" + vertex +
+                                              "' is defined by two of its sources");
+  }
+  return gLibraries[key] = merged;
 }
 
 std::shared_ptr<const VertexClass> findLoadedVertexClass(const std::string &libraryKey, const std::string &name) {

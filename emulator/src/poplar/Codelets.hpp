@@ -52,12 +52,23 @@ struct CodeletSource {
 
 struct CodeletLibrary {
   std::string key; // the SHA-256 the library is cached under
+  std::vector<std::string> targets; // a codelet object's (popc --target); empty: any target
   std::map<std::string, std::shared_ptr<const VertexClass>> vertices; // by name
 };
 
 // Compiles `source` (or finds it in the cache) and loads it. Throws
 // graph_program_compilation_error with the compiler's messages when it fails.
 std::shared_ptr<const CodeletLibrary> loadCodeletLibrary(const CodeletSource &source);
+
+// Loads the codelet object (.gp) `bytes`, read from `name`; throws
+// graph_program_compilation_error when they are not one of this platform's.
+std::shared_ptr<const CodeletLibrary> loadCodeletObject(const std::string &name, const std::string &bytes);
+
+// popc's compile of one source: the bytes of the shared library loadCodeletObject loads.
+std::string compileCodeletModule(const CodeletSource &source);
+// The codelet ABI a codelet object records, and the host compiler's version line.
+extern const char kCodeletAbi[];
+std::string codeletCompilerVersion();
 
 // A vertex class of a library loaded in this process, or null.
 std::shared_ptr<const VertexClass> findLoadedVertexClass(const std::string &libraryKey, const std::string &name);

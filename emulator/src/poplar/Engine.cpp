@@ -765,14 +765,30 @@ void StreamState::transfer(std::uint8_t *device, std::size_t bytes, bool toDevic
       broadcast->pop_front();
       return;
     }
-    if (auto *resumable = dynamic_cast<ResumableStreamCallback *>(callback.get()))
+    if (hasPrefetched && prefetched.size() != bytes) replaceCallback(callback, prefetch); // another copy size
+    if (hasPrefetched) {
+      std::memcpy(device, prefetched.data(), bytes);
+      hasPrefetched = false;
+    } else if (auto *resumable = dynamic_cast<ResumableStreamCallback *>(callback.get())) {
       Internals::fetchWhenReady(*resumable, device);
-    else
+    } else {
       callback->fetch(device);
+    }
     callback->complete();
     if (broadcast) broadcast->emplace_back(device, device + bytes);
+    if (toDevice && prefetch) {
+      prefetched.resize(bytes);
+      hasPrefetched = callback->prefetch(prefetched.data()) == StreamCallback::Result::Success;
+    }
     return;
   }
+}
+
+void StreamState::replaceCallback(std::shared_ptr<StreamCallback> cb, bool prefetchAhead) {
+  if (hasPrefetched && callback) callback->invalidatePrefetched();
+  hasPrefetched = false;
+  callback = std::move(cb);
+  prefetch = callback && prefetchAhead;
 }
 
 EngineState::Pause EngineState::execute() {
@@ -1007,7 +1023,11 @@ Engine &Engine::operator=(Engine &&other) noexcept {
   return *this;
 }
 Engine::~Engine() {
-  if (state_) detail::writeAutoReportIfRequested(*this);
+  if (!state_) return;
+  detail::writeAutoReportIfRequested(*this);
+  state_->forEachReplica([](EngineState &r) {
+    for (auto &kv : r.streams) kv.second.replaceCallback(nullptr, false);
+  });
 }
 
 RuntimeOptions::RuntimeOptions(const OptionFlags &flags) : flags_(detail::validatedRuntimeOptions(flags)) {}
@@ -1171,6 +1191,15 @@ detail::StreamState &streamState(EngineState &s, StringRef handle, const char *w
   return it->second;
 }
 
+// Whether host-to-device callbacks are asked for their next copy's data ahead: the
+// engine options allow prefetching and stream buffers that cannot overlap
+// ("any" lets them overlap, so a prefetched buffer could be overwritten).
+bool prefetchAhead(const EngineState &s) {
+  const auto overlap = s.options.find("exchange.streamBufferOverlap");
+  return detail::flag(s.options, "exchange.enablePrefetch", true) &&
+         (overlap == s.options.end() || overlap->second != "any");
+}
+
 // Connects stream `handle` of every replica: `connect(replica's stream state)`.
 template <class F> void connectEveryReplica(EngineState &s, StringRef handle, const char *what, F connect) {
   streamState(s, handle, what);
@@ -1199,7 +1228,7 @@ void Engine::connectStream(StringRef handle, void *begin, void *end) {
     st.begin = static_cast<std::uint8_t *>(begin);
     st.end = static_cast<std::uint8_t *>(end);
     st.position = 0;
-    st.callback.reset();
+    st.replaceCallback(nullptr, false);
     st.broadcast.reset();
   });
 }
@@ -1211,7 +1240,7 @@ void Engine::connectStream(StringRef handle, void *p) {
     st.mode = detail::StreamState::Mode::Buffer;
     st.begin = static_cast<std::uint8_t *>(p);
     st.end = st.begin + st.slots * st.stream.numElements() * detail::typeSize(st.stream.elementType());
-    st.callback.reset();
+    st.replaceCallback(nullptr, false);
     st.broadcast.reset();
   });
 }
@@ -1225,9 +1254,11 @@ void Engine::connectStreamToCallback(StringRef handle, StreamCallbackHandle f) {
                              ReplicatedStreamMode::BROADCAST &&
                          !state_->otherReplicas.empty();
   const auto queue = broadcast ? std::make_shared<detail::BroadcastQueue>() : nullptr;
+  // A callback several replicas share is not asked ahead: its next data may be another replica's.
+  const bool ahead = prefetchAhead(*state_) && (broadcast || state_->otherReplicas.empty());
   connectEveryReplica(*state_, handle, "connectStreamToCallback", [&](detail::StreamState &st) {
     st.mode = detail::StreamState::Mode::Callback;
-    st.callback = broadcast && &st != &state_->streams.at(handle.str()) ? nullptr : callback;
+    st.replaceCallback(broadcast && &st != &state_->streams.at(handle.str()) ? nullptr : callback, ahead);
     st.broadcast = queue;
     st.begin = st.end = nullptr;
   });
@@ -1237,7 +1268,7 @@ void Engine::connectStreamToCallback(StringRef handle, unsigned replicaIndex, St
   streamState(*state_, handle, "connectStreamToCallback");
   auto &st = replicaState(*state_, replicaIndex, "connectStreamToCallback").streams.at(handle.str());
   st.mode = detail::StreamState::Mode::Callback;
-  st.callback = f.release();
+  st.replaceCallback(f.release(), prefetchAhead(*state_));
   st.broadcast.reset();
   st.begin = st.end = nullptr;
 }

@@ -83,6 +83,15 @@ struct StreamState {
   std::shared_ptr<StreamCallback> callback; // shared when connected for all replicas
   // Set on every replica of a BROADCAST stream whose callback serves all replicas.
   std::shared_ptr<BroadcastQueue> broadcast;
+  // A host-to-device callback's prefetch: whether the engine asks for the next copy's
+  // data ahead (see StreamCallback), and the data a successful prefetch() gave.
+  bool prefetch = false;
+  bool hasPrefetched = false;
+  std::vector<std::uint8_t> prefetched;
+
+  // Connects `cb` (null: a buffer, or a BROADCAST replica fed by replica 0), telling
+  // the callback connected before that its prefetched data will not be used.
+  void replaceCallback(std::shared_ptr<StreamCallback> cb, bool prefetchAhead);
 
   // Moves one copy's `bytes` between the dense device-side buffer and the host:
   // host to device when toDevice, else device to host.

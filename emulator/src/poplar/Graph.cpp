@@ -63,28 +63,29 @@ const TensorImpl &ownedImpl(const GraphState &g, const Tensor &t, const char *op
 
 } // namespace
 
+long double detail::hostValue(const void *values, Graph::HostType hostType, std::size_t i) {
+  switch (hostType) {
+  case Graph::HostType::Bool: return static_cast<const bool *>(values)[i];
+  case Graph::HostType::I8: return static_cast<const std::int8_t *>(values)[i];
+  case Graph::HostType::U8: return static_cast<const std::uint8_t *>(values)[i];
+  case Graph::HostType::I16: return static_cast<const std::int16_t *>(values)[i];
+  case Graph::HostType::U16: return static_cast<const std::uint16_t *>(values)[i];
+  case Graph::HostType::I32: return static_cast<const std::int32_t *>(values)[i];
+  case Graph::HostType::U32: return static_cast<const std::uint32_t *>(values)[i];
+  case Graph::HostType::I64: return static_cast<const std::int64_t *>(values)[i];
+  case Graph::HostType::U64: return static_cast<const std::uint64_t *>(values)[i];
+  case Graph::HostType::F32: return static_cast<const float *>(values)[i];
+  case Graph::HostType::F64: return static_cast<const double *>(values)[i];
+  }
+  return 0;
+}
+
 // Converts host values of a C++ type to device elements of `type`.
 void detail::convertFromHost(const Type &type, const void *values, Graph::HostType hostType,
                              std::size_t count, std::vector<std::uint8_t> &out) {
   const unsigned size = detail::typeSize(type);
   out.resize(count * size);
-  for (std::size_t i = 0; i < count; ++i) {
-    long double v = 0;
-    switch (hostType) {
-    case Graph::HostType::Bool: v = static_cast<const bool *>(values)[i]; break;
-    case Graph::HostType::I8: v = static_cast<const std::int8_t *>(values)[i]; break;
-    case Graph::HostType::U8: v = static_cast<const std::uint8_t *>(values)[i]; break;
-    case Graph::HostType::I16: v = static_cast<const std::int16_t *>(values)[i]; break;
-    case Graph::HostType::U16: v = static_cast<const std::uint16_t *>(values)[i]; break;
-    case Graph::HostType::I32: v = static_cast<const std::int32_t *>(values)[i]; break;
-    case Graph::HostType::U32: v = static_cast<const std::uint32_t *>(values)[i]; break;
-    case Graph::HostType::I64: v = static_cast<const std::int64_t *>(values)[i]; break;
-    case Graph::HostType::U64: v = static_cast<const std::uint64_t *>(values)[i]; break;
-    case Graph::HostType::F32: v = static_cast<const float *>(values)[i]; break;
-    case Graph::HostType::F64: v = static_cast<const double *>(values)[i]; break;
-    }
-    detail::storeElement(type, out.data() + i * size, v);
-  }
+  for (std::size_t i = 0; i < count; ++i) detail::storeElement(type, out.data() + i * size, hostValue(values, hostType, i));
 }
 
 namespace {

@@ -76,6 +76,8 @@ struct GraphState {
 };
 
 // Converts `count` host values of a C++ type to device elements of `type`.
+// Element `i` of host values of a C++ type.
+long double hostValue(const void *values, Graph::HostType hostType, std::size_t i);
 void convertFromHost(const Type &type, const void *values, Graph::HostType hostType, std::size_t count,
                      std::vector<std::uint8_t> &out);
 

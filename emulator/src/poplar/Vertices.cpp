@@ -3,6 +3,7 @@
 #include <poplar/Graph.hpp>
 #include <poplar/exceptions.hpp>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include <limits>
 #include <sstream>
 
+#include "CodeletObject.hpp"
 #include "GraphState.hpp"
 #include "TensorImpl.hpp"
 #include "TypeInfo.hpp"
@@ -22,6 +24,15 @@ namespace detail {
 
 bool GraphState::addCodelets(const CodeletSource &source) {
   const std::shared_ptr<const CodeletLibrary> library = loadCodeletLibrary(source);
+  const std::string arch = target.getTargetArchString().str();
+  if (!library->targets.empty() && std::find(library->targets.begin(), library->targets.end(), arch) ==
+                                       library->targets.end()) {
+    std::string compiledFor;
+    for (const std::string &t : library->targets) compiledFor += (compiledFor.empty() ? "" : ",") + t;
+    throw graph_program_compilation_error("Codelet object '" + source.name + "' was compiled for target(s) " +
+                                          compiledFor + ", not for this graph's target " + arch + " (popc --target=" +
+                                          compiledFor + "," + arch + ")");
+  }
   for (const std::string &key : codeletKeys)
     if (key == library->key) return false;
   for (const auto &[name, cls] : library->vertices) {
@@ -203,6 +214,15 @@ std::string fileExtension(const std::string &path) {
   return dot == std::string::npos || (slash != std::string::npos && dot < slash) ? "" : path.substr(dot + 1);
 }
 
+// Codelets whose bytes read as an object are loaded as one (CodeletCompiler), so an
+// object is checked before it is added and nothing else is taken for one.
+void checkCodeletKind(const std::string &name, const std::string &bytes, CodeletFileType type) {
+  if (type == CodeletFileType::Object) detail::readCodeletObject(name, bytes, detail::kCodeletAbi);
+  else if (detail::isCodeletObject(bytes))
+    throw graph_program_compilation_error("Codelets '" + name + "' is a codelet object (.gp), not " +
+                                          (type == CodeletFileType::CSource ? "C" : "C++") + " source");
+}
+
 std::string absolutePath(const std::string &path) {
   if (!path.empty() && path[0] == '/') return path;
   std::unique_ptr<char, void (*)(void *)> cwd(::realpath(".", nullptr), std::free);
@@ -223,20 +243,24 @@ FieldRef VertexRef::operator[](StringRef fieldName) const {
 
 bool Graph::addCodelets(StringRef src, CodeletFileType type, StringRef compileFlags, StringRef) {
   const std::string path = src.str();
-  const std::string ext = fileExtension(path);
-  if (type == CodeletFileType::Auto)
-    type = ext == "c" ? CodeletFileType::CSource
-           : ext == "S" || ext == "s" ? CodeletFileType::AsmSource
-           : ext == "gp" || ext == "o" ? CodeletFileType::Object
-                                        : CodeletFileType::CppSource;
-  if (type != CodeletFileType::CppSource && type != CodeletFileType::CSource)
-    throw graph_program_compilation_error("Codelets '" + path +
-                                          "': the emulator compiles C and C++ codelets with the host compiler; "
-                                          "it cannot load IPU assembly, IR or .gp objects");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw graph_program_compilation_error("Cannot read codelet file '" + path + "'");
   std::ostringstream text;
   text << in.rdbuf();
+  const std::string ext = fileExtension(path);
+  // Auto: an object by its extension or its first bytes (an ELF, or popdsl's header), else by the extension.
+  if (type == CodeletFileType::Auto)
+    type = ext == "gp" || ext == "o" || detail::isCodeletObject(text.str()) || text.str().compare(0, 4, "\x7f" "ELF") == 0
+               ? CodeletFileType::Object
+           : ext == "c"               ? CodeletFileType::CSource
+           : ext == "S" || ext == "s" ? CodeletFileType::AsmSource
+                                      : CodeletFileType::CppSource;
+  if (type != CodeletFileType::CppSource && type != CodeletFileType::CSource && type != CodeletFileType::Object)
+    throw graph_program_compilation_error("Codelets '" + path +
+                                          "': the emulator compiles C and C++ codelets with the host compiler and "
+                                          "loads the .gp objects popdsl's popc writes; it cannot load IPU assembly "
+                                          "or IR");
+  checkCodeletKind(path, text.str(), type);
   const std::string absolute = absolutePath(path);
   const auto slash = absolute.rfind('/');
   return state_->addCodelets({absolute, text.str(), compileFlags.str(), absolute.substr(0, slash)});
@@ -249,9 +273,13 @@ bool Graph::addCodelets(ArrayRef<std::string> srcs, StringRef compileFlags, Stri
 }
 
 bool Graph::addCodelets(std::stringstream &stream, StringRef compileFlags, CodeletFileType type, StringRef) {
-  if (type != CodeletFileType::CppSource && type != CodeletFileType::CSource && type != CodeletFileType::Auto)
-    throw graph_program_compilation_error("Codelet source text: the emulator compiles only C and C++ codelets");
-  return state_->addCodelets({"<codelet source>", stream.str(), compileFlags.str(), ""});
+  if (type != CodeletFileType::CppSource && type != CodeletFileType::CSource && type != CodeletFileType::Auto &&
+      type != CodeletFileType::Object)
+    throw graph_program_compilation_error("Codelet source text: the emulator compiles only C and C++ codelets and "
+                                          "loads the .gp objects popdsl's popc writes");
+  const std::string name = type == CodeletFileType::Object ? "<codelet object>" : "<codelet source>";
+  checkCodeletKind(name, stream.str(), type);
+  return state_->addCodelets({name, stream.str(), compileFlags.str(), ""});
 }
 
 bool Graph::hasCodelet(StringRef vertexType) const { return state_->vertexClasses.count(vertexType.str()) != 0; }
@@ -282,7 +310,8 @@ VertexRef Graph::addVertex(ComputeSet cs, StringRef vertexType) {
 VertexRef Graph::addVertex(ComputeSet cs, StringRef vertexType, ArrayRef<ConnectionDesc> connections) {
   VertexRef v = addVertex(cs, vertexType);
   for (const ConnectionDesc &c : connections) {
-    if (c.isList) connect(v[c.field], ArrayRef<Tensor>(c.tensors));
+    if (c.isValue) connectValueFromHost(v[c.field], c.value, c.valueType);
+    else if (c.isList) connect(v[c.field], ArrayRef<Tensor>(c.tensors));
     else connect(v[c.field], c.tensors.front());
   }
   return v;
@@ -337,6 +366,24 @@ void Graph::connectConstantFromHost(FieldRef field, const void *value, HostType 
   detail::convertFromHost(r.field.elementType, value, hostType, 1, r.state.value);
   r.state.hasValue = true;
   r.state.edges.clear();
+}
+
+void Graph::connectValueFromHost(FieldRef field, const void *value, HostType hostType) {
+  const ResolvedField r = resolve(*state_, field, "addVertex");
+  const long double v = detail::hostValue(value, hostType, 0);
+  const detail::TypeKind kind = detail::typeInfo(r.field.elementType).kind;
+  const bool integral = kind == detail::TypeKind::Bool || kind == detail::TypeKind::Signed ||
+                        kind == detail::TypeKind::Unsigned;
+  // Integer fields take integers they can hold; float and half fields round any number.
+  if (integral && (v != std::floor(v) || v > maxElementValue(r.field.elementType) ||
+                   v < (kind == detail::TypeKind::Signed ? -maxElementValue(r.field.elementType) - 1 : 0))) {
+    std::ostringstream shown;
+    shown << static_cast<double>(v);
+    throw type_error(r.where + " has element type " + r.field.elementType.toString().str() + ", which cannot hold " +
+                     shown.str());
+  }
+  if (r.field.kind == FieldKind::State) setFieldInitialValueFromHost(field, value, hostType, 1, false);
+  else connectConstantFromHost(field, value, hostType);
 }
 
 void Graph::setFieldSize(FieldRef field, std::size_t size) {
