@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "run_and_read.hpp"
+
 namespace {
 
 std::string shape(const poplar::Tensor &t) {
@@ -33,14 +35,8 @@ void printShift(const char *label, unsigned multiple) {
   graph.setInitialValue(single, poplar::ArrayRef<float>(singleValues));
   poplar::program::Sequence prog;
   poplar::Tensor shifted = popnn::rnn::shiftRnnTensor(graph, params, base, single, prog, 1);
-  graph.createHostRead("shifted", shifted);
-  poplar::Engine engine(graph, prog);
-  engine.load(device);
-  engine.run(0);
-  std::vector<float> out(shifted.numElements());
-  engine.readTensor("shifted", out.data(), out.data() + out.size());
   std::cout << label << ": " << shape(shifted) << ',';
-  for (float v : out) std::cout << ' ' << v;
+  for (float v : runAndRead(graph, prog, device, shifted)) std::cout << ' ' << v;
   std::cout << '\n';
 }
 

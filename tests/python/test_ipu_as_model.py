@@ -2,41 +2,37 @@
 emulated 16-IPU system (docs/porting.rst), from C++ (tests/cpp/ipu_as_model.cpp, a
 program written for hardware) and from Python."""
 import os
-import subprocess
-from pathlib import Path
 
 import pytest
 
-from cpp_build import build_program
+from cpp_build import run_labelled_program
 from popdsl import poplar
 
-PROGRAM = Path(__file__).resolve().parent.parent / "cpp" / "ipu_as_model.cpp"
 IPU = poplar.TargetType.IPU
 
 
 @pytest.fixture(scope="module")
 def hardware_program(tmp_path_factory):
-    return build_program(tmp_path_factory.mktemp("ipu_as_model"), PROGRAM.read_text(), std="c++14", strict=True)
+    """Runs tests/cpp/ipu_as_model.cpp with POPDSL_IPU_AS_MODEL set to a value (None: unset)."""
+    work = tmp_path_factory.mktemp("ipu_as_model")
 
-
-def run(exe, value):
-    env = {k: v for k, v in os.environ.items() if k != "POPDSL_IPU_AS_MODEL"}
-    if value is not None:
-        env["POPDSL_IPU_AS_MODEL"] = value
-    result = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120, env=env)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return dict(line.split(": ", 1) for line in result.stdout.splitlines()), result.stderr
+    def run(value):
+        env = {k: v for k, v in os.environ.items() if k != "POPDSL_IPU_AS_MODEL"}
+        if value is not None:
+            env["POPDSL_IPU_AS_MODEL"] = value
+        return run_labelled_program(work, "ipu_as_model", env=env)
+    return run
 
 
 @pytest.mark.parametrize("value", [None, "", "0"])
 def test_off_by_default_finds_no_ipus(hardware_program, value):
-    out, err = run(hardware_program, value)
+    out, err = hardware_program(value)
     assert out == {"devices": "0 0", "acquired": "none"}
     assert err == ""
 
 
 def test_hardware_program_runs_on_ipu_models(hardware_program):
-    out, err = run(hardware_program, "1")
+    out, err = hardware_program("1")
     # 16 single-IPU devices of the 31 a POD16 lists; the first is taken, an ipu2 model of
     # one IPU with all 1472 tiles.
     assert out["devices"] == "16 31"
@@ -51,7 +47,7 @@ def test_hardware_program_runs_on_ipu_models(hardware_program):
 
 
 def test_version_is_chosen_by_the_value(hardware_program):
-    out, err = run(hardware_program, "ipu21")
+    out, err = hardware_program("ipu21")
     assert out["acquired"] == "id 0, IPU_MODEL ipu21, IPUs 1, tiles 1472"
     assert 'IPUModel("ipu21")' in err
 

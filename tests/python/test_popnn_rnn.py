@@ -1,21 +1,13 @@
 """popnn/Rnn.hpp's RnnParams and tensor helpers, through tests/cpp/rnn_utilities.cpp
 built against the prefix; expected values worked out by hand in the comments."""
-import subprocess
-from pathlib import Path
-
 import pytest
 
-from cpp_build import build_program
-
-PROGRAM = Path(__file__).resolve().parent.parent / "cpp" / "rnn_utilities.cpp"
+from cpp_build import run_labelled_program
 
 
 @pytest.fixture(scope="module")
 def out(tmp_path_factory):
-    exe = build_program(tmp_path_factory.mktemp("rnn"), PROGRAM.read_text(), std="c++14", strict=True)
-    result = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return dict(line.split(": ", 1) for line in result.stdout.splitlines())
+    return run_labelled_program(tmp_path_factory.mktemp("rnn"), "rnn_utilities")[0]
 
 
 def test_params_spread_a_step_over_the_tiles(out):

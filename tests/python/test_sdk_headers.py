@@ -1,14 +1,10 @@
 """tests/cpp/sdk_headers.cpp, built against the prefix as an SDK-era program: the
 standard headers the SDK's headers bring in, addCodelets(std::string), and the stream
 operators of the gcl, popops and popnn enums, against values worked out by hand."""
-import subprocess
-from pathlib import Path
-
 import pytest
 
-from cpp_build import build_program, check_syntax
+from cpp_build import check_syntax, run_labelled_program
 
-PROGRAM = Path(__file__).resolve().parent.parent / "cpp" / "sdk_headers.cpp"
 CODELET = """#include <poplar/Vertex.hpp>
 class Doubler : public poplar::Vertex {
 public:
@@ -22,10 +18,7 @@ public:
 def out(tmp_path_factory):
     work = tmp_path_factory.mktemp("sdk_headers")
     (work / "codelets.cpp").write_text(CODELET)
-    exe = build_program(work, PROGRAM.read_text(), std="c++14", strict=True)
-    result = subprocess.run([str(exe), str(work / "codelets.cpp")], capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return dict(line.split(": ", 1) for line in result.stdout.splitlines())
+    return run_labelled_program(work, "sdk_headers", str(work / "codelets.cpp"))[0]
 
 
 def test_standard_headers_come_with_the_sdk_headers(out):

@@ -1,0 +1,88 @@
+#pragma once
+// Gated recurrent units (popnn::gru): the forward pass, with
+//   r_t = recurrentActivation(x_t W_r + h_{t-1} U_r + b_r)
+//   u_t = recurrentActivation(x_t W_u + h_{t-1} U_u + b_u)
+//   c_t = activation(x_t W_c + (r_t o h_{t-1}) U_c + b_c)
+//   h_t = u_t o h_{t-1} + (1 - u_t) o c_t
+// and with resetAfter, c_t = activation(x_t W_c + b_c[0] + r_t o (h_{t-1} U_c + b_c[1])),
+// where the r and u gates add both of their biases.
+//
+// Emulator: the backward pass, the weight update, AUGRU (attention) and run-time step
+// counts are not provided yet; gruFwd raises poplibs_error when asked for the
+// intermediates a backward pass keeps. The time loop is unrolled in the program.
+#include <utility>
+#include <vector>
+
+#include <poplar/DebugContext.hpp>
+#include <poplar/Graph.hpp>
+#include <poplar/OptionFlags.hpp>
+#include <poplar/Program.hpp>
+#include <poplar/Tensor.hpp>
+#include <poplin/MatMul.hpp>
+#include <popnn/GruDef.hpp>
+#include <popnn/NonLinearityDef.hpp>
+#include <popnn/Rnn.hpp>
+
+namespace popnn {
+namespace gru {
+
+// {RESET_GATE, UPDATE_GATE, CANDIDATE}.
+const std::vector<BasicGruCellUnit> getDefaultBasicGruCellOrder();
+
+struct GruParams {
+  rnn::RnnParams rnn;
+  poplar::Type dataType;              // deprecated in the SDK: rnn.dataType
+  std::size_t batchSize;              // deprecated: rnn.batchSize
+  std::size_t timeSteps;              // deprecated: rnn.maxTimeSteps
+  std::vector<std::size_t> layerSizes; // deprecated: rnn.layerSizes
+  // Return every step's output [timeSteps][batch][output], else the last [batch][output].
+  bool outputFullSequence = true;
+  bool calcInputGradients = true;
+  // The unit each index of the weights' and biases' outermost dimension holds.
+  std::vector<BasicGruCellUnit> cellOrder = getDefaultBasicGruCellOrder();
+  // Apply the reset gate after the candidate's recurrent weights (biases [3][2][output]).
+  bool resetAfter = false;
+  NonLinearityType activation = NonLinearityType::TANH;
+  NonLinearityType recurrentActivation = NonLinearityType::SIGMOID;
+
+  GruParams(poplar::Type dataType, std::size_t batchSize, std::size_t timeSteps,
+            std::vector<std::size_t> layerSizes, NonLinearityType activation = NonLinearityType::TANH,
+            NonLinearityType recurrentActivation = NonLinearityType::SIGMOID);
+  GruParams(const GruParams &other);
+};
+
+// [timeSteps][batchSize][inputSize].
+poplar::Tensor createInput(poplar::Graph &graph, const GruParams &params, const poplar::DebugContext &debugContext,
+                           const poplar::OptionFlags &options = {},
+                           poplin::PlanningCache *planningCache = nullptr);
+// [batchSize][outputSize].
+poplar::Tensor createInitialState(poplar::Graph &graph, const GruParams &params,
+                                  const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+                                  poplin::PlanningCache *cache);
+
+struct GruWeights {
+  poplar::Tensor inputWeights;  // [3][inputSize][outputSize]
+  poplar::Tensor outputWeights; // [3][outputSize][outputSize]
+  poplar::Tensor biases;        // [3][outputSize], or [3][2][outputSize] (input, recurrent) with resetAfter
+};
+
+std::pair<poplar::Tensor, poplar::Tensor> createWeightsKernel(poplar::Graph &graph, const GruParams &params,
+                                                              const poplar::DebugContext &debugContext,
+                                                              const poplar::OptionFlags &options = {},
+                                                              poplin::PlanningCache *planningCache = nullptr);
+poplar::Tensor createWeightsBiases(poplar::Graph &graph, const GruParams &params,
+                                   const poplar::DebugContext &debugContext,
+                                   const poplar::OptionFlags &options = {},
+                                   poplin::PlanningCache *planningCache = nullptr);
+GruWeights createWeights(poplar::Graph &graph, const GruParams &params, const poplar::DebugContext &debugContext,
+                         const poplar::OptionFlags &options = {},
+                         poplin::PlanningCache *planningCache = nullptr);
+
+// The GRU over `in` [timeSteps][batch][input] from stateInit [batch][output]; see the top.
+poplar::Tensor gruFwd(poplar::Graph &graph, const GruParams &params, const poplar::Tensor &stateInit,
+                      const poplar::Tensor &in, const GruWeights &weights, poplar::Tensor *intermediates,
+                      poplar::program::Sequence &fwdProg, const poplar::DebugContext &debugContext = {},
+                      const poplar::OptionFlags &options = {}, poplin::PlanningCache *planningCache = nullptr);
+
+} // namespace gru
+} // namespace popnn
