@@ -7,9 +7,9 @@
 // and with resetAfter, c_t = activation(x_t W_c + b_c[0] + r_t o (h_{t-1} U_c + b_c[1])),
 // where the r and u gates add both of their biases.
 //
-// Emulator: the backward pass, the weight update, AUGRU (attention) and run-time step
-// counts are not provided yet; gruFwd raises poplibs_error when asked for the
-// intermediates a backward pass keeps. The time loop is unrolled in the program.
+// Emulator: gruBwdWithWU is the backward pass; the separate gruBwd and gruWU (whose
+// backward intermediates are poplibs-internal), AUGRU (attention) and run-time step counts
+// are not provided yet. The time loops are unrolled in the program.
 #include <utility>
 #include <vector>
 
@@ -79,10 +79,24 @@ GruWeights createWeights(poplar::Graph &graph, const GruParams &params, const po
                          poplin::PlanningCache *planningCache = nullptr);
 
 // The GRU over `in` [timeSteps][batch][input] from stateInit [batch][output]; see the top.
+// `intermediates`, when given, is set to [timeSteps][n][batch][output]: r, u, c, then the
+// step's output unless outputFullSequence, then the candidate's recurrent term h U_c + b_c[1] with resetAfter.
 poplar::Tensor gruFwd(poplar::Graph &graph, const GruParams &params, const poplar::Tensor &stateInit,
                       const poplar::Tensor &in, const GruWeights &weights, poplar::Tensor *intermediates,
                       poplar::program::Sequence &fwdProg, const poplar::DebugContext &debugContext = {},
                       const poplar::OptionFlags &options = {}, poplin::PlanningCache *planningCache = nullptr);
+
+// From the forward pass's intermediates, input and output and the gradient of its output:
+// sets weightsGrad (new tensors shaped as weights) to the loss's gradient with respect to
+// the weights, *inputGrad (when given and calcInputGradients) to the input's, and returns
+// the initial state's. The activations must have gradients from their outputs (not GELU,
+// GELU_ERF or SWISH).
+poplar::Tensor gruBwdWithWU(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
+                            const poplar::Tensor &fwdOutputInit, const poplar::Tensor &fwdIntermediates,
+                            const GruWeights &weights, const poplar::Tensor &input, const poplar::Tensor &output,
+                            const poplar::Tensor &outputGrad, poplar::Tensor *inputGrad, GruWeights &weightsGrad,
+                            const poplar::DebugContext &debugContext, const poplar::OptionFlags &options_,
+                            poplin::PlanningCache *planningCache);
 
 } // namespace gru
 } // namespace popnn

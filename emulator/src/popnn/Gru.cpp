@@ -9,8 +9,9 @@
 #include <poputil/TileMapping.hpp>
 #include <poputil/exceptions.hpp>
 
-#include <algorithm>
 #include <string>
+
+#include "GruLayout.hpp"
 
 namespace popnn {
 namespace gru {
@@ -28,25 +29,6 @@ Tensor linearVariable(poplar::Graph &graph, const GruParams &params, std::vector
   Tensor t = graph.addVariable(params.rnn.dataType, shape, poplar::DebugContext(dc, name));
   poputil::mapTensorLinearly(graph, t);
   return t;
-}
-
-void checkShape(const char *what, const Tensor &t, const std::vector<std::size_t> &shape) {
-  if (t.shape() != shape) {
-    std::string want;
-    for (std::size_t d : shape) want += (want.empty() ? "" : ",") + std::to_string(d);
-    throw poputil::poplibs_error(std::string("gruFwd: ") + what + " must have shape [" + want + "]");
-  }
-}
-
-// The position in the weights' and biases' outermost dimension of each unit.
-std::vector<std::size_t> unitPositions(const GruParams &params) {
-  std::vector<BasicGruCellUnit> sorted = params.cellOrder;
-  std::sort(sorted.begin(), sorted.end());
-  if (sorted != getDefaultBasicGruCellOrder())
-    throw poputil::poplibs_error("gruFwd: cellOrder must name RESET_GATE, UPDATE_GATE and CANDIDATE once each");
-  std::vector<std::size_t> position(BASIC_GRU_CELL_NUM_UNITS);
-  for (std::size_t i = 0; i < params.cellOrder.size(); ++i) position[params.cellOrder[i]] = i;
-  return position;
 }
 
 } // namespace
@@ -103,18 +85,11 @@ Tensor gruFwd(poplar::Graph &graph, const GruParams &params, const Tensor &state
               const GruWeights &weights, Tensor *intermediates, poplar::program::Sequence &prog,
               const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
               poplin::PlanningCache *) {
-  if (intermediates)
-    throw poputil::poplibs_error("gruFwd: the intermediates of a backward pass are not supported by the emulator "
-                                 "yet (gruBwd is missing); pass nullptr for inference");
   const std::size_t steps = params.rnn.maxTimeSteps, batch = params.rnn.batchSize;
-  const std::size_t inSize = inputSize(params), outSize = outputSize(params);
-  checkShape("in", in, {steps, batch, inSize});
-  checkShape("stateInit", stateInit, {batch, outSize});
-  checkShape("inputWeights", weights.inputWeights, {BASIC_GRU_CELL_NUM_UNITS, inSize, outSize});
-  checkShape("outputWeights", weights.outputWeights, {BASIC_GRU_CELL_NUM_UNITS, outSize, outSize});
-  if (params.resetAfter) checkShape("biases (resetAfter)", weights.biases, {BASIC_GRU_CELL_NUM_UNITS, 2, outSize});
-  else checkShape("biases", weights.biases, {BASIC_GRU_CELL_NUM_UNITS, outSize});
-  const std::vector<std::size_t> at = unitPositions(params);
+  detail::checkShape("gruFwd", "in", in, {steps, batch, inputSize(params)});
+  detail::checkShape("gruFwd", "stateInit", stateInit, {batch, outputSize(params)});
+  detail::checkWeights("gruFwd", params, weights);
+  const std::vector<std::size_t> at = detail::unitPositions("gruFwd", params);
   const poplar::DebugContext dc(debugContext, "gruFwd");
 
   // Per unit, the bias (both of r's and u's with resetAfter) and, with resetAfter, the
@@ -135,18 +110,18 @@ Tensor gruFwd(poplar::Graph &graph, const GruParams &params, const Tensor &state
   };
 
   Tensor h = stateInit;
-  std::vector<Tensor> outputs;
+  std::vector<Tensor> outputs, kept;
   for (std::size_t t = 0; t < steps; ++t) {
     const Tensor x = in[t];
     const Tensor r = gate(x, h, BASIC_GRU_CELL_RESET_GATE);
     const Tensor u = gate(x, h, BASIC_GRU_CELL_UPDATE_GATE);
     const Tensor xc = product(x, weights.inputWeights, BASIC_GRU_CELL_CANDIDATE);
-    Tensor candidate;
+    Tensor candidate, recurrent;
     if (params.resetAfter) {
-      const Tensor hc = product(h, weights.outputWeights, BASIC_GRU_CELL_CANDIDATE);
-      candidate = popops::map(graph, pe::_1 + pe::_2 + pe::_3 * (pe::_4 + pe::_5),
-                              {xc, bias(BASIC_GRU_CELL_CANDIDATE, 0), r, hc, bias(BASIC_GRU_CELL_CANDIDATE, 1)},
-                              prog, dc);
+      recurrent = popops::add(graph, product(h, weights.outputWeights, BASIC_GRU_CELL_CANDIDATE),
+                              bias(BASIC_GRU_CELL_CANDIDATE, 1), prog, dc);
+      candidate = popops::map(graph, pe::_1 + pe::_2 + pe::_3 * pe::_4,
+                              {xc, bias(BASIC_GRU_CELL_CANDIDATE, 0), r, recurrent}, prog, dc);
     } else {
       const Tensor resetState = popops::mul(graph, r, h, prog, dc);
       candidate = popops::map(graph, pe::_1 + pe::_2 + pe::_3,
@@ -157,7 +132,12 @@ Tensor gruFwd(poplar::Graph &graph, const GruParams &params, const Tensor &state
     popnn::nonLinearityInPlace(graph, params.activation, candidate, prog, dc);
     h = popops::map(graph, pe::_1 * pe::_2 + (pe::Const(1.0f) - pe::_1) * pe::_3, {u, h, candidate}, prog, dc);
     outputs.push_back(h.expand({0}));
+    std::vector<Tensor> step = {r.expand({0}), u.expand({0}), candidate.expand({0})};
+    if (!params.outputFullSequence) step.push_back(h.expand({0}));
+    if (params.resetAfter) step.push_back(recurrent.expand({0}));
+    kept.push_back(poplar::concat(step).expand({0}));
   }
+  if (intermediates) *intermediates = poplar::concat(kept);
   return params.outputFullSequence ? poplar::concat(outputs) : h;
 }
 
