@@ -87,9 +87,11 @@ void forward(const std::string &label, bool resetAfter, bool fullSequence, std::
   print(label, shape, runAndRead(gru.graph, gru.prog, gru.device, out));
 }
 
-// Forward keeping the intermediates, then gruBwdWithWU with outputGrad from
-// value(i, 0.6, 1); prints the gradients of the initial state, the input and the weights.
-void train(const std::string &label, bool resetAfter, bool fullSequence, std::vector<BasicGruCellUnit> order) {
+// Forward keeping the intermediates, then gruBwdWithWU (or gruBwd and gruWU when `split`)
+// with outputGrad from value(i, 0.6, 1); prints the gradients of the initial state, the
+// input and the weights.
+void train(const std::string &label, bool resetAfter, bool fullSequence, std::vector<BasicGruCellUnit> order,
+           bool split) {
   Gru gru(resetAfter, fullSequence, order, false);
   poplar::Tensor intermediates, inputGrad;
   const poplar::Tensor out =
@@ -97,9 +99,17 @@ void train(const std::string &label, bool resetAfter, bool fullSequence, std::ve
   const poplar::Tensor outGrad = gru.graph.clone(out, "outGrad");
   fill(gru.graph, outGrad, 0.6, 1.0);
   popnn::gru::GruWeights grads;
-  const poplar::Tensor initGrad = popnn::gru::gruBwdWithWU(gru.graph, gru.params, gru.prog, gru.init, intermediates,
-                                                           gru.weights, gru.in, out, outGrad, &inputGrad, grads,
-                                                           "bwd", {}, nullptr);
+  poplar::Tensor initGrad;
+  if (split) {
+    poplar::Tensor bwdIntermediates;
+    initGrad = popnn::gru::gruBwd(gru.graph, gru.params, gru.prog, gru.init, intermediates, gru.weights, gru.in, out,
+                                  outGrad, &inputGrad, &bwdIntermediates, "bwd", {}, nullptr);
+    grads = popnn::gru::gruWU(gru.graph, gru.params, gru.prog, gru.init, intermediates, bwdIntermediates,
+                              gru.weights, gru.in, out, "wu", {}, nullptr);
+  } else {
+    initGrad = popnn::gru::gruBwdWithWU(gru.graph, gru.params, gru.prog, gru.init, intermediates, gru.weights,
+                                        gru.in, out, outGrad, &inputGrad, grads, "bwd", {}, nullptr);
+  }
   const poplar::Tensor all = poplar::concat({initGrad.flatten(), inputGrad.flatten(), grads.inputWeights.flatten(),
                                              grads.outputWeights.flatten(), grads.biases.flatten()});
   print(label, " " + std::to_string(all.numElements()), runAndRead(gru.graph, gru.prog, gru.device, all));
@@ -111,8 +121,11 @@ int main() {
   forward("default", false, true, popnn::gru::getDefaultBasicGruCellOrder());
   forward("reset after", true, false,
           {BASIC_GRU_CELL_CANDIDATE, BASIC_GRU_CELL_RESET_GATE, BASIC_GRU_CELL_UPDATE_GATE});
-  train("grad default", false, true, popnn::gru::getDefaultBasicGruCellOrder());
+  train("grad default", false, true, popnn::gru::getDefaultBasicGruCellOrder(), false);
   train("grad reset after", true, false,
-        {BASIC_GRU_CELL_UPDATE_GATE, BASIC_GRU_CELL_CANDIDATE, BASIC_GRU_CELL_RESET_GATE});
+        {BASIC_GRU_CELL_UPDATE_GATE, BASIC_GRU_CELL_CANDIDATE, BASIC_GRU_CELL_RESET_GATE}, false);
+  train("grad split", false, false, {BASIC_GRU_CELL_CANDIDATE, BASIC_GRU_CELL_UPDATE_GATE, BASIC_GRU_CELL_RESET_GATE},
+        true);
+  train("grad split reset after", true, true, popnn::gru::getDefaultBasicGruCellOrder(), true);
   return 0;
 }

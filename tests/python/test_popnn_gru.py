@@ -100,8 +100,10 @@ def test_gru_forward_reset_after_cell_order_and_last_output(out):
 @pytest.mark.parametrize("label,order,reset_after,full_sequence", [
     ("grad default", [RESET, UPDATE, CANDIDATE], False, True),
     ("grad reset after", [UPDATE, CANDIDATE, RESET], True, False),
+    ("grad split", [CANDIDATE, UPDATE, RESET], False, False),  # gruBwd then gruWU
+    ("grad split reset after", [RESET, UPDATE, CANDIDATE], True, True),
 ])
-def test_gru_backward_with_weight_update(out, label, order, reset_after, full_sequence):
+def test_gru_backward_and_weight_update(out, label, order, reset_after, full_sequence):
     got = parse(out[label])
     want = central_differences(order, reset_after, full_sequence)
     assert got.shape == want.shape

@@ -7,9 +7,8 @@
 // and with resetAfter, c_t = activation(x_t W_c + b_c[0] + r_t o (h_{t-1} U_c + b_c[1])),
 // where the r and u gates add both of their biases.
 //
-// Emulator: gruBwdWithWU is the backward pass; the separate gruBwd and gruWU (whose
-// backward intermediates are poplibs-internal), AUGRU (attention) and run-time step counts
-// are not provided yet. The time loops are unrolled in the program.
+// Emulator: AUGRU (attention) and run-time step counts are not provided yet. The time
+// loops are unrolled in the program.
 #include <utility>
 #include <vector>
 
@@ -91,6 +90,20 @@ poplar::Tensor gruFwd(poplar::Graph &graph, const GruParams &params, const popla
 // the weights, *inputGrad (when given and calcInputGradients) to the input's, and returns
 // the initial state's. The activations must have gradients from their outputs (not GELU,
 // GELU_ERF or SWISH).
+// The backward pass alone: returns the initial state's gradient, sets *inputGrad as
+// gruBwdWithWU does and *bwdIntermediates (when given) to what gruWU takes.
+poplar::Tensor gruBwd(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
+                      const poplar::Tensor &fwdOutputInit, const poplar::Tensor &fwdIntermediatesSeq,
+                      const GruWeights &weights, const poplar::Tensor &fwdInputSeq, const poplar::Tensor &fwdOutput,
+                      const poplar::Tensor &gradLayerNext, poplar::Tensor *inputGrad,
+                      poplar::Tensor *bwdIntermediates, const poplar::DebugContext &debugContext,
+                      const poplar::OptionFlags &options_, poplin::PlanningCache *planningCache);
+// The weight gradients (new tensors shaped as weights) from both passes' intermediates.
+GruWeights gruWU(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
+                 const poplar::Tensor &fwdOutputInit, const poplar::Tensor &fwdIntermediates,
+                 const poplar::Tensor &bwdIntermediates, const GruWeights &weights, const poplar::Tensor &input,
+                 const poplar::Tensor &output, const poplar::DebugContext &debugContext,
+                 const poplar::OptionFlags &options_, poplin::PlanningCache *planningCache);
 poplar::Tensor gruBwdWithWU(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
                             const poplar::Tensor &fwdOutputInit, const poplar::Tensor &fwdIntermediates,
                             const GruWeights &weights, const poplar::Tensor &input, const poplar::Tensor &output,
