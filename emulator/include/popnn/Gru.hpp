@@ -1,5 +1,5 @@
 #pragma once
-// Gated recurrent units (popnn::gru): the forward pass, with
+// Gated recurrent units (popnn::gru): forward, backward and weight-update passes, with
 //   r_t = recurrentActivation(x_t W_r + h_{t-1} U_r + b_r)
 //   u_t = recurrentActivation(x_t W_u + h_{t-1} U_u + b_u)
 //   c_t = activation(x_t W_c + (r_t o h_{t-1}) U_c + b_c)
