@@ -29,7 +29,9 @@ void bindPopnnLoss(py::module_ &m) {
         expected, loss, deltas, py::arg("deltasScale"), py::arg("modelOutputScaling"), numCorrect, lossType, dc);
   m.def("calcLoss", py::overload_cast<Graph &, T, T, T, T, T, LossType, PD>(&calcLoss), graph, outputs, expected,
         loss, deltas, numCorrect, lossType, dc);
-  m.def("calcAccuracy", &calcAccuracy, graph, outputs, expected, numCorrect, dc);
+  m.def("calcAccuracy", &calcAccuracy, graph, outputs, expected, numCorrect, dc,
+        "Adds to numCorrect (one element) the rows whose first maximum is at the label, as poplibs "
+        "does: zero it before the first batch.");
   const auto input = py::arg("input"), prog = py::arg("prog");
   m.def("argMax", &argMax, graph, input, prog, dc);
   m.def("argMin", &argMin, graph, input, prog, dc);

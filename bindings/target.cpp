@@ -129,6 +129,7 @@ void bindTarget(py::module_ &m) {
                   py::arg("options") = OptionFlags());
 
   py::class_<DeviceManager>(m, "DeviceManager")
+      .def(py::init<>())
       .def_static("createDeviceManager", &DeviceManager::createDeviceManager)
       .def("getDevices", py::overload_cast<TargetType, unsigned, const OptionFlags &>(&DeviceManager::getDevices, py::const_),
            py::arg("type"), py::arg("requiredNumIPUs"), py::arg("options") = OptionFlags())

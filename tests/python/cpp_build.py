@@ -43,3 +43,14 @@ def build_program(tmp_path, source, std="c++17", include=INCLUDE, link_emulator=
         command += [f"-L{PREFIX / 'lib'}", f"-Wl,-rpath,{PREFIX / 'lib'}", *LINK_LINE]
     subprocess.run(command, check=True)
     return exe
+
+
+def run_labelled_program(work, stem, *args, env=None):
+    """Builds tests/cpp/<stem>.cpp (C++14, strict) in `work`, once, runs it with `args` and
+    returns the "label: value" lines it prints as a dict (and its stderr)."""
+    exe = work / "prog"
+    if not exe.exists():
+        build_program(work, (ROOT / "tests" / "cpp" / f"{stem}.cpp").read_text(), std="c++14", strict=True)
+    result = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=300, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return dict(line.split(": ", 1) for line in result.stdout.splitlines()), result.stderr

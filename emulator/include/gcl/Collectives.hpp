@@ -4,6 +4,7 @@
 //
 // Emulator: results are exact and deterministic (reduced in rank order, in long
 // double, rounded once); the options are accepted and ignored.
+#include <iosfwd>
 #include <vector>
 
 #include <poplar/DebugContext.hpp>
@@ -31,6 +32,14 @@ struct CommGroup {
   unsigned replicaGroupSize = 0; // 0: the type's default (all replicas)
   unsigned replicaStride = 1;    // emulator: only 1
 };
+
+// The enumerators' names ("ADD", "CONSECUTIVE", ...); >> reads a CollectiveOperator's name
+// and raises poplibs_error for any other word. A CommGroup prints as
+// "CommGroup(CONSECUTIVE, size 2, stride 1)".
+std::ostream &operator<<(std::ostream &os, const CollectiveOperator &op);
+std::istream &operator>>(std::istream &is, CollectiveOperator &op);
+std::ostream &operator<<(std::ostream &os, const CommGroupType &type);
+std::ostream &operator<<(std::ostream &os, const CommGroup &group);
 
 // Every replica gets the reduction of the group's `data` (same shape and mapping).
 poplar::Tensor allReduceCrossReplica(poplar::Graph &graph, const poplar::Tensor &data, CollectiveOperator op,

@@ -48,6 +48,7 @@ public:
   struct State;
 
 private:
+  friend class DeviceManager;
   explicit Device(std::shared_ptr<State> state);
   std::shared_ptr<State> state_;
 };

@@ -7,8 +7,12 @@ namespace poplar {
 
 // Enumerates hardware IPUs. The embedded emulator has none: the lists are empty and
 // asking for a device by id raises poplar_error (IPUModel makes devices instead).
+// With the environment variable POPDSL_IPU_AS_MODEL=1 (or ipu1/ipu2/ipu21) it lists the
+// devices of an emulated 16-IPU system instead, each an IPUModel of the device's IPU
+// count (docs/emulator.rst), so programs written for hardware run unchanged.
 class DeviceManager {
 public:
+  DeviceManager();
   static DeviceManager createDeviceManager();
   // The devices of `type` with `requiredNumIPUs` IPUs; only TargetType::IPU devices
   // are enumerated (others raise poplar_error), and requiredNumIPUs must be positive.
@@ -21,7 +25,7 @@ public:
   std::vector<unsigned> getChildDeviceIds(unsigned parentId, unsigned numChildIpus = 1) const;
 
 private:
-  DeviceManager() = default;
+  Device makeSystemDevice(unsigned id) const;
 };
 
 } // namespace poplar

@@ -9,6 +9,14 @@
 #include <tuple>
 #include <type_traits>
 #include <vector>
+// Not used here: standard headers that programs written for the SDK use without including,
+// because the SDK's and poplibs' headers bring them in (tests/python/test_sdk_headers.py).
+#include <algorithm>
+#include <array>
+#include <numeric>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include <poplar/ArrayRef.hpp>
 #include <poplar/CodeletFileType.hpp>
@@ -224,6 +232,13 @@ public:
   // graph_program_compilation_error with the compiler's messages.
   bool addCodelets(StringRef src, CodeletFileType type = CodeletFileType::Auto,
                    StringRef compileFlags = "", StringRef targetName = "");
+  // A std::string names one file: without this, it converts equally well to StringRef and
+  // to a one-element ArrayRef<std::string>, and the call would be ambiguous.
+  template <class S, typename std::enable_if<std::is_same<S, std::string>::value, int>::type = 0>
+  bool addCodelets(const S &src, CodeletFileType type = CodeletFileType::Auto, StringRef compileFlags = "",
+                   StringRef targetName = "") {
+    return addCodelets(StringRef(src), type, compileFlags, targetName);
+  }
   bool addCodelets(ArrayRef<std::string> srcs, StringRef compileFlags = "", StringRef targetName = "");
   bool addCodelets(std::stringstream &stream, StringRef compileFlags = "",
                    CodeletFileType type = CodeletFileType::CppSource, StringRef targetName = "");

@@ -7,6 +7,7 @@
 // between elements), padded with zeros, then flipped. The untransformed output
 // size is transformed input size - transformed kernel size + 1; the output is
 // then truncated, strided (every stride-th element kept) and padded with zeros.
+#include <tuple>
 #include <cstddef>
 #include <functional>
 #include <iosfwd>

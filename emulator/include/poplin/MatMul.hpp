@@ -13,6 +13,7 @@
 //   enableFastReduce, remapOutputTensor, gatherOutput, disableSRForAMPVertices
 //                              "true" or "false"; no effect on results
 //   planConstraints            JSON for the planner; ignored
+#include <unordered_map>
 #include <cstddef>
 #include <tuple>
 #include <vector>

@@ -34,8 +34,9 @@ poplar::program::Program calcLoss(poplar::Graph &graph, const poplar::Tensor &mo
                                   const poplar::Tensor &deltas, const poplar::Tensor &numCorrect,
                                   LossType lossType, const poplar::DebugContext &debugContext = {});
 
-// Sets numCorrect (one element) to the number of rows whose first maximum is at the
-// label; masked labels (0xFFFFFFFF) never count.
+// Adds to numCorrect (one element) the number of rows whose first maximum is at the
+// label, as poplibs does (zero it before the first batch); masked labels (0xFFFFFFFF)
+// never count.
 poplar::program::Program calcAccuracy(poplar::Graph &graph, const poplar::Tensor &modelOutputs,
                                       const poplar::Tensor &expected, const poplar::Tensor &numCorrect,
                                       const poplar::DebugContext &debugContext = {});

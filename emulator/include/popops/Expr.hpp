@@ -1,6 +1,7 @@
 #pragma once
 // Element-wise expressions for popops::map: placeholders _1.._20 stand for the
 // mapped tensors; constants take the type of the operand they meet.
+#include <cassert>
 #include <cstdint>
 #include <memory>
 #include <ostream>

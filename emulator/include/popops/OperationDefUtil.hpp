@@ -2,6 +2,7 @@
 // Names of popops::Operation: a readable one (asString) and the fully qualified one
 // vertex templates use (templateVertex("popops::Reduce", popops::Operation::ADD) is
 // "popops::Reduce<popops::Operation::ADD>").
+#include <iosfwd>
 #include <string>
 
 #include <popops/Operation.hpp>

@@ -4,6 +4,8 @@
 // element position) and the hardware RNG state is left as it was; without it
 // (nullptr) the hardware RNG state is used and advanced. `reference` gives the
 // output's shape and tile mapping (the output is a clone of it).
+#include <array>
+#include <cmath>
 #include <cstdint>
 
 #include <poplar/DebugContext.hpp>

@@ -1,5 +1,6 @@
 #pragma once
 // Groupings of a tensor's layout, and tensors whose partitions are each contiguous.
+#include <unordered_set>
 #include <cstddef>
 #include <functional>
 #include <utility>

@@ -1,17 +1,17 @@
 #include <poplar/Device.hpp>
-#include <poplar/DeviceManager.hpp>
 #include <poplar/IPUModel.hpp>
 #include <poplar/exceptions.hpp>
 
 #include <atomic>
 
+#include "DeviceState.hpp"
+#include "IpuAsModel.hpp"
+
 namespace poplar {
 
-struct Device::State {
-  unsigned id;
-  Target target;
-  mutable bool attached = false;
-};
+Device::State::~State() {
+  if (attached && systemIPUs) detail::releaseSystemIPUs(firstSystemIPU, systemIPUs);
+}
 
 namespace {
 unsigned nextDeviceId() {
@@ -33,13 +33,20 @@ static const Device::State &checked(const std::shared_ptr<Device::State> &s) {
 
 unsigned Device::getId() const { return checked(state_).id; }
 const Target &Device::getTarget() const { return checked(state_).target; }
+// A device of the emulated system is taken only while all its IPUs are free, as on
+// hardware, where a device overlapping an attached one cannot attach.
 bool Device::attach() const {
   const auto &s = checked(state_);
   if (s.attached) return false;
+  if (s.systemIPUs && !detail::claimSystemIPUs(s.firstSystemIPU, s.systemIPUs)) return false;
   s.attached = true;
   return true;
 }
-void Device::detach() const { checked(state_).attached = false; }
+void Device::detach() const {
+  const auto &s = checked(state_);
+  if (s.attached && s.systemIPUs) detail::releaseSystemIPUs(s.firstSystemIPU, s.systemIPUs);
+  s.attached = false;
+}
 bool Device::isAttached() const { return checked(state_).attached; }
 
 void Device::getDriverVersion(unsigned &, unsigned &, unsigned &) const {
@@ -94,33 +101,6 @@ Device Device::createVirtualDevice(unsigned tilesPerIPU) const {
 
 Device IPUModel::createDevice(OptionFlags, bool, unsigned) const {
   return Device::createSimulatorDevice(createTarget());
-}
-
-DeviceManager DeviceManager::createDeviceManager() { return DeviceManager(); }
-
-std::vector<Device> DeviceManager::getDevices(TargetType type, unsigned requiredNumIPUs, const OptionFlags &) const {
-  if (type != TargetType::IPU)
-    throw poplar_error("DeviceManager::getDevices: only IPU devices are enumerated, not " + toString(type) +
-                       "; use IPUModel(...).createDevice() or Device::createCPUDevice()");
-  if (requiredNumIPUs == 0) throw poplar_error("DeviceManager::getDevices: requiredNumIPUs must be at least 1");
-  return {};
-}
-
-std::vector<Device> DeviceManager::getDevices() const { return {}; }
-
-std::size_t DeviceManager::getNumDevices() const { return getDevices().size(); }
-
-namespace {
-[[noreturn]] void noHardwareDevice(const char *what, unsigned id) {
-  throw poplar_error(std::string("DeviceManager::") + what + ": no hardware device with id " + std::to_string(id) +
-                     ": the embedded emulator has no IPUs; use IPUModel(...).createDevice()");
-}
-} // namespace
-
-Device DeviceManager::getDevice(unsigned id, const OptionFlags &) const { noHardwareDevice("getDevice", id); }
-
-std::vector<unsigned> DeviceManager::getChildDeviceIds(unsigned parentId, unsigned) const {
-  noHardwareDevice("getChildDeviceIds", parentId);
 }
 
 } // namespace poplar

@@ -129,7 +129,8 @@ std::size_t bestIndex(const double *row, std::size_t n, bool largest) {
   return largest ? bestIndexOf<true>(row, n) : bestIndexOf<false>(row, n);
 }
 
-// Reads: outputs [B][C], labels [B]; writes numCorrect.
+// Reads: outputs [B][C], labels [B]; adds to numCorrect (an InOut count in poplibs, so
+// a loop over batches accumulates until the program zeroes it).
 KernelCompile accuracyCompile(ByteReader &params) {
   const std::size_t classes = params.u64();
   return [=](const std::vector<Access> &ops) -> std::function<void()> {
@@ -137,14 +138,14 @@ KernelCompile accuracyCompile(ByteReader &params) {
         .elements(0, ops[1].numElements * classes).elements(2, 1)
         .require(classes > 0 && ops[0].numElements / classes == ops[1].numElements, "rows do not match labels");
     return [=] {
-      std::vector<double> p, labels;
+      std::vector<double> p, labels, correct;
       poplar::detail::readValues(ops[0], p);
       poplar::detail::readValues(ops[1], labels);
-      double correct = 0;
+      poplar::detail::readValues(ops[2], correct);
       for (std::size_t b = 0; b < labels.size(); ++b)
         if (labels[b] != kMaskedLabel && static_cast<double>(bestIndex(&p[b * classes], classes, true)) == labels[b])
-          ++correct;
-      poplar::detail::writeValues(ops[2], {correct});
+          ++correct[0];
+      poplar::detail::writeValues(ops[2], correct);
     };
   };
 }

@@ -156,7 +156,9 @@ def argMax(graph: popdsl._core.poplar.Graph, input: popdsl._core.poplar.Tensor, 
 def argMin(graph: popdsl._core.poplar.Graph, input: popdsl._core.poplar.Tensor, prog: popdsl._core.program.Sequence, debugContext: str | None = '') -> popdsl._core.poplar.Tensor:
     ...
 def calcAccuracy(graph: popdsl._core.poplar.Graph, modelOutputs: popdsl._core.poplar.Tensor, expected: popdsl._core.poplar.Tensor, numCorrect: popdsl._core.poplar.Tensor, debugContext: str | None = '') -> popdsl._core.program.Program:
-    ...
+    """
+    Adds to numCorrect (one element) the rows whose first maximum is at the label, as poplibs does: zero it before the first batch.
+    """
 @typing.overload
 def calcLoss(graph: popdsl._core.poplar.Graph, modelOutputs: popdsl._core.poplar.Tensor, expected: popdsl._core.poplar.Tensor, loss: popdsl._core.poplar.Tensor, deltas: popdsl._core.poplar.Tensor, deltasScale: popdsl._core.poplar.Tensor, modelOutputScaling: popdsl._core.poplar.Tensor, lossType: LossType, debugContext: str | None = '') -> popdsl._core.program.Program:
     ...

@@ -1,0 +1,131 @@
+// popnn::gru as a program calls it: gruFwd, and gruBwdWithWU after a forward pass that keeps
+// its intermediates, on inputs made from value(i, seed, scale) (test_popnn_gru.py makes the
+// same in float64 numpy); prints "name: ... | v v v ..." lines.
+#include <poplar/IPUModel.hpp>
+#include <popnn/Gru.hpp>
+#include <popnn/codelets.hpp>
+#include <poplin/codelets.hpp>
+#include <popops/codelets.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "run_and_read.hpp"
+
+namespace {
+
+// A deterministic value in (-scale, scale), rounded to float.
+float value(std::size_t i, double seed, double scale) { return float(scale * std::sin(0.37 * double(i) + seed)); }
+
+void fill(poplar::Graph &graph, const poplar::Tensor &t, double seed, double scale) {
+  std::vector<float> v(t.numElements());
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = value(i, seed, scale);
+  graph.setInitialValue(t, poplar::ArrayRef<float>(v));
+}
+
+void print(const std::string &label, const std::string &shape, const std::vector<float> &values) {
+  std::cout << label << ":" << shape << " |";
+  for (float v : values) {
+    char text[32];
+    std::snprintf(text, sizeof text, " %.9g", double(v));
+    std::cout << text;
+  }
+  std::cout << '\n';
+}
+
+// A 2-batch, 3-step GRU of 4 inputs and 5 outputs with its operands filled in.
+struct Gru {
+  poplar::Device device;
+  poplar::Graph graph;
+  popnn::gru::GruParams params;
+  poplar::Tensor in, init;
+  popnn::gru::GruWeights weights;
+  poplar::program::Sequence prog;
+
+  Gru(bool resetAfter, bool fullSequence, std::vector<BasicGruCellUnit> order, bool kernelApart)
+      : device(model().createDevice()), graph(device.getTarget()), params(poplar::FLOAT, 2, 3, {4, 5}) {
+    popops::addCodelets(graph);
+    poplin::addCodelets(graph);
+    popnn::addCodelets(graph);
+    params.resetAfter = resetAfter;
+    params.outputFullSequence = fullSequence;
+    params.cellOrder = order;
+    in = popnn::gru::createInput(graph, params, "in");
+    init = popnn::gru::createInitialState(graph, params, "init", {}, nullptr);
+    if (kernelApart) { // as some programs make them
+      std::tie(weights.inputWeights, weights.outputWeights) = popnn::gru::createWeightsKernel(graph, params, "k");
+      weights.biases = popnn::gru::createWeightsBiases(graph, params, "biases");
+    } else {
+      weights = popnn::gru::createWeights(graph, params, "weights");
+    }
+    fill(graph, in, 0.1, 1.0);
+    fill(graph, init, 0.2, 0.5);
+    fill(graph, weights.inputWeights, 0.3, 0.6);
+    fill(graph, weights.outputWeights, 0.4, 0.6);
+    fill(graph, weights.biases, 0.5, 0.3);
+  }
+
+  static poplar::IPUModel model() {
+    poplar::IPUModel m("ipu2");
+    m.tilesPerIPU = 4;
+    return m;
+  }
+};
+
+void forward(const std::string &label, bool resetAfter, bool fullSequence, std::vector<BasicGruCellUnit> order) {
+  Gru gru(resetAfter, fullSequence, order, resetAfter);
+  std::cout << label << " weights: " << (gru.weights.inputWeights.dim(0) == BASIC_GRU_CELL_NUM_UNITS) << ' '
+            << gru.weights.biases.rank() << '\n';
+  const poplar::Tensor out =
+      popnn::gru::gruFwd(gru.graph, gru.params, gru.init, gru.in, gru.weights, nullptr, gru.prog, "gru");
+  std::string shape;
+  for (std::size_t d : out.shape()) shape += ' ' + std::to_string(d);
+  print(label, shape, runAndRead(gru.graph, gru.prog, gru.device, out));
+}
+
+// Forward keeping the intermediates, then gruBwdWithWU (or gruBwd and gruWU when `split`)
+// with outputGrad from value(i, 0.6, 1); prints the gradients of the initial state, the
+// input and the weights.
+void train(const std::string &label, bool resetAfter, bool fullSequence, std::vector<BasicGruCellUnit> order,
+           bool split) {
+  Gru gru(resetAfter, fullSequence, order, false);
+  poplar::Tensor intermediates, inputGrad;
+  const poplar::Tensor out =
+      popnn::gru::gruFwd(gru.graph, gru.params, gru.init, gru.in, gru.weights, &intermediates, gru.prog, "gru");
+  const poplar::Tensor outGrad = gru.graph.clone(out, "outGrad");
+  fill(gru.graph, outGrad, 0.6, 1.0);
+  popnn::gru::GruWeights grads;
+  poplar::Tensor initGrad;
+  if (split) {
+    poplar::Tensor bwdIntermediates;
+    initGrad = popnn::gru::gruBwd(gru.graph, gru.params, gru.prog, gru.init, intermediates, gru.weights, gru.in, out,
+                                  outGrad, &inputGrad, &bwdIntermediates, "bwd", {}, nullptr);
+    grads = popnn::gru::gruWU(gru.graph, gru.params, gru.prog, gru.init, intermediates, bwdIntermediates,
+                              gru.weights, gru.in, out, "wu", {}, nullptr);
+  } else {
+    initGrad = popnn::gru::gruBwdWithWU(gru.graph, gru.params, gru.prog, gru.init, intermediates, gru.weights,
+                                        gru.in, out, outGrad, &inputGrad, grads, "bwd", {}, nullptr);
+  }
+  const poplar::Tensor all = poplar::concat({initGrad.flatten(), inputGrad.flatten(), grads.inputWeights.flatten(),
+                                             grads.outputWeights.flatten(), grads.biases.flatten()});
+  print(label, " " + std::to_string(all.numElements()), runAndRead(gru.graph, gru.prog, gru.device, all));
+}
+
+} // namespace
+
+int main() {
+  forward("default", false, true, popnn::gru::getDefaultBasicGruCellOrder());
+  forward("reset after", true, false,
+          {BASIC_GRU_CELL_CANDIDATE, BASIC_GRU_CELL_RESET_GATE, BASIC_GRU_CELL_UPDATE_GATE});
+  train("grad default", false, true, popnn::gru::getDefaultBasicGruCellOrder(), false);
+  train("grad reset after", true, false,
+        {BASIC_GRU_CELL_UPDATE_GATE, BASIC_GRU_CELL_CANDIDATE, BASIC_GRU_CELL_RESET_GATE}, false);
+  train("grad split", false, false, {BASIC_GRU_CELL_CANDIDATE, BASIC_GRU_CELL_UPDATE_GATE, BASIC_GRU_CELL_RESET_GATE},
+        true);
+  train("grad split reset after", true, true, popnn::gru::getDefaultBasicGruCellOrder(), true);
+  return 0;
+}
