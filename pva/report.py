@@ -168,8 +168,8 @@ class Tile:
 
 
 class Ipu:
-    def __init__(self, index, tiles):
-        self.id, self.tiles = index, tiles
+    def __init__(self, tiles):
+        self.tiles = tiles
 
 
 class NotAlwaysLiveMemory:
@@ -201,7 +201,7 @@ class Compilation:
             raise ValueError(f"the memory lists do not have one entry per tile ({self.target.numTiles})")
         per_ipu = self.target.tilesPerIpu
         self.tiles = [Tile(n, n // per_ipu, TileMemory(v, c)) for n, (v, c) in enumerate(zip(variables, constants))]
-        self.ipus = [Ipu(i, self.tiles[i * per_ipu:(i + 1) * per_ipu]) for i in range(self.target.numIPUs)]
+        self.ipus = [Ipu(self.tiles[i * per_ipu:(i + 1) * per_ipu]) for i in range(self.target.numIPUs)]
         self.alwaysLiveVariables = [Variable(v) for v in d["variables"]]
         self.notAlwaysLiveVariables = []
         self.livenessProgramSteps = []  # filled by Report, from the steps

@@ -265,12 +265,10 @@ private:
 
 class Ipu {
 public:
-  unsigned id() const { return id_; }
   const std::vector<Tile> &tiles() const { return tiles_; }
 
 private:
   friend struct detail::ReportData;
-  unsigned id_ = 0;
   std::vector<Tile> tiles_;
 };
 

@@ -255,7 +255,6 @@ template <class J> void ReportData::read(const J &root, bool withExecution) {
   if (variableBytes.size() != numTiles || constantBytes.size() != numTiles)
     throw Exception("the memory lists do not have one entry per tile (" + std::to_string(numTiles) + ")");
   c.ipus_.resize(t.numIPUs_);
-  for (unsigned i = 0; i < t.numIPUs_; ++i) c.ipus_[i].id_ = i;
   for (unsigned n = 0; n < numTiles; ++n) {
     Tile tile;
     tile.number_ = n;
