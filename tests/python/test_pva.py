@@ -160,3 +160,61 @@ def test_public_libpva_tutorial_example_runs_unchanged(cpp_run, monkeypatch):
              f"Version of Poplar used: {report.poplarVersion.string}"]
     assert lines == ["Number of compute sets: 1", "Number of tiles on target: 4",
                      "Version of Poplar used: 3.3.0 (popdsl emulator)"]
+
+
+def small_engine(options):
+    """An engine running Sequence{Repeat(2, Sequence "inc"{x += x}), Block "blk"{x += x}} on tile 0."""
+    from popdsl import poplar, popops, program
+    model = poplar.IPUModel("ipu2")
+    model.tilesPerIPU = 4
+    device = model.createDevice()
+    graph = poplar.Graph(device.getTarget())
+    popops.addCodelets(graph)
+    x = graph.addVariable(poplar.FLOAT, [8], "x")
+    graph.setTileMapping(x, 0)
+    double = program.Sequence()
+    popops.addInPlace(graph, x, x, double, "double")
+    main = program.Sequence([program.Repeat(2, program.Sequence([double], "inc")),
+                             program.Block(program.Sequence([double]), "blk")])
+    engine = poplar.Engine(graph, main, options)
+    engine.load(device)
+    return engine
+
+
+def test_lightweight_profiling_times_blocks_and_filtered_programs_in_every_run(tmp_path):
+    engine = small_engine({"profiler.programs.filter": "inc", "profiler.blocks.filter": "b.k"})
+    for _ in range(3):
+        engine.run(0)
+    engine.writeProfileReport(str(tmp_path))
+    x = pva.openReport(tmp_path / "profile.pop").execution
+    assert len(x.runs) == 3  # lightweight profiling records every run
+    double = [s for s in x.runs[0].steps if s.program.type == pva.Program.Type.OnTileExecute]
+    assert len(double) == 3 and len({s.cycles for s in double}) == 1
+    assert [b.program.name for b in x.blocks(0)] == ["inc", "inc", "blk"] * 3
+    assert all(b.cyclesTo - b.cyclesFrom == double[0].cycles for b in x.blocks(0))  # each holds one step
+    assert x.blocks(1) == []
+    for run, blocks in zip(x.runs, [x.blocks(0)[i:i + 3] for i in (0, 3, 6)]):
+        assert [b.cyclesFrom for b in blocks] == [s.cyclesFrom for s in run.steps[1:]]
+
+
+def test_the_execution_profile_records_the_first_runs_until_reset(tmp_path):
+    engine = small_engine({"debug.instrument": "true"})
+    for _ in range(3):
+        engine.run(0)
+    engine.writeProfileReport(str(tmp_path / "a"))
+    assert len(pva.openReport(tmp_path / "a" / "profile.pop").execution.runs) == 2  # the default count
+    engine.resetExecutionProfile()
+    engine.run(0)
+    engine.writeProfileReport(str(tmp_path / "b"))
+    report = pva.openReport(tmp_path / "b" / "profile.pop")
+    assert len(report.execution.runs) == 1 and len(report.execution.steps) == 4
+    assert pva.openReport(tmp_path / "b" / "profile.pop").execution.blocks() == []
+
+
+def test_without_profiling_options_the_report_has_no_runs(tmp_path):
+    engine = small_engine({})
+    engine.run(0)
+    engine.writeProfileReport(str(tmp_path))
+    report = pva.openReport(tmp_path / "profile.pop")
+    assert report.execution.runs == [] and report.execution.totalCycles == 0
+    assert [p.name for p in report.compilation.programs if p.type == pva.Program.Type.Block] == ["blk"]
