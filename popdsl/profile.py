@@ -287,7 +287,8 @@ def auto_report(engine: poplar.Engine) -> List[str]:
     ask for them: into autoReport.directory (default "."), the first engine of a process
     directly, later ones into sub-directories session2, session3, ...; under several
     instances (pd.distributed) inside instance<k>/; returns the paths.
-    The engine writes profile_summary.txt and profile.json (and so does not write them
+    The engine writes profile_summary.txt, profile.json and profile.pop (libpva's
+    report, read by ``import pva``; and so does not write them
     again when destroyed, as C++ programs' engines do); this adds the plots.
     On the sdk backend the SDK's engine writes its own report files (profile.pop) from
     the same options, so this writes nothing and returns []."""

@@ -13,7 +13,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 PREFIX = pathlib.Path(popdsl.__file__).resolve().parent / "sdk"
 INCLUDE = PREFIX / "include"
 INTERNAL = ROOT / "emulator" / "src"
-LINK_LINE = ["-lpoplar", "-lpopops", "-lpoputil", "-lpoplin", "-lpopnn", "-lpoprand", "-lgcl"]
+LINK_LINE = ["-lpoplar", "-lpopops", "-lpoputil", "-lpoplin", "-lpopnn", "-lpoprand", "-lgcl", "-lpva"]
 
 
 def compiler():

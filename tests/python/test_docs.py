@@ -38,6 +38,7 @@ def test_the_guide_has_its_pages():
 
 # Pages whose snippets use what only the emulator backend has (the sdk build skips them).
 NEEDS_EMULATOR = {"profiling": "profile data", "emulator": "profile data",
+                  "profiling_pva": "the emulator's profile.pop",
                   "sessions_and_streams": "a session's stream feeds and host callbacks",
                   "training": "a session's stream feeds",
                   "replicas_and_ipus": "replicated graphs and profile data"}

@@ -124,7 +124,7 @@ def test_raw_engine_writes_the_report_when_destroyed(device, graph, tmp_path):
     assert not out.exists()  # nothing before the engine goes
     del engine
     gc.collect()
-    assert sorted(os.listdir(out)) == ["profile.json", "profile_summary.txt"]
+    assert sorted(os.listdir(out)) == ["profile.json", "profile.pop", "profile_summary.txt"]
     assert (out / "profile_summary.txt").read_text() == summary.getvalue()
     profile = pd.Profile.from_json((out / "profile.json").read_text())
     assert profile.runs == 1 and profile.summary() == summary.getvalue()
@@ -200,7 +200,7 @@ def test_cpp_program_writes_the_report_when_its_engine_is_destroyed(tmp_path):
     env["POPLAR_ENGINE_OPTIONS"] = json.dumps({"autoReport.directory": str(run_dir / "reports")})
     result = subprocess.run([str(exe)], cwd=run_dir, env=env, capture_output=True, text=True, check=True)
     assert result.stdout == "ran\nwritten\n"
-    assert sorted(os.listdir(run_dir / "reports")) == ["profile.json", "profile_summary.txt"]
+    assert sorted(os.listdir(run_dir / "reports")) == ["profile.json", "profile.pop", "profile_summary.txt"]
     profile = pd.Profile.from_json((run_dir / "reports" / "profile.json").read_text())
     assert profile.runs == 0 and "Memory Usage:" in profile.summary()
     assert any(step.name == "increment" for step in profile.steps)

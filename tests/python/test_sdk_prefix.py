@@ -1,7 +1,7 @@
 """The SDK-shaped prefix (`python -m popdsl sdk`): its headers compile alone as the SDK's
 do, C++ programs build with the SDK's plain link line after
 `eval "$(python -m popdsl sdk --enable)"` and print what numpy computes, a CMake project
-finds the poplar and poplibs packages, and the libraries link exactly what they use.
+finds the poplar, poplibs and libpva packages, and the libraries link exactly what they use.
 
 Every compiler and CMake run starts at once in a module fixture (they take seconds
 each); the tests then check their results."""
@@ -22,7 +22,7 @@ from popdsl import __main__ as cli
 
 PREFIX = Path(popdsl.__file__).resolve().parent / "sdk"
 PROGRAMS = Path(__file__).resolve().parent.parent / "cpp"
-LIBRARIES = ("poplar", "poputil", "popops", "poplin", "popnn", "poprand")
+LIBRARIES = ("poplar", "poputil", "popops", "poplin", "popnn", "poprand", "pva")
 STRICT = "-std=c++14 -Wall -Wextra -Werror -pedantic"
 LINK_LINE = "-lpoplar -lpopops -lpoputil -lpoplin"
 
@@ -105,7 +105,8 @@ def builds(tmp_path_factory):
         generator = "Unix Makefiles" if shutil.which("make") else "Ninja"
         build = work / "cmake"
         jobs["cmake"] = (f"cmake -S {PROGRAMS} -B {build} -G '{generator}' -DCMAKE_BUILD_TYPE=Release >/dev/null"
-                         f" && cmake --build {build} >/dev/null && {build}/variables && {build}/matmul_profile")
+                         f" && cmake --build {build} >/dev/null && {build}/variables && {build}/matmul_profile"
+                         f" && mkdir -p {build}/reports && {build}/pva_report {build}/reports")
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         futures = {name: pool.submit(run_in_enabled_shell, command, work, env, enable_script)
                    for name, command in jobs.items()}
@@ -128,6 +129,9 @@ def test_the_prefix_holds_the_sdk_layout():
         assert (PREFIX / "lib" / f"lib{library}.so").is_file()
     assert (PREFIX / "lib" / "cmake" / "poplar" / "poplar-config.cmake").is_file()
     assert (PREFIX / "lib" / "cmake" / "poplibs" / "poplibs-config.cmake").is_file()
+    assert (PREFIX / "include" / "pva" / "pva.hpp").is_file()
+    assert (PREFIX / "lib" / "cmake" / "libpva" / "libpva-config.cmake").is_file()
+    assert (PREFIX / "lib" / "cmake" / "pva" / "pva-config.cmake").is_file()
 
 
 def test_every_header_compiles_alone_as_cxx11(builds):
@@ -224,12 +228,13 @@ def test_a_program_using_an_api_the_emulator_lacks_fails_to_compile_naming_it(bu
     assert "'histogram' is not a member of 'popops'" in result.stderr.replace("‘", "'").replace("’", "'")
 
 
-def test_a_cmake_project_finds_poplar_and_poplibs(builds):
+def test_a_cmake_project_finds_poplar_poplibs_and_libpva(builds):
     if "cmake" not in builds:
         pytest.skip("needs cmake and make or ninja")
     out = succeeded(builds["cmake"])
     np.testing.assert_allclose(numbers_after("host:", out), np.concatenate([ROW, ROW + RAMP_OFFSETS]))
     np.testing.assert_allclose(numbers_after("c:", out), matmul_expected(), rtol=1e-6, atol=1e-6)
+    assert "checks: 0 failed" in out  # pva_report, through find_package(libpva)
 
 
 def test_sdk_prefix_prints_the_prefix(tmp_path):
@@ -268,7 +273,7 @@ def test_each_library_links_exactly_what_it_uses():
         assert not re.search(r"lib(pop\w+|scipy_openblas)", unused), unused
     assert needs == {"poplar": [], "poputil": ["poplar"], "popops": ["poplar", "poputil"],
                      "poplin": ["poplar", "popops", "poputil"], "popnn": ["poplar", "poplin", "popops", "poputil"],
-                     "poprand": ["poplar"]}
+                     "poprand": ["poplar"], "pva": ["poplar"]}
 
 
 def test_the_extension_uses_the_prefix_libraries_once():

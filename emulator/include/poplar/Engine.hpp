@@ -18,6 +18,7 @@
 #include <poplar/StreamCallback.hpp>
 #include <poplar/StringRef.hpp>
 #include <poplar/exceptions.hpp>
+#include <pva/pva.hpp>
 
 namespace poplar {
 
@@ -126,6 +127,9 @@ public:
   // Target, Graph, Memory Usage and Execution sections; cycles are estimated.
   // Options: showExecutionSteps ("true": every step, not only the costliest).
   void printProfileSummary(std::ostream &out, const OptionFlags &opt = {}) const;
+  // libpva's report of this engine: its compilation and (unless reportExecution is
+  // false) execution views. Defined in libpva: a program that calls it links -lpva.
+  pva::Report getReport(bool reportExecution = true) const;
   // Zeroes the execution counts and host times (memory and estimates stay).
   void resetExecutionProfile();
   // While disabled (enabled at first), runs add nothing to the execution profile and

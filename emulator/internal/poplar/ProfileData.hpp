@@ -41,10 +41,17 @@ struct ProfileData {
 };
 
 // Writes the engine's autoReport files into `directory` now: profile_summary.txt
-// (printProfileSummary) and profile.json (this data; the schema of popdsl's
-// Profile.to_json). The engine then does not write them again when it is destroyed,
+// (printProfileSummary), profile.json (this data; the schema of popdsl's
+// Profile.to_json) and profile.pop (libpva's report, detail::profileReportText). The engine then does not write them again when it is destroyed,
 // which it otherwise does when autoReport.all (or autoReport.outputGraphProfile /
 // outputExecutionProfile) is set. Returns the paths written.
 std::vector<std::string> writeProfileReport(const Engine &engine, const std::string &directory);
+
+namespace detail {
+// The "format" tag of the emulator's profile.pop, which libpva checks.
+extern const char *const kReportFormat;
+// libpva's report of the engine, as profile.pop holds it (ProfileReport.cpp).
+std::string profileReportText(const Engine &engine);
+} // namespace detail
 
 } // namespace poplar

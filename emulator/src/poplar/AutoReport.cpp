@@ -96,8 +96,9 @@ std::vector<std::string> writeProfileReport(const Engine &engine, const std::str
   const std::filesystem::path dir(directory);
   writeFile(dir / "profile_summary.txt", summary.str());
   writeFile(dir / "profile.json", profileJson(detail::getProfileData(engine), summary.str()));
+  writeFile(dir / "profile.pop", detail::profileReportText(engine));
   detail::engineState(engine).reportWritten = true;
-  return {(dir / "profile_summary.txt").string(), (dir / "profile.json").string()};
+  return {(dir / "profile_summary.txt").string(), (dir / "profile.json").string(), (dir / "profile.pop").string()};
 }
 
 void detail::writeAutoReportIfRequested(const Engine &engine) noexcept {

@@ -182,6 +182,7 @@ CycleEstimate CostModel::finish(const PerTile &cycles, const PerTile &received) 
   CycleEstimate e;
   e.sync = syncCycles();
   e.compute = *std::max_element(cycles.begin(), cycles.end());
+  e.computeByTile = cycles;
   const std::uint64_t busiest = *std::max_element(received.begin(), received.end());
   e.exchange = ceilDiv(busiest, target_.getExchangeBytesPerCycle());
   for (std::uint64_t r : received) e.exchangeBytes += r;

@@ -88,6 +88,9 @@ struct CycleEstimate {
   std::uint64_t sync = 0, exchange = 0, compute = 0;
   std::uint64_t exchangeBytes = 0; // bytes that cross between tiles (or to/from the host)
   std::uint64_t ipuLinkBytes = 0;  // the part of exchangeBytes that crosses between IPUs
+  // Compute sets and copies: each tile's compute cycles (`compute` is their maximum);
+  // empty for the steps the model costs as a whole (syncs, host transfers, branches).
+  std::vector<std::uint64_t> computeByTile;
   std::uint64_t total() const { return sync + exchange + compute; }
 };
 

@@ -202,12 +202,13 @@ struct HostCallStep : Step {
 // Turns program trees into the flat instruction list.
 class Compiler {
 public:
-  explicit Compiler(EngineState &s) : s_(s) {}
+  explicit Compiler(EngineState &s) : s_(s), programs_(s.reportPrograms, s.options) {}
 
   void compileProgram(const program::Program &p) {
     s_.entries.push_back(here());
     emit(p);
     s_.code.push_back({Op::Halt, 0, 0});
+    s_.entryPrograms.push_back(programs_.idOf(programNode(p)));
   }
 
   // Function bodies go after all programs; Call instructions are patched to them. The
@@ -291,6 +292,7 @@ private:
   std::uint32_t addStep(std::unique_ptr<Step> step, const ProgramNode &n, Step::Estimate estimate) {
     step->kind = kindName(n.kind);
     step->name = n.name;
+    step->program = programs_.current();
     step->estimate = std::move(estimate);
     s_.steps.push_back(std::move(step));
     s_.code.push_back({Op::Run, static_cast<std::uint32_t>(s_.steps.size() - 1), 0});
@@ -329,11 +331,34 @@ public:
     std::uint32_t predicate = 0;  // While: the scalar of the predicate
     std::uint32_t pendingJump = 0; // While: the exit; If: to the else, then over it
     std::vector<std::uint32_t> exits; // Switch: the jumps out after each case
+    bool profiledBlock = false;       // lightweight profiling times it: marker steps around it
   };
   using NodeState = ControlCode;
 
-  // The code of a program before its children: all of it for the programs without.
   bool enter(const ProgramNode &n, ControlCode &code) {
+    programs_.enter(n);
+    code.profiledBlock = programs_.profiledBlock(n);
+    if (code.profiledBlock) addBlockMarker(kBlockBeginKind, n);
+    if (emitEnter(n, code)) return true;
+    if (code.profiledBlock) addBlockMarker(kBlockEndKind, n);
+    programs_.leave();
+    return false;
+  }
+
+  void leave(const ProgramNode &n, ControlCode &code) {
+    emitLeave(n, code);
+    if (code.profiledBlock) addBlockMarker(kBlockEndKind, n);
+    programs_.leave();
+  }
+
+private:
+  void addBlockMarker(const char *kind, const ProgramNode &n) {
+    addControlStep(n, [](const CostModel &) { return CycleEstimate{}; });
+    s_.steps.back()->kind = kind;
+  }
+
+  // The code of a program before its children: all of it for the programs without.
+  bool emitEnter(const ProgramNode &n, ControlCode &code) {
     using K = ProgramNode::Kind;
     switch (n.kind) {
     case K::Sequence: return true;
@@ -487,6 +512,7 @@ public:
     return true;
   }
 
+public:
   void beforeChild(const ProgramNode &n, std::size_t child, ControlCode &code) {
     if (n.kind != ProgramNode::Kind::Switch) return;
     // A switch's children are its default then its cases.
@@ -521,8 +547,9 @@ public:
     }
   }
 
+private:
   // The code of a program after its children.
-  void leave(const ProgramNode &n, ControlCode &code) {
+  void emitLeave(const ProgramNode &n, ControlCode &code) {
     using K = ProgramNode::Kind;
     switch (n.kind) {
     case K::Repeat: s_.code.push_back({Op::LoopNext, code.slot, code.top}); return;
@@ -622,6 +649,7 @@ public:
 
 private:
   EngineState &s_;
+  ProgramRecorder programs_;
   std::vector<std::uint32_t> pendingCalls_;
   std::vector<unsigned> loadedFunctions_; // by FunctionLoad programs
   std::vector<std::pair<std::size_t, std::uint32_t>> pendingConditions_;
@@ -800,7 +828,10 @@ EngineState::Pause EngineState::execute() {
     case Op::Run: {
       Step &step = *steps[in.arg];
       if (step.crossReplica) return Pause::CrossReplica;
-      if (profiling) ++step.executions;
+      if (profiling) {
+        ++step.executions;
+        if (trace.recording) trace.record(in.arg);
+      }
       clock += step.cycles;
       if (timeSteps && profiling) {
         const auto t0 = std::chrono::steady_clock::now();
@@ -882,7 +913,10 @@ void runInLockstep(EngineState &s, unsigned prog) {
     }
     for (EngineState *r : replicas) {
       Step &step = *r->steps[stepAt(*r)];
-      if (r->profiling) ++step.executions;
+      if (r->profiling) {
+        ++step.executions;
+        if (r->trace.recording) r->trace.record(stepAt(*r));
+      }
       r->clock += step.cycles;
       ++r->pc;
     }
@@ -919,6 +953,7 @@ std::unique_ptr<EngineState> buildReplica(const Executable &exe, const OptionFla
                 detail::flag(s.options, "autoReport.all", false);
   s.randomSeed = detail::seedOption(s.options);
   s.numThreads = detail::numThreadsOption(s.options);
+  if (replica == 0) s.trace.configure(s.options);
   s.printStream = &std::cerr;
   const int total = static_cast<int>(compiled.programs.size()) + 1;
   if (progress) progress(0, total);
@@ -1081,7 +1116,10 @@ void Engine::run(unsigned prog, const std::string &) {
     explicit Running(bool &f) : flag(f) { flag = true; }
     ~Running() { flag = false; }
   } running(s.running);
-  if (s.profiling) ++s.runs;
+  if (s.profiling) {
+    ++s.runs;
+    s.trace.beginRun(prog);
+  }
   const detail::ThreadPool::Limit threads(s.numThreads);
   s.forEachReplica([prog](EngineState &r) {
     r.stopRequested = false; // a stop() before this run does not end it

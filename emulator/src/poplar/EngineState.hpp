@@ -21,6 +21,7 @@
 #include "Access.hpp"
 #include "AlignedBytes.hpp"
 #include "CostModel.hpp"
+#include "ExecutionTrace.hpp"
 #include "GraphState.hpp"
 #include "TypeInfo.hpp"
 
@@ -37,6 +38,7 @@ struct Step {
   virtual void reset() {}
   std::string kind;
   std::string name;
+  std::uint32_t program = 0; // the program it belongs to, in EngineState::reportPrograms
   std::uint64_t executions = 0;
   double seconds = 0; // host time, only measured when timing is enabled
   // The cost model's estimate, made on demand (EngineState::estimateCycles).
@@ -145,6 +147,11 @@ struct EngineState {
   std::vector<AlignedBytes> memory; // one block per variable
 
   std::vector<std::unique_ptr<Step>> steps;
+  // libpva's view (ProfileReport.cpp): the compiled program trees, the root of each
+  // engine program among them, and the order in which steps ran (replica 0 only).
+  std::vector<ReportProgram> reportPrograms;
+  std::vector<std::uint32_t> entryPrograms;
+  ExecutionTrace trace;
   std::vector<Instr> code;
   std::vector<std::uint32_t> entries; // first instruction of each program
   std::vector<std::uint32_t> loopCounts;

@@ -294,6 +294,7 @@ void Engine::resetExecutionProfile() {
     step->seconds = 0;
   }
   state_->runs = 0;
+  state_->trace.configure(state_->options);
 }
 
 void Engine::disableExecutionProfiling() { state_->profiling = false; }

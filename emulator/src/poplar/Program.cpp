@@ -383,6 +383,7 @@ AssumeEqualAcrossReplicas::AssumeEqualAcrossReplicas(const Tensor &t, const Debu
 // merges the block with its neighbours.
 Block::Block(const Program &program, const DebugContext &dc) : Program(makeNode(Kind::Sequence, dc)) {
   setChildren(mutableNode(), {program});
+  mutableNode().block = true;
 }
 
 Call::Call(Function f, const DebugContext &dc) : Program(makeNode(Kind::Call, dc)) {

@@ -61,6 +61,7 @@ struct ProgramNode {
   std::string text;
   PrintTensorFmt format;
   unsigned depth = 1; // levels of this tree: 1 + the deepest child's
+  bool block = false; // a program::Block (a Sequence of one that lightweight profiling can time)
 };
 
 const char *kindName(ProgramNode::Kind kind);
