@@ -115,5 +115,5 @@ __all__ = [
     # sessions and profiles
     "Session", "SessionError", "Profile", "cycle_count", "cycle_stamp",
     # subpackages: random tensors, optimizers, model builders
-    "random", "optim", "nn",
+    "random", "optim", "nn", "distributed",
 ]

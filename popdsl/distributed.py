@@ -29,6 +29,7 @@ import traceback
 from typing import Any, Callable, List, Optional
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from popdsl._core import backend as _backend
 from popdsl._core import poplar
@@ -37,6 +38,11 @@ from popdsl._core import poplar
 _LAUNCHER_VARIABLES = (("POPDIST_NUM_INSTANCES", "POPDIST_INSTANCE_INDEX"),
                        ("OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"),
                        ("PMI_SIZE", "PMI_RANK"))
+
+
+__all__ = ["InstancesFailed", "num_instances", "instance_index", "is_main", "replica_range", "replicas",
+           "engine_options", "all_gather", "all_reduce", "broadcast", "barrier", "broadcast_bytes", "shard",
+           "shared_seed", "print_once", "save_once", "compile_once", "run_in_threads"]
 
 
 class InstancesFailed(RuntimeError):
@@ -184,7 +190,7 @@ def _from_bytes(data: bytes) -> np.ndarray:
     return np.load(io.BytesIO(data), allow_pickle=False)
 
 
-def all_gather(array) -> np.ndarray:
+def all_gather(array: ArrayLike) -> np.ndarray:
     """Every instance's `array` (same shape and dtype on each), stacked: ``[instances, ...]``."""
     arrays = [_from_bytes(b) for b in _instances().allgather(_to_bytes(array))]
     kinds = {(a.shape, a.dtype.str) for a in arrays}
@@ -198,7 +204,7 @@ def all_gather(array) -> np.ndarray:
 _REDUCTIONS = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min}
 
 
-def all_reduce(array, op: str = "sum") -> np.ndarray:
+def all_reduce(array: ArrayLike, op: str = "sum") -> np.ndarray:
     """The element-wise `op` ("sum", "mean", "max", "min") of every instance's `array`, reduced in
     instance order (the same bits on every instance), in the array's dtype."""
     if op not in _REDUCTIONS:
@@ -207,7 +213,7 @@ def all_reduce(array, op: str = "sum") -> np.ndarray:
     return _REDUCTIONS[op](stacked, axis=0).astype(stacked.dtype, copy=False)
 
 
-def broadcast(array, root: int = 0) -> np.ndarray:
+def broadcast(array: Optional[ArrayLike], root: int = 0) -> np.ndarray:
     """Instance `root`'s `array` on every instance (the others may pass None)."""
     instances = num_instances()
     if not isinstance(root, int) or not 0 <= root < instances:
@@ -228,7 +234,7 @@ def broadcast_bytes(data: Optional[bytes], root: int = 0) -> bytes:
 
 
 # --- what a training script needs ------------------------------------------------------------
-def shard(data, axis: int = 0) -> np.ndarray:
+def shard(data: ArrayLike, axis: int = 0) -> np.ndarray:
     """This instance's contiguous part of `data` along `axis` (its replicas' rows when the axis
     is the replica axis); the length must divide by num_instances()."""
     data = np.asarray(data)
@@ -250,13 +256,13 @@ def shared_seed(seed: Optional[int] = None) -> int:
     return value
 
 
-def print_once(*args, **kwargs) -> None:
+def print_once(*args: Any, **kwargs: Any) -> None:
     """print() on instance 0 only."""
     if is_main():
         builtins.print(*args, **kwargs)
 
 
-def save_once(path: str, **arrays) -> None:
+def save_once(path: str, **arrays: ArrayLike) -> None:
     """np.savez(path, **arrays) on instance 0 only; returns when the file is written."""
     if is_main():
         np.savez(path, **arrays)

@@ -11,7 +11,7 @@ API_PAGES = pathlib.Path(__file__).resolve().parents[2] / "docs" / "api"
 # The raw bindings and the subpackages a user reaches as pd.<module>; popdsl's other modules
 # (graph, tensor, ops, ...) are where the names are defined, not names themselves.
 PUBLIC_MODULES = {"gcl", "poplar", "poplin", "popnn", "popops", "poprand", "poputil", "program", "random",
-                  "optim", "nn"}
+                  "optim", "nn", "distributed"}
 
 
 def test_every_name_in_all_exists_once_and_is_public():
