@@ -14,8 +14,8 @@ namespace poplar::detail {
 
 namespace {
 
-const char kMagic[] = "POPDSLGP"; // 8 characters
-const std::size_t kMagicSize = 8, kChecksumSize = 64;
+const char kObjectMagic[] = "POPDSLGP"; // 8 characters
+const std::size_t kObjectMagicSize = 8, kObjectChecksumSize = 64;
 
 void putInteger(std::string &out, std::uint64_t value, unsigned bytes) {
   for (unsigned i = 0; i < bytes; ++i) out += static_cast<char>((value >> (8 * i)) & 0xff);
@@ -33,9 +33,9 @@ std::string joined(const std::vector<std::string> &words) {
 }
 
 // Reads the fields of an object in order; a read past the end is a truncated file.
-class Reader {
+class ObjectReader {
 public:
-  Reader(const std::string &name, const std::string &bytes, std::size_t end) : name_(name), bytes_(bytes), end_(end) {}
+  ObjectReader(const std::string &name, const std::string &bytes, std::size_t end) : name_(name), bytes_(bytes), end_(end) {}
   std::uint64_t integer(unsigned bytes) {
     need(bytes);
     std::uint64_t value = 0;
@@ -66,7 +66,7 @@ private:
 
 } // namespace
 
-bool isCodeletObject(const std::string &bytes) { return bytes.compare(0, kMagicSize, kMagic) == 0; }
+bool isCodeletObject(const std::string &bytes) { return bytes.compare(0, kObjectMagicSize, kObjectMagic) == 0; }
 
 std::string hostPlatform() {
   struct utsname u;
@@ -75,7 +75,7 @@ std::string hostPlatform() {
 }
 
 std::string serializeCodeletObject(const CodeletObject &object) {
-  std::string out(kMagic, kMagicSize);
+  std::string out(kObjectMagic, kObjectMagicSize);
   putInteger(out, kCodeletObjectVersion, 4);
   for (const std::string &s : {joined(object.targets), object.host, object.abi, object.compiler, object.command})
     putString(out, s);
@@ -99,17 +99,17 @@ CodeletObject readCodeletObject(const std::string &name, const std::string &byte
     throw graph_program_compilation_error(what + " is not a codelet object written by popc (it does not start with "
                                                  "popdsl's .gp header)");
   }
-  if (bytes.size() < kMagicSize + 4 + kChecksumSize)
+  if (bytes.size() < kObjectMagicSize + 4 + kObjectChecksumSize)
     throw graph_program_compilation_error(what + " is truncated (" + std::to_string(bytes.size()) +
                                           " bytes): compile it again with popc");
-  Reader r(name, bytes, bytes.size() - kChecksumSize);
-  r.skip(kMagicSize);
+  ObjectReader r(name, bytes, bytes.size() - kObjectChecksumSize);
+  r.skip(kObjectMagicSize);
   const std::uint64_t version = r.integer(4);
   if (version != kCodeletObjectVersion)
     throw graph_program_compilation_error(what + " has format version " + std::to_string(version) +
                                           "; this emulator reads version " + std::to_string(kCodeletObjectVersion) +
                                           ": compile it again with this popdsl's popc");
-  if (sha256Hex(bytes.substr(0, bytes.size() - kChecksumSize)) != bytes.substr(bytes.size() - kChecksumSize))
+  if (sha256Hex(bytes.substr(0, bytes.size() - kObjectChecksumSize)) != bytes.substr(bytes.size() - kObjectChecksumSize))
     throw graph_program_compilation_error(what + " is truncated or corrupt (its checksum does not match): "
                                                  "compile it again with popc");
   CodeletObject object;
