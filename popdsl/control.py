@@ -18,6 +18,7 @@ from typing import Any, Iterable, List, Optional
 from popdsl import loop_pitfall
 from popdsl._core import poplar
 from popdsl._core import program as _program
+from popdsl.build_context import context
 from popdsl.debug import BuildError, debug_name, describe, expect_callable, expect_int, plain_name
 from popdsl.dtypes import is_integral_or_bool
 from popdsl.recording import Record, Tape
@@ -26,7 +27,6 @@ from popdsl.tensor import Tensor
 # The public names (the API reference's); the module's other functions serve the package.
 __all__ = ["Block", "Sequence", "Repeat", "If", "Else", "While", "Switch"]
 
-_open_blocks: list = []
 
 
 class Block:
@@ -54,11 +54,11 @@ class Block:
         return build_program(self)
 
     def __enter__(self):
-        _open_blocks.append(self)
+        context.blocks.append(self)
         return self
 
     def __exit__(self, *exc):
-        _open_blocks.pop()
+        context.blocks.pop()
         return False
 
 
@@ -89,11 +89,11 @@ def current_block(prog=None) -> Block:
         if not isinstance(prog, Block):
             raise BuildError(f"prog= must be a pd.Sequence (or another popdsl block), not {type(prog).__name__}")
         return prog
-    if not _open_blocks:
+    if not context.blocks:
         raise BuildError("no program is open to add this op to; build ops inside a block:\n"
                          "    with pd.Sequence('main') as main:\n        ...\n"
                          "or pass prog=<a pd.Sequence> explicitly")
-    return _open_blocks[-1]
+    return context.blocks[-1]
 
 
 def emit(raw_sequence: _program.Sequence, prog: Optional[Block] = None) -> None:
@@ -150,11 +150,11 @@ class _Nested:
     def __enter__(self):
         if self.loop:  # the tensors the `with` statement's scope names, to see which names the body rebinds
             self.names_before = loop_pitfall.bound_tensors(sys._getframe(1))
-        _open_blocks.append(self.body)
+        context.blocks.append(self.body)
         return self
 
     def __exit__(self, exc_type, *exc):
-        _open_blocks.pop()
+        context.blocks.pop()
         names_before = self.__dict__.pop("names_before", None)  # the step keeps no tensors alive
         if exc_type is None:
             self.parent.add(self)
@@ -224,11 +224,11 @@ class Else:
 
     def __enter__(self):
         self.if_step.else_body = Block()
-        _open_blocks.append(self.if_step.else_body)
+        context.blocks.append(self.if_step.else_body)
         return self
 
     def __exit__(self, exc_type, *exc):
-        _open_blocks.pop()
+        context.blocks.pop()
         if exc_type is None:
             self.if_step.else_record = record_control("pd.If", [self.if_step.else_body], self.block,
                                                       step=self.if_step, negated=True)

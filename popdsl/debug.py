@@ -22,12 +22,13 @@ import os
 import sys
 from typing import Any, Callable, ContextManager, Optional
 
+from popdsl.build_context import context
+
 # The public names (the API reference's); the module's other functions serve the package.
 __all__ = ["BuildError", "name_scope"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _BUILDERS_DIR = os.path.join(_PACKAGE_DIR, "nn") + os.sep
-_scopes: list = []
 
 
 def _is_library(frame, skip_builders: bool) -> bool:
@@ -83,7 +84,7 @@ def debug_name(name: Optional[str] = None, op: Optional[str] = None) -> str:
     frame = _user_frame(skip_builders=False)
     location = _location(frame, file_name_only=False)
     named = location if name is None else f"{_checked(name)} @ {location}"
-    return _told_apart("/".join(_scopes + [named] + ([op] if op else [])), frame)
+    return _told_apart("/".join(context.scopes + [named] + ([op] if op else [])), frame)
 
 
 # debug name -> the places in the code that built ops of that name, in the order first seen. A
@@ -108,7 +109,7 @@ def plain_name(name: Optional[str] = None) -> str:
     """The scoped debug name for a tensor or program made by name: `name` if given
     (sessions read and write tensors, and run programs, by that name), else the user's
     source line."""
-    return "/".join(_scopes + [source_location(file_name_only=False) if name is None else _checked(name)])
+    return "/".join(context.scopes + [source_location(file_name_only=False) if name is None else _checked(name)])
 
 
 def _checked(name: object) -> str:
@@ -124,11 +125,11 @@ def name_scope(name: str) -> ContextManager[None]:
 
 @contextlib.contextmanager
 def _scoped(name: str):
-    _scopes.append(name)
+    context.scopes.append(name)
     try:
         yield
     finally:
-        _scopes.pop()
+        context.scopes.pop()
 
 
 class BuildError(ValueError):

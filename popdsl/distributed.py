@@ -263,7 +263,7 @@ def print_once(*args: Any, **kwargs: Any) -> None:
 
 
 def save_once(path: str, **arrays: ArrayLike) -> None:
-    """np.savez(path, **arrays) on instance 0 only; returns when the file is written."""
+    """``np.savez(path, **arrays)`` on instance 0 only; returns when the file is written."""
     if is_main():
         np.savez(path, **arrays)
     barrier()

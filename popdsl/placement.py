@@ -21,27 +21,27 @@ from __future__ import annotations
 import contextlib
 from typing import Iterator, Optional
 
+from popdsl.build_context import context
 from popdsl.debug import LARGEST_INT, expect_int
 
 # The public names (the API reference's).
 __all__ = ["ipu"]
 
-_placement: list = []  # the IPU of each open `with pd.ipu(k):`, innermost last
 
 
 @contextlib.contextmanager
 def ipu(index: int) -> Iterator[int]:
     """Places the tensors and ops made inside the block on IPU `index` of the graph's replica."""
-    _placement.append(expect_int(index, "pd.ipu: the IPU index", 0, LARGEST_INT))
+    context.placement.append(expect_int(index, "pd.ipu: the IPU index", 0, LARGEST_INT))
     try:
         yield index
     finally:
-        _placement.pop()
+        context.placement.pop()
 
 
 def current_ipu() -> Optional[int]:
     """The IPU of the innermost open ``with pd.ipu(k):``, or None outside them."""
-    return _placement[-1] if _placement else None
+    return context.placement[-1] if context.placement else None
 
 
 def on_ipu(index: Optional[int]):

@@ -330,6 +330,10 @@ def results_at_baseline_isa(tmp_path, results: str) -> dict:
         return dict(baseline)
 
 
+def canonical_nans(values: np.ndarray) -> np.ndarray:
+    return np.where(np.isnan(values), np.float32(np.nan), values)
+
+
 @pytest.mark.needs_emulator("the emulator's vector-math clones")
 def test_vector_math_gives_the_bits_of_the_baseline_isa_within_two_ulp(tmp_path):
     # The loops run in the widest clone the CPU has (AVX-512, AVX2) and, with
@@ -338,7 +342,9 @@ def test_vector_math_gives_the_bits_of_the_baseline_isa_within_two_ulp(tmp_path)
     baseline = results_at_baseline_isa(tmp_path, "m.vector_math_results()[1]")
     x, cloned = vector_math_results()
     for name, (_, reference) in VECTOR_MATH.items():
-        assert cloned[name].tobytes() == baseline[name].tobytes(), name
+        # NaNs compare by place, not by bits: the sign of a NaN IEEE leaves open differs
+        # between the AVX2 clone and the baseline for sigmoid (an AMD EPYC without AVX-512).
+        assert canonical_nans(cloned[name]).tobytes() == canonical_nans(baseline[name]).tobytes(), name
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # log of 0 and below
             want = reference(x.astype(np.float64)).astype(np.float32)
         np.testing.assert_array_equal(np.isnan(cloned[name]), np.isnan(want), err_msg=name)
