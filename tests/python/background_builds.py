@@ -8,10 +8,16 @@ build runs at a time, in the order collection met them. A pytest.skip or a failu
 a build reaches the fixture that asks for its result."""
 import atexit
 import concurrent.futures
+import os
 import shutil
+import subprocess
 import tempfile
 
 _builds = {}
+# The environment when collection started the builds. A build's child must not exec with the
+# C library's `environ`: a test's monkeypatch.setenv in the main thread may be reallocating it
+# (CI saw execve fail with EFAULT), and its variables are not the build's anyway.
+_ENVIRONMENT = dict(os.environ)
 _worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="background build")
 
 
@@ -22,6 +28,11 @@ def start(module) -> None:
     directory = tempfile.mkdtemp(prefix=f"popdsl-{module.__name__}-")
     atexit.register(shutil.rmtree, directory, ignore_errors=True)
     _builds[module.__name__] = _worker.submit(module.background_build, directory)
+
+
+def run(command, **kwargs) -> subprocess.CompletedProcess:
+    """subprocess.run for a build, in the environment collection saw (see _ENVIRONMENT)."""
+    return subprocess.run(command, env=kwargs.pop("env", _ENVIRONMENT), **kwargs)
 
 
 def result(module):

@@ -45,10 +45,11 @@ def sanitizer_preload():
     with both sanitizers."""
     if "libasan" in Path("/proc/self/maps").read_text():
         pytest.skip("this run is under the sanitizers already (tests/sanitize.sh)")
-    libraries = [subprocess.run([compiler(), f"-print-file-name={name}"], capture_output=True, text=True).stdout.strip()
+    libraries = [background_builds.run([compiler(), f"-print-file-name={name}"], capture_output=True,
+                                       text=True).stdout.strip()
                  for name in ("libasan.so", "libstdc++.so")]
-    probe = subprocess.run([compiler(), *SANITIZE, "-x", "c++", "-", "-o", os.devnull], input="int main() {}",
-                           capture_output=True, text=True)
+    probe = background_builds.run([compiler(), *SANITIZE, "-x", "c++", "-", "-o", os.devnull],
+                                  input="int main() {}", capture_output=True, text=True)
     if not all(os.path.isabs(library) for library in libraries) or probe.returncode != 0:
         pytest.skip(f"the compiler cannot build with {' '.join(SANITIZE[:2])}: {probe.stderr.strip()[-300:]}")
     return " ".join(libraries)
@@ -69,13 +70,13 @@ def background_build(directory):
         unit = out / f"popops_unity_{index}.cpp"
         unit.write_text("".join(f'#include "{source}"\n' for source in units[index]))
         obj = out / f"popops_unity_{index}.o"
-        subprocess.run([compiler(), *COMPILE, "-c", str(unit), "-o", str(obj)], check=True, cwd=out)
+        background_builds.run([compiler(), *COMPILE, "-c", str(unit), "-o", str(obj)], check=True, cwd=out)
         return str(obj)
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
         objects = list(pool.map(build, range(len(units))))
     lib = PREFIX / "lib"
-    subprocess.run([compiler(), "-shared", *SANITIZE, *objects, "-o", str(out / "libpopops.so"),
+    background_builds.run([compiler(), "-shared", *SANITIZE, *objects, "-o", str(out / "libpopops.so"),
                     "-Wl,-soname,libpopops.so", "-Wl,--no-undefined", f"-L{lib}", f"-Wl,-rpath,{lib}",
                     "-lpoplar", "-lpoputil"], check=True, cwd=out)
     return out, preload

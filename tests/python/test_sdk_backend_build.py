@@ -89,8 +89,8 @@ def background_build(directory):
         configure.append("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
     start = time.perf_counter()
     # cwd: a test running meanwhile may change the process's directory (monkeypatch.chdir).
-    subprocess.run(configure, check=True, capture_output=True, text=True, cwd=directory)
-    result = subprocess.run([_tool("cmake"), "--build", str(build), "--parallel", str(os.cpu_count() or 2)],
+    background_builds.run(configure, check=True, capture_output=True, text=True, cwd=directory)
+    result = background_builds.run([_tool("cmake"), "--build", str(build), "--parallel", str(os.cpu_count() or 2)],
                             capture_output=True, text=True, cwd=directory)
     seconds = time.perf_counter() - start
     assert result.returncode == 0, f"the sdk-mode build failed:\n{result.stdout[-6000:]}\n{result.stderr[-3000:]}"
