@@ -61,8 +61,8 @@ class Tape:
     def __init__(self, steps=None):
         self.steps = [] if steps is None else steps  # the block's steps, for Record.after
         self.records = []
-        self.writes = []  # the records that overwrite tensors (in-place ops), in order
-        self._write_indices = []  # their indices in records, to bisect
+        self._writes_by_variable = {}  # variable id -> the records that write it, in order
+        self._variables = {}  # id(tensor) -> (the variable ids under it, the tensor)
         self._latest = {}  # id(tensor) -> (record, output index); records keep the tensors alive
         self._views = {}  # id(view) -> (its view record's source, its bases' sources then, the view)
         self.reads = {}  # id -> tensor: tensors read whose value comes from outside the block
@@ -95,9 +95,8 @@ class Tape:
         record.index = len(self.records)
         record.after = self.steps[-1] if self.steps else None
         self.records.append(record)
-        if record.written:
-            self.writes.append(record)
-            self._write_indices.append(record.index)
+        for variable in {v for t in record.written for v in self._variables_of(t)}:
+            self._writes_by_variable.setdefault(variable, []).append(record)
         produced = [(record, k) for k in range(len(record.outputs))]
         for t, src in zip(record.outputs, produced):
             if of_a_view:
@@ -130,10 +129,27 @@ class Tape:
         return self._latest.get(id(t))
 
     def writer(self, t, first: int, end: int):
-        """The first record of records[first:end] that writes storage of t, or None."""
-        for r in self.writes[bisect.bisect_left(self._write_indices, first):]:
-            if r.index >= end:
-                break
-            if any(w.raw.intersectsWith(t.raw) for w in r.written):
-                return r
-        return None
+        """The first record of records[first:end] that writes storage of t, or None. Only the
+        writes of t's variables are looked at, so finding one costs the writes to those
+        variables, not every write of the block (pd.grad asks once per input of each op)."""
+        found = None
+        for variable in self._variables_of(t):
+            writes = self._writes_by_variable.get(variable, ())
+            for r in writes[bisect.bisect_left(writes, first, key=_index):]:
+                if r.index >= end or (found is not None and r.index >= found.index):
+                    break
+                if any(w.raw.intersectsWith(t.raw) for w in r.written):
+                    found = r
+                    break
+        return found
+
+    def _variables_of(self, t) -> tuple:
+        """The ids of the variables t's elements lie in (the tensor is kept, so its id stays its own)."""
+        known = self._variables.get(id(t))
+        if known is None:
+            known = self._variables[id(t)] = (tuple({region.var.id for region in t.raw.getVarRegions()}), t)
+        return known[0]
+
+
+def _index(record) -> int:
+    return record.index
