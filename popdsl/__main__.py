@@ -1,4 +1,4 @@
-"""Command line: `python -m popdsl profile script.py [--out DIR] [-- script args]`,
+"""Command line: `python -m popdsl profile [--out DIR] script.py [script args]`,
 `python -m popdsl run --instances I [--replicas N] [--hosts h1,h2] script.py [args]`, `python -m popdsl
 info`, `python -m popdsl sdk --prefix|--enable`, `python -m popdsl docs [--out DIR]`, `python -m popdsl
 stubs [--out DIR]` and `python -m popdsl popc [popc's options]` (the codelet compiler of the SDK-shaped
@@ -195,9 +195,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m popdsl", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     p = commands.add_parser("profile", help="run a script with profiling on and write the reports")
-    p.add_argument("script")
     p.add_argument("--out", default=None, help="report directory (default: profile-<script name>)")
-    p.add_argument("script_args", nargs="*", help="arguments for the script (after --)")
+    p.add_argument("script")
+    p.add_argument("script_args", nargs=argparse.REMAINDER, help="the script's arguments: all after the script")
     commands.add_parser("info", help="print the backend, the targets and the versions")
     p = commands.add_parser("run", help="run a script as several instances over MPI (poprun's role)")
     p.add_argument("--instances", type=int, required=True, help="how many processes")
@@ -215,9 +215,7 @@ def main(argv=None) -> int:
     p.add_argument("--out", default=None, help="the HTML directory (default: docs/_build/html)")
     p = commands.add_parser("stubs", help="regenerate the type stubs of popdsl._core (pybind11-stubgen)")
     p.add_argument("--out", default=None, help="the directory to write _core/*.pyi into (default: the package)")
-    args, unknown = parser.parse_known_args(argv)
-    if args.command != "profile" and unknown:
-        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    args = parser.parse_args(argv)
     if args.command == "run":
         return launch(args.instances, args.replicas, args.hosts, args.script, args.script_args)
     if args.command == "info":
@@ -229,7 +227,8 @@ def main(argv=None) -> int:
     if args.command == "sdk":
         return sdk(args.prefix)
     out = args.out or "profile-" + os.path.splitext(os.path.basename(args.script))[0]
-    return profile(args.script, out, args.script_args + unknown)
+    script_args = args.script_args[1:] if args.script_args[:1] == ["--"] else args.script_args  # the older form
+    return profile(args.script, out, script_args)
 
 
 if __name__ == "__main__":

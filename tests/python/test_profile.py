@@ -398,7 +398,7 @@ def test_cli_profile_runs_the_script_and_writes_its_reports(tmp_path, monkeypatc
     script = tmp_path / "tiny.py"
     script.write_text(SCRIPT)
     out = tmp_path / "report"
-    assert cli.main(["profile", str(script), "--out", str(out)]) == 0
+    assert cli.main(["profile", "--out", str(out), str(script)]) == 0
     printed = capsys.readouterr().out
     assert "script ran" in printed and "Memory Usage:" in printed and f"=== profile of {script}" in printed
     assert {"profile_summary.txt", "profile.json"} <= set(os.listdir(out))
@@ -420,6 +420,10 @@ def test_cli_profile_of_a_script_without_a_session_says_so(tmp_path, monkeypatch
     assert cli.main(["profile", str(script), "--", "-v", "3"]) == 1
     captured = capsys.readouterr()
     assert "args ['-v', '3']" in captured.out
+    # Everything after the script is the script's, popdsl's own option names included.
+    assert cli.main(["profile", str(script), "--out", "x", "--", "-v"]) == 1
+    assert "args ['--out', 'x', '--', '-v']" in capsys.readouterr().out
+    assert not (tmp_path / "x").exists()
     assert f"popdsl profile: {script} closed no pd.Session, so there is no profile to write" in captured.err
 
 
