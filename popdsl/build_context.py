@@ -14,6 +14,7 @@ class BuildContext(threading.local):
         self.blocks: list = []     # the open pd.Sequence/Repeat/If/... blocks, innermost last
         self.placement: list = []  # the IPU of each open `with pd.ipu(k):`, innermost last
         self.scopes: list = []     # the open pd.name_scope names, outermost first
+        self.backward_of = None    # while pd.grad builds an op's backward: "grad of <its line>"
 
 
 context = BuildContext()

@@ -67,10 +67,22 @@ def source_location(skip_builders: bool = False, file_name_only: bool = True) ->
     return _location(_user_frame(skip_builders), file_name_only)
 
 
+def source_place(skip_builders: bool = False) -> Optional[tuple]:
+    """(file, line) of the innermost caller outside popdsl, or None: source_location's place,
+    kept to be shown later (place_location) without reading the source now."""
+    frame = _user_frame(skip_builders)
+    return None if frame is None else (frame.f_code.co_filename, frame.f_lineno)
+
+
 def _location(frame, file_name_only: bool) -> str:
-    if frame is None:
+    return place_location(None if frame is None else (frame.f_code.co_filename, frame.f_lineno), file_name_only)
+
+
+def place_location(place: Optional[tuple], file_name_only: bool = True) -> str:
+    """A source_place shown as source_location shows it."""
+    if place is None:
         return "<unknown>"
-    filename, line = frame.f_code.co_filename, frame.f_lineno
+    filename, line = place
     statement = linecache.getline(filename, line).strip()
     shown = os.path.basename(filename) if file_name_only else _display_path(filename, os.getcwd())
     location = f"{shown}:{line}"
@@ -82,7 +94,7 @@ def debug_name(name: Optional[str] = None, op: Optional[str] = None) -> str:
     and `/op` (the op's kind) when given, which tells one line's several ops apart; a
     second place on the line that builds an op of the same name adds ` #2` (` #3`, ...)."""
     frame = _user_frame(skip_builders=False)
-    location = _location(frame, file_name_only=False)
+    location = context.backward_of or _location(frame, file_name_only=False)
     named = location if name is None else f"{_checked(name)} @ {location}"
     return _told_apart("/".join(context.scopes + [named] + ([op] if op else [])), frame)
 
@@ -116,6 +128,17 @@ def _checked(name: object) -> str:
     if not isinstance(name, str):
         raise BuildError(f"name= must be a str (a debug name) or None, got {describe(name)}")
     return name
+
+
+@contextlib.contextmanager
+def backward_of(place: Optional[tuple]):
+    """Names the ops built inside "grad of <place's line>" instead of the line calling pd.grad,
+    so a profile charges each forward op's backward to that op."""
+    outer, context.backward_of = context.backward_of, f"grad of {place_location(place, file_name_only=False)}"
+    try:
+        yield
+    finally:
+        context.backward_of = outer
 
 
 def name_scope(name: str) -> ContextManager[None]:

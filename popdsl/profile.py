@@ -18,8 +18,9 @@ from popdsl import _core, _plots, distributed
 from popdsl._core import poplar
 
 # A source location in a debug name: the file as popdsl.debug shows it ("popdsl/nn/lstm/fwd.py",
-# "examples/lstm.py", an absolute path), after any name scopes, and the line.
-_LOCATION = re.compile(r"/?(?:[\w.<>-]+/)*[\w.<>-]+\.py:\d+")
+# "examples/lstm.py", an absolute path), after any name scopes, and the line; "grad of " before
+# it for the ops pd.grad built for that line's ops.
+_LOCATION = re.compile(r"(?:grad of )?/?(?:[\w.<>-]+/)*[\w.<>-]+\.py:\d+")
 # The op kind popdsl.debug ends an op's debug name with ("/pd.matmul", "/pd.map ADD(_1, _2)").
 _OP_KIND = re.compile(r"/(?:pd|Tensor)\.[\w.]+(?: [^/]*)?$")
 

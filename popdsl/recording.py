@@ -20,23 +20,28 @@ Recording costs a small object per op and nothing else: pd.grad does all the wor
 """
 import bisect
 
-from popdsl.debug import source_location
+from popdsl.debug import place_location, source_place
 from popdsl.placement import current_ipu
 
 
 class Record:
     """One op: its kind (the gradient rule's key), input tensors and their sources,
-    output tensors, the tensors it overwrote, static attributes, the user's line and the
-    IPU it was placed on (pd.ipu, or None); `after` is the block's step it came after
+    output tensors, the tensors it overwrote, static attributes, the user's line (its place,
+    shown as `location`) and the IPU it was placed on (pd.ipu, or None); `after` is the block's step it came after
     (None at the start), where a loop's gradient stashes the values the op's backward reads."""
 
-    __slots__ = ("kind", "inputs", "sources", "outputs", "written", "attrs", "location", "ipu", "index", "after")
+    __slots__ = ("kind", "inputs", "sources", "outputs", "written", "attrs", "place", "ipu", "index", "after")
 
     def __init__(self, kind, inputs, outputs, written, attrs):
         self.kind, self.inputs, self.outputs, self.written = kind, tuple(inputs), tuple(outputs), tuple(written)
         self.attrs = attrs
-        self.location = source_location(skip_builders=True)
+        self.place = source_place(skip_builders=True)
         self.ipu = current_ipu()
+
+    @property
+    def location(self) -> str:
+        """'file.py:LINE: statement' of the user's line that built the op."""
+        return place_location(self.place)
 
     @property
     def in_place(self) -> bool:

@@ -2,7 +2,7 @@
 gradients of loops and conditionals (which run it over their bodies' records)."""
 from popdsl import ops
 from popdsl.autodiff.registry import rule_for
-from popdsl.debug import BuildError
+from popdsl.debug import BuildError, backward_of
 from popdsl.dtypes import is_floating
 from popdsl.placement import on_ipu
 from popdsl.reductions import reduce_sum
@@ -19,20 +19,27 @@ def propagate(tape, records, seeds: dict, wrt_sources, context) -> list:
     path, differentiable = _path(records, list(seeds), wanted)
     partials = {source: [g] for source, g in seeds.items()}
     for record in reversed(path):
-        grads = [_total(partials.pop((record, k), None)) for k in range(len(record.outputs))]
-        for k, g in enumerate(grads):
-            if (record, k) in wanted and g is not None:  # also on the way to another of wrt: kept
-                partials[record, k] = [g]
-        if all(g is None for g in grads):
-            continue
-        needs = [s in differentiable and is_floating(t.dtype) for s, t in zip(record.sources, record.inputs)]
-        _check_no_hidden_writes(tape, record, needs)
-        with on_ipu(record.ipu):  # the gradient goes where the op went
-            input_grads = rule_for(record)(context(record, needs), grads)
-        for source, t, needed, g in zip(record.sources, record.inputs, needs, input_grads):
-            if needed and g is not None:
-                partials.setdefault(source, []).append(_summed_to(g, t.shape))
+        # The gradient goes where the op went, named for the op's line (the sums of its
+        # outputs' partial gradients included).
+        with on_ipu(record.ipu), backward_of(record.place):
+            _backward(tape, record, partials, wanted, differentiable, context)
     return [_total(partials.get(source)) for source in wrt_sources]
+
+
+def _backward(tape, record, partials, wanted, differentiable, context) -> None:
+    """Adds the partial gradients of record's inputs to `partials`, from those of its outputs."""
+    grads = [_total(partials.pop((record, k), None)) for k in range(len(record.outputs))]
+    for k, g in enumerate(grads):
+        if (record, k) in wanted and g is not None:  # also on the way to another of wrt: kept
+            partials[record, k] = [g]
+    if all(g is None for g in grads):
+        return
+    needs = [s in differentiable and is_floating(t.dtype) for s, t in zip(record.sources, record.inputs)]
+    _check_no_hidden_writes(tape, record, needs)
+    input_grads = rule_for(record)(context(record, needs), grads)
+    for source, t, needed, g in zip(record.sources, record.inputs, needs, input_grads):
+        if needed and g is not None:
+            partials.setdefault(source, []).append(_summed_to(g, t.shape))
 
 
 def _path(records, y_sources, wrt_sources):

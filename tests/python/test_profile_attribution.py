@@ -170,3 +170,26 @@ def test_identical_ops_on_one_line_have_distinct_names_that_a_rebuild_keeps(devi
     [cost] = [c for c in profile.by_line() if c.location == f"{HERE}:{line}"]
     assert cost.label == f"{HERE}:{line}: y = x @ w + x @ w  # TWO MATMULS"
     assert sorted(p.name.rsplit("/", 1)[1] for p in cost.parts) == ["pd.map ADD(_1, _2)", "pd.matmul", "pd.matmul #2"]
+
+
+def test_backward_steps_are_charged_to_the_forward_line_they_differentiate(device):
+    g = pd.Graph(device)
+    x = g.variable(pd.float32, (4, 8), name="x", init=0.5)
+    w = g.variable(pd.float32, (8, 3), name="w", init=0.25)
+    with pd.Sequence() as main:
+        h = pd.tanh(x @ w)  # FORWARD PRODUCT
+        loss = (h * h).sum()  # FORWARD LOSS
+        [dw] = pd.grad(loss, [w])  # THE GRAD CALL
+    with pd.Session(g, main, device=device) as s:
+        s.run()
+        h64 = np.tanh(np.full((4, 8), 0.5) @ np.full((8, 3), 0.25))
+        np.testing.assert_allclose(s.read(dw), np.full((4, 8), 0.5).T @ (2 * h64 * (1 - h64 ** 2)), rtol=1e-5)
+        lines = {c.location: c for c in s.profile.by_line()}
+    product, squares = line_of("# FORWARD PRODUCT"), line_of("# FORWARD LOSS")
+    backward = lines[f"grad of {HERE}:{product}"]
+    assert backward.label == f"grad of {HERE}:{product}: h = pd.tanh(x @ w)  # FORWARD PRODUCT"
+    assert {p.name.rsplit("/", 1)[1] for p in backward.parts} >= {"pd.matmul"}
+    assert f"grad of {HERE}:{squares}" in lines and f"{HERE}:{product}" in lines  # the forward's own line
+    # pd.grad's own line keeps only its seed and final sums: no product of the backward.
+    grad_call = [c for location, c in lines.items() if location.endswith(f":{line_of('# THE GRAD CALL')}")]
+    assert all(not p.name.endswith("pd.matmul") for c in grad_call for p in c.parts)
