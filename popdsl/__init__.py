@@ -66,6 +66,7 @@ from popdsl.ops import (abs, cast, ceil, concat, copy, cos, exp, fill, floor, lo
                         logical_and, logical_not, logical_or, map, map_, max, min, neg, pow, relu,
                         nonlinearity, nonlinearity_, nonlinearity_grad, print_tensor, rsqrt, sigmoid, sin, sqrt,
                         square, tanh, where, zero)
+from popdsl.activations import gelu, softmax  # noqa: E402
 from popdsl.control import Else, If, Repeat, Sequence, Switch, While  # noqa: E402
 from popdsl.loop_pitfall import LoopCarryWarning  # noqa: E402
 from popdsl.autodiff.custom import custom_grad  # noqa: E402
@@ -101,6 +102,8 @@ __all__ = [
     "abs", "cast", "ceil", "concat", "copy", "cos", "exp", "fill", "floor", "log", "logical_and", "logical_not",
     "logical_or", "map", "map_", "max", "min", "neg", "pow", "relu", "nonlinearity", "nonlinearity_",
     "nonlinearity_grad", "print_tensor", "rsqrt", "sigmoid", "sin", "sqrt", "square", "tanh", "where", "zero",
+    # activations by their common names (activations.py)
+    "gelu", "softmax",
     # products, reductions and selections
     "matmul", "matmul_acc", "mean", "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max", "reduce_min",
     "reduce_prod", "reduce_sum", "reduce_sum_squares", "var", "argmax", "argmin", "gather", "topk",

@@ -351,7 +351,10 @@ def _nonlinearity_type(kind: str, what: str):
 
 
 def nonlinearity(t: Tensor, kind: str, name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
-    """popnn's non-linearity `kind` ("sigmoid", "tanh", "relu", "gelu", "softmax", ...) of t."""
+    """popnn's non-linearity `kind` of t: "sigmoid", "hard_sigmoid", "relu", "tanh", "gelu" (popnn's
+    GELU: the tanh approximation), "gelu_erf" (the exact form), "swish", "softmax",
+    "softmax_stable", "softmax_scaled" (softmaxes over the last axis). pd.gelu and pd.softmax
+    give them by their common names."""
     expect_tensor(t, "pd.nonlinearity: t")
     kind = _nonlinearity_type(kind, "pd.nonlinearity")
     raw = _run_library(lambda seq, dc: popnn.nonLinearity(t.graph.raw, kind, t.raw, seq, dc), name, prog,
