@@ -96,3 +96,29 @@ def test_python_m_popdsl_docs_without_the_sources_says_where_they_are(tmp_path, 
     monkeypatch.chdir(tmp_path)
     assert cli.main(["docs"]) == 1
     assert "no documentation sources (docs/conf.py)" in capsys.readouterr().err
+
+
+# "differentiates through ``pd.Repeat``, ``pd.If``/``pd.Else`` and ``pd.Switch``", "refuses ``pd.While``"
+_GRADIENT_CLAIM = re.compile(r"(differentiates through|refuses|differentiating through) "
+                             r"((?:``pd\.[\w.]+``(?:/``pd\.[\w.]+``)?(?:,? and |,? or |, )?)+)")
+
+
+def test_the_gradient_claims_of_the_prose_match_the_rules():
+    """Where a page says pd.grad differentiates through an op or refuses it, the gradient
+    registry agrees (a page once said pd.Switch was refused while its rule existed)."""
+    import popdsl  # noqa: F401  (registers the rules)
+    from popdsl.autodiff import registry
+
+    claims = []
+    for page in PAGES:
+        text = " ".join(page.read_text().split())
+        for verb, names in _GRADIENT_CLAIM.findall(text):
+            for name in re.findall(r"``(pd\.[\w.]+)``", names):
+                kind = "pd.If" if name == "pd.Else" else name  # an Else is part of its If's record
+                refused = verb != "differentiates through"
+                claims.append((page.name, verb, name))
+                assert (kind in registry.NO_GRADIENT) == refused and (kind in registry.RULES) != refused, \
+                    f"{page.name}: says pd.grad {verb} {name}, but the registry " \
+                    f"{'has a rule for' if kind in registry.RULES else 'refuses'} it"
+    assert {("control_flow.rst", "refuses", "pd.While"), ("training.rst", "differentiating through", "pd.While"),
+            ("control_flow.rst", "differentiates through", "pd.Switch")} <= set(claims), claims
