@@ -170,3 +170,29 @@ def test_every_vertex_runs_once_a_run_through_thousands_of_pool_calls(tmp_path):
     result = subprocess.run([sys.executable, "-c", POOL_CALLS], env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == "ok"
+
+
+@pytest.mark.parametrize("value", ["abc", "-1", "0", "100000", str(2 ** 70), "4x"])
+def test_a_bad_thread_count_is_refused_by_name(value):
+    """A run under a POPDSL_NUM_THREADS that is not a whole number from 1 to 1024 raises an
+    error naming the variable (once ignored, or 100000 threads started), and the process lives on.
+    The pool starts with the first engine: even a program too small to use it refuses."""
+    script = ("import numpy as np, popdsl as pd\n"
+              "dev = pd.ipu_model(tiles=2)\n"
+              "g = pd.Graph(dev)\n"
+              "x = g.variable(pd.float32, (4,), name='x', init=np.ones(4))\n"
+              "with pd.Sequence() as main:\n"
+              "    y = x + 1.0\n"
+              "for attempt in range(2):\n"
+              "    try:\n"
+              "        with pd.Session(g, main, device=dev) as s:\n"
+              "            s.run()\n"
+              "        print('ran')\n"
+              "    except Exception as e:\n"
+              "        print('refused:', e)\n")
+    env = dict(os.environ, POPDSL_NUM_THREADS=value, PYTHONPATH=str(Path(pd.__file__).resolve().parents[1]))
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 2 and all(line.startswith("refused:") for line in lines), result.stdout
+    assert f"POPDSL_NUM_THREADS='{value}'" in lines[0] and "whole number from 1 to 1024" in lines[0]

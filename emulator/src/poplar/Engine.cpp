@@ -953,6 +953,7 @@ std::unique_ptr<EngineState> buildReplica(const Executable &exe, const OptionFla
                 detail::flag(s.options, "autoReport.all", false);
   s.randomSeed = detail::seedOption(s.options);
   s.numThreads = detail::numThreadsOption(s.options);
+  detail::ThreadPool::instance(); // started here, so a bad POPDSL_NUM_THREADS stops the first engine
   if (replica == 0) s.trace.configure(s.options);
   s.printStream = &std::cerr;
   const int total = static_cast<int>(compiled.programs.size()) + 1;

@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <poplar/exceptions.hpp>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -42,21 +45,31 @@ template <class Ready> bool spinUntil(std::chrono::microseconds spin, const Read
   }
 }
 
+// The most threads POPDSL_NUM_THREADS may ask for: far past any useful count, well short of
+// a count whose start-up alone takes minutes.
+constexpr long long kMaxConfiguredThreads = 1024;
+
+// POPDSL_NUM_THREADS, else one thread per core. A value that is not a whole number in range
+// is refused by name: ignoring a typo, or starting 100000 threads, costs more than an error.
 unsigned configuredThreads() {
-  if (const char *env = std::getenv("POPDSL_NUM_THREADS")) {
-    try {
-      const int n = std::stoi(env);
-      if (n >= 1) return static_cast<unsigned>(n);
-    } catch (const std::exception &) {
-    }
-  }
-  return std::max(1u, std::thread::hardware_concurrency());
+  const char *env = std::getenv("POPDSL_NUM_THREADS");
+  if (env == nullptr || *env == '\0') return std::max(1u, std::thread::hardware_concurrency());
+  char *end = nullptr;
+  errno = 0;
+  const long long n = std::strtoll(env, &end, 10);
+  if (*end != '\0' || errno == ERANGE || n < 1 || n > kMaxConfiguredThreads)
+    throw poplar_error("POPDSL_NUM_THREADS='" + std::string(env) +
+                       "': the emulator's thread count must be a whole number from 1 to " +
+                       std::to_string(kMaxConfiguredThreads) + " (unset: one thread per core, " +
+                       std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " here)");
+  return static_cast<unsigned>(n);
 }
 } // namespace
 
 // Never destroyed: the workers wait for work until the process ends. (Destroying the
 // pool at exit would join them, and in a forked child, which has none of them, destroying
-// its condition variables would wait forever for the parent's waiting workers.)
+// its condition variables would wait forever for the parent's waiting workers.) A refused
+// POPDSL_NUM_THREADS throws from the first call, and leaves the next call to try again.
 ThreadPool &ThreadPool::instance() {
   static ThreadPool *const pool = new ThreadPool(configuredThreads());
   return *pool;
