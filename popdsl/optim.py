@@ -1,24 +1,34 @@
 """Optimisers as graph builders: `opt.step(weights, grads)` updates the weights in place.
 
-They follow PyTorch's formulas and defaults (torch.optim.SGD, Adam, AdamW), in the
-weights' dtype. Their state (momentum buffers, moments, the step count) are variables
-made with init=, so a session keeps them as weights: saved, read and written like the
-model's. The learning rate is a one-element float32 tensor (`opt.lr`, made by the first
-step unless one is given), so `session.write(opt.lr, ...)` changes it between runs
-without recompiling; the other hyper-parameters are compiled in.
+They follow PyTorch's formulas and defaults (torch.optim.SGD, Adam, AdamW). Their state
+(momentum buffers, moments, the step count) are variables made with init=, so a session
+keeps them as weights: saved, read and written like the model's. The learning rate is a
+one-element float32 tensor (`opt.lr`, made by the first step unless one is given), so
+`session.write(opt.lr, ...)` changes it between runs without recompiling; the other
+hyper-parameters are compiled in.
+
+Mixed precision: the update and the state are float32 whatever the weights' dtype. A
+float16 weight gets a float32 master copy (`opt.master(w)`, taken from the weight at the
+first step), updated in float32 and cast back into the weight after each step (float16's
+epsilon and squared gradients would round to zero). With `loss_scale=` (a
+pd.optim.LossScale) the gradients are unscaled in float32 first and, with a dynamic scale,
+a step whose gradients hold an inf or NaN is skipped.
 """
 
 from __future__ import annotations
 
-from typing import Sequence, Union
+from typing import Optional, Sequence, Union
 
 import numpy as np
 
 from popdsl._core.popops import expr as pe
 from popdsl.debug import BuildError, describe
 from popdsl.dtypes import float32, is_floating
-from popdsl.ops import cast, map as _map, map_, where
+from popdsl.loss_scaling import LossScale
+from popdsl.ops import cast, copy, map as _map, map_, where
 from popdsl.tensor import Tensor
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "LossScale", "clip_grad_norm"]
 
 
 class Optimizer:
@@ -36,29 +46,54 @@ class Optimizer:
             self._lr_value = _number(lr, "lr", 0.0)
             self.lr = None
         self.state = {}  # id(weight) -> its state tensors, by name
+        self._weight_of = {}  # id(master copy) -> its weight
         self._step_count = None
 
-    def step(self, weights: Union[Tensor, Sequence[Tensor]], grads: Union[Tensor, Sequence[Tensor]]) -> None:
-        """Appends the update of each weight by its gradient to the open block."""
+    def step(self, weights: Union[Tensor, Sequence[Tensor]], grads: Union[Tensor, Sequence[Tensor]],
+             loss_scale: Optional[LossScale] = None) -> None:
+        """Appends the update of each weight by its gradient to the open block; with
+        loss_scale, the gradients are those of loss_scale.scale(loss)."""
         weights, grads = _pairs(weights, grads, f"pd.optim.{type(self).__name__}.step")
+        if loss_scale is not None and not isinstance(loss_scale, LossScale):
+            raise BuildError(f"pd.optim.{type(self).__name__}.step: loss_scale must be a pd.optim.LossScale, "
+                             f"got {describe(loss_scale)}")
         graph = weights[0].graph
         if self.lr is None:
             self.lr = graph.variable(float32, (1,), name=f"optim/{self.name}/lr", init=self._lr_value)
         if self._step_count is None:
             self._step_count = graph.variable(float32, (1,), name=f"optim/{self.name}/step", init=0.0)
-        self._step_count += 1.0
-        self._before_updates()
-        for w, g in zip(weights, grads):
-            self._update(w, g)
+        masters = [self.master(w) for w in weights]
+        with (loss_scale.guard(grads) if loss_scale is not None else _unguarded()):
+            self._step_count += 1.0
+            self._before_updates()
+            for w, master, g in zip(weights, masters, grads):
+                if master is not w:  # the first step takes the master copy from the weight
+                    map_(lambda m, w_, t: where(t == 1.0, pe.Cast(w_, float32), m), master, w, self._step_count)
+                if loss_scale is not None:
+                    g = loss_scale.unscaled(g)
+                self._update(master, g if g.dtype == float32 else cast(g, float32))
+                if master is not w:
+                    copy(cast(master, w.dtype), w)
+
+    def master(self, w: Tensor) -> Tensor:
+        """The float32 tensor the update works on: w itself when float32, else its float32
+        master copy (a session weight named `<w>/<optimizer>/master`)."""
+        if w.dtype == float32:
+            return w
+        copy_ = self._state(w, "master")
+        self._weight_of[id(copy_)] = w
+        return copy_
 
     def _before_updates(self):
         """Per-step work shared by all weights (after the step count is incremented)."""
 
-    def _state(self, w: Tensor, name: str) -> Tensor:
-        """The state tensor `name` of weight w, zero before the first step."""
+    def _state(self, t: Tensor, name: str) -> Tensor:
+        """The float32 state tensor `name` of the weight t updates (t, or the weight t is the
+        master copy of), zero before the first step."""
+        w = self._weight_of.get(id(t), t)
         tensors = self.state.setdefault(id(w), {})
         if name not in tensors:
-            tensors[name] = w.graph.variable(w.dtype, w.shape, name=f"{w.name}/{self.name}/{name}",
+            tensors[name] = w.graph.variable(float32, w.shape, name=f"{w.name}/{self.name}/{name}",
                                              init=np.zeros(w.shape))
         return tensors[name]
 
@@ -138,6 +173,16 @@ class AdamW(Adam):
         super().__init__(lr, betas, eps, weight_decay)
 
 
+class _unguarded:
+    """The context of an update without a loss scale: nothing around it."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
 def _as(t: Tensor, w: Tensor) -> Tensor:
     """A one-element float32 tensor in w's dtype and rank, to combine with w in place."""
     return (t if t.dtype == w.dtype else cast(t, w.dtype)).reshape([1] * w.ndim)
@@ -164,3 +209,6 @@ def _pairs(weights, grads, what):
         if not is_floating(w.dtype) or g.shape != w.shape or g.dtype != w.dtype:
             raise BuildError(f"{what}: grads[{i}] {g!r} must be a float tensor shaped like weights[{i}] {w!r}")
     return weights, grads
+
+
+from popdsl.clipping import clip_grad_norm  # noqa: E402  (pd.optim.clip_grad_norm)
