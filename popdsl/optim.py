@@ -22,13 +22,15 @@ from typing import Optional, Sequence, Union
 import numpy as np
 
 from popdsl._core.popops import expr as pe
+from popdsl.accumulation import GradientAccumulator
+from popdsl.clipping import clip_grad_norm
 from popdsl.debug import BuildError, describe
 from popdsl.dtypes import float32, is_floating
 from popdsl.loss_scaling import LossScale
 from popdsl.ops import cast, copy, map as _map, map_, where
 from popdsl.tensor import Tensor
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "LossScale", "clip_grad_norm"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "LossScale", "clip_grad_norm", "GradientAccumulator"]
 
 
 class Optimizer:
@@ -206,9 +208,7 @@ def _pairs(weights, grads, what):
         if not isinstance(w, Tensor) or not isinstance(g, Tensor):
             raise BuildError(f"{what}: weights[{i}] and grads[{i}] must be pd.Tensors, got {describe(w)} and "
                              f"{describe(g)}")
-        if not is_floating(w.dtype) or g.shape != w.shape or g.dtype != w.dtype:
-            raise BuildError(f"{what}: grads[{i}] {g!r} must be a float tensor shaped like weights[{i}] {w!r}")
+        if not is_floating(w.dtype) or g.shape != w.shape or g.dtype not in (w.dtype, float32):
+            raise BuildError(f"{what}: grads[{i}] {g!r} must be a float tensor shaped like weights[{i}] {w!r}, "
+                             "in its dtype or float32")
     return weights, grads
-
-
-from popdsl.clipping import clip_grad_norm  # noqa: E402  (pd.optim.clip_grad_norm)

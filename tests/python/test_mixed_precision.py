@@ -144,3 +144,38 @@ def test_refusals_name_the_argument(device):
         pd.optim.LossScale(growth_interval=0)
     with pytest.raises(pd.BuildError, match="backoff_factor"):
         pd.optim.LossScale(backoff_factor=2.0)
+
+
+@pytest.mark.parametrize("dtype", [pd.float32, pd.float16])
+def test_accumulated_micro_batches_step_like_the_whole_batch(device, dtype):
+    """4 micro-batches of 8 rows streamed in one run, their mean gradient, one SGD step with
+    momentum; 3 runs (device iterations from the host) equal 3 large-batch steps in float64."""
+    rng = np.random.default_rng(7)
+    micro, rows, features = 4, 8, 5
+    x, y = rng.standard_normal((3, micro, rows, features)), rng.standard_normal((3, micro, rows, 1))
+    g = pd.Graph(device)
+    w = g.variable(dtype, (features, 1), name="w", init=np.zeros((features, 1)))
+    xs = g.host_to_device(dtype, (rows, features), name="xs")
+    ys = g.host_to_device(dtype, (rows, 1), name="ys")
+    opt = pd.optim.SGD(lr=0.1, momentum=0.9)
+    accumulator = pd.optim.GradientAccumulator([w])
+    with pd.Sequence() as step:
+        with pd.Repeat(micro):
+            loss = pd.square(xs.read() @ w - ys.read()).mean()
+            accumulator.add(pd.grad(loss, [w]))
+        opt.step([w], accumulator.mean())
+        accumulator.zero()
+    with pd.Session(g, step, device=device) as s:
+        for run in range(3):
+            s.run(feeds={xs: x[run], ys: y[run]})
+        result = s.read(opt.master(w))
+    expected, buffer = np.zeros((features, 1)), None
+    for run in range(3):
+        bx, by = x[run].reshape(-1, features), y[run].reshape(-1, 1)
+        if dtype == pd.float16:
+            bx, by = bx.astype(np.float16).astype(np.float64), by.astype(np.float16).astype(np.float64)
+        grad = 2 * bx.T @ (bx @ expected - by) / len(by)
+        buffer = grad if buffer is None else 0.9 * buffer + grad
+        expected = expected - 0.1 * buffer
+    np.testing.assert_allclose(result, expected, rtol=1e-5 if dtype == pd.float32 else 2e-2, atol=1e-6 if
+                               dtype == pd.float32 else 5e-3)
