@@ -4,7 +4,8 @@ They follow PyTorch's formulas and defaults (torch.optim.SGD, Adam, AdamW). Thei
 (momentum buffers, moments, the step count) are variables made with init=, so a session
 keeps them as weights: saved, read and written like the model's. The learning rate is a
 one-element float32 tensor (`opt.lr`, made by the first step unless one is given), so
-`session.write(opt.lr, ...)` changes it between runs without recompiling; the other
+`session.write(opt.lr, ...)` changes it between runs without recompiling; with a schedule
+(pd.optim.WarmupCosine, ...) as `lr`, each step sets it from the step count. The other
 hyper-parameters are compiled in.
 
 Mixed precision: the update and the state are float32 whatever the weights' dtype. A
@@ -28,9 +29,11 @@ from popdsl.debug import BuildError, describe
 from popdsl.dtypes import float32, is_floating
 from popdsl.loss_scaling import LossScale
 from popdsl.ops import cast, copy, map as _map, map_, where
+from popdsl.schedules import Schedule, StepDecay, WarmupCosine, WarmupLinear
 from popdsl.tensor import Tensor
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "LossScale", "clip_grad_norm", "GradientAccumulator"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "LossScale", "clip_grad_norm", "GradientAccumulator", "Schedule",
+           "StepDecay", "WarmupCosine", "WarmupLinear"]
 
 
 class Optimizer:
@@ -39,7 +42,10 @@ class Optimizer:
     name = "optimizer"
 
     def __init__(self, lr):
-        if isinstance(lr, Tensor):
+        self.schedule = lr if isinstance(lr, Schedule) else None
+        if self.schedule is not None:
+            self._lr_value, self.lr = self.schedule(1), None
+        elif isinstance(lr, Tensor):
             if lr.size != 1 or lr.dtype != float32:
                 raise BuildError(f"pd.optim.{type(self).__name__}: lr must be a number or a one-element float32 "
                                  f"tensor, got {lr!r}")
@@ -67,6 +73,8 @@ class Optimizer:
         masters = [self.master(w) for w in weights]
         with (loss_scale.guard(grads) if loss_scale is not None else _unguarded()):
             self._step_count += 1.0
+            if self.schedule is not None:  # the rate of this step, from its number
+                map_(lambda lr, t: self.schedule.expression(t), self.lr, self._step_count)
             self._before_updates()
             for w, master, g in zip(weights, masters, grads):
                 if master is not w:  # the first step takes the master copy from the weight
