@@ -58,10 +58,6 @@ from popdsl.tensor import Tensor
 
 log = logging.getLogger("popdsl")
 
-# id(device) -> the session holding it (several sessions may share one device).
-_holders: dict = {}
-
-
 def _one_at_a_time(method):
     """Runs the method holding the session's lock: a detach() or read() from another thread
     waits for a run to end instead of copying weights while it writes them (host callbacks,
@@ -102,7 +98,7 @@ class Session:
         if name is not None and not isinstance(name, str):
             raise TypeError(f"Session: name must be a str or None, got {describe(name)}")
         self.graph = graph
-        handles = _host_handles(graph)
+        handles = graph.make_host_handles()
         self._by_id = {id(t): handles[id(t)] for t in graph.variables}
         self._layout = VariableLayout(list(graph.variables), self._by_id)  # views are read from these
         tensors = [TensorInfo(name, handles[id(t)], t.shape, numpy_dtype(t.dtype),
@@ -221,7 +217,7 @@ class Session:
     @_one_at_a_time
     def attach(self) -> None:
         """Attaches the device, loads the engine and copies the weights to it (`with` does this)."""
-        holder = _holders.get(id(self.device))
+        holder = self.device.session
         if holder is not None and holder is not self:
             raise SessionError(f"session {self.name!r} cannot attach: the device is attached to another session "
                                f"({holder.name!r}); leave that session's `with` block (or call its detach()) first")
@@ -229,27 +225,27 @@ class Session:
             if not self.device.attach():
                 raise SessionError(f"session {self.name!r} cannot attach: the device is attached elsewhere; "
                                    "detach it first")
-            _holders[id(self.device)] = self
+            self.device.session = self
             try:
                 self.engine.load(self.device)
                 self.weights_from_host()
             except BaseException:
-                del _holders[id(self.device)]
+                self.device.session = None
                 self.device.detach()
                 raise
 
     @_one_at_a_time
     def detach(self) -> None:
         """Copies the weights to the host and releases the device (leaving `with` does this)."""
-        if _holders.get(id(self.device)) is self:
+        if self.device.session is self:
             self.weights_to_host()
-            del _holders[id(self.device)]
+            self.device.session = None
             self.device.detach()
 
     @property
     def attached(self) -> bool:
         """Whether this session holds its device: inside its with block, or after attach()."""
-        return _holders.get(id(self.device)) is self
+        return self.device.session is self
 
     @_one_at_a_time
     def __enter__(self):
@@ -273,7 +269,7 @@ class Session:
 
     def _check_attached(self, what):
         if not self.attached:
-            holder = _holders.get(id(self.device))
+            holder = self.device.session
             held = f" (the device is held by session {holder.name!r})" if holder is not None else ""
             weights = " (outside it only weights, variables made with init= or written, read as their host copies)" \
                 if what == "read" else ""
@@ -500,9 +496,6 @@ class Session:
         return {self._stream_objects.get(h, h): (np.stack(v) if replicated else v[0]) for h, v in collected.items()}
 
 
-
-# --- host handles ---------------------------------------------------------------------------
-
 def _unique_names(names) -> list:
     """The names, with '#2', '#3', ... added to repeats (views of one variable share its name)."""
     seen = {}
@@ -511,17 +504,4 @@ def _unique_names(names) -> list:
         seen[name] = seen.get(name, 0) + 1
         unique.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
     return unique
-
-
-def _host_handles(graph: Graph) -> dict:
-    """Host read/write handles for every tensor the graph tracks (made once per graph)."""
-    handles = graph.__dict__.setdefault("_session_handles", {})
-    for t in graph.variables:
-        if id(t) not in handles:
-            handle = str(len(handles))
-            graph.top.createHostRead("r" + handle, t.raw)
-            if not t.raw.containsConstant():
-                graph.top.createHostWrite("w" + handle, t.raw)
-            handles[id(t)] = handle
-    return handles
 
