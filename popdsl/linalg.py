@@ -118,5 +118,3 @@ def matmul_acc(c: Tensor, a: Tensor, b: Tensor, scale: float = 1.0, name: Option
            scale=None if isinstance(scale, Tensor) else float(scale))
     return c
 
-
-Tensor.__matmul__ = lambda self, other: matmul(self, other)
