@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Callable, Optional, Sequence, Union
+from typing import Callable, Optional, Sequence, Union
 
 from numpy.typing import ArrayLike
 import operator
@@ -14,17 +14,12 @@ from popdsl._core import poplar, popops, poputil
 from popdsl._core import program as _program
 from popdsl.build_context import context
 from popdsl.debug import BuildError, debug_name, describe, expect_int, expect_str, plain_name
-from popdsl.dtypes import as_type, numpy_dtype
-from popdsl.control import emit, record
+from popdsl.dtypes import as_type, numpy_dtype, DType
+from popdsl.control import emit, record, Block
 from popdsl.functions import Function
 from popdsl.placement import current_ipu
 from popdsl.remote import RemoteBuffer
-from popdsl.tensor import Tensor, as_shape, expect_tensor
-
-if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.control import Block
-    from popdsl.dtypes import DType
-    from popdsl.tensor import Shape
+from popdsl.tensor import Tensor, as_shape, expect_tensor, Shape
 
 LINEAR = "linear"
 

@@ -6,17 +6,14 @@ docs/emulator.rst); on Poplar's hardware they are measured.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import Optional, Sequence
 
 from popdsl._core import poplar
 from popdsl._core import program as _program
-from popdsl.control import _Nested, emit
+from popdsl.control import _Nested, emit, Block
 from popdsl.debug import BuildError, debug_name, describe
 from popdsl.graph import Graph
 from popdsl.tensor import Tensor
-
-if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.control import Block
 
 _SYNC_TYPES = {"internal": poplar.SyncType.INTERNAL, "external": poplar.SyncType.EXTERNAL,
                "global": poplar.SyncType.GLOBAL}

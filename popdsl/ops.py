@@ -7,19 +7,15 @@ popops expressions inside functions traced by pd.map (building one fused map).
 from __future__ import annotations
 
 import inspect
-from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 from popdsl._core import poplar, popnn, popops, poputil
 from popdsl._core import program as _program
 from popdsl._core.popops import expr as pe
 from popdsl.debug import BuildError, debug_name, describe, expect_callable, expect_int, expect_str
-from popdsl.dtypes import as_type, is_floating
-from popdsl.control import current_block, emit, record
+from popdsl.dtypes import as_type, is_floating, DType
+from popdsl.control import current_block, emit, record, Block
 from popdsl.tensor import Tensor, expect_tensor
-
-if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.control import Block
-    from popdsl.dtypes import DType
 
 # The public names (the API reference's); the module's other functions serve the package.
 __all__ = ["exp", "log", "tanh", "sigmoid", "sqrt", "rsqrt", "abs", "neg", "square", "relu", "sin", "cos", "floor",

@@ -5,19 +5,15 @@ The reduced dimensions are dropped, as poplibs does; axis=None reduces everythin
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 import numpy as np
 
 from popdsl._core import popops
-from popdsl.control import record
+from popdsl.control import record, Block
 from popdsl.debug import BuildError
 from popdsl.ops import _run_library, map as _map, square
-from popdsl.tensor import Tensor, _check_axes, expect_tensor
-
-if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.control import Block
-    from popdsl.tensor import Axes
+from popdsl.tensor import Tensor, _check_axes, expect_tensor, Axes
 
 
 def _axes(t: Tensor, axis):
