@@ -53,7 +53,7 @@ class Counter:
 class cycle_count(_Nested, Counter):  # noqa: N801  (used like a function: `with pd.cycle_count() as c:`)
     """`with pd.cycle_count() as c:` counts the cycles of the block's ops (poplar::cycleCount):
     after a run, `session.read(c)` is the estimated cycles of the steps the block ran, plus
-    the sync that ends the window. graph= defaults to the latest pd.Graph."""
+    the sync that ends the window. graph= defaults to the pd.Graph this thread created last."""
 
     def __init__(self, graph: Graph = None, tile: int = 0, sync: str = "internal", name=None):
         Counter.__init__(self, graph, tile, sync, name)
