@@ -106,8 +106,11 @@ void bindTarget(py::module_ &m) {
                " tiles x " + std::to_string(t.getBytesPerTile()) + " bytes>";
       });
 
-  py::class_<Device>(m, "Device")
-      .def(py::init<>())
+  // A device carries which pd.Session holds it (attached), set by popdsl's sessions: the
+  // holder is the device's own state, seen by every thread, and goes away with it.
+  py::class_<Device> device(m, "Device", py::dynamic_attr());
+  device.attr("session") = py::none();
+  device.def(py::init<>())
       .def("getId", &Device::getId)
       .def("getTarget", &Device::getTarget, py::return_value_policy::copy)
       .def("attach", &Device::attach)

@@ -54,6 +54,7 @@ def backend() -> str:
     return _core.backend
 
 
+from popdsl import tensor_methods  # noqa: E402,F401  (pd.Tensor's operators and op methods; first)
 from popdsl import random  # noqa: E402,F401  (pd.random.get_hw_seeds, set_hw_seeds)
 from popdsl import distributed  # noqa: E402,F401  (pd.distributed: instances, host collectives)
 from popdsl.callbacks import HostCallbackError, host_callback  # noqa: E402
@@ -69,9 +70,9 @@ from popdsl.ops import (abs, cast, ceil, concat, copy, cos, exp, fill, floor, lo
 from popdsl.activations import gelu, softmax  # noqa: E402
 from popdsl.control import Else, If, Repeat, Sequence, Switch, While  # noqa: E402
 from popdsl.loop_pitfall import LoopCarryWarning  # noqa: E402
+from popdsl.loops import fori_loop  # noqa: E402
 from popdsl.autodiff.custom import custom_grad  # noqa: E402
 from popdsl.autodiff.grad import grad  # noqa: E402
-from popdsl.indexing import _AtIndexer  # noqa: E402,F401  (adds Tensor.at)
 from popdsl.instrument import cycle_count, cycle_stamp  # noqa: E402
 from popdsl.linalg import matmul, matmul_acc  # noqa: E402
 from popdsl.reductions import (mean, reduce_all, reduce_any, reduce_logsumexp, reduce_max,  # noqa: E402
@@ -108,8 +109,8 @@ __all__ = [
     "matmul", "matmul_acc", "mean", "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max", "reduce_min",
     "reduce_prod", "reduce_sum", "reduce_sum_squares", "var", "argmax", "argmin", "gather", "topk",
     # control flow, custom vertices, host callbacks, debug names
-    "Sequence", "Repeat", "If", "Else", "While", "Switch", "LoopCarryWarning", "compute_set", "host_callback",
-    "HostCallbackError", "BuildError", "name_scope",
+    "Sequence", "Repeat", "If", "Else", "While", "Switch", "fori_loop", "LoopCarryWarning", "compute_set",
+    "host_callback", "HostCallbackError", "BuildError", "name_scope",
     # gradients
     "grad", "custom_grad",
     # several IPUs, replicas and remote memory

@@ -7,19 +7,15 @@ function as numpy arrays and its results are written to the output tensors.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 
 from popdsl._core import program as _program
-from popdsl.control import emit, record
+from popdsl.control import emit, record, Block
 from popdsl.debug import BuildError, debug_name, expect_callable, expect_str, source_location
 from popdsl.dtypes import as_type, numpy_dtype
-from popdsl.tensor import expect_tensor
-
-if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.control import Block
-    from popdsl.tensor import Tensor
+from popdsl.tensor import expect_tensor, Tensor
 
 
 class HostCallbackError(ValueError):

@@ -99,17 +99,15 @@ def debug_name(name: Optional[str] = None, op: Optional[str] = None) -> str:
     return _told_apart("/".join(context.scopes + [named] + ([op] if op else [])), frame)
 
 
-# debug name -> the places in the code that built ops of that name, in the order first seen. A
-# place is the calling frame's instruction, so `x @ w + x @ w` has two while the iterations of
-# a Python loop, and every rebuild of a program, share one: the names stay the same.
-_places_by_name: dict = {}
-
-
 def _told_apart(name: str, frame) -> str:
+    # The build context keeps, per debug name, the places in the code that built ops of that
+    # name, in the order first seen. A place is the calling frame's instruction, so
+    # `x @ w + x @ w` has two while the iterations of a Python loop, and every rebuild of a
+    # program, share one: the names stay the same.
     if frame is None:
         return name
     code = frame.f_code
-    places = _places_by_name.setdefault(name, [])
+    places = context.places_by_name.setdefault(name, [])
     place = (code.co_filename, code.co_firstlineno, code.co_name, frame.f_lasti)
     if place not in places:
         places.append(place)

@@ -3,28 +3,23 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Callable, Optional, Sequence, Union
+from typing import Callable, Optional, Sequence, Union
 
 from numpy.typing import ArrayLike
 import operator
-import weakref
 
 import numpy as np
 
 from popdsl._core import poplar, popops, poputil
 from popdsl._core import program as _program
+from popdsl.build_context import context
 from popdsl.debug import BuildError, debug_name, describe, expect_int, expect_str, plain_name
-from popdsl.dtypes import as_type, numpy_dtype
-from popdsl.control import emit, record
+from popdsl.dtypes import as_type, numpy_dtype, DType
+from popdsl.control import emit, record, Block
 from popdsl.functions import Function
 from popdsl.placement import current_ipu
 from popdsl.remote import RemoteBuffer
-from popdsl.tensor import Tensor, as_shape, expect_tensor
-
-if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.control import Block
-    from popdsl.dtypes import DType
-    from popdsl.tensor import Shape
+from popdsl.tensor import Tensor, as_shape, expect_tensor, Shape
 
 LINEAR = "linear"
 
@@ -58,9 +53,8 @@ class Graph:
         self.streams = []
         self.remote_buffers = []
         self.host_callbacks = {}  # handle -> popdsl.callbacks.HostCallback
-        Graph._latest = weakref.ref(self)
-
-    _latest = None
+        self.host_handles = {}  # id(tensor) -> its host read/write handles' suffix (make_host_handles)
+        context.graph = self
 
     @property
     def raw(self) -> poplar.Graph:
@@ -84,11 +78,24 @@ class Graph:
 
     @classmethod
     def latest(cls) -> "Graph":
-        """The pd.Graph created last (the default graph of pd.cycle_count)."""
-        graph = cls._latest() if cls._latest else None
+        """The pd.Graph this thread created last (the default graph of pd.cycle_count)."""
+        graph = context.graph
         if graph is None:
-            raise BuildError("no pd.Graph exists yet; create one (or pass graph=)")
+            raise BuildError("no pd.Graph exists yet in this thread; create one (or pass graph=)")
         return graph
+
+    def make_host_handles(self) -> dict:
+        """id(tensor) -> handle suffix for every tensor the graph tracks: host read "r<suffix>"
+        and, unless it holds constants, host write "w<suffix>" (made once per tensor, so
+        every session of the graph shares them)."""
+        for t in self.variables:
+            if id(t) not in self.host_handles:
+                handle = str(len(self.host_handles))
+                self.top.createHostRead("r" + handle, t.raw)
+                if not t.raw.containsConstant():
+                    self.top.createHostWrite("w" + handle, t.raw)
+                self.host_handles[id(t)] = handle
+        return self.host_handles
 
     def track(self, t: Tensor) -> Tensor:
         """Registers a tensor a Session should be able to read and write."""

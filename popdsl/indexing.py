@@ -79,10 +79,3 @@ class _AtIndexer:
     def __getitem__(self, key) -> _At:
         return _At(self.tensor, key)
 
-
-def _at(self: Tensor) -> _AtIndexer:
-    """Dynamic indexing along the first axis: t.at[i].get(), t.at[i].set(v) (popops dynamicSlice/Update)."""
-    return _AtIndexer(self)
-
-
-Tensor.at = property(_at)

@@ -6,17 +6,14 @@ docs/emulator.rst); on Poplar's hardware they are measured.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import Optional, Sequence
 
 from popdsl._core import poplar
 from popdsl._core import program as _program
-from popdsl.control import _Nested, emit
+from popdsl.control import _Nested, emit, Block
 from popdsl.debug import BuildError, debug_name, describe
 from popdsl.graph import Graph
 from popdsl.tensor import Tensor
-
-if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.control import Block
 
 _SYNC_TYPES = {"internal": poplar.SyncType.INTERNAL, "external": poplar.SyncType.EXTERNAL,
                "global": poplar.SyncType.GLOBAL}
@@ -56,7 +53,7 @@ class Counter:
 class cycle_count(_Nested, Counter):  # noqa: N801  (used like a function: `with pd.cycle_count() as c:`)
     """`with pd.cycle_count() as c:` counts the cycles of the block's ops (poplar::cycleCount):
     after a run, `session.read(c)` is the estimated cycles of the steps the block ran, plus
-    the sync that ends the window. graph= defaults to the latest pd.Graph."""
+    the sync that ends the window. graph= defaults to the pd.Graph this thread created last."""
 
     def __init__(self, graph: Graph = None, tile: int = 0, sync: str = "internal", name=None):
         Counter.__init__(self, graph, tile, sync, name)

@@ -6,16 +6,13 @@ Profile.ipu_link_bytes).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 from popdsl._core import poputil
-from popdsl.control import record
+from popdsl.control import record, Block
 from popdsl.debug import expect_int
 from popdsl.ops import _run_library
 from popdsl.tensor import Tensor, expect_tensor
-
-if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.control import Block
 
 # The public names (the API reference's).
 __all__ = ["ipu_copy"]

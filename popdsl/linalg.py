@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 import numpy as np
 
 from popdsl._core import poplin
-from popdsl.control import record
+from popdsl.control import record, Block
 from popdsl.debug import BuildError, describe, expect_options
 from popdsl.ops import _run_library
 from popdsl.tensor import Tensor, expect_tensor
-
-if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.control import Block
 
 
 def _check(a: Tensor, b: Tensor, what: str):
@@ -118,5 +115,3 @@ def matmul_acc(c: Tensor, a: Tensor, b: Tensor, scale: float = 1.0, name: Option
            scale=None if isinstance(scale, Tensor) else float(scale))
     return c
 
-
-Tensor.__matmul__ = lambda self, other: matmul(self, other)

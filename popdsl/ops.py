@@ -7,19 +7,15 @@ popops expressions inside functions traced by pd.map (building one fused map).
 from __future__ import annotations
 
 import inspect
-from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 from popdsl._core import poplar, popnn, popops, poputil
 from popdsl._core import program as _program
 from popdsl._core.popops import expr as pe
 from popdsl.debug import BuildError, debug_name, describe, expect_callable, expect_int, expect_str
-from popdsl.dtypes import as_type, is_floating
-from popdsl.control import current_block, emit, record
+from popdsl.dtypes import as_type, is_floating, DType
+from popdsl.control import current_block, emit, record, Block
 from popdsl.tensor import Tensor, expect_tensor
-
-if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.control import Block
-    from popdsl.dtypes import DType
 
 # The public names (the API reference's); the module's other functions serve the package.
 __all__ = ["exp", "log", "tanh", "sigmoid", "sqrt", "rsqrt", "abs", "neg", "square", "relu", "sin", "cos", "floor",
@@ -221,14 +217,6 @@ def cast(t: Tensor, dtype: DType, name: Optional[str] = None, prog: Optional[Blo
     return _map(pe.Cast(pe._1, as_type(dtype, "pd.cast: dtype")), [t], name, prog)
 
 
-def _astype(self: Tensor, dtype: DType, name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
-    """pd.cast(t, dtype) as a method: a new tensor with t's values converted to dtype."""
-    return cast(self, dtype, name, prog)
-
-
-Tensor.astype = _astype
-
-
 def copy(src: Tensor, dst: Tensor, name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
     """Copies src into dst (same dtype and element count)."""
     expect_tensor(dst, "pd.copy: dst", expect_tensor(src, "pd.copy: src").graph, "src")
@@ -269,64 +257,6 @@ def concat(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
         raise BuildError(str(e)) from None
     joined.view_of = ("pd.concat", tuple(tensors), {"axis": axis % rank})
     return joined
-
-
-# --- operators on pd.Tensor -------------------------------------------------------------
-def _binary_operator(op, reflected=False):
-    def method(self, other):
-        if not isinstance(other, (Tensor, bool, int, float)):
-            return NotImplemented
-        a, b = (other, self) if reflected else (self, other)
-        return apply(lambda x, y: pe.BinaryOp(op, x, y), a, b, what=("left operand", "right operand"))
-    return method
-
-
-def _in_place_operator(op):
-    def method(self, other):
-        return apply(lambda x, y: pe.BinaryOp(op, x, y), self, other,
-                     what=("in-place operator: target", "in-place operator: other"), in_place=True)
-    return method
-
-
-_OPERATORS = {
-    "add": pe.BinaryOpType.ADD, "sub": pe.BinaryOpType.SUBTRACT, "mul": pe.BinaryOpType.MULTIPLY,
-    "truediv": pe.BinaryOpType.DIVIDE, "mod": pe.BinaryOpType.REMAINDER, "pow": pe.BinaryOpType.POWER,
-    "and": pe.BinaryOpType.BITWISE_AND, "or": pe.BinaryOpType.BITWISE_OR, "xor": pe.BinaryOpType.BITWISE_XOR,
-}
-for _name, _op in _OPERATORS.items():
-    setattr(Tensor, f"__{_name}__", _binary_operator(_op))
-    setattr(Tensor, f"__r{_name}__", _binary_operator(_op, reflected=True))
-    setattr(Tensor, f"__i{_name}__", _in_place_operator(_op))
-for _name, _op in {"eq": pe.BinaryOpType.EQUAL, "ne": pe.BinaryOpType.NOT_EQUAL,
-                   "lt": pe.BinaryOpType.LESS_THAN, "le": pe.BinaryOpType.LESS_THAN_EQUAL,
-                   "gt": pe.BinaryOpType.GREATER_THAN, "ge": pe.BinaryOpType.GREATER_THAN_EQUAL}.items():
-    setattr(Tensor, f"__{_name}__", _binary_operator(_op))
-Tensor.__neg__ = lambda self: neg(self)
-Tensor.__abs__ = lambda self: abs(self)
-Tensor.__invert__ = lambda self: apply(lambda a: pe.UnaryOp(pe.UnaryOpType.BITWISE_NOT, a), self, what=("operand",))
-
-
-def _set_item(self, key, value):
-    """t[key] = value copies into the view; after `t[key] op= v` it is already written."""
-    view = self[key]
-    if isinstance(value, Tensor) and value.raw == view.raw:
-        return
-    if isinstance(value, Tensor):
-        copy(value.broadcast(view.shape) if value.shape != view.shape else value, view)
-    else:
-        fill(view, value)
-
-
-def _assign(self: Tensor, value: Operand) -> Tensor:
-    """Copies `value` (a tensor, broadcast to t's shape, or a number) into t; returns t.
-    Inside a loop body `acc.assign(acc + 1)` updates acc for the next iteration, where
-    `acc = acc + 1` would only bind the name to a new tensor."""
-    self[...] = value
-    return self
-
-
-Tensor.__setitem__ = _set_item
-Tensor.assign = _assign
 
 
 def print_tensor(t: Tensor, title: Optional[str] = None, prog: Optional[Block] = None) -> None:

@@ -11,21 +11,16 @@ get_hw_seeds/set_hw_seeds are the SDK's API and work on both backends; a session
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 from popdsl._core import poplar, poprand
 from popdsl._core import program as _program
-from popdsl.control import emit, record
+from popdsl.control import emit, record, Block
 from popdsl.debug import BuildError, debug_name, describe, expect_int
-from popdsl.dtypes import as_type, is_floating
+from popdsl.dtypes import as_type, is_floating, DType
 from popdsl.graph import Graph
 from popdsl.ops import _run_library, map as _map
-from popdsl.tensor import Tensor, as_shape, expect_tensor
-
-if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.control import Block
-    from popdsl.dtypes import DType
-    from popdsl.tensor import Shape
+from popdsl.tensor import Tensor, as_shape, expect_tensor, Shape
 
 
 def _sample(kind, graph, shape, dtype, seed, seed_modifier, draw, name, prog) -> Tensor:

@@ -5,19 +5,15 @@ The reduced dimensions are dropped, as poplibs does; axis=None reduces everythin
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 import numpy as np
 
 from popdsl._core import popops
-from popdsl.control import record
+from popdsl.control import record, Block
 from popdsl.debug import BuildError
 from popdsl.ops import _run_library, map as _map, square
-from popdsl.tensor import Tensor, _check_axes, expect_tensor
-
-if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.control import Block
-    from popdsl.tensor import Axes
+from popdsl.tensor import Tensor, _check_axes, expect_tensor, Axes
 
 
 def _axes(t: Tensor, axis):
@@ -71,19 +67,3 @@ def var(t: Tensor, axis: Axes = None, name: Optional[str] = None, prog: Optional
     axes = _axes(expect_tensor(t, "pd.var: t"), axis)
     centre = mean(t, axis, prog=prog).reshape([1 if i in axes else d for i, d in enumerate(t.shape)])
     return mean(_map(lambda x, m: square(x - m), t, centre, prog=prog), axis, name, prog)
-
-
-def _method(reduction):
-    """`reduction` as a Tensor method: t.sum(axis) is pd.reduce_sum(t, axis)."""
-    def method(self: Tensor, axis: Axes = None, name: Optional[str] = None, prog: Optional[Block] = None) -> Tensor:
-        return reduction(self, axis, name, prog)
-    method.__doc__ = f"pd.{reduction.__name__}(t, axis, name, prog): {reduction.__doc__}"
-    return method
-
-
-Tensor.sum = _method(reduce_sum)
-Tensor.max = _method(reduce_max)
-Tensor.min = _method(reduce_min)
-Tensor.mean = _method(mean)
-Tensor.var = _method(var)
-Tensor.prod = _method(reduce_prod)

@@ -13,18 +13,15 @@ exact and deterministic on the emulator (reduced in replica order, rounded once)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 from popdsl._core import gcl
 from popdsl._core import program as _program
 from popdsl.debug import BuildError, debug_name, describe, expect_int
-from popdsl.control import emit, record
+from popdsl.control import emit, record, Block
 from popdsl.graph import Graph
 from popdsl.ops import _run_library
 from popdsl.tensor import Tensor, expect_tensor
-
-if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.control import Block
 
 _OPERATORS = {
     "add": gcl.CollectiveOperator.ADD, "sum": gcl.CollectiveOperator.ADD, "mean": gcl.CollectiveOperator.MEAN,

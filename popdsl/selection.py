@@ -3,19 +3,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Tuple
+from typing import Optional, Tuple
 
 import numpy as np
 
 from popdsl._core import popnn, popops
-from popdsl.control import record
+from popdsl.control import record, Block
 from popdsl.debug import BuildError, expect_int
 from popdsl.dtypes import bool_, is_floating, uint32
 from popdsl.ops import _run_library, cast, zero
 from popdsl.tensor import Tensor, expect_tensor
-
-if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.control import Block
 
 
 # The public names (the API reference's); the module's other functions serve the package.

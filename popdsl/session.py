@@ -51,16 +51,12 @@ from popdsl.remote import RemoteBuffer
 from popdsl import distributed, progress
 from popdsl.progress import RunProgress, engine_progress
 from popdsl import loop_pitfall, remote, saved_session
-from popdsl.session_io import (Feed, SessionError, StreamInfo, TensorInfo, collector, device_values, file_path,
+from popdsl.session_io import (Compiled, Feed, SessionError, StreamInfo, TensorInfo, collector, device_values, file_path,
                                per_replica, written_rows)
 from popdsl.session_views import VariableLayout
 from popdsl.tensor import Tensor
 
 log = logging.getLogger("popdsl")
-
-# id(device) -> the session holding it (several sessions may share one device).
-_holders: dict = {}
-
 
 def _one_at_a_time(method):
     """Runs the method holding the session's lock: a detach() or read() from another thread
@@ -86,58 +82,40 @@ class Session:
     profile files to `autoReport.directory` when the `with` block ends.
     """
 
-    def __init__(self, graph: Graph, programs, device=None, options=None, cache_dir=None, seed=None,
-                 name=None):
-        if not isinstance(graph, Graph):
-            raise TypeError(f"Session: graph must be a pd.Graph, got {describe(graph)}")
-        if isinstance(programs, Block):
-            programs = {"main": programs}
-        if not isinstance(programs, dict) or not all(isinstance(p, Block) for p in programs.values()):
-            raise TypeError(f"Session: programs must be a pd.Sequence or a dict of name -> pd.Sequence, "
-                            f"got {describe(programs)}")
+    def __init__(self, graph: Union[Graph, Compiled], programs, device=None, options=None, cache_dir=None,
+                 seed=None, name=None):
+        # The one way a session is made: Session.load passes the Compiled it read from a file
+        # as `graph` (and programs=None); a pd.Graph's programs are compiled here.
         if device is not None and not isinstance(device, poplar.Device):
             raise TypeError(f"Session: device must be a device (pd.ipu_model()) or None, got {describe(device)}")
-        if cache_dir is not None:
-            file_path(cache_dir, "Session: cache_dir")
         if name is not None and not isinstance(name, str):
             raise TypeError(f"Session: name must be a str or None, got {describe(name)}")
-        self.graph = graph
-        handles = _host_handles(graph)
-        self._by_id = {id(t): handles[id(t)] for t in graph.variables}
-        self._layout = VariableLayout(list(graph.variables), self._by_id)  # views are read from these
-        tensors = [TensorInfo(name, handles[id(t)], t.shape, numpy_dtype(t.dtype),
-                              t.raw.containsConstant(), id(t) in graph.initialised)
-                   for t, name in zip(graph.variables, _unique_names(t.name for t in graph.variables))]
-        streams = [StreamInfo(s.handle, s.shape, numpy_dtype(s.dtype), s.to_device, s.broadcast)
-                   for s in graph.streams]
-        self._stream_objects = {s.handle: s for s in graph.streams}
-        built = [p.build() for p in programs.values()]
-        executable = distributed.compile_once(lambda: compile_or_load(
-            graph.top, built, expect_options(options, "Session"),
-            cache_dir if cache_dir is not None else os.environ.get("POPDSL_CACHE_DIR"), list(programs)))
-        self._setup(executable, list(programs), tensors, streams, graph.host_callbacks,
-                    device or poplar.Device.createSimulatorDevice(graph.device_target), seed, name, graph.replicas)
-
-    def _setup(self, executable, program_names, tensors, streams, callbacks, device, seed, name, replicas):
+        compiled = graph if isinstance(graph, Compiled) and programs is None else \
+            _compile(graph, programs, options, cache_dir)
         self._lock = threading.RLock()
+        self.graph = compiled.graph  # None for a loaded session, which reads and writes by name
+        self._by_id = compiled.handles
+        self._layout = VariableLayout(list(compiled.graph.variables) if compiled.graph else [], compiled.handles)
+        self._stream_objects = {s.handle: s for s in compiled.graph.streams} if compiled.graph else {}
         # A replicated graph's tensors are read and written as [replicas, *shape], its
         # streams fed and collected per replica (a leading replica axis): this instance's
         # replicas, replica_range of the graph's `replicas` (pd.distributed).
-        self.replicas = replicas
-        self.replica_range = distributed.replica_range(replicas)
+        self.replicas = compiled.replicas
+        self.replica_range = distributed.replica_range(compiled.replicas)
         self._local = len(self.replica_range)
-        self.executable = executable
-        self.program_names = program_names
-        self.device = device
-        self.name = name or "+".join(program_names)
+        self.executable = compiled.executable
+        self.program_names = compiled.program_names
+        self.device = device or poplar.Device.createSimulatorDevice(compiled.target)
+        self.name = name or compiled.name
         self._run_seconds = {}  # program name -> how long its last run took
-        self._tensors = {t.handle: t for t in tensors}
-        self._streams = {s.handle: s for s in streams}
-        self._callbacks = dict(callbacks)
+        self._tensors = {t.handle: t for t in compiled.tensors}
+        self._streams = {s.handle: s for s in compiled.streams}
+        self._callbacks = dict(compiled.callbacks)
         start = time.perf_counter()
-        self.engine = poplar.Engine(executable, distributed.engine_options(replicas),
+        self.engine = poplar.Engine(self.executable, distributed.engine_options(self.replicas),
                                     engine_progress(f"building the engine for {self.name!r}"))
         log.info("engine for %r ready in %.3f s", self.name, time.perf_counter() - start)
+        saved_session.check_tensors(self.engine, compiled.tensors)
         for handle, callback in self._callbacks.items():
             # The arguments' types and sizes too: the sdk backend cannot read them from the executable.
             arguments = tuple([(as_type(dtype), int(np.prod(shape))) for shape, dtype in specs]
@@ -146,7 +124,7 @@ class Session:
                 self.engine.connectHostFunction(handle, replica, callback, arguments)
         if seed is not None:
             self.seed = seed
-        self._host_data = {}  # handle -> host copy of a weight written through this session
+        self._host_data = dict(compiled.weights)  # handle -> host copy of a weight written (or loaded)
         self._depth = 0
 
     # --- saving and loading -----------------------------------------------------------------
@@ -177,51 +155,15 @@ class Session:
         A damaged or foreign file raises SessionError naming it and what is wrong."""
         path = file_path(path, "Session.load")
         try:
-            manifest, weights, serialized = saved_session.read(path)
-        except saved_session.SavedSessionError as e:
-            raise SessionError(f"Session.load({path!r}): the file {e}") from None
-        try:
-            executable = poplar.Executable.deserialize(serialized)
-        except poplar.poplar_error as e:
-            raise SessionError(f"Session.load({path!r}): the file's executable cannot be read: {e}") from None
-        callbacks = dict(callbacks or {})
-        saved = {c["name"]: c for c in manifest["host_callbacks"]}
-        missing = [h for h in saved if h not in callbacks]
-        unknown = [h for h in callbacks if h not in saved]
-        if missing or unknown:
-            raise SessionError(f"Session.load({path!r}): the saved session calls host callbacks "
-                               f"{sorted(saved)}; give a function for each as callbacks={{name: fn}} "
-                               f"(missing: {missing}, unknown: {unknown})")
-        if device is None and _core_backend == "sdk":
-            raise SessionError(f"Session.load({path!r}) needs device= on the sdk backend: the saved target is read "
-                               "from the executable only by the emulator backend")
-        replicas = manifest["replicas"]
-        if device is None:  # the executable's target is one replica's
-            target = poplar.Target.deserialize(poplar._executableSections(executable)["target"])
-            target = target.createVirtualTarget(replicas * target.getNumIPUs(), target.getTilesPerIPU())
-        self = cls.__new__(cls)
-        self.graph = None
-        self._by_id = {}
-        self._layout = VariableLayout([], {})
-        self._stream_objects = {}
-        tensors = [TensorInfo(**t) for t in manifest["tensors"]]
-        streams = [StreamInfo(**s) for s in manifest["streams"]]
-        callbacks = {h: HostCallback.from_json(saved[h], fn) for h, fn in callbacks.items()}
-        try:
-            saved_session.check_streams_and_callbacks(executable, streams, callbacks.values())
-            self._setup(executable, manifest["programs"], tensors, streams, callbacks,
-                        device or poplar.Device.createSimulatorDevice(target), seed, manifest["name"], replicas)
-            saved_session.check_tensors(self.engine, tensors)
+            return cls(_read(path, dict(callbacks or {}), device is None), None, device=device, seed=seed)
         except saved_session.SavedSessionError as e:
             raise SessionError(f"Session.load({path!r}): {e}") from None
-        self._host_data.update(weights)
-        return self
 
     # --- lifecycle ------------------------------------------------------------------------
     @_one_at_a_time
     def attach(self) -> None:
         """Attaches the device, loads the engine and copies the weights to it (`with` does this)."""
-        holder = _holders.get(id(self.device))
+        holder = self.device.session
         if holder is not None and holder is not self:
             raise SessionError(f"session {self.name!r} cannot attach: the device is attached to another session "
                                f"({holder.name!r}); leave that session's `with` block (or call its detach()) first")
@@ -229,27 +171,27 @@ class Session:
             if not self.device.attach():
                 raise SessionError(f"session {self.name!r} cannot attach: the device is attached elsewhere; "
                                    "detach it first")
-            _holders[id(self.device)] = self
+            self.device.session = self
             try:
                 self.engine.load(self.device)
                 self.weights_from_host()
             except BaseException:
-                del _holders[id(self.device)]
+                self.device.session = None
                 self.device.detach()
                 raise
 
     @_one_at_a_time
     def detach(self) -> None:
         """Copies the weights to the host and releases the device (leaving `with` does this)."""
-        if _holders.get(id(self.device)) is self:
+        if self.device.session is self:
             self.weights_to_host()
-            del _holders[id(self.device)]
+            self.device.session = None
             self.device.detach()
 
     @property
     def attached(self) -> bool:
         """Whether this session holds its device: inside its with block, or after attach()."""
-        return _holders.get(id(self.device)) is self
+        return self.device.session is self
 
     @_one_at_a_time
     def __enter__(self):
@@ -273,7 +215,7 @@ class Session:
 
     def _check_attached(self, what):
         if not self.attached:
-            holder = _holders.get(id(self.device))
+            holder = self.device.session
             held = f" (the device is held by session {holder.name!r})" if holder is not None else ""
             weights = " (outside it only weights, variables made with init= or written, read as their host copies)" \
                 if what == "read" else ""
@@ -500,9 +442,6 @@ class Session:
         return {self._stream_objects.get(h, h): (np.stack(v) if replicated else v[0]) for h, v in collected.items()}
 
 
-
-# --- host handles ---------------------------------------------------------------------------
-
 def _unique_names(names) -> list:
     """The names, with '#2', '#3', ... added to repeats (views of one variable share its name)."""
     seen = {}
@@ -513,15 +452,61 @@ def _unique_names(names) -> list:
     return unique
 
 
-def _host_handles(graph: Graph) -> dict:
-    """Host read/write handles for every tensor the graph tracks (made once per graph)."""
-    handles = graph.__dict__.setdefault("_session_handles", {})
-    for t in graph.variables:
-        if id(t) not in handles:
-            handle = str(len(handles))
-            graph.top.createHostRead("r" + handle, t.raw)
-            if not t.raw.containsConstant():
-                graph.top.createHostWrite("w" + handle, t.raw)
-            handles[id(t)] = handle
-    return handles
+def _compile(graph: Graph, programs, options, cache_dir) -> Compiled:
+    """`programs` (a pd.Sequence or a dict of them) of `graph`, compiled (or loaded from the
+    executable cache) with the host handles of the graph's tensors."""
+    if not isinstance(graph, Graph):
+        raise TypeError(f"Session: graph must be a pd.Graph, got {describe(graph)}")
+    if isinstance(programs, Block):
+        programs = {"main": programs}
+    if not isinstance(programs, dict) or not all(isinstance(p, Block) for p in programs.values()):
+        raise TypeError(f"Session: programs must be a pd.Sequence or a dict of name -> pd.Sequence, "
+                        f"got {describe(programs)}")
+    if cache_dir is not None:
+        file_path(cache_dir, "Session: cache_dir")
+    handles = graph.make_host_handles()
+    tensors = [TensorInfo(name, handles[id(t)], t.shape, numpy_dtype(t.dtype),
+                          t.raw.containsConstant(), id(t) in graph.initialised)
+               for t, name in zip(graph.variables, _unique_names(t.name for t in graph.variables))]
+    streams = [StreamInfo(s.handle, s.shape, numpy_dtype(s.dtype), s.to_device, s.broadcast) for s in graph.streams]
+    built = [p.build() for p in programs.values()]
+    executable = distributed.compile_once(lambda: compile_or_load(
+        graph.top, built, expect_options(options, "Session"),
+        cache_dir if cache_dir is not None else os.environ.get("POPDSL_CACHE_DIR"), list(programs)))
+    return Compiled(executable, list(programs), tensors, streams, dict(graph.host_callbacks), graph.replicas,
+                    graph.device_target, "+".join(programs), graph=graph,
+                    handles={id(t): handles[id(t)] for t in graph.variables})
 
+
+def _read(path: str, callbacks: dict, needs_target: bool) -> Compiled:
+    """The saved session at `path` with `callbacks` (handle -> function) for its host
+    callbacks; the target a device is made for when `needs_target`."""
+    try:
+        manifest, weights, serialized = saved_session.read(path)
+    except saved_session.SavedSessionError as e:
+        raise SessionError(f"Session.load({path!r}): the file {e}") from None
+    try:
+        executable = poplar.Executable.deserialize(serialized)
+    except poplar.poplar_error as e:
+        raise SessionError(f"Session.load({path!r}): the file's executable cannot be read: {e}") from None
+    saved = {c["name"]: c for c in manifest["host_callbacks"]}
+    missing = [h for h in saved if h not in callbacks]
+    unknown = [h for h in callbacks if h not in saved]
+    if missing or unknown:
+        raise SessionError(f"Session.load({path!r}): the saved session calls host callbacks "
+                           f"{sorted(saved)}; give a function for each as callbacks={{name: fn}} "
+                           f"(missing: {missing}, unknown: {unknown})")
+    if needs_target and _core_backend == "sdk":
+        raise SessionError(f"Session.load({path!r}) needs device= on the sdk backend: the saved target is read "
+                           "from the executable only by the emulator backend")
+    replicas = manifest["replicas"]
+    target = None
+    if needs_target:  # the executable's target is one replica's
+        target = poplar.Target.deserialize(poplar._executableSections(executable)["target"])
+        target = target.createVirtualTarget(replicas * target.getNumIPUs(), target.getTilesPerIPU())
+    tensors = [TensorInfo(**t) for t in manifest["tensors"]]
+    streams = [StreamInfo(**s) for s in manifest["streams"]]
+    callbacks = {h: HostCallback.from_json(saved[h], fn) for h, fn in callbacks.items()}
+    saved_session.check_streams_and_callbacks(executable, streams, callbacks.values())
+    return Compiled(executable, manifest["programs"], tensors, streams, callbacks, replicas, target,
+                    manifest["name"], weights=weights)

@@ -39,6 +39,21 @@ class StreamInfo:
                 "broadcast": self.broadcast}
 
 
+class Compiled:
+    """What a session runs and knows of it: the executable, its programs' names, its
+    tensors, streams and host callbacks (handle -> HostCallback), its replicas, the target
+    a device is made for when none is given, the session's default name and the weights it
+    starts from (handle -> host copy). Compiled from a graph it also holds the graph and
+    its tensors' handles (id(tensor) -> handle); read from a file (Session.load), neither."""
+
+    def __init__(self, executable, program_names, tensors, streams, callbacks, replicas, target, name,
+                 weights=None, graph=None, handles=None):
+        self.executable, self.program_names, self.tensors, self.streams = executable, program_names, tensors, streams
+        self.callbacks, self.replicas, self.target, self.name = callbacks, replicas, target, name
+        self.weights = weights or {}
+        self.graph, self.handles = graph, handles or {}
+
+
 def file_path(path, what: str) -> str:
     """A str or os.PathLike path with ~ expanded; anything else raises a TypeError naming `what`."""
     if not isinstance(path, (str, os.PathLike)):

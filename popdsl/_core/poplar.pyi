@@ -556,6 +556,7 @@ class Target:
     def supportsExchangeBusSharing(self) -> bool:
         ...
 class Device:
+    session = None
     @staticmethod
     def createCPUDevice(numIPUs: typing.SupportsInt | typing.SupportsIndex = 1) -> Device:
         ...

@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING, List, Optional, Sequence, Union
+from typing import List, Optional, Sequence, Union
 
 from popdsl import ops
 from popdsl.autodiff import control_rules, custom, distributed_rules, rules  # noqa: F401  (fill the table of rules)
 from popdsl.autodiff.backprop import propagate
 from popdsl.autodiff.registry import OpContext
-from popdsl.control import current_block
+from popdsl.control import current_block, Block
 from popdsl.debug import BuildError, describe
 from popdsl.dtypes import is_floating
 from popdsl.tensor import Tensor, expect_tensor
-
-if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.control import Block
 
 
 def grad(y: Tensor, wrt: Union[Tensor, Sequence[Tensor]], grad_y: Tensor = None,

@@ -9,13 +9,11 @@ down to the input's shape by pd.grad.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import Callable, Optional
 
 from popdsl.debug import BuildError
-
-if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.recording import Record
-    from popdsl.tensor import Tensor
+from popdsl.recording import Record
+from popdsl.tensor import Tensor
 
 # The public names (the API reference's); the module's other functions serve the package.
 __all__ = ["gradient", "OpContext"]

@@ -6,17 +6,14 @@ Layouts are poplibs': x [batch][groups * in_channels][field...], weights
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Sequence, Tuple, Union
+from typing import Optional, Sequence, Tuple, Union
 
 from popdsl._core import poplin
-from popdsl.control import record
+from popdsl.control import record, Block
 from popdsl.debug import BuildError
 from popdsl.ops import _run_library
 from popdsl.tensor import Tensor, expect_tensor
-
-if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.control import Block
-    from popdsl.dtypes import DType
+from popdsl.dtypes import DType
 
 # The public names (the API reference's); the module's other functions serve the package.
 __all__ = ["conv", "conv_params", "Dims", "Padding"]

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 import popdsl as pd
 from popdsl._core.popops import expr as pe
 from popdsl.debug import BuildError, expect_int
-from popdsl.dtypes import as_type, is_floating
-
-if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.dtypes import DType
+from popdsl.dtypes import as_type, is_floating, DType
 
 
 def log_softmax(x: pd.Tensor) -> pd.Tensor:

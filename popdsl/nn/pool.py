@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import Optional, Sequence
 
 from popdsl._core import popnn
-from popdsl.control import record
+from popdsl.control import record, Block
 from popdsl.debug import BuildError
-from popdsl.nn.conv import padding_ends, per_dimension
+from popdsl.nn.conv import padding_ends, per_dimension, Dims, Padding
 from popdsl.ops import _run_library
 from popdsl.tensor import Tensor, expect_tensor
-
-if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.control import Block
-    from popdsl.dtypes import DType
-    from popdsl.nn.conv import Dims, Padding
+from popdsl.dtypes import DType
 
 POOLING_TYPES = {"max": popnn.PoolingType.MAX, "avg": popnn.PoolingType.AVG, "sum": popnn.PoolingType.SUM}
 

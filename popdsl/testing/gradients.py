@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -10,9 +10,7 @@ from numpy.typing import ArrayLike
 import popdsl as pd
 from popdsl._core import poplar
 from popdsl.dtypes import numpy_dtype
-
-if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.tensor import Tensor
+from popdsl.tensor import Tensor
 
 
 # (rtol, atol) by the inputs' dtype: central differences at eps=1e-3 in float32 lose ~1e-4,

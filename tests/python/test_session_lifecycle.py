@@ -431,8 +431,8 @@ def test_a_second_session_cannot_run_while_another_holds_the_device(device):
             other.run()
         with holder:  # nested: a no-op
             holder.run()
-        assert holder.attached
-    assert not holder.attached
+        assert holder.attached and device.session is holder  # the device knows its holder
+    assert not holder.attached and device.session is None
     with other:
         other.run()
 

@@ -1,7 +1,7 @@
 #pragma once
 // Program instrumentation: cycle counts and stamps as [lo32, hi32] UNSIGNED_INT
 // tensors. The emulator's counter runs in *estimated* cycles (the Engine's cost
-// model, README "Profiling"), starting at 0 when the engine is loaded.
+// model, docs/profiling.rst), starting at 0 when the engine is loaded.
 #include <vector>
 
 #include <poplar/DebugContext.hpp>

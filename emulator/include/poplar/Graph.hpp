@@ -266,7 +266,7 @@ public:
   // evaluated when the graph is compiled.
   void registerPerfEstimator(StringRef vertexTypeName, PerfEstimateFunc f);
   // The most elements dimension `dimIndex` of a vector field can hold (its layout's
-  // count, else the memory its pointer reaches); see README "Field limits".
+  // count, else the memory its pointer reaches); see docs/custom_vertices.rst.
   std::size_t getMaxFieldDim(StringRef vertexName, StringRef fieldName, unsigned dimIndex) const;
   // The largest value a plain field (or each element of a plain Vector field) can hold.
   double getMaxVertexFieldValue(StringRef vertexName, StringRef fieldName) const;

@@ -1,7 +1,7 @@
 #pragma once
 // Estimated IPU cycles for the Engine's program steps. Like Poplar's IPUModel,
 // the emulator does not measure device cycles; it estimates them from the tile
-// mapping and the Target's figures with the model below (README "Profiling").
+// mapping and the Target's figures with the model below (docs/emulator.rst).
 //
 // Every step costs sync + exchange + compute cycles per execution (BSP):
 //

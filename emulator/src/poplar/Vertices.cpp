@@ -151,7 +151,7 @@ const VertexField &fieldNamed(const VertexClass &cls, StringRef field) {
   return cls.fields[static_cast<std::size_t>(index)];
 }
 
-// The elements a vector dimension of `layout` can count (see README "Field limits"):
+// The elements a vector dimension of `layout` can count (docs/custom_vertices.rst):
 // SPAN stores a 32-bit count, SHORT_SPAN an 11-bit one; the pointer-only layouts
 // reach what their pointer can address (SCALED_PTRnn: 2^18, 2^19, 2^20 bytes; ONE_PTR
 // and COMPACT_PTR: the whole tile), at most the tile's memory. VectorList layouts

@@ -2,15 +2,13 @@
 matrix W = [[W_in], [W_out]] [I + H, 4H]."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 import popdsl as pd
 from popdsl.debug import BuildError, describe, expect_str
 from popdsl.nn.lstm.params import LstmParams, LstmState, LstmWeights, _check_params
 from popdsl.tensor import Tensor
-
-if TYPE_CHECKING:  # names for annotations only: popdsl's modules import each other
-    from popdsl.control import Block
+from popdsl.control import Block
 
 
 def _check_creation(graph, params, name, what: str):
