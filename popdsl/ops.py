@@ -9,11 +9,13 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable, Optional, Sequence, Union
 
+import numpy as np
+
 from popdsl._core import poplar, popnn, popops, poputil
 from popdsl._core import program as _program
 from popdsl._core.popops import expr as pe
 from popdsl.debug import BuildError, debug_name, describe, expect_callable, expect_int, expect_str
-from popdsl.dtypes import as_type, is_floating, DType
+from popdsl.dtypes import DType, as_type, bool_, is_floating
 from popdsl.control import current_block, emit, record, Block
 from popdsl.tensor import Tensor, expect_tensor
 
@@ -53,7 +55,10 @@ def _run_library(build, name, prog, op=None):
 
 def _operands(args, what):
     """Splits arguments into tensors (which become placeholders) and an expression builder;
-    what[i] names args[i] in errors."""
+    what[i] names args[i] in errors. A numpy array becomes a constant of the tensors' dtype,
+    a numpy scalar a Python number."""
+    args = [a.item() if isinstance(a, np.generic) else a for a in args]
+    args = _arrays_as_constants(args, what)
     tensors, exprs, first_label = [], [], None
     for a, label in zip(args, what):
         if isinstance(a, Tensor):
@@ -66,8 +71,32 @@ def _operands(args, what):
         elif isinstance(a, pe.Expr):
             raise BuildError(f"{label}: popops expressions only make sense inside a function traced by pd.map")
         else:
-            raise BuildError(f"{label} must be a pd.Tensor or a Python number, got {describe(a)}")
+            raise BuildError(f"{label} must be a pd.Tensor, a Python number or a numpy array, got {describe(a)}")
     return tensors, exprs
+
+
+def _arrays_as_constants(args, what) -> list:
+    """args with each numpy array made a graph constant: a bool array of bools, any other in
+    the dtype of the first non-bool tensor among args (pd.where's condition does not decide);
+    an array of non-integers beside an integer tensor is refused, as a float is."""
+    if not any(isinstance(a, np.ndarray) for a in args):
+        return args
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    if not tensors:
+        return args  # only arrays and numbers: refused below, naming them
+    like = next((t for t in tensors if t.dtype != bool_), tensors[0])
+    converted = []
+    for a, label in zip(args, what):
+        if isinstance(a, np.ndarray):
+            if a.dtype.kind not in "biuf":
+                raise BuildError(f"{label} must be a pd.Tensor, a Python number or a numpy array of numbers, "
+                                 f"got an array of {a.dtype}")
+            if not is_floating(like.dtype) and a.dtype.kind == "f" and not np.all(np.mod(a, 1) == 0):
+                raise BuildError(f"{label}: the float array would be truncated to combine with integer tensor "
+                                 f"{like!r}; pass integers or pd.cast the tensor first")
+            a = like.graph.constant(a, dtype=bool_ if a.dtype.kind == "b" else like.dtype)
+        converted.append(a)
+    return converted
 
 
 def _expression_operands(args, what):

@@ -206,6 +206,14 @@ class Tensor:
         raise TypeError(f"the truth value of device tensor {self!r} is only known when the program runs; "
                         "use `with pd.If(t):` for a device-side condition")
 
+    def __float__(self):
+        raise TypeError(f"float() of device tensor {self!r}: its value is only known when the program runs; "
+                        "read it with session.read(t)")
+
+    def __int__(self):
+        raise TypeError(f"int() of device tensor {self!r}: its value is only known when the program runs; "
+                        "read it with session.read(t)")
+
     def __array__(self, *args, **kwargs):
         raise TypeError(f"{self!r} lives on the device; read it with session.read(t)")
 

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from typing import Optional
 
+import numpy as np
+
 from popdsl._core.popops import expr as pe
 from popdsl.control import Block
+from popdsl.debug import BuildError
 from popdsl.dtypes import DType
 from popdsl.indexing import _AtIndexer
 from popdsl.linalg import matmul
@@ -36,11 +39,19 @@ _COMPARISONS = {
 
 def _binary_operator(op, reflected=False):
     def method(self, other):
-        if not isinstance(other, (Tensor, bool, int, float)):
+        if not isinstance(other, (Tensor, bool, int, float, np.ndarray, np.generic)):
             return NotImplemented
         a, b = (other, self) if reflected else (self, other)
+        _check_same_dtype(a, b)
         return apply(lambda x, y: pe.BinaryOp(op, x, y), a, b, what=("left operand", "right operand"))
     return method
+
+
+def _check_same_dtype(a, b) -> None:
+    """popdsl does not promote dtypes (Poplar's maps need one): name both tensors and the fix."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype != b.dtype:
+        raise BuildError(f"the operands differ in dtype: left {a!r}, right {b!r}; popdsl does not promote "
+                         f"dtypes: convert one with pd.cast(t, dtype) or t.astype(dtype)")
 
 
 def _in_place_operator(op):

@@ -66,10 +66,10 @@ def _t(good):
 
 
 TENSOR_BAD = [None, "x", 3, 1.5, [1, 2], np.ones((2, 3), np.float32), OTHER_X, object()]
-OPERAND_BAD = [None, "x", [1, 2], np.ones((2, 3), np.float32), OTHER_X, object(), b"1"]
+OPERAND_BAD = [None, "x", [1, 2], np.array(["x"]), OTHER_X, object(), b"1"]  # numeric arrays are constants
 BAD_VALUES = {
     "tensor": TENSOR_BAD,
-    "operand": OPERAND_BAD,  # a tensor or a Python number
+    "operand": OPERAND_BAD,  # a tensor, a Python number or a numeric numpy array
     "count": [None, "3", 1.5, -1, 2 ** 70, [1], np.ones(2)],
     "positive": [None, "3", 1.5, -1, 0, 2 ** 70, [1]],
     "axis": ["0", 1.5, 5, -5, 2 ** 70, [0, "x"], object()],
