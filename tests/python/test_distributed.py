@@ -152,4 +152,20 @@ def test_each_instance_writes_its_profile_in_its_own_directory(tmp_path):
 
     dist.run_in_threads(instance, 2)
     for k in range(2):
-        assert list((tmp_path / f"instance{k}").rglob("profile_summary.txt")), k
+        (summary,) = (tmp_path / f"instance{k}").rglob("profile_summary.txt")
+        lines = [line.split() for line in summary.read_text().splitlines()]
+        assert ["Replication", "factor", "(global):", "2"] in lines
+        assert ["Replicas", "run", "here:", str(k), "to", str(k)] in lines
+        assert ["Instance:", str(k), "of", "2"] in lines
+
+
+def test_the_profile_summary_of_one_process_names_its_replicas():
+    dev = pd.ipu_model(tiles=4, ipus=4)
+    g = pd.Graph(dev, replicas=4)
+    x = g.variable(pd.float32, (3,), name="x", init=np.ones(3, np.float32))
+    with pd.Sequence() as step:
+        pd.all_reduce(x, op="sum")
+    with pd.Session(g, step, device=dev) as s:
+        s.run()
+        lines = [line.split() for line in s.profile.summary().splitlines()]
+    assert ["Replicas", "run", "here:", "0", "to", "3"] in lines and ["Instance:", "0", "of", "1"] in lines
