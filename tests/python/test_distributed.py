@@ -139,18 +139,21 @@ def test_a_failing_or_diverging_mpi_instance_ends_the_run_with_its_error(launche
     assert time.monotonic() - start < 30
 
 
-def test_each_instance_writes_its_profile_in_its_own_directory(tmp_path):
-    def instance():
-        dev = pd.ipu_model(tiles=4, ipus=2)
-        g = pd.Graph(dev, replicas=2)
-        x = g.variable(pd.float32, (3,), name="x", init=np.ones(3, np.float32))
-        with pd.Sequence() as step:
-            pd.all_reduce(x, op="sum")
-        options = {"autoReport.all": "true", "autoReport.directory": str(tmp_path)}
-        with pd.Session(g, step, device=dev, options=options) as s:
-            s.run()
+def summed(replicas, options=None):
+    """Runs an all-reduce of a [3] variable on `replicas` replicas; returns the profile summary
+    as lists of words."""
+    dev = pd.ipu_model(tiles=4, ipus=replicas)
+    g = pd.Graph(dev, replicas=replicas)
+    x = g.variable(pd.float32, (3,), name="x", init=np.ones(3, np.float32))
+    with pd.Sequence() as step:
+        pd.all_reduce(x, op="sum")
+    with pd.Session(g, step, device=dev, options=options) as s:
+        s.run()
+        return [line.split() for line in s.profile.summary().splitlines()]
 
-    dist.run_in_threads(instance, 2)
+
+def test_each_instance_writes_its_profile_in_its_own_directory(tmp_path):
+    dist.run_in_threads(lambda: summed(2, {"autoReport.all": "true", "autoReport.directory": str(tmp_path)}), 2)
     for k in range(2):
         (summary,) = (tmp_path / f"instance{k}").rglob("profile_summary.txt")
         lines = [line.split() for line in summary.read_text().splitlines()]
@@ -160,12 +163,5 @@ def test_each_instance_writes_its_profile_in_its_own_directory(tmp_path):
 
 
 def test_the_profile_summary_of_one_process_names_its_replicas():
-    dev = pd.ipu_model(tiles=4, ipus=4)
-    g = pd.Graph(dev, replicas=4)
-    x = g.variable(pd.float32, (3,), name="x", init=np.ones(3, np.float32))
-    with pd.Sequence() as step:
-        pd.all_reduce(x, op="sum")
-    with pd.Session(g, step, device=dev) as s:
-        s.run()
-        lines = [line.split() for line in s.profile.summary().splitlines()]
+    lines = summed(4)
     assert ["Replicas", "run", "here:", "0", "to", "3"] in lines and ["Instance:", "0", "of", "1"] in lines
