@@ -3,6 +3,7 @@ Python, no MPI at build or link time) started as `mpiexec -n 2 ./prog`: the emul
 the launcher's MPI at run time and the 2 ranks of 2 replicas give the bits of one process
 of 4 replicas; a missing MPI, a missing launcher and a rank that exits non-zero end with
 clear errors, never a hang. Needs the MPI tier's mpiexec (MPICH's, from the test extra)."""
+import ctypes.util
 import os
 import pathlib
 import shutil
@@ -93,6 +94,17 @@ def test_a_slice_without_a_launcher_names_what_is_missing(program):
     assert done.returncode == 1
     assert "no exchange between instances was set up for this engine: start the program's instances with an MPI " \
            "launcher (mpiexec -n I)" in text
+
+
+@pytest.mark.skipif(ctypes.util.find_library("mpi") or ctypes.util.find_library("mpi_abi")
+                    or list((pathlib.Path(os.path.realpath(sys.executable)).parent.parent / "lib").glob("libmpi*")),
+                    reason="an MPI on the loader's path or beside this Python (the program's parent) would be found")
+def test_a_launch_without_any_mpi_library_says_what_was_tried(program):
+    done, text = run([program], PATH="/usr/bin:/bin", PMI_SIZE="2", PMI_RANK="0", LD_LIBRARY_PATH="")
+    assert done.returncode == 1
+    assert "this process is rank 0 of 2 (PMI_SIZE/PMI_RANK) and its engine runs a slice of the replicas" in text
+    assert "no MPI library could be loaded" in text and "libmpi.so.12: " in text
+    assert "Set POPDSL_MPI_LIBRARY to the libmpi of the mpiexec that started the program." in text
 
 
 def test_an_mpi_library_that_cannot_be_loaded_is_named_on_every_rank(program, tmp_path):

@@ -111,7 +111,8 @@ MpiLibrary loadMpiLibrary(const MpiLaunch &launch) {
   throw poplar_error("poplar: this process is rank " + std::to_string(launch.rank) + " of " + std::to_string(launch.size) +
                      " (" + launch.variables + ") and its engine runs a slice of the replicas "
                      "(target.firstRuntimeReplica/numberRuntimeReplica), so the ranks must exchange over MPI, but no MPI "
-                     "library could be loaded. Tried:" + tried +
+                     "library could be loaded (none beside the launcher's processes or an mpiexec on PATH). Tried:" +
+                         tried +
                      "\nSet POPDSL_MPI_LIBRARY to the libmpi of the mpiexec that started the program.");
 }
 
