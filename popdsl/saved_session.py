@@ -145,8 +145,9 @@ def _check_manifest(manifest):
     if not (isinstance(replicas, int) and not isinstance(replicas, bool) and replicas >= 1):
         raise SavedSessionError(f"has a damaged manifest: 'replicas' is not a positive int: {replicas!r}")
     saved = weight_replicas(manifest)
-    if not (isinstance(saved, list) and len(saved) == 2 and all(isinstance(n, int) and not isinstance(n, bool)
-                                                                for n in saved) and 0 <= saved[0] < saved[1] <= replicas):
+    numbers = isinstance(saved, list) and len(saved) == 2 and all(
+        isinstance(n, int) and not isinstance(n, bool) for n in saved)
+    if not (numbers and 0 <= saved[0] < saved[1] <= replicas):
         raise SavedSessionError(f"has a damaged manifest: 'weight_replicas' is not a range of its {replicas} "
                                 f"replicas: {saved!r}")
     for kind, fields in _ENTRY_FIELDS.items():

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import popdsl as pd
+from test_session_lifecycle import saved_with_manifest
 
 pytestmark = pytest.mark.needs_emulator("instances as threads use the emulator's exchange")
 
@@ -75,6 +76,19 @@ def test_weights_saved_by_one_process_are_refused_by_an_instance(tmp_path):
     with pytest.raises(dist.InstancesFailed, match=r"instance 1: SessionError: .*holds the weights of replicas 0 "
                                                     r"to 3, but this instance runs replicas 2 to 3"):
         dist.run_in_threads(lambda: pd.Session.load(tmp_path / "all.popdsl"), 2)
+
+
+def test_a_file_of_format_3_loads_with_every_replicas_weights(tmp_path):
+    dev, g = graph()
+    w = g.variable(pd.float32, (3,), name="w")
+    with pd.Sequence("step") as step:
+        pd.copy(pd.all_reduce(w, op="sum"), w)
+    with pd.Session(g, {"step": step}, device=dev) as s:
+        s.write(w, VALUES)
+        s.save(tmp_path / "old.popdsl", weights=True)
+    saved_with_manifest(tmp_path / "old.popdsl", lambda m: (m.update(version=3), m.pop("weight_replicas")))
+    with pd.Session.load(tmp_path / "old.popdsl") as loaded:
+        assert loaded.read("w").tobytes() == VALUES.tobytes()
 
 
 def test_each_instance_reaches_its_replicas_remote_rows():

@@ -108,11 +108,11 @@ MpiLibrary loadMpiLibrary(const MpiLaunch &launch) {
     const char *why = dlerror();
     tried += "\n  " + soname + ": " + (why ? why : "?");
   }
-  throw poplar_error("poplar: this process is rank " + std::to_string(launch.rank) + " of " + std::to_string(launch.size) +
-                     " (" + launch.variables + ") and its engine runs a slice of the replicas "
-                     "(target.firstRuntimeReplica/numberRuntimeReplica), so the ranks must exchange over MPI, but no MPI "
-                     "library could be loaded (none beside the launcher's processes or an mpiexec on PATH). Tried:" +
-                         tried +
+  throw poplar_error("poplar: this process is rank " + std::to_string(launch.rank) + " of " +
+                     std::to_string(launch.size) + " (" + launch.variables +
+                     ") and its engine runs a slice of the replicas (target.firstRuntimeReplica/numberRuntimeReplica), "
+                     "so the ranks must exchange over MPI, but no MPI library could be loaded (none beside the "
+                     "launcher's processes or an mpiexec on PATH). Tried:" + tried +
                      "\nSet POPDSL_MPI_LIBRARY to the libmpi of the mpiexec that started the program.");
 }
 
@@ -228,7 +228,9 @@ public:
 
 private:
   void check(int code, const char *call) const {
-    if (code != 0) throw poplar_error("poplar: " + std::string(call) + " of " + name_ + " failed with error " + std::to_string(code));
+    if (code != 0)
+      throw poplar_error("poplar: " + std::string(call) + " of " + name_ + " failed with error " +
+                         std::to_string(code));
   }
 
   std::string name_;
