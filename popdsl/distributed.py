@@ -10,8 +10,9 @@ no MPI import.
 
 The instance count and index come from poprun/popdist's variables (POPDIST_NUM_INSTANCES,
 POPDIST_INSTANCE_INDEX) where set, else MPI's own (Open MPI's OMPI_COMM_WORLD_SIZE/RANK,
-MPICH/hydra's PMI_SIZE/PMI_RANK). Data travels over MPI (mpi4py); an instance that raises ends
-the whole run (MPI_Abort) after printing its error, so the others never wait for it.
+MPICH/hydra's PMI_SIZE/PMI_RANK). Data travels over MPI (mpi4py); an instance that raises or
+calls sys.exit with a non-zero status ends the whole run (MPI_Abort) after printing its error,
+so the others never wait for it.
 
 ``run_in_threads(fn, instances)`` runs `fn` as instances on threads of one process (an
 in-memory transport): tests of multi-instance behaviour that need no launcher.
@@ -81,7 +82,7 @@ class _Mpi:
         poplar._setProcessInstanceExchange(size, rank, self.allgather)
         # Dropped before Python finalizes: the exchange holds a Python function.
         atexit.register(poplar._setProcessInstanceExchange, size, rank, None)
-        _abort_on_uncaught_exception(self.comm, rank)
+        _abort_on_failure(self.comm, rank)
 
     def allgather(self, mine: bytes) -> List[bytes]:
         return self.comm.allgather(bytes(mine))
@@ -97,14 +98,36 @@ class _Threaded:
         return self.group.allGather(self.rank, bytes(mine))
 
 
-def _abort_on_uncaught_exception(comm, rank: int) -> None:
-    """An uncaught exception prints its traceback, then ends every instance (MPI_Abort), as
-    ``python -m mpi4py`` does: the others would otherwise wait for this one forever."""
+def _abort_on_failure(comm, rank: int) -> None:
+    """An uncaught exception (its traceback printed first) or ``sys.exit(n)`` with n != 0 on
+    the main thread ends every instance (MPI_Abort): the others would otherwise wait for this
+    one forever, in a collective or in MPI_Finalize. (Python's exit status is out of reach
+    at exit, so sys.exit records it on its way; a bare ``raise SystemExit(n)`` is not seen.)"""
     def hook(kind, value, tb):
         sys.stderr.write(f"[instance {rank}] " + "".join(traceback.format_exception(kind, value, tb)))
         sys.stderr.flush()
         comm.Abort(1)
+
+    plain_exit = sys.exit
+    status = []
+
+    def recording_exit(code=None):
+        if threading.current_thread() is threading.main_thread():
+            status.append(code)
+        plain_exit(code)
+
+    def at_exit():
+        code = status[-1] if status else None
+        if code is None or code == 0:
+            return
+        code = code if isinstance(code, int) else 1  # sys.exit("message") exits with 1
+        sys.stderr.write(f"[instance {rank}] exiting with status {code}: MPI_Abort ends every instance\n")
+        sys.stderr.flush()
+        comm.Abort(code)
+
     sys.excepthook = hook
+    sys.exit = recording_exit
+    atexit.register(at_exit)
 
 
 def _from_environment():
@@ -146,6 +169,16 @@ def num_instances() -> int:
 def instance_index() -> int:
     """This instance's index, 0 to num_instances() - 1."""
     return _instances().rank
+
+
+# Under a launch of several instances, join the run at import: an instance that fails before
+# its first collective then still ends the others (MPI's launcher waits forever for a process
+# that never initialised MPI). An error here (no mpi4py) is raised again at first use.
+if any(os.environ.get(size, "1") not in ("", "1") for size, _ in _LAUNCHER_VARIABLES):
+    try:
+        _instances()
+    except RuntimeError:
+        pass
 
 
 def is_main() -> bool:

@@ -1,8 +1,9 @@
 """The file `Session.save` writes and `Session.load` reads: a magic line, the manifest's
 length (8 bytes, little-endian), the manifest (JSON: program names, and the names,
 handles, shapes and dtypes of the tensors, streams and host callbacks, and the handles
-of the weights saved with it), the saved weights' values (raw, in the manifest's order,
-each of its tensor's host shape and dtype), then the serialized executable.
+of the weights saved with it and the replicas they are of), the saved weights' values
+(raw, in the manifest's order, each of its tensor's host shape and dtype: one row per
+replica of the saving instance), then the serialized executable.
 
 Saved sessions are files users copy between machines, so reading one checks every
 field before anything uses it: a damaged or foreign file raises SessionError naming the
@@ -18,7 +19,11 @@ from popdsl._core import poplar
 from popdsl.dtypes import as_type
 
 MAGIC = b"POPDSL-SESSION\n"
-VERSION = 3  # 2: replicated sessions ("replicas", streams' "broadcast"); 3: saved weights
+# 2: replicated sessions ("replicas", streams' "broadcast"); 3: saved weights; 4: the replicas
+# whose weights are saved ("weight_replicas": [first, stop), one instance's of a multi-instance
+# run). Format 3 files (all replicas' weights) are read too.
+VERSION = 4
+_READABLE = (3, 4)
 _LENGTH = struct.Struct("<Q")
 
 
@@ -55,7 +60,7 @@ def read(path):
         raise SavedSessionError(f"has a damaged manifest ({e})") from None
     if not isinstance(manifest, dict):
         raise SavedSessionError("has a damaged manifest (not a JSON object)")
-    if manifest.get("version") != VERSION:
+    if manifest.get("version") not in _READABLE:
         raise SavedSessionError(f"was saved in format {manifest.get('version')!r}; this popdsl reads format {VERSION}")
     _check_manifest(manifest)
     weights, end = _weights(manifest, data, start + length)
@@ -72,10 +77,11 @@ def _weights(manifest: dict, data: bytes, begin: int):
         raise SavedSessionError(f"has a damaged manifest: 'weights' is not a list of its variables' handles: "
                                 f"{handles!r}")
     replicas = manifest["replicas"]
+    first, stop = weight_replicas(manifest)
     weights = {}
     for handle in handles:
         t = tensors[handle]
-        shape = ((replicas,) if replicas > 1 else ()) + tuple(t["shape"])
+        shape = ((stop - first,) if replicas > 1 else ()) + tuple(t["shape"])
         dtype = np.dtype(t["dtype"])
         size = int(np.prod(shape)) * dtype.itemsize
         if begin + size > len(data):
@@ -84,6 +90,11 @@ def _weights(manifest: dict, data: bytes, begin: int):
         weights[handle] = np.frombuffer(data, dtype, int(np.prod(shape)), begin).reshape(shape).copy()
         begin += size
     return weights, begin
+
+
+def weight_replicas(manifest: dict):
+    """[first, stop) of the replicas whose weights the file holds (all in format 3)."""
+    return manifest.get("weight_replicas", [0, manifest["replicas"]])
 
 
 def _is_name(value):
@@ -133,6 +144,12 @@ def _check_manifest(manifest):
     replicas = manifest.get("replicas")
     if not (isinstance(replicas, int) and not isinstance(replicas, bool) and replicas >= 1):
         raise SavedSessionError(f"has a damaged manifest: 'replicas' is not a positive int: {replicas!r}")
+    saved = weight_replicas(manifest)
+    numbers = isinstance(saved, list) and len(saved) == 2 and all(
+        isinstance(n, int) and not isinstance(n, bool) for n in saved)
+    if not (numbers and 0 <= saved[0] < saved[1] <= replicas):
+        raise SavedSessionError(f"has a damaged manifest: 'weight_replicas' is not a range of its {replicas} "
+                                f"replicas: {saved!r}")
     for kind, fields in _ENTRY_FIELDS.items():
         entries = manifest.get(kind)
         if not isinstance(entries, list):

@@ -140,6 +140,7 @@ class Session:
             saved = {t.handle: self._host_data[t.handle] for t in self._weights() if t.handle in self._host_data}
         saved_session.write(file_path(path, "Session.save"), {
             "programs": self.program_names, "name": self.name, "replicas": self.replicas,
+            "weight_replicas": [self.replica_range.start, self.replica_range.stop],
             "tensors": [t.to_json() for t in self._tensors.values()],
             "streams": [s.to_json() for s in self._streams.values()],
             "host_callbacks": [c.to_json() for c in self._callbacks.values()],
@@ -500,6 +501,11 @@ def _read(path: str, callbacks: dict, needs_target: bool) -> Compiled:
         raise SessionError(f"Session.load({path!r}) needs device= on the sdk backend: the saved target is read "
                            "from the executable only by the emulator backend")
     replicas = manifest["replicas"]
+    held, mine = range(*saved_session.weight_replicas(manifest)), distributed.replica_range(replicas)
+    if weights and held != mine:
+        raise SessionError(f"Session.load({path!r}): the file holds the weights of replicas {held.start} to "
+                           f"{held.stop - 1}, but this instance runs replicas {mine.start} to {mine.stop - 1}: "
+                           "load it on the instance that saved it (each instance saves its own file)")
     target = None
     if needs_target:  # the executable's target is one replica's
         target = poplar.Target.deserialize(poplar._executableSections(executable)["target"])

@@ -7,9 +7,10 @@
 // instance, which computes its own replicas' results exactly as one process would.
 //
 // Transports: ThreadInstanceGroup below (instances as threads of one process, for tests
-// that need no launcher) and CallbackInstanceExchange (any all-gather, e.g. MPI's through
-// mpi4py; popdsl.distributed installs one under mpiexec). The SDK has no such seam: there
-// the collectives are GCL programs on the IPU-Links.
+// that need no launcher), CallbackInstanceExchange (any all-gather, e.g. MPI's through
+// mpi4py; popdsl.distributed installs one under mpiexec) and, for a C++ program started by
+// an MPI launcher, MPI itself, found at run time (src/poplar/MpiInstanceExchange.cpp). The
+// SDK has no such seam: there the collectives are GCL programs on the IPU-Links.
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -33,8 +34,10 @@ public:
 };
 
 // The exchange an engine made on this thread uses: the thread's (set here), else the
-// process's; null: none (an engine running a slice of the replicas then fails at its first
-// collective, naming the missing exchange).
+// process's, else, in a process that an MPI launcher started as one of several ranks, one
+// over that MPI (made on first use; poplar_error when no MPI library can be found); null:
+// none (an engine running a slice of the replicas then fails at its first run, naming the
+// missing exchange).
 void setThreadInstanceExchange(std::shared_ptr<InstanceExchange> exchange);
 void setProcessInstanceExchange(std::shared_ptr<InstanceExchange> exchange);
 std::shared_ptr<InstanceExchange> currentInstanceExchange();

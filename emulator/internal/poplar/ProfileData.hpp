@@ -37,6 +37,9 @@ struct ProfileData {
   std::vector<ProfileStep> steps; // in program order
   std::uint64_t runs = 0;
   bool hostTimed = false;
+  // The replicas the engine ran, [firstReplica, firstReplica + numReplicas) of the graph's
+  // totalReplicas, as instance `instance` of `instances` (0 of 1 in a one-process run).
+  unsigned firstReplica = 0, numReplicas = 1, totalReplicas = 1, instance = 0, instances = 1;
   std::uint64_t totalCycles() const;
 };
 

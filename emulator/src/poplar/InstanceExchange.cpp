@@ -2,6 +2,8 @@
 
 #include <poplar/exceptions.hpp>
 
+#include "MpiInstanceExchange.hpp"
+
 namespace poplar::detail {
 
 namespace {
@@ -31,8 +33,11 @@ void setProcessInstanceExchange(std::shared_ptr<InstanceExchange> exchange) {
 
 std::shared_ptr<InstanceExchange> currentInstanceExchange() {
   if (threadExchange) return threadExchange;
-  const std::lock_guard<std::mutex> lock(processExchangeMutex);
-  return processExchange;
+  {
+    const std::lock_guard<std::mutex> lock(processExchangeMutex);
+    if (processExchange) return processExchange;
+  }
+  return launcherInstanceExchange();
 }
 
 ThreadInstanceGroup::ThreadInstanceGroup(unsigned instances, double timeoutSeconds)

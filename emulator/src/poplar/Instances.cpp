@@ -68,8 +68,9 @@ std::vector<std::string> exchangeStep(const ReplicaSlice &slice, const std::stri
                                       const std::vector<std::string> &payloads) {
   if (!slice.exchange)
     throw poplar_error("Engine::run: " + step + " needs the replicas of other instances, but no exchange between instances "
-                       "was set up for this engine (popdsl.distributed does it under mpiexec; the C++ API has "
-                       "poplar::detail::setProcessInstanceExchange)");
+                       "was set up for this engine: start the program's instances with an MPI launcher (mpiexec -n I), "
+                       "which the engine finds by OMPI_COMM_WORLD_SIZE/RANK or PMI_SIZE/RANK (popdsl.distributed does "
+                       "it under mpiexec; the C++ API also has poplar::detail::setProcessInstanceExchange)");
   std::string mine;
   putText(mine, step);
   put(mine, slice.first);

@@ -86,6 +86,18 @@ void printTarget(std::ostream &out, const ProfileData &p) {
   out << "\n";
 }
 
+// Printed for replicated graphs and multi-instance runs only.
+void printReplicas(std::ostream &out, const ProfileData &p) {
+  if (p.totalReplicas == 1 && p.instances == 1) return;
+  Section s(out);
+  out << "Replicas:\n";
+  s.line(2, "Replication factor (global)", withCommas(p.totalReplicas));
+  s.line(2, "Replicas run here",
+         std::to_string(p.firstReplica) + " to " + std::to_string(p.firstReplica + p.numReplicas - 1));
+  s.line(2, "Instance", std::to_string(p.instance) + " of " + std::to_string(p.instances));
+  out << "\n";
+}
+
 void printGraph(std::ostream &out, const ProfileData &p) {
   Section s(out);
   out << "Graph:\n";
@@ -265,6 +277,13 @@ ProfileData getProfileData(const Engine &engine) {
   }
   p.runs = s.runs;
   p.hostTimed = s.timeSteps;
+  p.firstReplica = s.slice.first;
+  p.numReplicas = s.slice.count;
+  p.totalReplicas = s.slice.total;
+  if (s.slice.exchange) {
+    p.instance = s.slice.exchange->index();
+    p.instances = s.slice.exchange->instances();
+  }
   return p;
 }
 } // namespace detail
@@ -283,6 +302,7 @@ void Engine::printProfileSummary(std::ostream &out, const OptionFlags &opt) cons
                              "Engine::enableExecutionProfiling() before the runs to profile");
   const ProfileData p = detail::getProfileData(*this);
   printTarget(out, p);
+  printReplicas(out, p);
   printGraph(out, p);
   printMemory(out, p);
   printExecution(out, p, showSteps);
