@@ -77,10 +77,12 @@ def _laid_out_for_products(matrix: Tensor, params: LstmParams) -> bool:
     scratch = poplar.Graph(matrix.graph.target)
     library = poplin.createMatMulInputRHS(scratch, params.dtype, a_shape, w_shape, "W").getVarRegions()
     regions = matrix.raw.getVarRegions()
+    if len(regions) != len(library) or len({r.var.id for r in regions}) != 1:
+        return False
 
     def places(rs):
-        return [(r.interval.begin(), r.interval.end()) for r in rs]
-    return len({r.var.id for r in regions}) == 1 and places(regions) == places(library)
+        return [(interval.begin(), interval.end()) for interval in (r.interval for r in rs)]  # one object a region
+    return places(regions) == places(library)
 
 
 def _stacked_weights(weights: LstmWeights) -> Tensor:
