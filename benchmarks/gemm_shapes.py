@@ -21,9 +21,11 @@ import numpy as np  # noqa: E402
 from timing import best_times  # noqa: E402
 
 import popdsl as pd  # noqa: E402
+from popdsl.tensor import Tensor  # noqa: E402
 
 STEPS, REPEATS = 5, 200
-# name: (m, k, n, how B is stored: "rows" as [k, n], "transposed" as [n, k])
+# name: (m, k, n, how B is stored: "rows" as [k, n], "transposed" as [n, k], "created" as
+# poplin's createMatMulInputRHS lays it out for the product, as an SDK program has it)
 CASES = {}
 for batch in (32, 1):  # an LSTM step's products: forward with and without preCalcWeights, backward
     CASES.update({
@@ -31,6 +33,7 @@ for batch in (32, 1):  # an LSTM step's products: forward with and without preCa
         f"fwd step B={batch} [{batch},512]x[512,1024]": (batch, 512, 1024, "rows"),
         f"bwd step B={batch} [{batch},1024]x[1024,256]": (batch, 1024, 256, "rows"),
         f"bwd step B={batch}, B transposed": (batch, 1024, 256, "transposed"),
+        f"fwd step B={batch}, B created": (batch, 512, 1024, "created"),
     })
 CASES.update({  # around the kernel's limits
     "m=7 [7,256]x[256,1000]": (7, 256, 1000, "rows"),
@@ -44,13 +47,18 @@ CASES.update({  # around the kernel's limits
 })
 
 
-def emulator_products(a, b_stored, transposed):
+def emulator_products(a, b_stored, layout):
     """A function running STEPS products a @ b in a Repeat, and one reading the product."""
     device = pd.ipu_model()
     graph = pd.Graph(device)
     a_t = graph.constant(a, name="a")
-    b_t = graph.constant(b_stored, name="b")
-    b_t = b_t.T if transposed else b_t
+    if layout == "created":
+        b_raw = pd.poplin.createMatMulInputRHS(graph.raw, pd.float32, list(a.shape), list(b_stored.shape), "b")
+        graph.raw.setInitialValue(b_raw, b_stored)
+        b_t = Tensor(b_raw, graph)
+    else:
+        b_t = graph.constant(b_stored, name="b")
+        b_t = b_t.T if layout == "transposed" else b_t
     c = graph.variable(pd.float32, (a.shape[0], b_t.shape[1]), name="c")
     with pd.Sequence("products") as products:
         with pd.Repeat(STEPS):
@@ -74,7 +82,7 @@ for name, (m, k, n, layout) in CASES.items():
     a = rng.standard_normal((m, k), dtype=np.float32)
     b = rng.standard_normal((k, n), dtype=np.float32)
     b_stored = np.ascontiguousarray(b.T) if layout == "transposed" else b
-    run, read = emulator_products(a, b_stored, layout == "transposed")
+    run, read = emulator_products(a, b_stored, layout)
     emulator, reference = best_times([run, numpy_products(a, b_stored.T if layout == "transposed" else b)],
                                      REPEATS)
     expected = a.astype(np.float64) @ b.astype(np.float64)

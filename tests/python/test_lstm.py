@@ -317,34 +317,52 @@ def test_batch_of_one(pre_calc):
     run_phases(make_config(B=1, options={"preCalcWeights": pre_calc}), phases=("all",))
 
 
+def var_places(t):
+    """Where a tensor's elements lie: [(begin, end)] in the variable(s) it views."""
+    return [(r.interval.begin(), r.interval.end()) for r in t.raw.getVarRegions()]
+
+
+@pytest.mark.needs_emulator("the emulator's layout of createMatMulInputRHS")
 @pytest.mark.parametrize("pre_calc", ["false", "true"], ids=["no_precalc", "precalc"])
-def test_create_weights_lays_w_out_in_column_panels(pre_calc):
-    # H = 256: W [I + H, 4H] lies in four panels of 256 columns, one after the other, each with
-    # its rows back to back, which the forward multiplies where they lie; every phase still
-    # matches the reference.
+def test_create_weights_lays_w_out_as_poplin_creates_a_step_products_rhs(pre_calc):
+    # W [I + H, 4H] lies as poplin's createMatMulInputRHS lays out B of a step's product
+    # [B, I + H] x W: on the emulator, at H = 256 and 2 rows, four panels of 256 columns, one
+    # after the other, each with its rows back to back, which the forward multiplies where
+    # they lie; every phase still matches the reference.
     built = run_phases(make_config(S=2, B=2, I=3, H=256, options={"preCalcWeights": pre_calc}), phases=("fwd", "all"))
     gates = built.weights.output_weights.raw.getVarRegions()  # a gate's rows of W_out: rows 3.. of its panel
     assert [(r.interval.begin(), r.interval.size()) for r in gates] == [(g * 259 * 256 + 3 * 256, 256 * 256)
                                                                        for g in range(4)]
-    narrow = lstm.create_weights(built.graph, lstm.LstmParams(pd.float32, 2, 2, (3, 4))).output_weights  # one panel
-    assert [r.interval.begin() for r in narrow.raw.getVarRegions()[:3]] == [3 * 16, 4 * 16, 5 * 16]
+    created = pd.poplin.createMatMulInputRHS(built.graph.raw, pd.float32, [2, 259], [259, 1024], "W")
+    assert var_places(lstm_weights._stacked_weights(built.weights)) == \
+        [(r.interval.begin(), r.interval.end()) for r in created.getVarRegions()]
+    narrow = lstm.create_weights(built.graph, lstm.LstmParams(pd.float32, 2, 2, (3, 4))).output_weights  # plain rows
+    assert [begin for begin, _ in var_places(narrow)[:3]] == [3 * 16, 4 * 16, 5 * 16]
 
 
-@pytest.mark.parametrize("hidden, panels, width", [(4, 1, 16), (64, 1, 256), (100, 2, 256), (257, 5, 256),
-                                                   (256, 4, 256)])
-def test_create_weights_is_read_in_place(hidden, panels, width):
-    # Panels of 256 columns, the last one's columns past 4H unused (with H = 257, four columns
-    # of the fifth; up to 256 columns, plain rows); the forward copies weights laid out otherwise.
+@pytest.mark.parametrize("dtype, hidden, panels, width", [
+    (pd.float32, 4, 1, 16), (pd.float32, 64, 1, 256), (pd.float32, 100, 2, 256), (pd.float32, 257, 5, 256),
+    (pd.float32, 256, 4, 256), (pd.float16, 256, 1, 1024)])
+def test_forward_copies_only_weights_laid_out_otherwise(dtype, hidden, panels, width):
+    # create_weights' W is read where it lies (panels of 256 columns, the last one's columns past
+    # 4H unused; up to 256 columns, and in half, plain rows); the forward copies weights laid out
+    # otherwise into a variable of poplin's layout, once, before its loop.
     g = pd.Graph(pd.ipu_model(tiles=4))
-    params = lstm.LstmParams(pd.float32, 2, 2, (3, hidden))
+    params = lstm.LstmParams(dtype, 2, 2, (3, hidden))
+    x, state = lstm.create_input(g, params), lstm.create_initial_state(g, params)
     weights = lstm.create_weights(g, params)
     stacked = lstm_weights._stacked_weights(weights)
-    starts = [r.interval.begin() for r in stacked.raw.getVarRegions()]
-    assert starts[:panels] == [p * (3 + hidden) * width for p in range(panels)]  # row 0 of each panel
-    assert lstm_weights._in_place(stacked)
-    own = lstm.LstmWeights(g.variable(pd.float32, (4, 3, hidden)), g.variable(pd.float32, (4, hidden, hidden)),
-                           weights.biases)
-    assert not lstm_weights._in_place(lstm_weights._stacked_weights(own))
+    if pd.backend() == "emulator":
+        starts = [begin for begin, _ in var_places(stacked)]
+        assert starts[:panels] == [p * (3 + hidden) * width for p in range(panels)]  # row 0 of each panel
+    assert lstm_weights._laid_out_for_products(stacked, params)
+    own = lstm.LstmWeights(g.variable(dtype, (4, 3, hidden)), g.variable(dtype, (4, hidden, hidden)), weights.biases)
+    assert not lstm_weights._laid_out_for_products(lstm_weights._stacked_weights(own), params)
+    for w, copies in ((weights, 0), (own, 1)):
+        before = len(g.variables)
+        with pd.Sequence():
+            lstm.forward(params, state, x, w)
+        assert [t.name for t in g.variables[before:]].count("lstm/fwd/weights") == copies
 
 
 def test_weights_in_variables_of_their_own_match_reference():

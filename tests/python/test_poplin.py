@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from popdsl import poplar, poplin, poputil, program
-from cpp_build import build_program
+from cpp_build import build_program, run_labelled_program
 
 RELATIVE_TOLERANCE = {poplar.FLOAT: 1e-5, poplar.HALF: 1e-2}
 NUMPY_DTYPE = {poplar.FLOAT: np.float32, poplar.HALF: np.float16}
@@ -600,6 +600,67 @@ def test_created_operands_are_mapped_and_usable(graph, device, dtype):
     poplin.matMulWithOutput(graph, A, B, out, seq)
     (got,) = run(graph, device, seq, [out])
     assert_product_close(got, a, b, dtype)
+
+
+def rhs_panel_places(k, n, groups=1, width=256):
+    """[(begin, end)] of B [k, n] (each of `groups` after the other) in column panels of `width`
+    columns, one after the other, each with its rows back to back, the last one's columns past
+    n unused: the layout createMatMulInputRHS gives where the emulator's few-rows products read B."""
+    panels = -(-n // width)
+    return [(((g * panels + p) * k + i) * width, ((g * panels + p) * k + i) * width + min(width, n - p * width))
+            for g in range(groups) for i in range(k) for p in range(panels)]
+
+
+# createMatMulInputRHS (and preArrangeMatMulInputRHS) lay B out for the product's kernel: for an
+# A of few rows a FLOAT B wider than 256 columns in column panels, which the products read where
+# they lie (in place of rows 4 KB apart); otherwise plain rows. A is plain rows either way.
+@pytest.mark.needs_emulator("the emulator's layout of matmul operands")
+@pytest.mark.parametrize("how", ["created", "pre-arranged"])
+@pytest.mark.parametrize("dtype, m, n, in_panels", [(poplar.FLOAT, 2, 1024, True), (poplar.FLOAT, 32, 600, True),
+                                                    (poplar.FLOAT, 2, 256, False), (poplar.HALF, 32, 600, False)])
+def test_rhs_is_laid_out_for_the_product(graph, device, how, dtype, m, n, in_panels):
+    k = 7
+    a, b = random_values((m, k), dtype, 1), random_values((k, n), dtype, 2)
+    A = poplin.createMatMulInputLHS(graph, dtype, [m, k], [k, n], "A")
+    seq = program.Sequence()
+    plain_b = variable(graph, b, "plainB", dtype)
+    if how == "created":
+        B = poplin.createMatMulInputRHS(graph, dtype, [m, k], [k, n], "B")
+        seq.add(program.Copy(plain_b, B))
+    else:
+        B = poplin.preArrangeMatMulInputRHS(graph, [m, k], plain_b, seq, "B")
+    seq.add(program.Copy(variable(graph, a, "plainA", dtype), A))
+    places = [(r.interval.begin(), r.interval.end()) for r in B.getVarRegions()]
+    assert places == (rhs_panel_places(k, n) if in_panels else [(0, k * n)])
+    assert [(r.interval.begin(), r.interval.end()) for r in A.getVarRegions()] == [(0, m * k)]
+    assert covered_elements(graph.getTileMapping(B)) == list(range(k * n))
+    (got,) = run(graph, device, seq, [poplin.matMul(graph, A, B, seq, "product")])
+    assert_product_close(got, a, b, dtype)
+
+
+@pytest.mark.needs_emulator("the emulator's layout of matmul operands")
+def test_grouped_rhs_is_laid_out_for_the_product(graph, device):
+    a, b = random_values((2, 3, 4), seed=1), random_values((2, 4, 300), seed=2)
+    B = poplin.createMatMulGroupedInputRHS(graph, poplar.FLOAT, poplar.FLOAT, [2, 3, 4], [2, 4, 300], "B")
+    assert [(r.interval.begin(), r.interval.end()) for r in B.getVarRegions()] == rhs_panel_places(4, 300, groups=2)
+    seq = program.Sequence([program.Copy(variable(graph, b, "plainB"), B)])
+    (got,) = run(graph, device, seq, [poplin.matMulGrouped(graph, variable(graph, a, "a"), B, seq, poplar.FLOAT)])
+    assert_product_close(got, a, b, poplar.FLOAT)
+
+
+# A C++ program as written for the SDK (tests/cpp/matmul_created_operands.cpp): its B from
+# createMatMulInputRHS lies in column panels, which its product reads where they lie.
+@pytest.mark.needs_emulator("the emulator's layout of matmul operands")
+def test_cpp_program_gets_the_created_layout(tmp_path):
+    printed = run_labelled_program(tmp_path, "matmul_created_operands")[0]
+    m, k, n = 2, 5, 600
+
+    def values(size, seed):
+        return np.sin(0.37 * np.arange(size) + seed).astype(np.float32).astype(np.float64)
+    places = [int(v) for v in printed["B"].split()]
+    assert list(zip(places[::2], places[1::2])) == rhs_panel_places(k, n)
+    got = np.array(printed["C"].split(), np.float32).reshape(m, n)
+    assert_product_close(got, values(m * k, 0.1).reshape(m, k), values(k * n, 0.2).reshape(k, n), poplar.FLOAT)
 
 
 def test_created_grouped_operands(graph):

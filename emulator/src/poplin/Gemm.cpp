@@ -233,7 +233,7 @@ std::optional<std::vector<StridedLayout>> stridedLayouts(const Access &a, std::s
 constexpr std::size_t kLeastPanelColumns = 16;
 
 // Each group's matrix as column panels side by side, each with unit column stride and rows
-// a stride apart (as lstm.create_weights lays out its weights, so that a product of one row
+// a stride apart (as createMatMulInputRHS lays B out for few rows, so that a product of one row
 // reads each panel as one stream), when it is laid out so in more than one panel; else nothing.
 std::optional<std::vector<std::vector<MatrixPanel>>> columnPanels(const Access &a, std::size_t groups,
                                                                   std::size_t rows, std::size_t cols) {

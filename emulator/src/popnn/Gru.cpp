@@ -56,6 +56,10 @@ Tensor createInitialState(poplar::Graph &graph, const GruParams &params, const p
   return rnn::createInitialState(graph, params.rnn, true, 1, 1, poplar::DebugContext(debugContext, "gru"))[0];
 }
 
+// Each unit's [in, out] and [out, out] matrices in plain rows: the forward multiplies by W[u]
+// and the backward by W[u]^T, and both products read plain rows where they lie (the few-rows
+// kernel takes a transposed B too); the column panels createMatMulGroupedInputRHS gives a
+// wide B for few rows would leave the backward's W[u]^T to be gathered at every step.
 std::pair<Tensor, Tensor> createWeightsKernel(poplar::Graph &graph, const GruParams &params,
                                               const poplar::DebugContext &debugContext, const poplar::OptionFlags &,
                                               poplin::PlanningCache *) {

@@ -10,8 +10,9 @@ intermediates are the gate gradients dZ [S, 4, B, H] in cell order.
 Each time loop is one pd.Repeat whose body slices its step with t.at[step]: the graph
 does not grow with the sequence length. Inside the loops the weights are one matrix
 W = [[W_in], [W_out]] of shape [I + H, 4H], so a step is a single matmul (create_weights
-lays both weight tensors out in W's memory order, which the products read in place; other
-weights are copied into that order once a run); with
+makes both weight tensors views of a W from poplin's createMatMulInputRHS, laid out by the
+library for the products, which read it in place; other weights are copied into that layout
+once a run); with
 preCalcWeights the input part of every step is one product before the forward loop, and
 the backward pass (when every step's gate gradients are kept, as for the weight update)
 makes the input gradients of all steps in one product after its loop. A forward pass that

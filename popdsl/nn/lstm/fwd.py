@@ -10,7 +10,7 @@ from popdsl.nn.lstm.bwd import backward_with_weight_update
 from popdsl.nn.lstm.cell import _cell_step, _step_counter
 from popdsl.nn.lstm.params import (LstmParams, LstmState, LstmWeights, _check_layer, _num_intermediates,
                                    _Options, _parse_options)
-from popdsl.nn.lstm.weights import _in_place, _stacked_weights, _weight_matrix
+from popdsl.nn.lstm.weights import _laid_out_for_products, _stacked_weights, _weight_matrix
 from popdsl.tensor import Tensor
 
 
@@ -18,12 +18,12 @@ def _gate_units(params: LstmParams, opts: _Options, x: Tensor, weights: LstmWeig
     """(output, units_step): the output h [B, H] a step reads, and units_step(t), which adds
     the products of the step's gate units [B, 4, H] (cell order, without the biases) and
     returns them. The weights are one matrix W = [[W_in], [W_out]] stored as the products
-    read it, in column panels (_weight_matrix), which the emulator's kernel for products of
-    few rows reads in place: weights from create_weights lie so, others are copied so."""
+    read it, in the layout poplin's createMatMulInputRHS chooses (_weight_matrix): weights
+    from create_weights lie so, others are copied so once a run, not read apart at every step."""
     graph = x.graph
     s, b, (i, h), dtype = params.time_steps, params.batch_size, params.layer_sizes, params.dtype
     weights_matrix = _stacked_weights(weights)
-    if not _in_place(weights_matrix):
+    if not _laid_out_for_products(weights_matrix, params):
         weights_matrix = pd.copy(weights_matrix, _weight_matrix(graph, params, "weights"))
     output = graph.variable(dtype, (b, h), name="output")
     if opts.pre_calc_weights:  # x_t W_in of every step in one product before the loop; a step adds h W_out

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Optional
 
 import popdsl as pd
-from popdsl.debug import BuildError, describe, expect_str
+from popdsl import poplar, poplin
+from popdsl.debug import BuildError, describe, expect_str, plain_name
 from popdsl.nn.lstm.params import LstmParams, LstmState, LstmWeights, _check_params
 from popdsl.tensor import Tensor
 from popdsl.control import Block
@@ -36,8 +37,8 @@ def create_weights(graph: pd.Graph, params: LstmParams, name: str = "lstm/weight
     """Input weights [4, I, H], output weights [4, H, H] and biases [4, H] (gates in cell order).
     The two weight tensors are views of one variable, `name`: the matrix W = [[W_in], [W_out]]
     [I + H, 4H] the steps multiply, as popnn lays weights out for its matmuls, so the forward
-    reads them where they lie instead of copying them at every run (in column panels, as
-    _weight_matrix says)."""
+    reads them where they lie instead of copying them at every run (in the layout poplin's
+    createMatMulInputRHS chooses, _weight_matrix)."""
     _check_creation(graph, params, name, "lstm.create_weights")
     i, h = params.layer_sizes
     stacked = _weight_matrix(graph, params, name).reshape(i + h, 4, h)
@@ -51,50 +52,35 @@ def zero_initial_state(state: LstmState, prog: Optional[Block] = None) -> None:
     pd.zero(state.cell_state, prog=prog)
 
 
-# The width of the column panels create_weights lays W out in: the emulator's kernel for a
-# product of one row (a step at B=1) reads a panel of 256 floats a row as one stream, where
-# over rows 4 KB apart it also read the parts of them other blocks read (Zen5, [1,256]x[256,1024]
-# on two threads: 4.2 us over padded rows, 2.5 us over panels; no change at 32 rows).
-PANEL_COLUMNS = 256
+def _step_product_shapes(params: LstmParams):
+    """The shapes of a step's product [x_t, h] W: A [B, I + H] and W [I + H, 4H]."""
+    i, h = params.layer_sizes
+    return [params.batch_size, i + h], [i + h, 4 * h]
 
 
 def _weight_matrix(graph, params: LstmParams, name: str) -> Tensor:
-    """W [I + H, 4H] in a variable `name` of column panels of PANEL_COLUMNS, one after the
-    other, each with its rows back to back (the last panel's columns past 4H unused; one
-    panel: plain rows): the layout the step's products read fastest."""
-    i, h = params.layer_sizes
-    panels = -(-4 * h // PANEL_COLUMNS)
-    if panels == 1:
-        return graph.variable(params.dtype, (i + h, 4 * h), name=name)
-    stored = graph.variable(params.dtype, (panels, i + h, PANEL_COLUMNS), name=name)
-    return stored.transpose(1, 0, 2).reshape(i + h, panels * PANEL_COLUMNS)[:, :4 * h]
+    """W [I + H, 4H] in a variable `name`, laid out as poplin's createMatMulInputRHS lays out
+    the right-hand side of a step's product (as popnn's createWeightsKernel has it): the
+    library that runs the products chooses the layout they read fastest."""
+    a_shape, w_shape = _step_product_shapes(params)
+    raw = poplin.createMatMulInputRHS(graph.raw, params.dtype, a_shape, w_shape, plain_name(name))
+    return graph.track(Tensor(raw, graph))
 
 
-def _in_place(matrix: Tensor) -> bool:
-    """Whether a product reads `matrix` where it lies: in one variable, as column panels side
-    by side (or one, plain rows), each with its rows at one stride, as the emulator's products
-    take them (poplin's Gemm.cpp: panels of at least 16 columns but the last)."""
+def _laid_out_for_products(matrix: Tensor, params: LstmParams) -> bool:
+    """Whether `matrix` (W [I + H, 4H]) lies as _weight_matrix lays W out: in one variable, at
+    the places in it where createMatMulInputRHS puts W's elements, which the library is asked
+    on a scratch graph of the same target (creating nothing in matrix's graph)."""
+    a_shape, w_shape = _step_product_shapes(params)
+    scratch = poplar.Graph(matrix.graph.target)
+    library = poplin.createMatMulInputRHS(scratch, params.dtype, a_shape, w_shape, "W").getVarRegions()
     regions = matrix.raw.getVarRegions()
-    rows, cols = matrix.shape
-    if len(regions) == 1:
-        return True  # contiguous
-    if len(regions) % rows:
+    if len(regions) != len(library) or len({r.var.id for r in regions}) != 1:
         return False
-    per_row = len(regions) // rows
-    intervals = [r.interval for r in regions]  # each access makes an object: once a region
-    spans = [(interval.begin(), interval.size()) for interval in intervals]
-    if len({r.var.id for r in regions}) != 1 or sum(size for _, size in spans[:per_row]) != cols:
-        return False
-    for panel in range(per_row):
-        starts, sizes = zip(*spans[panel::per_row])
-        width = sizes[0]
-        if any(size != width for size in sizes) or (panel < per_row - 1 and width < 16):
-            return False
-        if rows > 1:
-            stride = starts[1] - starts[0]
-            if stride < width or any(b - a != stride for a, b in zip(starts, starts[1:])):
-                return False
-    return True
+
+    def places(rs):
+        return [(interval.begin(), interval.end()) for interval in (r.interval for r in rs)]  # one object a region
+    return places(regions) == places(library)
 
 
 def _stacked_weights(weights: LstmWeights) -> Tensor:
