@@ -26,7 +26,7 @@ from fma_peak import fma_peak_gflops
 from ratios import verdict
 
 HERE = Path(__file__).resolve().parent
-BENCHMARKS = ["dispatch", "matmul", "elementwise", "attention", "lstm"]
+BENCHMARKS = ["dispatch", "host_io", "matmul", "elementwise", "attention", "lstm"]
 
 
 def parse_arguments():

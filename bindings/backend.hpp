@@ -90,6 +90,12 @@ std::size_t programHash(const poplar::program::Program &program);
 // values to Python numbers (the SDK's FieldData converts only to a type the caller names).
 poplar::Type fieldElementType(const poplar::FieldData &field);
 
+// The direction of each edge field of a vertex type ("Input", "Output", "InOut") as its
+// codelet declares it, for the Pythonic layer's records of what a vertex reads and writes;
+// nullopt where the backend cannot tell (the SDK's API does not say).
+std::optional<std::vector<std::pair<std::string, std::string>>> vertexFieldDirections(const poplar::Graph &graph,
+                                                                                        const std::string &vertexType);
+
 // Every replica of the group gets the data of its rank `rootReplica` (a new tensor).
 // The emulator's gcl has broadcastCrossReplica; the SDK's name for it is not confirmed,
 // so there it is an all-gather of which each replica keeps the root's row.

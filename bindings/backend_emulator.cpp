@@ -83,6 +83,11 @@ std::size_t programHash(const poplar::program::Program &program) {
 
 poplar::Type fieldElementType(const poplar::FieldData &field) { return poplar::detail::fieldDataElementType(field); }
 
+std::optional<std::vector<std::pair<std::string, std::string>>> vertexFieldDirections(const poplar::Graph &graph,
+                                                                                        const std::string &vertexType) {
+  return poplar::detail::vertexFieldDirections(graph, vertexType);
+}
+
 poplar::Tensor broadcastCrossReplica(poplar::Graph &graph, const poplar::Tensor &data,
                                      poplar::program::Sequence &prog, const gcl::CommGroup &group,
                                      unsigned rootReplica, const poplar::DebugContext &debugContext,

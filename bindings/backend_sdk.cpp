@@ -52,6 +52,11 @@ poplar::Type fieldElementType(const poplar::FieldData &) {
   throw NeedsEmulatorBackend("a vertex field's initial values in a Python perf estimator (FieldData.getInitialValue)");
 }
 
+std::optional<std::vector<std::pair<std::string, std::string>>> vertexFieldDirections(const poplar::Graph &,
+                                                                                        const std::string &) {
+  return std::nullopt;
+}
+
 poplar::Tensor broadcastCrossReplica(poplar::Graph &graph, const poplar::Tensor &data,
                                      poplar::program::Sequence &prog, const gcl::CommGroup &group,
                                      unsigned rootReplica, const poplar::DebugContext &debugContext,

@@ -272,6 +272,17 @@ void bindVertices(py::module_ &m) {
            "addCodelets(srcs, compileFlags, targetName) and addCodelets(stream, compileFlags, ...): the "
            "SDK's list and stream forms, which take the flags second")
       .def("hasCodelet", &Graph::hasCodelet, py::arg("vertexType"))
+      .def("_vertexFieldDirections",
+           [](const Graph &g, const std::string &vertexType) -> py::object {
+             const auto directions = backend::vertexFieldDirections(g, vertexType);
+             if (!directions) return py::none();
+             py::dict result;
+             for (const auto &kv : *directions) result[py::str(kv.first)] = kv.second;
+             return result;
+           },
+           py::arg("vertexType"),
+           "popdsl: {field: 'Input' | 'Output' | 'InOut'} for each edge field of the vertex type, as its "
+           "codelet declares it; None where the backend cannot tell (the SDK's API does not say)")
       .def("addVertex",
            [](py::object self, ComputeSet cs, const std::string &type, py::object connections) {
              std::vector<Graph::ConnectionDesc> descs;

@@ -51,8 +51,8 @@ from popdsl.remote import RemoteBuffer
 from popdsl import distributed, progress
 from popdsl.progress import RunProgress, engine_progress
 from popdsl import loop_pitfall, remote, saved_session
-from popdsl.session_io import (Compiled, Feed, SessionError, StreamInfo, TensorInfo, collector, device_values, file_path,
-                               per_replica, written_rows)
+from popdsl.session_io import (Collected, Compiled, Feed, SessionError, StreamInfo, TensorInfo, device_values,
+                               file_path, per_replica)
 from popdsl.session_views import VariableLayout
 from popdsl.tensor import Tensor
 
@@ -108,6 +108,7 @@ class Session:
         self.device = device or poplar.Device.createSimulatorDevice(compiled.target)
         self.name = name or compiled.name
         self._run_seconds = {}  # program name -> how long its last run took
+        self._writes = {}  # (program name, stream handle) -> the rows its last run wrote
         self._tensors = {t.handle: t for t in compiled.tensors}
         self._streams = {s.handle: s for s in compiled.streams}
         self._callbacks = dict(compiled.callbacks)
@@ -414,22 +415,18 @@ class Session:
         if unknown:
             raise SessionError(f"feeds given for unknown streams: {unknown}")
         replicated = self.replicas > 1
-        outputs = {h: [[] for _ in range(self._local)] for h, s in self._streams.items() if not s.to_device}
-        inputs = []
+        inputs, outputs = [], {}
         for handle, stream in self._streams.items():
-            # The buffer's description too: the sdk backend cannot read it from the executable.
-            described = (as_type(stream.dtype), int(np.prod(stream.shape)), stream.to_device)
             if stream.to_device and (stream.broadcast or not replicated):
                 inputs.append(Feed(stream, feeds.get(handle)))
-                self.engine.connectStreamToCallback(handle, inputs[-1], described)
+                inputs[-1].connect(self.engine)
             elif stream.to_device:
                 for replica, feed in enumerate(per_replica(stream, feeds.get(handle), self._local)):
                     inputs.append(Feed(stream, feed, f" of replica {replica}"))
-                    self.engine.connectStreamToCallback(handle, replica, inputs[-1], described)
-            else:
-                for replica in range(self._local):
-                    self.engine.connectStreamToCallback(handle, replica, collector(stream, outputs[handle][replica]),
-                                                        described)
+                    inputs[-1].connect(self.engine, replica)
+            else:  # room for as many rows as the program's last run wrote
+                expected = self._writes.get((name, handle), 0)
+                outputs[handle] = [Collected(self.engine, stream, replica, expected) for replica in range(self._local)]
         start = time.perf_counter()
         with RunProgress(f"running {name!r} in session {self.name!r}", self._run_seconds.get(name)):
             self.engine.run(self.program_names.index(name))
@@ -438,8 +435,9 @@ class Session:
                 "run of %r in session %r took %.3f s", name, self.name, seconds)
         for feed in inputs:
             feed.check_all_read(name)
-        collected = {h: [written_rows(self._streams[h], rows) for rows in per_replica]
-                     for h, per_replica in outputs.items()}
+        collected = {h: [replica.rows() for replica in per_replica] for h, per_replica in outputs.items()}
+        for h, rows in collected.items():
+            self._writes[(name, h)] = len(rows[0])
         return {self._stream_objects.get(h, h): (np.stack(v) if replicated else v[0]) for h, v in collected.items()}
 
 

@@ -5,6 +5,7 @@ import os
 import numpy as np
 
 from popdsl.debug import describe
+from popdsl.dtypes import as_type
 from popdsl.tensor import Tensor
 
 # The public name (the API reference's); the rest serves popdsl.session.
@@ -70,6 +71,8 @@ def device_values(values, dtype: np.dtype, what: str) -> np.ndarray:
     array = np.asarray(values)
     if array.dtype.kind not in "biuf":
         raise SessionError(f"{what}: {array.dtype} values cannot be converted to {dtype}")
+    if array.dtype == dtype:
+        return array  # the caller's array itself: session writes copy it, stream feeds only read it
     with np.errstate(invalid="ignore"):  # NaN and infinities into integers: refused below
         converted = array.astype(dtype)
     if dtype.kind in "biu" and not np.array_equal(converted, array):
@@ -90,17 +93,25 @@ def per_replica(stream: StreamInfo, feed, replicas: int) -> list:
     return list(array)
 
 
+def described(stream: StreamInfo) -> tuple:
+    """The stream's buffer as the engine takes it: the sdk backend cannot read it from the executable."""
+    return as_type(stream.dtype), int(np.prod(stream.shape)), stream.to_device
+
+
 class Feed:
-    """Supplies successive rows of a feed (or the whole array once) on each stream read;
-    a run must read every row it was given."""
+    """Feeds a host-to-device stream the rows of its feed (or the whole array once), one
+    per read, through the engine (Engine.feedStream: no Python call per row); a run must
+    read every row it was given."""
 
     def __init__(self, stream: StreamInfo, feed, replica=""):
         self.label = f"stream '{stream.handle}'{replica}"
-        if feed is None:
-            self.rows = None
+        self.stream = stream
+        row_size = int(np.prod(stream.shape))  # not -1: numpy cannot infer it for zero rows
+        self.given = feed is not None
+        if not self.given:
+            self.rows = np.empty((0, row_size), stream.dtype)
             return
         array = device_values(feed, stream.dtype, f"the feed for {self.label}")
-        row_size = int(np.prod(stream.shape))  # not -1: numpy cannot infer it for zero rows
         if array.shape == stream.shape:
             self.rows = array.reshape(1, row_size)
         elif array.shape[1:] == stream.shape:
@@ -108,29 +119,33 @@ class Feed:
         else:
             raise SessionError(f"the feed for {self.label} has shape {array.shape}; expected "
                                f"{stream.shape} or (reads, *{stream.shape})")
-        self.read = 0
+        self.rows = np.ascontiguousarray(self.rows)
 
-    def __call__(self, buffer):
-        if self.rows is None:
+    def connect(self, engine, replica=None):
+        self.host = engine.feedStream(self.stream.handle, self.rows, self.exhausted, replica, described(self.stream))
+
+    def exhausted(self):
+        """Raises the error of a read that finds no row left (called by the engine)."""
+        if not self.given:
             raise SessionError(f"the program read {self.label} but run() got no feed for it")
-        if self.read == len(self.rows):
-            raise SessionError(f"{self.label} was read more than the {len(self.rows)} time(s) "
-                               "its feed provides")
-        buffer[:] = self.rows[self.read]
-        self.read += 1
+        raise SessionError(f"{self.label} was read more than the {len(self.rows)} time(s) "
+                           "its feed provides")
 
     def check_all_read(self, program):
-        if self.rows is not None and self.read < len(self.rows):
+        if self.given and self.host.count < len(self.rows):
             raise SessionError(f"the feed for {self.label} has {len(self.rows)} rows but program "
-                               f"{program!r} read {self.read}: give one row per read")
+                               f"{program!r} read {self.host.count}: give one row per read")
 
 
-def written_rows(stream: StreamInfo, rows: list) -> np.ndarray:
-    """A device-to-host stream's writes of one run as (writes, *shape)."""
-    return np.stack(rows) if rows else np.empty((0,) + stream.shape, stream.dtype)
+class Collected:
+    """Collects what a device-to-host stream sends in one run, row after row, in a buffer
+    of the engine's (Engine.collectStream: no Python call per row)."""
 
+    def __init__(self, engine, stream: StreamInfo, replica, expected: int):
+        self.stream = stream
+        self.host = engine.collectStream(stream.handle, replica, described(stream), expected)
 
-def collector(stream: StreamInfo, sink: list):
-    def collect(values):
-        sink.append(values.reshape(stream.shape))
-    return collect
+    def rows(self) -> np.ndarray:
+        """The run's writes as (writes, *shape)."""
+        writes = self.host.count
+        return self.host.take().reshape((writes,) + self.stream.shape)

@@ -95,11 +95,26 @@ class ComputeSet:
         except poplar.poplar_error as e:
             raise BuildError(f"cs.vertex('{vertex_type}'): {type(e).__name__}: {e}") from None
         self.vertices.append(v)
-        if self.block is not None:  # pd.grad cannot tell a vertex's inputs from its outputs: each is both
-            connected = [t for value in fields.values()
-                         for t in (value if isinstance(value, (list, tuple)) else [value]) if isinstance(t, Tensor)]
-            record("pd.compute_set vertex", connected, connected, self.block, written=connected)
+        if self.block is not None:
+            reads, writes = _reads_and_writes(raw, vertex_type, fields)
+            record("pd.compute_set vertex", reads, writes, self.block, written=writes)
         return v
+
+
+def _reads_and_writes(raw_graph, vertex_type: str, fields: dict) -> tuple:
+    """The tensors a vertex reads (its Input and InOut fields) and writes (its Output and
+    InOut fields), as its codelet declares them. Where the backend cannot tell (the SDK),
+    every connected tensor is both, so pd.grad and the tape never miss a dependence."""
+    directions = raw_graph._vertexFieldDirections(vertex_type)
+    reads, writes = [], []
+    for name, value in fields.items():
+        tensors = [t for t in (value if isinstance(value, (list, tuple)) else [value]) if isinstance(t, Tensor)]
+        direction = "InOut" if directions is None else directions.get(name[:-1] if name.endswith("_") else name)
+        if direction in ("Input", "InOut"):
+            reads += tensors
+        if direction in ("Output", "InOut"):
+            writes += tensors
+    return reads, writes
 
 
 def compute_set(name: Optional[str] = None, graph: Optional[Graph] = None, prog: Optional[Block] = None) -> ComputeSet:

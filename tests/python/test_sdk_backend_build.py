@@ -205,6 +205,15 @@ with tempfile.TemporaryDirectory() as cache:
     with pd.Session.load(path, device=pd.ipu_model(tiles=4)) as loaded:
         loaded.run("main")
         print("loaded", loaded.read("x").tolist())
+# Vertex field directions: the SDK does not say them, so a vertex's tensors count as read and written.
+vg = pd.Graph(pd.ipu_model(tiles=4))
+vg.add_codelets("#include <poplar/Vertex.hpp>\nclass Move : public poplar::Vertex {\npublic:\n"
+                "  poplar::Input<float> a;\n  poplar::Output<float> b;\n  bool compute() { *b = *a; return true; }\n};\n")
+va, vb = vg.variable(pd.float32, (), name="va"), vg.variable(pd.float32, (), name="vb")
+with pd.Sequence() as vmain, pd.compute_set("move") as cs:
+    cs.vertex("Move", tile=0, a=va, b=vb)
+[op] = vmain.tape.records
+print("directions", vg.raw._vertexFieldDirections("Move"), [t.name for t in op.inputs], [t.name for t in op.written])
 a = program.Sequence(); b = a; c = program.Sequence()
 print("hash", hash(a) == hash(b), a == b, a != c, len({a: 1, b: 2, c: 3}))
 """
@@ -218,6 +227,7 @@ print("hash", hash(a) == hash(b), a == b, a != c, len({a: 1, b: 2, c: 3}))
     assert "Engine.getProfileData" in lines["getProfileData"]
     assert "Session.seed" in lines["setRandomSeed"]
     assert lines["hash"] == "True True True 2"
+    assert lines["directions"] == "None ['va', 'vb'] ['va', 'vb']"
     assert lines["cache"] == "True"
     assert "needs device= on the sdk backend" in lines["load"]
     assert lines["loaded"] == "[0.0, 0.0, 0.0, 0.0]"

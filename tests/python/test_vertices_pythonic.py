@@ -83,3 +83,66 @@ def test_add_codelets_compile_errors_are_build_errors(graph, tmp_path):
     with pytest.raises(pd.BuildError, match=r"source_or_path must be C\+\+ source text or a file path, got int 3"):
         graph.add_codelets(3)
     assert graph.add_codelets(SOURCE) is False  # already added
+
+
+# --- What a vertex reads and writes: its fields' directions, from the codelet ---------------
+
+@pytest.mark.needs_emulator("vertex field directions (the SDK's API does not give them)")
+def test_field_directions_come_from_the_codelet(graph):
+    assert graph.raw._vertexFieldDirections("Affine") == {"scale": "Input", "offset": "Input", "in": "Input",
+                                                          "out": "Output", "count": "InOut"}
+    assert graph.raw._vertexFieldDirections("Pick") == {"data": "Input", "out": "Output"}  # no plain fields
+    with pytest.raises(pd.poplar.unknown_vertex_type, match="unknown vertex type 'Summ'"):
+        graph.raw._vertexFieldDirections("Summ")
+
+
+def affine(cs, x, y, count):
+    cs.vertex("Affine", tile=0, in_=x, out=y, count=count, scale=1.0, offset=0)
+
+
+@pytest.mark.needs_emulator("vertex field directions (the SDK's API does not give them)")
+def test_a_vertex_records_its_inputs_as_read_and_its_outputs_as_written(graph):
+    x, y = (graph.variable(pd.float32, (4,), name=n) for n in "xy")
+    count = graph.variable(pd.float16, (), name="count")
+    with pd.Sequence() as main:
+        with pd.compute_set("affine") as cs:
+            affine(cs, x, y, count)
+    [op] = [r for r in main.tape.records if r.kind == "pd.compute_set vertex"]
+    assert [t.name for t in op.inputs] == ["x", "count"]  # the Input is not written, the Output not read
+    assert [t.name for t in op.written] == ["y", "count"] and op.outputs == op.written
+    assert set(main.tape.reads) == {id(x), id(count)} and set(main.tape.changed) == {id(y), id(count)}
+
+
+@pytest.mark.needs_emulator("vertex field directions (the SDK's API does not give them)")
+def test_grad_flows_past_a_vertex_that_only_reads_a_tensor(graph):
+    x0 = np.array([1, -2, 3, 0.5], np.float32)
+    x = graph.variable(pd.float32, (4,), name="x", init=x0)
+    y = graph.variable(pd.float32, (4,), name="y")
+    count = graph.variable(pd.float16, (), name="count", init=0)
+    with pd.Sequence() as main:
+        h = x * 3
+        with pd.compute_set("affine") as cs:
+            affine(cs, h, y, count)  # reads h: h keeps its value, so the gradient goes through it
+        loss = pd.reduce_sum(h * h)
+        dx = pd.grad(loss, x)
+    with pd.Session(graph, main, device=pd.ipu_model(tiles=4)) as s:
+        s.run()
+        np.testing.assert_allclose(s.read(dx), 18 * x0.astype(np.float64), rtol=1e-6)
+        np.testing.assert_allclose(s.read(y), 3 * x0.astype(np.float64), rtol=1e-6)
+
+
+@pytest.mark.needs_emulator("vertex field directions (the SDK's API does not give them)")
+def test_grad_does_not_follow_a_vertex_output_back_to_its_old_value(graph):
+    x0, z0 = np.array([1, -2, 3, 0.5], np.float32), np.array([4, 5, -6, 7], np.float32)
+    x = graph.variable(pd.float32, (4,), name="x", init=x0)
+    z = graph.variable(pd.float32, (4,), name="z", init=z0)
+    count = graph.variable(pd.float16, (), name="count", init=0)
+    with pd.Sequence() as main:
+        y = x * 2
+        with pd.compute_set("affine") as cs:
+            affine(cs, z, y, count)  # overwrites y without reading it: y no longer depends on x
+        loss = pd.reduce_sum(y * x)
+        dx = pd.grad(loss, x)
+    with pd.Session(graph, main, device=pd.ipu_model(tiles=4)) as s:
+        s.run()
+        np.testing.assert_allclose(s.read(dx), z0.astype(np.float64), rtol=1e-6)  # d(z.x)/dx

@@ -50,5 +50,11 @@ struct HostFunctionInfo {
 };
 std::vector<HostFunctionInfo> executableHostFunctions(const Executable &exe);
 
+// The direction of each edge field of vertex type `vertexType` ("Input", "Output" or
+// "InOut"), as its codelet declares it, in field order; unknown_vertex_type when no
+// codelets added to the graph define it.
+std::vector<std::pair<std::string, std::string>> vertexFieldDirections(const Graph &graph,
+                                                                       const std::string &vertexType);
+
 } // namespace detail
 } // namespace poplar

@@ -97,9 +97,14 @@ struct TensorToStreamStep : Step {
   Access src;
   std::vector<std::uint8_t> staging;
   void run() override {
-    staging.resize(src.numElements * src.elemSize);
+    const std::size_t bytes = src.numElements * src.elemSize;
+    if (src.contiguous()) { // the host side only reads it (a device-to-host callback consumes its buffer)
+      stream->transfer(src.data(), bytes, false);
+      return;
+    }
+    staging.resize(bytes);
     src.gather(staging.data());
-    stream->transfer(staging.data(), staging.size(), false);
+    stream->transfer(staging.data(), bytes, false);
   }
 };
 
@@ -797,7 +802,7 @@ void StreamState::transfer(std::uint8_t *device, std::size_t bytes, bool toDevic
     if (hasPrefetched) {
       std::memcpy(device, prefetched.data(), bytes);
       hasPrefetched = false;
-    } else if (auto *resumable = dynamic_cast<ResumableStreamCallback *>(callback.get())) {
+    } else if (resumable) {
       Internals::fetchWhenReady(*resumable, device);
     } else {
       callback->fetch(device);
@@ -816,6 +821,7 @@ void StreamState::replaceCallback(std::shared_ptr<StreamCallback> cb, bool prefe
   if (hasPrefetched && callback) callback->invalidatePrefetched();
   hasPrefetched = false;
   callback = std::move(cb);
+  resumable = dynamic_cast<ResumableStreamCallback *>(callback.get());
   prefetch = callback && prefetchAhead;
 }
 

@@ -83,6 +83,7 @@ struct StreamState {
   // device-to-host streams): this replica's is item `slot` of `slots`.
   unsigned slot = 0, slots = 1;
   std::shared_ptr<StreamCallback> callback; // shared when connected for all replicas
+  ResumableStreamCallback *resumable = nullptr; // the callback, when it is one (looked up once)
   // Set on every replica of a BROADCAST stream whose callback serves all replicas.
   std::shared_ptr<BroadcastQueue> broadcast;
   // A host-to-device callback's prefetch: whether the engine asks for the next copy's

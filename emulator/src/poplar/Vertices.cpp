@@ -540,4 +540,20 @@ std::vector<ComputeSet> Graph::getComputeSets() const {
   return sets;
 }
 
+namespace detail {
+
+std::vector<std::pair<std::string, std::string>> vertexFieldDirections(const Graph &graph,
+                                                                       const std::string &vertexType) {
+  const VertexClass &cls = vertexClassNamed(graphState(graph), vertexType, "vertexFieldDirections");
+  std::vector<std::pair<std::string, std::string>> directions;
+  for (const VertexField &f : cls.fields)
+    if (f.isEdge())
+      directions.emplace_back(f.name, f.kind == FieldKind::Input    ? "Input"
+                                      : f.kind == FieldKind::Output ? "Output"
+                                                                    : "InOut");
+  return directions;
+}
+
+} // namespace detail
+
 } // namespace poplar
