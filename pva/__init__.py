@@ -11,12 +11,15 @@ that the C++ libpva (``pva/pva.hpp``, ``-lpva``) reads; a ``profile.pop`` from t
 SDK has the SDK's own format, which it refuses with :class:`ReportError`.
 docs/profiling_pva.rst lists what is covered.
 """
-from .report import (Compilation, ComputeSet, DoExchangeProgram, Execution, ExecutionStep, Ipu, IpuExecution,
-                     LivenessProgramStep, MemoryCategories, MemoryTotal, OnTileExecuteProgram, PoplarVersion, Program,
-                     ProgramVisitor, Report, ReportError, Run, Target, Tile, TileMemory, Variable, Vertex, BlockExecution,
-                     openReport)
+from .debug import DebugContext, SourceLocation
+from .liveness import LivenessProgramStep, NotAlwaysLiveMemory, Variable
+from .report import (BlockExecution, Compilation, ComputeSet, ComputeSetExecution, DoExchangeProgram, Execution,
+                     ExecutionStep, Ipu, IpuExecution, MemoryCategories, MemoryCategory, MemoryTotal,
+                     OnTileExecuteProgram, PoplarVersion, Program, ProgramVisitor, Report, ReportError, Run, Target,
+                     Tile, TileMemory, Vertex, openReport)
 
-__all__ = ["BlockExecution", "Compilation", "ComputeSet", "DoExchangeProgram", "Execution", "ExecutionStep", "Ipu",
-           "IpuExecution", "LivenessProgramStep", "MemoryCategories", "MemoryTotal", "OnTileExecuteProgram",
-           "PoplarVersion", "Program", "ProgramVisitor", "Report", "ReportError", "Run", "Target", "Tile", "TileMemory",
+__all__ = ["BlockExecution", "Compilation", "ComputeSet", "ComputeSetExecution", "DebugContext", "DoExchangeProgram",
+           "Execution", "ExecutionStep", "Ipu", "IpuExecution", "LivenessProgramStep", "MemoryCategories",
+           "MemoryCategory", "MemoryTotal", "NotAlwaysLiveMemory", "OnTileExecuteProgram", "PoplarVersion", "Program",
+           "ProgramVisitor", "Report", "ReportError", "Run", "SourceLocation", "Target", "Tile", "TileMemory",
            "Variable", "Vertex", "openReport"]

@@ -102,6 +102,8 @@ public:
   // A Sync program or the sync before a cycle stamp: all tiles of an IPU, or all IPUs.
   CycleEstimate sync(SyncType type) const;
   CycleEstimate computeSet(const std::vector<Kernel> &kernels) const;
+  // One kernel's compute cycles on each tile: the tiles its work lands on are nonzero.
+  std::vector<std::uint64_t> kernelCyclesByTile(const Kernel &kernel) const;
   CycleEstimate copy(const Tensor &src, const Tensor &dst) const;
   CycleEstimate hostTransfer(std::size_t bytes) const;
   // A function's code, `instructions` of it, from its function buffer onto every tile.
