@@ -17,10 +17,9 @@ class SourceLocation:
 
 class DebugContext:
     """A DebugContext: its own name, its path ("parent/.../name"), its parent (None at the top)
-    and children, and its source location. ``id`` numbers the contexts of the report from 1."""
+    and children, and its source location."""
 
-    def __init__(self, d, index):
-        self.id = index + 1
+    def __init__(self, d):
         self.name = d["name"]
         self.path = d["path"]
         self.location = SourceLocation(d.get("location"))
@@ -35,7 +34,7 @@ def debug_contexts(items):
     """The contexts of the report's list, parents linked (a parent comes before its children)."""
     contexts = []
     for i, d in enumerate(items):
-        context = DebugContext(d, i)
+        context = DebugContext(d)
         if "parent" in d:
             parent = d["parent"]
             if not isinstance(parent, int) or not 0 <= parent < i:

@@ -139,11 +139,9 @@ private:
 };
 
 // A DebugContext that programs and variables were made with: its own name, its path
-// ("parent/.../name"), parent (null at the top), children and source location; id()
-// numbers the report's contexts from 1.
+// ("parent/.../name"), parent (null at the top), children and source location.
 class DebugContext {
 public:
-  std::uint64_t id() const { return id_; }
   const std::string &name() const { return name_; }
   const std::string &path() const { return path_; }
   const SourceLocation &location() const { return location_; }
@@ -152,7 +150,6 @@ public:
 
 private:
   friend struct detail::ReportData;
-  std::uint64_t id_ = 0;
   std::string name_, path_;
   SourceLocation location_;
   const DebugContext *parent_ = nullptr;

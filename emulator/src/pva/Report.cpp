@@ -193,7 +193,6 @@ template <class J> void ReportData::read(const J &root, bool withExecution) {
   for (std::size_t i = 0; i < contexts.size(); ++i) {
     const J &d = contexts[i];
     DebugContext &context = c.debugContexts_[i];
-    context.id_ = i + 1;
     context.name_ = d.at("name").string();
     context.path_ = d.at("path").string();
     if (const J *location = d.find("location")) {
