@@ -50,8 +50,9 @@
 //    predicate (a sync) and branch (kBranchCycles); Repeat costs kBranchCycles
 //    per iteration, Call kBranchCycles per call.
 //
-// Memory per tile is the bytes of the variables and constants mapped to it. The
-// emulator does no liveness analysis: every variable is always live.
+// Memory per tile is the bytes of the variables and constants mapped to it: every
+// variable has its own memory. libpva's report estimates the rest (CodeMemory.hpp) and
+// the variables' liveness (Liveness.hpp).
 #include <cstdint>
 #include <map>
 #include <string>
