@@ -205,14 +205,21 @@ def test_public_libpva_tutorial_example_runs_unchanged(cpp_run, monkeypatch):
                      "Version of Poplar used: 3.3.0 (popdsl emulator)"]
 
 
-def small_engine(options):
-    """An engine running Sequence{Repeat(2, Sequence "inc"{x += x}), Block "blk"{x += x}} on tile 0."""
-    from popdsl import poplar, popops, program
+def device_and_graph():
+    """An ipu2 model device of 4 tiles and a graph on it with popops' codelets."""
+    from popdsl import poplar, popops
     model = poplar.IPUModel("ipu2")
     model.tilesPerIPU = 4
     device = model.createDevice()
     graph = poplar.Graph(device.getTarget())
     popops.addCodelets(graph)
+    return device, graph
+
+
+def small_engine(options):
+    """An engine running Sequence{Repeat(2, Sequence "inc"{x += x}), Block "blk"{x += x}} on tile 0."""
+    from popdsl import poplar, popops, program
+    device, graph = device_and_graph()
     x = graph.addVariable(poplar.FLOAT, [8], "x")
     graph.setTileMapping(x, 0)
     double = program.Sequence()
@@ -263,14 +270,10 @@ def test_without_profiling_options_the_report_has_no_runs(tmp_path):
     assert [p.name for p in report.compilation.programs if p.type == pva.Program.Type.Block] == ["blk"]
 
 
-def stream_engine(tiles=4):
+def stream_engine():
     """Sequence{Copy(stream "in" -> x), x += x}: x is 8 floats on tile 0."""
     from popdsl import poplar, popops, program
-    model = poplar.IPUModel("ipu2")
-    model.tilesPerIPU = tiles
-    device = model.createDevice()
-    graph = poplar.Graph(device.getTarget())
-    popops.addCodelets(graph)
+    device, graph = device_and_graph()
     x = graph.addVariable(poplar.FLOAT, [8], "x")
     graph.setTileMapping(x, 0)
     stream = graph.addHostToDeviceFIFO("in", poplar.FLOAT, 8)
@@ -329,10 +332,7 @@ def test_liveness_ranges_are_widened_over_the_loops_they_cross(tmp_path):
     """Steps: 0 Copy(x, u); 1 the Repeat; 2 Copy(u, t); 3 Copy(t, x), the loop body being 2-3.
     x is read first (always live); t lives in 2-3; u from 0 to 2, widened to the loop's end."""
     from popdsl import poplar, program
-    model = poplar.IPUModel("ipu2")
-    model.tilesPerIPU = 4
-    device = model.createDevice()
-    graph = poplar.Graph(device.getTarget())
+    device, graph = device_and_graph()
     x, t, u = (graph.addVariable(poplar.FLOAT, [8], name) for name in "xtu")
     for tile, v in enumerate((x, t, u)):
         graph.setTileMapping(v, tile)
