@@ -82,6 +82,8 @@ std::uint64_t getRandomSeed(const poplar::Engine &engine);
 // written now into `directory` (their paths).
 pybind11::dict profileData(const poplar::Engine &engine);
 std::vector<std::string> writeProfileReport(poplar::Engine &engine, const std::string &directory);
+// libpva's report of the engine as profile.pop holds it (the Python pva reads it).
+std::string profileReportText(const poplar::Engine &engine);
 
 // A hash consistent with Program's operator== (copies of one program are equal).
 std::size_t programHash(const poplar::program::Program &program);

@@ -77,6 +77,8 @@ std::vector<std::string> writeProfileReport(poplar::Engine &engine, const std::s
   return poplar::writeProfileReport(engine, directory);
 }
 
+std::string profileReportText(const poplar::Engine &engine) { return poplar::detail::profileReportText(engine); }
+
 std::size_t programHash(const poplar::program::Program &program) {
   return std::hash<const void *>()(poplar::detail::programIdentity(program));
 }

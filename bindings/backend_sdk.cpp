@@ -41,6 +41,10 @@ std::vector<std::string> writeProfileReport(poplar::Engine &, const std::string 
   throw NeedsEmulatorBackend("writing the profile report on demand (Engine.writeProfileReport; the SDK writes "
                              "it through the autoReport.* engine options)");
 }
+std::string profileReportText(const poplar::Engine &) {
+  throw NeedsEmulatorBackend("the report as popdsl's pva reads it (Engine.getReport, Session.report; with the SDK, "
+                             "open the autoReport.* profile.pop with the SDK's pva)");
+}
 
 std::size_t programHash(const poplar::program::Program &) {
   // The SDK has Program's operator== but no hash or identity: one bucket for all

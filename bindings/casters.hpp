@@ -51,9 +51,10 @@ template <> struct type_caster<poplar::StringRef> {
 template <> struct type_caster<poplar::DebugContext> {
   PYBIND11_TYPE_CASTER(poplar::DebugContext, const_name("str | None"));
   bool load(handle src, bool) {
-    if (src.is_none()) { value = poplar::DebugContext(); return true; }
+    // No source location: the caller is Python, whose popdsl names carry its file and line.
+    if (src.is_none()) { value = poplar::DebugContext(poplar::SourceLocation()); return true; }
     if (!isinstance<str>(src)) return false;
-    value = poplar::DebugContext(src.cast<std::string>());
+    value = poplar::DebugContext(src.cast<std::string>(), poplar::SourceLocation());
     return true;
   }
   static handle cast(const poplar::DebugContext &src, return_value_policy, handle) {

@@ -611,6 +611,15 @@ void bindEngine(py::module_ &m) {
            }, py::arg("directory"),
            "Emulator only: writes profile_summary.txt and profile.json now (not again when the engine is "
            "destroyed); returns the paths")
+      .def("getReport",
+           [](PyEngine &e, bool reportExecution) {
+             const std::string text = backend::profileReportText(e.get());
+             return py::module_::import("pva.report")
+                 .attr("_report_from_bytes")(py::bytes(text), "the report of Engine.getReport", reportExecution);
+           },
+           py::arg("reportExecution") = true,
+           "libpva's report of the engine (a pva.Report), as Engine::getReport gives it in C++; cycles are "
+           "estimated")
       ;
 }
 

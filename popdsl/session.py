@@ -215,6 +215,11 @@ class Session:
         """What the engine recorded so far: summary(), steps, memory, plots (cycles estimated)."""
         return Profile.from_engine(self.engine)
 
+    def report(self, execution: bool = True) -> "pva.Report":
+        """libpva's report of the engine now (a ``pva.Report``, as ``Engine::getReport`` gives it in
+        C++): compilation and, unless ``execution`` is false, the recorded runs (cycles estimated)."""
+        return self.engine.getReport(execution)
+
     def _check_attached(self, what):
         if not self.attached:
             holder = self.device.session

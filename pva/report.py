@@ -4,9 +4,12 @@ import enum
 import json
 import os
 
+from .debug import debug_contexts
+from .liveness import Liveness, LivenessProgramStep, Variable
+
 # The "format" tag and version of the emulator's report (ProfileReport.cpp).
 _FORMAT = "popdsl emulator profile"
-_FORMAT_VERSION = 1
+_FORMAT_VERSION = 2
 _SDK_HINT = (" (a profile.pop from the Poplar SDK has the SDK's own format, which popdsl's libpva does not read: "
              "open it with the SDK's libpva or the PopVision Graph Analyser)")
 
@@ -64,13 +67,18 @@ class ComputeSet:
     def __init__(self, d):
         self.name = d["name"]
         self.vertices = [Vertex(v) for v in d["vertices"]]
+        # each tile's estimated compute cycles for one execution (empty if no program runs it)
+        self.estimatedCyclesByTile = list(d["estimatedCyclesByTile"])
 
 
-class Variable:
-    def __init__(self, d):
-        self.name = d["name"]
-        self.bytes = self.size = d["bytes"]
-        self.alwaysLive = True  # the emulator does no liveness analysis
+class ComputeSetExecution:
+    """A compute set that an execution step ran, with its tiles' cycles in that step (on the
+    emulator, the estimate: both lists are the same)."""
+
+    def __init__(self, compute_set):
+        self.computeSet = compute_set
+        self.name = compute_set.name
+        self.cyclesByTile = self.estimatedCyclesByTile = compute_set.estimatedCyclesByTile
 
 
 class Program:
@@ -97,6 +105,7 @@ class Program:
         self.name = name
         self._id = index
         self.children = []
+        self.debugContexts = []  # the DebugContext it was made with, when it had a name
 
     def accept(self, visitor):
         """Calls the visitor's visit method for this program's type (visitOnTileExecute, ...)."""
@@ -136,30 +145,48 @@ class MemoryTotal:
         self.includingGaps, self.excludingGaps = including_gaps, excluding_gaps
 
 
+class _Bytes(int):
+    """A category's bytes: an int (as scripts sum them), also read as MemoryTotal's fields."""
+
+    @property
+    def includingGaps(self):
+        return int(self)
+
+    @property
+    def excludingGaps(self):
+        return int(self)
+
+
 class MemoryCategory:
     def __init__(self, total_bytes):
-        self.total = MemoryTotal(total_bytes, total_bytes)
+        self.total = _Bytes(total_bytes)
+
+
+# The categories the report gives per tile (memory.<name>BytesByTile), then those it has none of.
+_CATEGORIES = ("variable", "constant", "vertexCode", "vertexInstanceState", "controlCode", "internalExchangeCode",
+               "hostExchangeCode", "stack")
+_EMPTY_CATEGORIES = ("vertexFieldData", "vectorListDescriptor")
 
 
 class MemoryCategories:
-    """A tile's bytes by what they hold. The emulator places variables and constants only
-    (no code, vertex state, stacks or exchange buffers): the other categories are 0."""
+    """A tile's bytes by what they hold: variables and constants as mapped, code, vertex state
+    and stacks as the emulator estimates them (docs/profiling_pva.rst); the others are 0."""
 
-    def __init__(self, variable_bytes, constant_bytes):
-        self.variable = MemoryCategory(variable_bytes)
-        self.constant = MemoryCategory(constant_bytes)
-        for name in ("vertexCode", "vertexInstanceState", "vertexFieldData", "controlCode", "internalExchangeCode",
-                     "hostExchangeCode", "stack"):
-            setattr(self, name, MemoryCategory(0))
+    def __init__(self, by_name):
+        for name in _CATEGORIES + _EMPTY_CATEGORIES:
+            setattr(self, name, MemoryCategory(by_name.get(name, 0)))
 
 
 class TileMemory:
-    def __init__(self, variable_bytes, constant_bytes):
-        total = variable_bytes + constant_bytes
+    """A tile's memory: the categories add up to the total (no gaps: both totals equal), and the
+    not-always-live variables' bytes are the part not always live (the emulator overlaps none)."""
+
+    def __init__(self, by_name, not_always_live):
+        total = sum(by_name.values())
         self.total = MemoryTotal(total, total)
-        self.category = MemoryCategories(variable_bytes, constant_bytes)
-        self.alwaysLiveBytes = total
-        self.notAlwaysLiveBytes = 0
+        self.category = MemoryCategories(by_name)
+        self.alwaysLiveBytes = total - not_always_live
+        self.notAlwaysLiveBytes = not_always_live
 
 
 class Tile:
@@ -172,22 +199,6 @@ class Ipu:
         self.tiles = tiles
 
 
-class NotAlwaysLiveMemory:
-    bytes = 0
-    variables = []
-
-
-class LivenessProgramStep:
-    """A program step of the compiled engine, for liveness: nothing is ever not always live."""
-
-    def __init__(self, program):
-        self.program = program
-        self.notAlwaysLiveMemory = NotAlwaysLiveMemory()
-
-    def notAlwaysLiveMemoryForTile(self, tile):
-        return NotAlwaysLiveMemory()
-
-
 class Compilation:
     def __init__(self, d):
         self.target = Target(d["target"], d["target"]["numReplicas"])
@@ -196,30 +207,44 @@ class Compilation:
         self.programs = [_program(p, i, self.computeSets) for i, p in enumerate(d["programs"])]
         for program, p in zip(self.programs, d["programs"]):
             program.children = [_at(self.programs, c, "program") for c in p["children"]]
-        variables, constants = d["memory"]["variableBytesByTile"], d["memory"]["constantBytesByTile"]
-        if len(variables) != self.target.numTiles or len(constants) != self.target.numTiles:
-            raise ValueError(f"the memory lists do not have one entry per tile ({self.target.numTiles})")
-        per_ipu = self.target.tilesPerIpu
-        self.tiles = [Tile(n, n // per_ipu, TileMemory(v, c)) for n, (v, c) in enumerate(zip(variables, constants))]
+        self.debugContexts = debug_contexts(d["debugContexts"])
+        for program, p in zip(self.programs, d["programs"]):
+            program.debugContexts = _contexts(p, self.debugContexts)
+        per_ipu, num_tiles = self.target.tilesPerIpu, self.target.numTiles
+        self._liveness = Liveness(d["variables"], per_ipu, len(d["steps"]))
+        for r in self._liveness.ranges:
+            r.variable.debugContexts = _contexts(r.source, self.debugContexts)
+        self.notAlwaysLiveVariables = [r.variable for r in self._liveness.ranges]
+        self.alwaysLiveVariables = [Variable(v["name"], v["bytes"], True, _contexts(v, self.debugContexts))
+                                    for v in d["variables"] if v["alwaysLive"]]
+        by_tile = {name: d["memory"][name + "BytesByTile"] for name in _CATEGORIES}
+        if any(len(b) != num_tiles for b in by_tile.values()):
+            raise ValueError(f"the memory lists do not have one entry per tile ({num_tiles})")
+        self.tiles = [Tile(n, n // per_ipu, TileMemory({name: b[n] for name, b in by_tile.items()},
+                                                       self._liveness.bytesOnTile(n)))
+                      for n in range(num_tiles)]
         self.ipus = [Ipu(self.tiles[i * per_ipu:(i + 1) * per_ipu]) for i in range(self.target.numIPUs)]
-        self.alwaysLiveVariables = [Variable(v) for v in d["variables"]]
-        self.notAlwaysLiveVariables = []
         self.livenessProgramSteps = []  # filled by Report, from the steps
 
 
 class IpuExecution:
     """One IPU's part of an execution step: all IPUs take the step's cycles (they run in
-    lockstep); cyclesByTile are its tiles' compute cycles."""
+    lockstep); cyclesByTile are its tiles' compute cycles, activeCycles the most of them (its
+    busiest tile's) and activeTiles the number of its tiles that compute."""
 
     def __init__(self, ipu, cycles, cycles_by_tile):
         self.ipu, self.cycles, self.cyclesByTile = ipu, cycles, cycles_by_tile
+        self.activeCycles = max(cycles_by_tile, default=0)
+        self.activeTiles = sum(1 for c in cycles_by_tile if c)
 
 
 class _Step:
     """A program step of the compiled engine; ExecutionSteps refer to these."""
 
-    def __init__(self, d, programs, target):
+    def __init__(self, d, programs, compute_sets, target):
         self.program = _at(programs, d["program"], "program")
+        self.computeSets = [ComputeSetExecution(_at(compute_sets, d["computeSet"], "compute set"))] \
+            if "computeSet" in d else []
         self.blockMarker = d["kind"] in ("BlockBegin", "BlockEnd")
         self.syncCycles, self.exchangeCycles = d["syncCycles"], d["exchangeCycles"]
         self.computeCycles = d["computeCycles"]
@@ -235,7 +260,9 @@ class _Step:
 class ExecutionStep:
     """One execution of a program step, in the order the steps ran. Its cycles are sync,
     exchange and the busiest tile's compute; cyclesByTile each tile's compute cycles
-    (empty for steps without per-tile work: syncs, stream copies, control programs)."""
+    (empty for steps without per-tile work: syncs, stream copies, control programs);
+    computeSets the compute set it ran (an OnTileExecute's). A stream copy runs as three
+    steps: StreamCopyBegin (the host sync), StreamCopyMid (the data), StreamCopyEnd."""
 
     def __init__(self, step, cycles_from):
         self._step = step
@@ -247,6 +274,7 @@ class ExecutionStep:
                                                                     step.computeCycles)
         self.cyclesByTile = step.cyclesByTile
         self.ipus = step.ipus
+        self.computeSets = step.computeSets
 
 
 class Run:
@@ -300,9 +328,10 @@ class Report:
         self.compilation = Compilation(d)
         programs = self.compilation.programs
         entries = [_at(programs, e, "program")._id for e in d["entryPrograms"]]
-        self._steps = [_Step(s, programs, self.compilation.target) for s in d["steps"]]
-        self.compilation.livenessProgramSteps = [LivenessProgramStep(s.program) for s in self._steps
-                                                 if not s.blockMarker]
+        self._steps = [_Step(s, programs, self.compilation.computeSets, self.compilation.target)
+                       for s in d["steps"]]
+        self.compilation.livenessProgramSteps = [LivenessProgramStep(s.program, i, self.compilation._liveness)
+                                                 for i, s in enumerate(self._steps) if not s.blockMarker]
         self.execution = Execution(d if with_execution else _NO_EXECUTION, self._steps, programs, entries)
 
 
@@ -313,6 +342,11 @@ def _at(items, index, what):
     if not isinstance(index, int) or not 0 <= index < len(items):
         raise ValueError(f"{what} index {index!r} is out of range")
     return items[index]
+
+
+def _contexts(d, contexts):
+    """The debug contexts (a list of one, or none) of a program or variable entry `d`."""
+    return [_at(contexts, d["debugContext"], "debug context")] if "debugContext" in d else []
 
 
 def _program(d, index, compute_sets):

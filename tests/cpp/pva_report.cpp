@@ -64,6 +64,9 @@ struct CountExecutes : pva::ProgramVisitor {
   void visitDoExchange(const pva::DoExchangeProgram &) override { ++exchanges; }
 };
 
+// Where the test's graph made its Block "loop" and its variable "x" (their debug contexts' locations).
+static unsigned loopLine = 0, xLine = 0;
+
 static void checkReport(const pva::Report &report, const Target &target, std::uint64_t engineTotalCycles) {
   const pva::Compilation &c = report.compilation();
   CHECK(report.poplarVersion().major() == 3);
@@ -87,27 +90,73 @@ static void checkReport(const pva::Report &report, const Target &target, std::ui
   CHECK(cs.name() == "addOne" && cs.vertices().size() == 2 && execute->name() == "addOne");
   CHECK(cs.vertices()[0].type().name() == "AddOne" && cs.vertices()[0].count() == 2);
   CHECK(cs.vertices()[1].type().name() == "Double" && cs.vertices()[1].count() == 1);
+  CHECK((cs.estimatedCyclesByTile() == std::vector<std::uint64_t>{20, 35, 0, 0}));
   CountExecutes visitor;
   for (const auto &p : c.programs()) p->accept(visitor);
   CHECK(visitor.executes == 1 && visitor.exchanges == 1);
 
   // Memory: x, y: 4 floats on tile 0 and 4 on tile 1; z: 2 floats and the constant c: 2
-  // floats on tile 1; w: 4 floats on tile 2 and 4 on tile 3.
+  // floats on tile 1; w: 4 floats on tile 2 and 4 on tile 3. The estimates (CodeMemory.hpp):
+  // AddOne on tiles 0 and 1, Double on tile 1 (256 B of code per type, 2 fields of 8 B per
+  // instance); 8 control instructions of 64 B everywhere; the copy's exchange code (64 B) on
+  // the tiles of y and w; a stack of 7 contexts of 128 B everywhere.
   const std::uint64_t variables[] = {32, 40, 16, 16}, constants[] = {0, 8, 0, 0};
+  const std::uint64_t vertexCode[] = {256, 512, 0, 0}, vertexState[] = {16, 32, 0, 0};
+  const std::uint64_t notAlwaysLive[] = {16, 24, 16, 16}; // y, z and w
   CHECK(c.tiles().size() == 4);
   for (unsigned t = 0; t < c.tiles().size() && t < 4; ++t) {
     const pva::TileMemory &m = c.tiles()[t].memory();
-    CHECK(m.category().variable().total().excludingGaps() == variables[t]);
-    CHECK(m.category().constant().total().excludingGaps() == constants[t]);
-    CHECK(m.total().includingGaps() == variables[t] + constants[t]);
-    CHECK(m.total().excludingGaps() == variables[t] + constants[t]);
-    CHECK(m.alwaysLiveBytes() == variables[t] + constants[t] && m.notAlwaysLiveBytes() == 0);
-    CHECK(m.category().vertexCode().total().excludingGaps() == 0);
+    const pva::MemoryCategories &k = m.category();
+    CHECK(k.variable().total().excludingGaps() == variables[t]);
+    CHECK(k.constant().total().excludingGaps() == constants[t]);
+    CHECK(k.vertexCode().total().excludingGaps() == vertexCode[t]);
+    CHECK(k.vertexInstanceState().total().excludingGaps() == vertexState[t]);
+    CHECK(k.controlCode().total().excludingGaps() == 8 * 64);
+    CHECK(k.internalExchangeCode().total().excludingGaps() == 64);
+    CHECK(k.hostExchangeCode().total().excludingGaps() == 0 && k.vertexFieldData().total().excludingGaps() == 0);
+    CHECK(k.stack().total().excludingGaps() == 7 * 128);
+    const std::uint64_t total = variables[t] + constants[t] + vertexCode[t] + vertexState[t] + 512 + 64 + 896;
+    CHECK(m.total().includingGaps() == total && m.total().excludingGaps() == total);
+    CHECK(m.notAlwaysLiveBytes() == notAlwaysLive[t] && m.alwaysLiveBytes() == total - notAlwaysLive[t]);
   }
   CHECK(c.ipus().size() == 1 && c.ipus()[0].tiles().size() == 4);
-  std::uint64_t namedBytes = 0;
-  for (const pva::Variable &v : c.alwaysLiveVariables()) namedBytes += v.bytes();
-  CHECK(c.alwaysLiveVariables().size() == 4 && namedBytes == 32 + 32 + 8 + 32);
+
+  // Liveness: x is read first (always live); y lives from the compute set to the copy, z in
+  // the compute set, w in the copy. Steps: the Repeat, the compute set, the copy.
+  CHECK(c.alwaysLiveVariables().size() == 1 && c.alwaysLiveVariables()[0].name() == "x");
+  CHECK(c.alwaysLiveVariables()[0].bytes() == 32 && c.alwaysLiveVariables()[0].alwaysLive());
+  std::string names;
+  for (const pva::Variable &v : c.notAlwaysLiveVariables()) names += v.name() + std::to_string(v.bytes()) + " ";
+  CHECK(names == "y32 z8 w32 ");
+  const auto &live = c.livenessProgramSteps();
+  CHECK(live.size() == 3);
+  if (live.size() == 3) {
+    CHECK(live[1].program() == execute && live[0].program()->type() == pva::Program::Type::Repeat);
+    CHECK(live[0].notAlwaysLiveMemory().bytes() == 0 && live[0].notAlwaysLiveMemory().variables().empty());
+    CHECK(live[1].notAlwaysLiveMemory().bytes() == 40 && live[2].notAlwaysLiveMemory().bytes() == 64);
+    const std::uint64_t atExecute[] = {16, 24, 0, 0}, atCopy[] = {16, 16, 16, 16};
+    for (unsigned t = 0; t < 4; ++t) {
+      CHECK(live[1].notAlwaysLiveMemoryForTile(t).bytes() == atExecute[t]);
+      CHECK(live[2].notAlwaysLiveMemoryForTile(t).bytes() == atCopy[t]);
+    }
+    const pva::NotAlwaysLiveMemory tile1 = live[1].notAlwaysLiveMemoryForTile(1);
+    CHECK(tile1.variables().size() == 2 && tile1.variables()[0].name() == "y" && tile1.variables()[0].bytes() == 16);
+    CHECK(live[2].notAlwaysLiveMemoryForIpu(0).bytes() == 64);
+  }
+
+  // Debug contexts: the Block's and the variables', where this file made them.
+  CHECK(block->debugContexts().size() == 1 && execute->debugContexts().empty());
+  if (block->debugContexts().size() == 1) {
+    const pva::DebugContext &loop = *block->debugContexts()[0];
+    CHECK(loop.name() == "loop" && loop.path() == "loop" && loop.parent() == nullptr);
+    CHECK(loop.location().isValid() && loop.location().lineNumber() == loopLine);
+    CHECK(loop.location().functionName() == "main");
+    CHECK(loop.location().fileName() == __FILE__);
+  }
+  const pva::Variable &variableX = c.alwaysLiveVariables()[0];
+  CHECK(variableX.debugContexts().size() == 1 && variableX.debugContexts()[0]->name() == "x");
+  CHECK(variableX.debugContexts().size() == 1 && variableX.debugContexts()[0]->location().lineNumber() == xLine);
+  CHECK(c.debugContexts().size() == 5); // loop, x, y, z, w
 
   // Execution: per run the Repeat, three executions of the compute set, the copy.
   const pva::Execution &x = report.execution();
@@ -127,8 +176,14 @@ static void checkReport(const pva::Report &report, const Target &target, std::ui
       CHECK(step.computeCycles() == 35 && step.exchangeCycles() == 0 && step.syncCycles() == sync);
       CHECK(step.cycles() == sync + 35);
       CHECK(step.ipus().size() == 1 && step.ipus()[0].cycles() == sync + 35);
+      CHECK(step.ipus()[0].activeCycles() == 35 && step.ipus()[0].activeTiles() == 2);
+      CHECK(step.computeSets().size() == 1 && step.computeSets()[0].name() == "addOne");
+      if (step.computeSets().size() == 1) {
+        CHECK((step.computeSets()[0].cyclesByTile() == std::vector<std::uint64_t>{20, 35, 0, 0}));
+        CHECK((step.computeSets()[0].estimatedCyclesByTile() == std::vector<std::uint64_t>{20, 35, 0, 0}));
+      }
     }
-    CHECK(run.steps()[0].program()->type() == pva::Program::Type::Repeat);
+    CHECK(run.steps()[0].program()->type() == pva::Program::Type::Repeat && run.steps()[0].computeSets().empty());
     CHECK(run.steps()[4].program()->type() == pva::Program::Type::DoExchange);
   }
   CHECK(executes == 6);
@@ -161,7 +216,7 @@ int main(int argc, char **argv) {
     Graph graph(target);
     std::stringstream source(kCodelets);
     graph.addCodelets(source, "-O1", CodeletFileType::CppSource);
-    Tensor x = graph.addVariable(FLOAT, {8}, "x"), y = graph.addVariable(FLOAT, {8}, "y");
+    Tensor x = graph.addVariable(FLOAT, {8}, "x"), y = graph.addVariable(FLOAT, {8}, "y"); xLine = __LINE__;
     Tensor z = graph.addVariable(FLOAT, {2}, "z"), w = graph.addVariable(FLOAT, {8}, "w");
     const float two[] = {1, 2};
     Tensor c = graph.addConstant<float>(FLOAT, {2}, two, "c");
@@ -182,7 +237,7 @@ int main(int argc, char **argv) {
     VertexRef twice = graph.addVertex(cs, "Double", {{"in", c}, {"out", z}});
     graph.setTileMapping(twice, 1);
     graph.setPerfEstimate(twice, 5);
-    Sequence main{Block(Repeat(3, Execute(cs)), "loop"), Copy(y, w)};
+    Sequence main{Block(Repeat(3, Execute(cs)), "loop"), Copy(y, w)}; loopLine = __LINE__;
     Engine engine(graph, main,
                   {{"autoReport.all", "true"}, {"autoReport.directory", directory}, {"profiler.blocks.filter", "lo.p"}});
     engine.load(device);

@@ -67,11 +67,39 @@ def test_python_pva_reads_the_same_figures(cpp_run):
     assert block.name == "loop" and [ch.type for ch in block.children] == [pva.Program.Type.Repeat]
     assert block.children[0].children == [execute]
     assert [(v.type.name, v.count) for v in execute.computeset.vertices] == [("AddOne", 2), ("Double", 1)]
-    assert [t.memory.category.variable.total.excludingGaps for t in c.tiles] == [32, 40, 16, 16]
-    assert [t.memory.category.constant.total.excludingGaps for t in c.tiles] == [0, 8, 0, 0]
-    assert [t.memory.total.includingGaps for t in c.tiles] == [32, 48, 16, 16]
-    assert sorted((v.name, v.size) for v in c.alwaysLiveVariables) == [("w", 32), ("x", 32), ("y", 32), ("z", 8)]
-    assert all(s.notAlwaysLiveMemory.bytes == 0 for s in c.livenessProgramSteps)
+    category = [t.memory.category for t in c.tiles]
+    assert [k.variable.total.excludingGaps for k in category] == [32, 40, 16, 16]
+    assert [k.constant.total for k in category] == [0, 8, 0, 0]  # an int, as scripts sum them
+    # the estimates (CodeMemory.hpp): code per vertex type, 2 fields of 8 B per instance, 8
+    # control instructions of 64 B, the copy's exchange code, 7 stacks of 128 B
+    assert [k.vertexCode.total for k in category] == [256, 512, 0, 0]
+    assert [k.vertexInstanceState.total for k in category] == [16, 32, 0, 0]
+    assert {(k.controlCode.total, k.internalExchangeCode.total, k.hostExchangeCode.total, k.stack.total)
+            for k in category} == {(512, 64, 0, 896)}
+    totals = [32 + 0 + 256 + 16, 40 + 8 + 512 + 32, 16, 16]
+    totals = [n + 512 + 64 + 896 for n in totals]
+    assert [t.memory.total.includingGaps for t in c.tiles] == totals
+    assert [t.memory.notAlwaysLiveBytes for t in c.tiles] == [16, 24, 16, 16]
+    assert [t.memory.alwaysLiveBytes for t in c.tiles] == [n - m for n, m in zip(totals, [16, 24, 16, 16])]
+    assert [(v.name, v.size, v.alwaysLive) for v in c.alwaysLiveVariables] == [("x", 32, True)]
+    assert [(v.name, v.size, v.alwaysLive) for v in c.notAlwaysLiveVariables] == \
+        [("y", 32, False), ("z", 8, False), ("w", 32, False)]
+    steps = c.livenessProgramSteps
+    assert [s.program.type for s in steps] == [pva.Program.Type.Repeat, pva.Program.Type.OnTileExecute,
+                                               pva.Program.Type.DoExchange]
+    assert [s.notAlwaysLiveMemory.bytes for s in steps] == [0, 40, 64]
+    assert [v.name for v in steps[1].notAlwaysLiveMemory.variables] == ["y", "z"]
+    assert [[s.notAlwaysLiveMemoryForTile(t).bytes for t in range(4)] for s in steps] == \
+        [[0, 0, 0, 0], [16, 24, 0, 0], [16, 16, 16, 16]]
+    assert [(v.name, v.size) for v in steps[1].notAlwaysLiveMemoryForTile(1).variables] == [("y", 16), ("z", 8)]
+    assert steps[2].notAlwaysLiveMemoryForIpu(0).bytes == 64
+    # debug contexts: the Block's and the variables', with where the C++ program made them
+    loop_context, = [p for p in c.programs if p.type == pva.Program.Type.Block][0].debugContexts
+    assert (loop_context.name, loop_context.path, loop_context.parent) == ("loop", "loop", None)
+    assert loop_context.location.fileName.endswith(".cpp") and loop_context.location.lineNumber > 0
+    assert loop_context.location.functionName == "main"
+    assert [ctx.name for ctx in c.debugContexts] == ["loop", "x", "y", "z", "w"]
+    assert c.alwaysLiveVariables[0].debugContexts == [c.debugContexts[1]]
 
     x = report.execution
     assert len(x.runs) == 2 and all(len(r.steps) == 5 for r in x.runs)
@@ -82,6 +110,11 @@ def test_python_pva_reads_the_same_figures(cpp_run):
         assert s.cyclesByTile == [20, 35, 0, 0]  # AddOne 20 on tile 0; AddOne 30 + Double 5 on tile 1
         assert (s.computeCycles, s.exchangeCycles, s.cycles) == (35, 0, sync + 35)
         assert s.ipus[0].cycles == sync + 35 and s.ipus[0].cyclesByTile == [20, 35, 0, 0]
+        assert (s.ipus[0].activeCycles, s.ipus[0].activeTiles) == (35, 2)
+        ran, = s.computeSets
+        assert ran.name == "addOne" and ran.cyclesByTile == ran.estimatedCyclesByTile == [20, 35, 0, 0]
+    assert execute.computeset.estimatedCyclesByTile == [20, 35, 0, 0]
+    assert all(s.computeSets == [] for s in x.steps if s.program is not execute)
     assert all(a.cyclesTo == b.cyclesFrom for a, b in zip(x.steps, x.steps[1:]))
     assert x.totalCycles == sum(s.cycles for s in x.steps) == x.steps[-1].cyclesTo
 
@@ -116,9 +149,12 @@ def test_python_pva_refuses_files_that_are_no_emulator_report(tmp_path):
         assert f"'{path}'" in str(info.value) and expected.format(path) in str(info.value)
     with pytest.raises(pva.ReportError, match="Poplar SDK"):
         pva.openReport(tmp_path / "sdk.pop")
-    (tmp_path / "broken.pop").write_text('{"format": "popdsl emulator profile", "formatVersion": 1}')
+    (tmp_path / "broken.pop").write_text('{"format": "popdsl emulator profile", "formatVersion": 2}')
     with pytest.raises(pva.ReportError, match="the field 'poplarVersion' is missing"):
         pva.openReport(tmp_path / "broken.pop")
+    (tmp_path / "old.pop").write_text('{"format": "popdsl emulator profile", "formatVersion": 1}')
+    with pytest.raises(pva.ReportError, match="its format version 1 is not 2, the one this pva reads"):
+        pva.openReport(tmp_path / "old.pop")
 
 
 def test_a_session_report_matches_the_session_profile(tmp_path, monkeypatch):
@@ -146,8 +182,15 @@ def test_a_session_report_matches_the_session_profile(tmp_path, monkeypatch):
         expected[st.cycles_per_execution] += st.executions // 2
     assert +collections.Counter(step.cycles for step in report.execution.steps) == +expected
     assert report.execution.totalCycles * 2 == profile.total_cycles
-    assert [t.memory.total.excludingGaps for t in report.compilation.tiles] == \
+    assert [t.memory.category.variable.total + t.memory.category.constant.total
+            for t in report.compilation.tiles] == \
         [v + c for v, c in zip(profile.memory.variable_bytes, profile.memory.constant_bytes)]
+    # popdsl names its ops after the user's lines: their debug contexts carry those names
+    # (no C++ source location), x is always live (read first, its value kept between runs)
+    named = [p for p in report.compilation.programs if "test_pva.py:" in p.name]
+    assert named and all(p.debugContexts[0].path == p.name for p in named)
+    assert not any(p.debugContexts[0].location.isValid for p in named)
+    assert [v.name for v in report.compilation.alwaysLiveVariables if v.name == "x"] == ["x"]
 
 
 def test_public_libpva_tutorial_example_runs_unchanged(cpp_run, monkeypatch):
@@ -162,14 +205,21 @@ def test_public_libpva_tutorial_example_runs_unchanged(cpp_run, monkeypatch):
                      "Version of Poplar used: 3.3.0 (popdsl emulator)"]
 
 
-def small_engine(options):
-    """An engine running Sequence{Repeat(2, Sequence "inc"{x += x}), Block "blk"{x += x}} on tile 0."""
-    from popdsl import poplar, popops, program
+def device_and_graph():
+    """An ipu2 model device of 4 tiles and a graph on it with popops' codelets."""
+    from popdsl import poplar, popops
     model = poplar.IPUModel("ipu2")
     model.tilesPerIPU = 4
     device = model.createDevice()
     graph = poplar.Graph(device.getTarget())
     popops.addCodelets(graph)
+    return device, graph
+
+
+def small_engine(options):
+    """An engine running Sequence{Repeat(2, Sequence "inc"{x += x}), Block "blk"{x += x}} on tile 0."""
+    from popdsl import poplar, popops, program
+    device, graph = device_and_graph()
     x = graph.addVariable(poplar.FLOAT, [8], "x")
     graph.setTileMapping(x, 0)
     double = program.Sequence()
@@ -218,3 +268,84 @@ def test_without_profiling_options_the_report_has_no_runs(tmp_path):
     report = pva.openReport(tmp_path / "profile.pop")
     assert report.execution.runs == [] and report.execution.totalCycles == 0
     assert [p.name for p in report.compilation.programs if p.type == pva.Program.Type.Block] == ["blk"]
+
+
+def stream_engine():
+    """Sequence{Copy(stream "in" -> x), x += x}: x is 8 floats on tile 0."""
+    from popdsl import poplar, popops, program
+    device, graph = device_and_graph()
+    x = graph.addVariable(poplar.FLOAT, [8], "x")
+    graph.setTileMapping(x, 0)
+    stream = graph.addHostToDeviceFIFO("in", poplar.FLOAT, 8)
+    main = program.Sequence([program.Copy(stream, x)])
+    popops.addInPlace(graph, x, x, main, "double")
+    engine = poplar.Engine(graph, main, {"debug.instrument": "true"})
+    engine.load(device)
+    engine.connectStream("in", np.arange(8, dtype=np.float32))
+    return engine
+
+
+def test_a_stream_copy_is_a_begin_mid_end_triplet():
+    engine = stream_engine()
+    engine.run(0)
+    report = engine.getReport()
+    T = pva.Program.Type
+    main, = [p for p in report.compilation.programs if p.type == T.Sequence]
+    assert [c.type for c in main.children] == [T.StreamCopyBegin, T.StreamCopyMid, T.StreamCopyEnd,
+                                               T.OnTileExecute]
+    assert len({c.name for c in main.children[:3]}) == 1
+    steps = report.execution.steps
+    assert [s.program for s in steps] == main.children
+    begin, mid, end, double = steps
+    # Begin: the host sync (CostModel's kHostSyncCycles); Mid: 32 bytes at 8 bytes per cycle.
+    assert (begin.syncCycles, begin.exchangeCycles, begin.cycles) == (1000, 0, 1000)
+    assert (mid.syncCycles, mid.exchangeCycles, mid.cycles) == (0, 4, 4)
+    assert end.cycles == 0 and end.cyclesByTile == [] and mid.computeSets == []
+    assert [cs.name for cs in double.computeSets] == ["double"]
+    assert double.cyclesByTile[1:] == [0, 0, 0] and double.ipus[0].activeTiles == 1
+    assert double.ipus[0].activeCycles == double.cyclesByTile[0] == double.computeCycles > 0
+    assert report.execution.totalCycles == 1004 + double.cycles
+
+
+def test_engine_get_report_and_session_report(tmp_path):
+    engine = stream_engine()
+    engine.run(0)
+    engine.writeProfileReport(str(tmp_path))
+    from_file, direct = pva.openReport(tmp_path / "profile.pop"), engine.getReport()
+    assert [s.cycles for s in direct.execution.steps] == [s.cycles for s in from_file.execution.steps]
+    assert engine.getReport(False).execution.runs == [] and len(direct.execution.runs) == 1
+
+    dev = pd.ipu_model(tiles=4)
+    g = pd.Graph(dev)
+    x = g.variable(pd.float32, (64,), name="x")
+    with pd.Sequence() as main:
+        x += 1.0
+    with pd.Session(g, main, device=dev, options={"debug.instrument": "true"}) as s:
+        s.run()
+        report = s.report()
+    assert isinstance(report, pva.Report) and len(report.execution.runs) == 1
+    assert report.compilation.target.numTiles == 4
+    assert report.execution.totalCycles == s.profile.total_cycles
+
+
+def test_liveness_ranges_are_widened_over_the_loops_they_cross(tmp_path):
+    """Steps: 0 Copy(x, u); 1 the Repeat; 2 Copy(u, t); 3 Copy(t, x), the loop body being 2-3.
+    x is read first (always live); t lives in 2-3; u from 0 to 2, widened to the loop's end."""
+    from popdsl import poplar, program
+    device, graph = device_and_graph()
+    x, t, u = (graph.addVariable(poplar.FLOAT, [8], name) for name in "xtu")
+    for tile, v in enumerate((x, t, u)):
+        graph.setTileMapping(v, tile)
+    body = program.Sequence([program.Copy(u, t), program.Copy(t, x)])
+    main = program.Sequence([program.Copy(x, u), program.Repeat(2, body)])
+    engine = poplar.Engine(graph, main, {})
+    engine.load(device)
+    c = engine.getReport().compilation
+    assert [v.name for v in c.alwaysLiveVariables] == ["x"]
+    assert [v.name for v in c.notAlwaysLiveVariables] == ["t", "u"]
+    steps = c.livenessProgramSteps
+    assert [s.notAlwaysLiveMemory.bytes for s in steps] == [32, 32, 64, 64]
+    assert [[v.name for v in s.notAlwaysLiveMemory.variables] for s in steps] == [["u"], ["u"], ["t", "u"],
+                                                                                 ["t", "u"]]
+    assert [s.notAlwaysLiveMemoryForTile(2).bytes for s in steps] == [32, 32, 32, 32]
+    assert [t.memory.notAlwaysLiveBytes for t in c.tiles] == [0, 32, 32, 0]

@@ -97,25 +97,81 @@ class ComputeSet {
 public:
   const std::string &name() const { return name_; }
   const std::vector<Vertex> &vertices() const { return vertices_; }
+  // Each tile's estimated compute cycles for one execution (empty if no program runs it).
+  const std::vector<std::uint64_t> &estimatedCyclesByTile() const { return estimatedCyclesByTile_; }
 
 private:
   friend struct detail::ReportData;
   std::string name_;
   std::vector<Vertex> vertices_;
+  std::vector<std::uint64_t> estimatedCyclesByTile_;
 };
 
+// A compute set that an execution step ran, with its tiles' cycles in that step (on the
+// emulator, the estimate: both lists are the same).
+class ComputeSetExecution {
+public:
+  const std::string &name() const { return computeSet_->name(); }
+  const ComputeSet &computeSet() const { return *computeSet_; }
+  const std::vector<std::uint64_t> &cyclesByTile() const { return computeSet_->estimatedCyclesByTile(); }
+  const std::vector<std::uint64_t> &estimatedCyclesByTile() const { return computeSet_->estimatedCyclesByTile(); }
+
+private:
+  friend struct detail::ReportData;
+  const ComputeSet *computeSet_ = nullptr;
+};
+
+// Where a DebugContext was made: given by C++ callers (SourceLocation::Current()); not
+// valid for graphs built from Python, whose popdsl names carry the user's file and line.
+class SourceLocation {
+public:
+  const std::string &fileName() const { return fileName_; }
+  const std::string &functionName() const { return functionName_; }
+  unsigned lineNumber() const { return lineNumber_; }
+  unsigned columnNumber() const { return 0; }
+  bool isValid() const { return valid_; }
+
+private:
+  friend struct detail::ReportData;
+  std::string fileName_, functionName_;
+  unsigned lineNumber_ = 0;
+  bool valid_ = false;
+};
+
+// A DebugContext that programs and variables were made with: its own name, its path
+// ("parent/.../name"), parent (null at the top), children and source location.
+class DebugContext {
+public:
+  const std::string &name() const { return name_; }
+  const std::string &path() const { return path_; }
+  const SourceLocation &location() const { return location_; }
+  const DebugContext *parent() const { return parent_; }
+  const std::vector<const DebugContext *> &children() const { return children_; }
+
+private:
+  friend struct detail::ReportData;
+  std::string name_, path_;
+  SourceLocation location_;
+  const DebugContext *parent_ = nullptr;
+  std::vector<const DebugContext *> children_;
+};
+
+// A variable of the graph: its bytes (on one tile, in a liveness view of a tile), and
+// whether it is live through every program step (the emulator's estimate).
 class Variable {
 public:
   const std::string &name() const { return name_; }
   std::uint64_t bytes() const { return bytes_; }
   std::uint64_t size() const { return bytes_; }
-  // The emulator does no liveness analysis: every variable is always live.
-  bool alwaysLive() const { return true; }
+  bool alwaysLive() const { return alwaysLive_; }
+  const std::vector<const DebugContext *> &debugContexts() const { return debugContexts_; }
 
 private:
   friend struct detail::ReportData;
   std::string name_;
   std::uint64_t bytes_ = 0;
+  bool alwaysLive_ = true;
+  std::vector<const DebugContext *> debugContexts_;
 };
 
 class ProgramVisitor;
@@ -148,11 +204,14 @@ public:
   std::size_t _id() const { return id_; }
   // Calls the visitor's visit function for this program's type.
   void accept(ProgramVisitor &visitor) const;
+  // The DebugContext it was made with (none when it had no name).
+  const std::vector<const DebugContext *> &debugContexts() const { return debugContexts_; }
 
 private:
   friend struct detail::ReportData;
   Type type_ = Type::Unknown;
   std::string name_;
+  std::vector<const DebugContext *> debugContexts_;
   std::size_t id_ = 0;
   std::vector<std::shared_ptr<Program>> children_;
 };
@@ -209,6 +268,7 @@ private:
   std::uint64_t includingGaps_ = 0, excludingGaps_ = 0;
 };
 
+// A category's bytes on a tile (no gaps: both totals are the bytes).
 class MemoryCategory {
 public:
   MemoryCategory() = default;
@@ -219,36 +279,42 @@ private:
   MemoryTotal total_;
 };
 
-// A tile's bytes by what they hold. The emulator places variables and constants only
-// (no code, vertex state, stacks or exchange buffers): the other categories are 0.
+// A tile's bytes by what they hold: variables and constants as mapped; code, vertex
+// state and stacks as the emulator estimates them (docs/profiling_pva.rst); the
+// categories it has none of (vertexFieldData, vectorListDescriptor) are 0.
 class MemoryCategories {
 public:
   const MemoryCategory &variable() const { return variable_; }
   const MemoryCategory &constant() const { return constant_; }
-  const MemoryCategory &vertexCode() const { return none_; }
-  const MemoryCategory &vertexInstanceState() const { return none_; }
+  const MemoryCategory &vertexCode() const { return vertexCode_; }
+  const MemoryCategory &vertexInstanceState() const { return vertexInstanceState_; }
   const MemoryCategory &vertexFieldData() const { return none_; }
-  const MemoryCategory &controlCode() const { return none_; }
-  const MemoryCategory &internalExchangeCode() const { return none_; }
-  const MemoryCategory &hostExchangeCode() const { return none_; }
-  const MemoryCategory &stack() const { return none_; }
+  const MemoryCategory &vectorListDescriptor() const { return none_; }
+  const MemoryCategory &controlCode() const { return controlCode_; }
+  const MemoryCategory &internalExchangeCode() const { return internalExchangeCode_; }
+  const MemoryCategory &hostExchangeCode() const { return hostExchangeCode_; }
+  const MemoryCategory &stack() const { return stack_; }
 
 private:
   friend struct detail::ReportData;
-  MemoryCategory variable_, constant_, none_;
+  MemoryCategory variable_, constant_, vertexCode_, vertexInstanceState_, controlCode_, internalExchangeCode_,
+      hostExchangeCode_, stack_, none_;
 };
 
+// A tile's memory: its categories add up to the total; the bytes of its not-always-live
+// variables are the part not always live (the emulator overlaps none of them).
 class TileMemory {
 public:
   const MemoryTotal &total() const { return total_; }
   const MemoryCategories &category() const { return category_; }
-  std::uint64_t alwaysLiveBytes() const { return total_.excludingGaps(); }
-  std::uint64_t notAlwaysLiveBytes() const { return 0; }
+  std::uint64_t alwaysLiveBytes() const { return total_.excludingGaps() - notAlwaysLiveBytes_; }
+  std::uint64_t notAlwaysLiveBytes() const { return notAlwaysLiveBytes_; }
 
 private:
   friend struct detail::ReportData;
   MemoryTotal total_;
   MemoryCategories category_;
+  std::uint64_t notAlwaysLiveBytes_ = 0;
 };
 
 class Tile {
@@ -272,22 +338,32 @@ private:
   std::vector<Tile> tiles_;
 };
 
+// The not-always-live variables live in a step (their parts on a tile or an IPU, when
+// asked for one) and their bytes.
 class NotAlwaysLiveMemory {
 public:
-  std::uint64_t bytes() const { return 0; }
-  std::vector<Variable> variables() const { return {}; }
+  std::uint64_t bytes() const { return bytes_; }
+  const std::vector<Variable> &variables() const { return variables_; }
+
+private:
+  friend struct detail::ReportData;
+  std::uint64_t bytes_ = 0;
+  std::vector<Variable> variables_;
 };
 
-// A program step of the compiled engine, for liveness: nothing is ever not always live.
+// A program step of the compiled engine, in compiled order, with the variables live in it.
 class LivenessProgramStep {
 public:
   const std::shared_ptr<Program> &program() const { return program_; }
-  NotAlwaysLiveMemory notAlwaysLiveMemory() const { return {}; }
-  NotAlwaysLiveMemory notAlwaysLiveMemoryForTile(unsigned) const { return {}; }
+  NotAlwaysLiveMemory notAlwaysLiveMemory() const;
+  NotAlwaysLiveMemory notAlwaysLiveMemoryForTile(unsigned tile) const;
+  NotAlwaysLiveMemory notAlwaysLiveMemoryForIpu(unsigned ipu) const;
 
 private:
   friend struct detail::ReportData;
   std::shared_ptr<Program> program_;
+  const detail::ReportData *data_ = nullptr;
+  std::size_t step_ = 0; // the report's step
 };
 
 class Compilation {
@@ -298,9 +374,10 @@ public:
   const std::vector<ComputeSet> &computeSets() const { return computeSets_; }
   const std::vector<Tile> &tiles() const { return tiles_; }
   const std::vector<Ipu> &ipus() const { return ipus_; }
-  const std::vector<Variable> &alwaysLiveVariables() const { return variables_; }
-  std::vector<Variable> notAlwaysLiveVariables() const { return {}; }
+  const std::vector<Variable> &alwaysLiveVariables() const { return alwaysLive_; }
+  const std::vector<Variable> &notAlwaysLiveVariables() const { return notAlwaysLive_; }
   const std::vector<LivenessProgramStep> &livenessProgramSteps() const { return livenessSteps_; }
+  const std::vector<DebugContext> &debugContexts() const { return debugContexts_; }
 
 private:
   friend struct detail::ReportData;
@@ -310,28 +387,34 @@ private:
   std::vector<ComputeSet> computeSets_;
   std::vector<Tile> tiles_;
   std::vector<Ipu> ipus_;
-  std::vector<Variable> variables_;
+  std::vector<Variable> alwaysLive_, notAlwaysLive_;
   std::vector<LivenessProgramStep> livenessSteps_;
+  std::vector<DebugContext> debugContexts_;
 };
 
 // One IPU's part of an execution step: all IPUs take the step's cycles (they run in
-// lockstep); cyclesByTile are its tiles' compute cycles.
+// lockstep); cyclesByTile are its tiles' compute cycles, activeCycles the most of them
+// (its busiest tile's) and activeTiles the number of its tiles that compute.
 class IpuExecution {
 public:
   unsigned ipu() const { return ipu_; }
   std::uint64_t cycles() const { return cycles_; }
   const std::vector<std::uint64_t> &cyclesByTile() const { return cyclesByTile_; }
+  std::uint64_t activeCycles() const { return activeCycles_; }
+  unsigned activeTiles() const { return activeTiles_; }
 
 private:
   friend struct detail::ReportData;
-  unsigned ipu_ = 0;
-  std::uint64_t cycles_ = 0;
+  unsigned ipu_ = 0, activeTiles_ = 0;
+  std::uint64_t cycles_ = 0, activeCycles_ = 0;
   std::vector<std::uint64_t> cyclesByTile_;
 };
 
 // One execution of a program step, in the order the steps ran. Its cycles are sync,
 // exchange and the busiest tile's compute; cyclesByTile() each tile's compute cycles
-// (empty for steps without per-tile work: syncs, stream copies, control programs).
+// (empty for steps without per-tile work: syncs, stream copies, control programs). A
+// stream copy runs as three steps: StreamCopyBegin (the host sync), StreamCopyMid (the
+// data) and StreamCopyEnd (no cycles).
 class ExecutionStep {
 public:
   const std::shared_ptr<Program> &program() const;
@@ -343,6 +426,8 @@ public:
   std::uint64_t computeCycles() const;
   const std::vector<std::uint64_t> &cyclesByTile() const;
   const std::vector<IpuExecution> &ipus() const;
+  // The compute sets it ran: the one of an OnTileExecute, none for other programs.
+  const std::vector<ComputeSetExecution> &computeSets() const;
 
 private:
   friend struct detail::ReportData;

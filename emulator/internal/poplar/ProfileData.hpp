@@ -53,6 +53,8 @@ std::vector<std::string> writeProfileReport(const Engine &engine, const std::str
 namespace detail {
 // The "format" tag of the emulator's profile.pop, which libpva checks.
 extern const char *const kReportFormat;
+// Its "formatVersion": libpva reads this version only.
+extern const unsigned kReportFormatVersion;
 // libpva's report of the engine, as profile.pop holds it (ProfileReport.cpp).
 std::string profileReportText(const Engine &engine);
 } // namespace detail

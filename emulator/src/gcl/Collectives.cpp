@@ -69,6 +69,7 @@ void addCollective(Sequence &prog, const CrossReplicaSpec &spec, const Tensor &s
   auto node = std::make_shared<poplar::detail::ProgramNode>();
   node->kind = poplar::detail::ProgramNode::Kind::CrossReplica;
   node->name = debugContext.getPathName().empty() ? defaultName : debugContext.getPathName();
+  node->debug = poplar::detail::DebugRecord::of(debugContext);
   node->tensors = {src, dst};
   node->caseValues = spec.encode();
   prog.add(poplar::detail::programFromNode(std::move(node)));

@@ -195,6 +195,12 @@ CycleEstimate CostModel::computeSet(const std::vector<Kernel> &kernels) const {
   return finish(cycles, received);
 }
 
+std::vector<std::uint64_t> CostModel::kernelCyclesByTile(const Kernel &kernel) const {
+  PerTile cycles(target_.getNumTiles(), 0), received(target_.getNumTiles(), 0);
+  addKernel(kernel, cycles, received);
+  return cycles;
+}
+
 CycleEstimate CostModel::copy(const Tensor &src, const Tensor &dst) const {
   PerTile received(target_.getNumTiles(), 0), linkReceived(target_.getNumTiles(), 0);
   const Layout dstLayout = layout(dst);

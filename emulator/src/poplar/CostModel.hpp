@@ -50,8 +50,9 @@
 //    predicate (a sync) and branch (kBranchCycles); Repeat costs kBranchCycles
 //    per iteration, Call kBranchCycles per call.
 //
-// Memory per tile is the bytes of the variables and constants mapped to it. The
-// emulator does no liveness analysis: every variable is always live.
+// Memory per tile is the bytes of the variables and constants mapped to it: every
+// variable has its own memory. libpva's report estimates the rest (CodeMemory.hpp) and
+// the variables' liveness (Liveness.hpp).
 #include <cstdint>
 #include <map>
 #include <string>
@@ -102,6 +103,8 @@ public:
   // A Sync program or the sync before a cycle stamp: all tiles of an IPU, or all IPUs.
   CycleEstimate sync(SyncType type) const;
   CycleEstimate computeSet(const std::vector<Kernel> &kernels) const;
+  // One kernel's compute cycles on each tile: the tiles its work lands on are nonzero.
+  std::vector<std::uint64_t> kernelCyclesByTile(const Kernel &kernel) const;
   CycleEstimate copy(const Tensor &src, const Tensor &dst) const;
   CycleEstimate hostTransfer(std::size_t bytes) const;
   // A function's code, `instructions` of it, from its function buffer onto every tile.

@@ -30,6 +30,7 @@ std::shared_ptr<ProgramNode> counterNode(ProgramNode::Kind kind, const Tensor &d
   auto node = std::make_shared<ProgramNode>();
   node->kind = kind;
   node->name = dc.getPathName();
+  node->debug = detail::DebugRecord::of(dc);
   node->tensors = {dst};
   node->id = static_cast<unsigned>(sync);
   return node;

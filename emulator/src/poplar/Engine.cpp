@@ -207,7 +207,7 @@ struct HostCallStep : Step {
 // Turns program trees into the flat instruction list.
 class Compiler {
 public:
-  explicit Compiler(EngineState &s) : s_(s), programs_(s.reportPrograms, s.options) {}
+  explicit Compiler(EngineState &s) : s_(s), programs_(s.reportPrograms, s.options) { s_.pendingUses.clear(); }
 
   void compileProgram(const program::Program &p) {
     s_.entries.push_back(here());
@@ -299,6 +299,10 @@ private:
     step->name = n.name;
     step->program = programs_.current();
     step->estimate = std::move(estimate);
+    std::vector<StepUse> uses;
+    for (const auto &u : s_.pendingUses) uses.push_back({u.first, u.second.first > u.second.second});
+    s_.pendingUses.clear();
+    s_.stepUses.push_back(std::move(uses));
     s_.steps.push_back(std::move(step));
     s_.code.push_back({Op::Run, static_cast<std::uint32_t>(s_.steps.size() - 1), 0});
     return here() - 1;
@@ -316,6 +320,7 @@ private:
 
   void checkWritable(const Tensor &t, const ProgramNode &n, const char *role) {
     checkWritableTensor(t, nodeLabel(n) + ": " + role);
+    s_.noteWrite(t);
   }
 
   StreamState &streamFor(const ProgramNode &n) {
@@ -422,8 +427,9 @@ private:
       addStep(std::move(step), n, hostTransfer(step->src));
       return true;
     }
-    case K::WriteUndef:
+    case K::WriteUndef: // the next step that uses it starts its liveness
       s_.access(n.tensors[0]);
+      s_.noteWrite(n.tensors[0]);
       return true;
     case K::Call:
       if (n.id >= s_.graph->functions.size())
@@ -718,7 +724,14 @@ Access EngineState::access(const Tensor &t) {
   });
   a.vars.assign(vars.begin(), vars.end());
   usedVars.insert(vars.begin(), vars.end());
+  for (unsigned v : vars) ++pendingUses[v].first;
   return a;
+}
+
+void EngineState::noteWrite(const Tensor &t) {
+  std::set<unsigned> vars;
+  detail::tensorImpl(t).forEachRun([&](const Run &r) { vars.insert(r.var); });
+  for (unsigned v : vars) ++pendingUses[v].second;
 }
 
 void EngineState::estimateCycles() {

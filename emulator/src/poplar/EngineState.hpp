@@ -128,6 +128,13 @@ struct SwitchTable {
   std::uint32_t defaultTarget = 0;
 };
 
+// A variable a step uses, and whether it reads it (else it only writes it): recorded
+// while compiling, for the report's liveness (Liveness.hpp).
+struct StepUse {
+  unsigned var;
+  bool reads;
+};
+
 struct EngineState {
   std::shared_ptr<GraphState> graph;
   // Replica `replica` of the graph's replicas (its global index). The first replica of the
@@ -153,6 +160,9 @@ struct EngineState {
   std::vector<ReportProgram> reportPrograms;
   std::vector<std::uint32_t> entryPrograms;
   ExecutionTrace trace;
+  std::vector<std::vector<StepUse>> stepUses; // by step
+  // The uses since the step compiled last: variable -> (accesses, writes among them).
+  std::map<unsigned, std::pair<unsigned, unsigned>> pendingUses;
   std::vector<Instr> code;
   std::vector<std::uint32_t> entries; // first instruction of each program
   std::vector<std::uint32_t> loopCounts;
@@ -185,6 +195,8 @@ struct EngineState {
   bool estimated = false;
 
   Access access(const Tensor &t);
+  // Notes that the step compiled next writes `t` (its access() counts as a write).
+  void noteWrite(const Tensor &t);
   // Fills every step's cost (the model walks tile mappings, so only when needed).
   void estimateCycles();
   void resetMemory();

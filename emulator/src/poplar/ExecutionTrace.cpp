@@ -76,6 +76,7 @@ std::uint32_t ProgramRecorder::enter(const ProgramNode &n) {
     ReportProgram p;
     p.kind = n.kind;
     p.name = n.name;
+    p.debug = n.debug;
     p.block = n.block;
     p.computeSet = n.kind == ProgramNode::Kind::Execute ? n.id : 0;
     programs_.push_back(std::move(p));

@@ -12,6 +12,7 @@
 
 #include <poplar/OptionFlags.hpp>
 
+#include "DebugRecord.hpp"
 #include "ProgramNode.hpp"
 
 namespace poplar::detail {
@@ -21,6 +22,7 @@ namespace poplar::detail {
 struct ReportProgram {
   ProgramNode::Kind kind = ProgramNode::Kind::Sequence;
   std::string name;
+  DebugRecord debug;
   bool block = false;      // a program::Block
   unsigned computeSet = 0; // Execute: its compute set
   std::vector<std::uint32_t> children;

@@ -204,6 +204,7 @@ Tensor Graph::addVariable(const Type &type, const Tensor *metadata, ArrayRef<std
     state_->vars->vars[metadataElement.first].mapRange(0, 1, 0);
   }
   const unsigned id = state_->addVariable(type, dims, name, false);
+  state_->vars->vars[id].debug = detail::DebugRecord::of(debugContext);
   state_->vars->vars[id].metadataVar = metadataElement.first;
   state_->vars->vars[id].metadataElement = metadataElement.second;
   Tensor t = detail::makeTensor(detail::makeVariableView(state_->vars, id, type, dims));
@@ -243,6 +244,7 @@ Tensor Graph::addConstantFromHost(const Type &type, ArrayRef<std::size_t> shape,
   detail::convertFromHost(type, values, hostType, count, one);
   const unsigned id = state_->addVariable(type, dims, debugContext.getPathName(), true);
   auto &var = state_->vars->vars[id];
+  var.debug = detail::DebugRecord::of(debugContext);
   if (count == var.numElements) {
     var.data = std::move(one);
   } else {

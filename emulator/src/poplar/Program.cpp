@@ -87,6 +87,7 @@ std::shared_ptr<ProgramNode> makeNode(Kind kind, const DebugContext &dc) {
   auto node = std::make_shared<ProgramNode>();
   node->kind = kind;
   node->name = dc.getPathName();
+  node->debug = detail::DebugRecord::of(dc);
   return node;
 }
 

@@ -11,6 +11,8 @@
 #include <poplar/Program.hpp>
 #include <poplar/Tensor.hpp>
 
+#include "DebugRecord.hpp"
+
 namespace poplar::detail {
 
 struct ProgramNode {
@@ -49,6 +51,7 @@ struct ProgramNode {
 
   Kind kind = Kind::Sequence;
   std::string name;
+  DebugRecord debug; // the DebugContext it was made with, for libpva's report
   std::vector<program::Program> children;
   std::vector<Tensor> tensors;
   std::vector<std::int32_t> caseValues;

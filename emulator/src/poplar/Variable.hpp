@@ -8,6 +8,8 @@
 
 #include <poplar/Type.hpp>
 
+#include "DebugRecord.hpp"
+
 namespace poplar::detail {
 
 struct Variable {
@@ -15,6 +17,7 @@ struct Variable {
   std::vector<std::size_t> shape;
   std::size_t numElements = 0;
   std::string name;
+  DebugRecord debug; // the DebugContext it was made with, for libpva's report
   bool isConstant = false;
   // Constant values or initial values, in device format; empty when none were given.
   std::vector<std::uint8_t> data;

@@ -184,8 +184,39 @@ template <class J> void ReportData::read(const J &root, bool withExecution) {
       vertex.count_ = v.at("count").u64();
       set.vertices_.push_back(std::move(vertex));
     }
+    set.estimatedCyclesByTile_ = u64s(cs.at("estimatedCyclesByTile"));
     c.computeSets_.push_back(std::move(set));
   }
+
+  const auto &contexts = root.at("debugContexts").array();
+  c.debugContexts_.resize(contexts.size());
+  for (std::size_t i = 0; i < contexts.size(); ++i) {
+    const J &d = contexts[i];
+    DebugContext &context = c.debugContexts_[i];
+    context.name_ = d.at("name").string();
+    context.path_ = d.at("path").string();
+    if (const J *location = d.find("location")) {
+      context.location_.fileName_ = location->at("fileName").string();
+      context.location_.functionName_ = location->at("functionName").string();
+      context.location_.lineNumber_ = static_cast<unsigned>(location->at("lineNumber").u64());
+      context.location_.valid_ = true;
+    }
+    if (const J *parent = d.find("parent")) {
+      const std::uint64_t p = parent->u64();
+      if (p >= i) throw Exception("debug context " + std::to_string(i) + " has a parent that does not come before it");
+      context.parent_ = &c.debugContexts_[p];
+      c.debugContexts_[p].children_.push_back(&context);
+    }
+  }
+  const auto contextsOf = [&](const J &d) {
+    std::vector<const DebugContext *> out;
+    if (const J *index = d.find("debugContext")) {
+      if (index->u64() >= c.debugContexts_.size())
+        throw Exception("debug context " + index->text + " is out of range");
+      out.push_back(&c.debugContexts_[index->u64()]);
+    }
+    return out;
+  };
 
   const auto &programs = root.at("programs").array();
   const auto programAt = [&](std::uint64_t index) -> const std::shared_ptr<Program> & {
@@ -208,6 +239,7 @@ template <class J> void ReportData::read(const J &root, bool withExecution) {
     }
     program->type_ = type;
     program->name_ = p.at("name").string();
+    program->debugContexts_ = contextsOf(p);
     program->id_ = c.programs_.size();
     c.programs_.push_back(std::move(program));
   }
@@ -239,38 +271,92 @@ template <class J> void ReportData::read(const J &root, bool withExecution) {
         const auto first = step.cyclesByTile.begin() + static_cast<std::ptrdiff_t>(ipu) * t.tilesPerIpu_;
         e.cyclesByTile_.assign(first, first + t.tilesPerIpu_);
       }
+      for (std::uint64_t cycles : e.cyclesByTile_) {
+        e.activeCycles_ = std::max(e.activeCycles_, cycles);
+        e.activeTiles_ += cycles != 0;
+      }
       step.ipus.push_back(std::move(e));
+    }
+    if (const J *cs = s.find("computeSet")) {
+      const std::uint64_t index = cs->u64();
+      if (index >= c.computeSets_.size()) throw Exception("compute set " + std::to_string(index) + " is out of range");
+      ComputeSetExecution ran;
+      ran.computeSet_ = &c.computeSets_[index];
+      step.computeSets.push_back(ran);
     }
     if (!step.blockMarker) {
       LivenessProgramStep liveness;
       liveness.program_ = step.program;
+      liveness.data_ = this;
+      liveness.step_ = steps.size();
       c.livenessSteps_.push_back(std::move(liveness));
     }
     steps.push_back(std::move(step));
   }
 
+  std::vector<std::uint64_t> notAlwaysLiveOnTile(numTiles, 0);
+  for (const J &v : root.at("variables").array()) {
+    Variable variable;
+    variable.name_ = v.at("name").string();
+    variable.bytes_ = v.at("bytes").u64();
+    variable.alwaysLive_ = v.at("alwaysLive").boolean();
+    variable.debugContexts_ = contextsOf(v);
+    if (variable.alwaysLive_) {
+      c.alwaysLive_.push_back(std::move(variable));
+      continue;
+    }
+    LiveRange range;
+    range.first = v.at("liveFrom").u64();
+    range.last = v.at("liveTo").u64();
+    if (range.first > range.last || range.last >= steps.size())
+      throw Exception("variable '" + variable.name_ + "' is live over steps that are not in the report");
+    std::uint64_t sum = 0;
+    for (const J &part : v.at("bytesByTile").array()) {
+      const std::vector<std::uint64_t> pair = u64s(part);
+      if (pair.size() != 2 || pair[0] >= numTiles) throw Exception("bytesByTile holds [tile, bytes] pairs");
+      range.bytesByTile.emplace_back(static_cast<unsigned>(pair[0]), pair[1]);
+      notAlwaysLiveOnTile[pair[0]] += pair[1];
+      sum += pair[1];
+    }
+    if (sum != variable.bytes_)
+      throw Exception("the bytes by tile of variable '" + variable.name_ + "' do not add up to its size");
+    range.variable = variable;
+    c.notAlwaysLive_.push_back(std::move(variable));
+    liveRanges.push_back(std::move(range));
+  }
+
+  // The categories the report gives per tile; the others are 0.
+  static const std::pair<const char *, MemoryCategory MemoryCategories::*> kCategories[] = {
+      {"variableBytesByTile", &MemoryCategories::variable_},
+      {"constantBytesByTile", &MemoryCategories::constant_},
+      {"vertexCodeBytesByTile", &MemoryCategories::vertexCode_},
+      {"vertexInstanceStateBytesByTile", &MemoryCategories::vertexInstanceState_},
+      {"controlCodeBytesByTile", &MemoryCategories::controlCode_},
+      {"internalExchangeCodeBytesByTile", &MemoryCategories::internalExchangeCode_},
+      {"hostExchangeCodeBytesByTile", &MemoryCategories::hostExchangeCode_},
+      {"stackBytesByTile", &MemoryCategories::stack_},
+  };
   const J &memory = root.at("memory");
-  const std::vector<std::uint64_t> variableBytes = u64s(memory.at("variableBytesByTile"));
-  const std::vector<std::uint64_t> constantBytes = u64s(memory.at("constantBytesByTile"));
-  if (variableBytes.size() != numTiles || constantBytes.size() != numTiles)
-    throw Exception("the memory lists do not have one entry per tile (" + std::to_string(numTiles) + ")");
+  std::vector<std::vector<std::uint64_t>> byTile;
+  for (const auto &category : kCategories) {
+    byTile.push_back(u64s(memory.at(category.first)));
+    if (byTile.back().size() != numTiles)
+      throw Exception("the memory lists do not have one entry per tile (" + std::to_string(numTiles) + ")");
+  }
   c.ipus_.resize(t.numIPUs_);
   for (unsigned n = 0; n < numTiles; ++n) {
     Tile tile;
     tile.number_ = n;
     tile.ipu_ = n / t.tilesPerIpu_;
-    const std::uint64_t total = variableBytes[n] + constantBytes[n];
+    std::uint64_t total = 0;
+    for (std::size_t k = 0; k < byTile.size(); ++k) {
+      tile.memory_.category_.*kCategories[k].second = MemoryCategory(byTile[k][n]);
+      total += byTile[k][n];
+    }
     tile.memory_.total_ = MemoryTotal(total, total);
-    tile.memory_.category_.variable_ = MemoryCategory(variableBytes[n]);
-    tile.memory_.category_.constant_ = MemoryCategory(constantBytes[n]);
+    tile.memory_.notAlwaysLiveBytes_ = notAlwaysLiveOnTile[n];
     c.ipus_[tile.ipu_].tiles_.push_back(tile);
     c.tiles_.push_back(std::move(tile));
-  }
-  for (const J &v : root.at("variables").array()) {
-    Variable variable;
-    variable.name_ = v.at("name").string();
-    variable.bytes_ = v.at("bytes").u64();
-    c.variables_.push_back(std::move(variable));
   }
 
   if (!withExecution) return;
@@ -309,6 +395,21 @@ template <class J> void ReportData::read(const J &root, bool withExecution) {
   }
 }
 
+NotAlwaysLiveMemory ReportData::notAlwaysLive(std::uint64_t step, unsigned firstTile, unsigned endTile) const {
+  NotAlwaysLiveMemory m;
+  for (const LiveRange &r : liveRanges) {
+    if (step < r.first || step > r.last) continue;
+    Variable part = r.variable;
+    part.bytes_ = 0;
+    for (const auto &b : r.bytesByTile)
+      if (b.first >= firstTile && b.first < endTile) part.bytes_ += b.second;
+    if (!part.bytes_) continue;
+    m.bytes_ += part.bytes_;
+    m.variables_.push_back(std::move(part));
+  }
+  return m;
+}
+
 Report ReportData::fromText(const std::string &text, const std::string &source, bool withExecution) {
   const std::string problem = notOurFormat(text);
   if (!problem.empty()) throw Exception("pva::openReport: cannot read '" + source + "': " + problem);
@@ -321,8 +422,9 @@ Report ReportData::fromText(const std::string &text, const std::string &source, 
     if (!format || format->kind != Json::Kind::String || format->text != poplar::detail::kReportFormat)
       throw Exception("it is JSON but not a report written by the popdsl emulator (no \"format\": \"" +
                       std::string(poplar::detail::kReportFormat) + "\")");
-    if (root.at("formatVersion").u64() != 1)
-      throw Exception("its format version " + root.at("formatVersion").text + " is not 1, the one this libpva reads");
+    if (root.at("formatVersion").u64() != poplar::detail::kReportFormatVersion)
+      throw Exception("its format version " + root.at("formatVersion").text + " is not " +
+                      std::to_string(poplar::detail::kReportFormatVersion) + ", the one this libpva reads");
     data->read(root, withExecution);
   } catch (const Exception &e) {
     throw Exception("pva::openReport: cannot read '" + source + "': " + e.what());
@@ -362,6 +464,18 @@ std::uint64_t ExecutionStep::exchangeCycles() const { return step_->exchange; }
 std::uint64_t ExecutionStep::computeCycles() const { return step_->compute; }
 const std::vector<std::uint64_t> &ExecutionStep::cyclesByTile() const { return step_->cyclesByTile; }
 const std::vector<IpuExecution> &ExecutionStep::ipus() const { return step_->ipus; }
+const std::vector<ComputeSetExecution> &ExecutionStep::computeSets() const { return step_->computeSets; }
+
+NotAlwaysLiveMemory LivenessProgramStep::notAlwaysLiveMemory() const {
+  return data_->notAlwaysLive(step_, 0, data_->compilation.target().numTiles());
+}
+NotAlwaysLiveMemory LivenessProgramStep::notAlwaysLiveMemoryForTile(unsigned tile) const {
+  return data_->notAlwaysLive(step_, tile, tile + 1);
+}
+NotAlwaysLiveMemory LivenessProgramStep::notAlwaysLiveMemoryForIpu(unsigned ipu) const {
+  const unsigned n = data_->compilation.target().tilesPerIpu();
+  return data_->notAlwaysLive(step_, ipu * n, (ipu + 1) * n);
+}
 
 std::vector<BlockExecution> Execution::blocks(unsigned tile) const {
   std::vector<BlockExecution> out;

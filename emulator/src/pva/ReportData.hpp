@@ -16,8 +16,16 @@ struct StepData {
   std::uint64_t sync = 0, exchange = 0, compute = 0;
   std::vector<std::uint64_t> cyclesByTile; // empty: the step has no per-tile work
   std::vector<IpuExecution> ipus;
+  std::vector<ComputeSetExecution> computeSets;
   bool blockMarker = false; // the start or end of a timed block: not an execution step
   std::uint64_t cycles() const { return sync + exchange + compute; }
+};
+
+// A not-always-live variable: live from report step `first` to `last`; its bytes by tile.
+struct LiveRange {
+  Variable variable;
+  std::uint64_t first = 0, last = 0;
+  std::vector<std::pair<unsigned, std::uint64_t>> bytesByTile;
 };
 
 struct ReportData {
@@ -25,6 +33,11 @@ struct ReportData {
   Compilation compilation;
   Execution execution;
   std::vector<StepData> steps;
+  std::vector<LiveRange> liveRanges;
+
+  // The not-always-live variables live in report step `step`: their parts on the tiles
+  // [firstTile, endTile), those with any there.
+  NotAlwaysLiveMemory notAlwaysLive(std::uint64_t step, unsigned firstTile, unsigned endTile) const;
 
   // The report in `text`, with its execution view unless `withExecution` is false;
   // errors name `source` (a file, or Engine::getReport).

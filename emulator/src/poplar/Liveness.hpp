@@ -1,0 +1,29 @@
+#pragma once
+// The liveness of an engine's variables, for libpva's report (ProfileReport.cpp): an
+// estimate from the steps that read and write each variable, in the order the engine
+// compiled them (libpva's livenessProgramSteps). The emulator itself gives every
+// variable its own memory; this says which of them Poplar could overlap.
+//
+// A variable is always live when the host reads or writes it through a handle, when it
+// has initial values, when steps of more than one engine program or of a function body
+// (Call, function buffers) use it, or when the first step that uses it reads it (its
+// value comes from before: the previous run, the host). Any other variable is live from
+// the first step that uses it (writes it) to the last, widened to cover every loop body
+// (Repeat, RepeatWhileTrue/False, Loop) its range partly overlaps, until none does.
+#include <cstdint>
+#include <vector>
+
+namespace poplar::detail {
+
+struct EngineState;
+
+struct VariableLiveness {
+  unsigned var = 0;
+  bool alwaysLive = true;
+  std::uint32_t from = 0, to = 0; // not always live: the first and last step live, in EngineState::steps
+};
+
+// The variables (not constants) the engine uses, in id order.
+std::vector<VariableLiveness> variableLiveness(const EngineState &s);
+
+} // namespace poplar::detail
