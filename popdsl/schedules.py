@@ -37,33 +37,33 @@ class Schedule:
         return ops.select(self.peak * t / self.warmup_steps, after, ops.le(t, float(self.warmup_steps)))
 
 
-class WarmupCosine(Schedule):
+class _WarmupDecay(Schedule):
+    """Linear warmup to `peak` over warmup_steps, then a decay to min_lr at total_steps along
+    `_decay(progress)` (progress from 0 to 1), min_lr afterwards."""
+
+    def __init__(self, peak: float, total_steps: int, warmup_steps: int = 0, min_lr: float = 0.0):
+        self.peak, self.min_lr = _rate(peak, "peak"), _rate(min_lr, "min_lr")
+        self.total_steps, self.warmup_steps = _steps(total_steps, warmup_steps, type(self).__name__)
+
+    def _formula(self, t, ops):
+        span = float(self.total_steps - self.warmup_steps)
+        return self._warmup(t, ops, self._decay(ops.min((t - self.warmup_steps) / span, 1.0), ops))
+
+
+class WarmupCosine(_WarmupDecay):
     """Linear warmup to `peak` over warmup_steps, then a half cosine from peak to min_lr at
     total_steps (torch's CosineAnnealingLR after a linear warmup), min_lr afterwards."""
 
-    def __init__(self, peak: float, total_steps: int, warmup_steps: int = 0, min_lr: float = 0.0):
-        self.peak, self.min_lr = _rate(peak, "peak"), _rate(min_lr, "min_lr")
-        self.total_steps, self.warmup_steps = _steps(total_steps, warmup_steps, type(self).__name__)
-
-    def _formula(self, t, ops):
-        span = float(self.total_steps - self.warmup_steps)
-        progress = ops.min((t - self.warmup_steps) / span, 1.0)
-        cosine = self.min_lr + (self.peak - self.min_lr) * 0.5 * (1.0 + ops.cos(math.pi * progress))
-        return self._warmup(t, ops, cosine)
+    def _decay(self, progress, ops):
+        return self.min_lr + (self.peak - self.min_lr) * 0.5 * (1.0 + ops.cos(math.pi * progress))
 
 
-class WarmupLinear(Schedule):
+class WarmupLinear(_WarmupDecay):
     """Linear warmup to `peak` over warmup_steps, then a straight line from peak to min_lr at
     total_steps, min_lr afterwards."""
 
-    def __init__(self, peak: float, total_steps: int, warmup_steps: int = 0, min_lr: float = 0.0):
-        self.peak, self.min_lr = _rate(peak, "peak"), _rate(min_lr, "min_lr")
-        self.total_steps, self.warmup_steps = _steps(total_steps, warmup_steps, type(self).__name__)
-
-    def _formula(self, t, ops):
-        span = float(self.total_steps - self.warmup_steps)
-        progress = ops.min((t - self.warmup_steps) / span, 1.0)
-        return self._warmup(t, ops, self.peak + (self.min_lr - self.peak) * progress)
+    def _decay(self, progress, ops):
+        return self.peak + (self.min_lr - self.peak) * progress
 
 
 class StepDecay(Schedule):

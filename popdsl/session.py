@@ -418,7 +418,9 @@ class Session:
         feeds = {getattr(k, "handle", k): v for k, v in (feeds or {}).items()}
         unknown = [k for k in feeds if k not in self._streams or not self._streams[k].to_device]
         if unknown:
-            raise SessionError(f"feeds given for unknown streams: {unknown}")
+            known = sorted(h for h, stream in self._streams.items() if stream.to_device)
+            raise SessionError(f"feeds given for unknown streams: {unknown}; this session's host-to-device streams "
+                               f"are {known}")
         replicated = self.replicas > 1
         inputs, outputs = [], {}
         for handle, stream in self._streams.items():

@@ -207,12 +207,14 @@ class Tensor:
                         "use `with pd.If(t):` for a device-side condition")
 
     def __float__(self):
-        raise TypeError(f"float() of device tensor {self!r}: its value is only known when the program runs; "
-                        "read it with session.read(t)")
+        raise self._no_host_value("float()")
 
     def __int__(self):
-        raise TypeError(f"int() of device tensor {self!r}: its value is only known when the program runs; "
-                        "read it with session.read(t)")
+        raise self._no_host_value("int()")
+
+    def _no_host_value(self, conversion: str) -> TypeError:
+        return TypeError(f"{conversion} of device tensor {self!r}: its value is only known when the program runs; "
+                         "read it with session.read(t)")
 
     def __array__(self, *args, **kwargs):
         raise TypeError(f"{self!r} lives on the device; read it with session.read(t)")

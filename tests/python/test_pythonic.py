@@ -191,6 +191,9 @@ def test_stream_feed_errors(graph, session_factory):
             session.run(feeds={inputs: np.zeros((2, 2))})
         with pytest.raises(pd.SessionError, match="^the feed for stream 'in' has 3 rows but program 'main' read 2: give one row per read$"):
             session.run(feeds={inputs: np.zeros((3, 3))})
+        with pytest.raises(pd.SessionError, match=r"^feeds given for unknown streams: \['inn'\]; this session's "
+                                                  r"host-to-device streams are \['in'\]$"):
+            session.run(feeds={"inn": np.zeros((2, 3))})
         session.run(feeds={inputs: np.zeros((2, 3))})  # exactly one row per read
 
 
