@@ -6,7 +6,7 @@ import collections.abc
 import numpy
 import popdsl._core.program
 import typing
-__all__: list[str] = ['BOOL', 'CHAR', 'CodeletFileType', 'ComputeSet', 'DOUBLE', 'DataStream', 'DataStreamType', 'Device', 'DeviceManager', 'Engine', 'ErrorCode', 'Executable', 'FLOAT', 'FieldData', 'FieldDataSize', 'FieldRef', 'FloatingPointBehaviour', 'Function', 'FunctionBuffer', 'FunctionBufferMappingType', 'GlobalExchangeConstraint', 'GlobalExchangeFlow', 'Graph', 'HALF', 'HostFunction', 'INT', 'IPUModel', 'Interval', 'IpuLinkConfiguration', 'IpuLinkTopology', 'LONG', 'LONGLONG', 'QUARTER', 'QUARTER_METADATA', 'RecoveryAction', 'RemoteBuffer', 'ReplicatedStreamMode', 'RuntimeOptions', 'SHORT', 'SIGNED', 'SIGNED_CHAR', 'SIGNED_INT', 'SIGNED_SHORT', 'SerializationFormat', 'SyncType', 'Target', 'TargetType', 'Tensor', 'TensorCloneDuplicationMethod', 'TensorCloneMethod', 'TensorRearranger', 'Type', 'UNSIGNED', 'UNSIGNED_CHAR', 'UNSIGNED_INT', 'UNSIGNED_LONG', 'UNSIGNED_LONGLONG', 'UNSIGNED_SHORT', 'UpsampleMethod', 'VariableInterval', 'VariableMappingMethod', 'VariableRef', 'VertexIntrospector', 'VertexPerfEstimate', 'VertexRef', 'append', 'application_runtime_error', 'compileGraph', 'concat', 'control_program_error', 'cycleCount', 'cycleStamp', 'errorCodeFromString', 'errorCodeToString', 'file_load_error', 'getHwSeeds', 'graph_connection_error', 'graph_cycle_error', 'graph_memory_allocation_error', 'graph_object_creation_error', 'graph_object_load_error', 'graph_program_compilation_error', 'graph_recursion_error', 'graph_replication_error', 'index_error', 'invalid_machine_model', 'invalid_option', 'invalid_tile_mapping', 'link_error', 'memory_elem_constraints_error', 'missing_graph_profile', 'missing_perf_estimate', 'missing_profile_data', 'no_environment', 'no_size_specified', 'overflow_error', 'parse_error', 'poplar_error', 'profiling_disabled', 'readJSON', 'recoverable_runtime_error', 'replication_factor', 'runtime_error', 'setFloatingPointBehaviour', 'setHwSeeds', 'setStochasticRounding', 'stream_connection_error', 'stream_memory_allocation_error', 'symbol_error', 'system_runtime_error', 'tensor_creation_error', 'tensor_io_state_error', 'tensor_metadata_error', 'type_error', 'unknown_field', 'unknown_runtime_error', 'unknown_vertex_type', 'unrecoverable_runtime_error']
+__all__: list[str] = ['BOOL', 'CHAR', 'CodeletFileType', 'ComputeSet', 'DOUBLE', 'DataStream', 'DataStreamType', 'Device', 'DeviceManager', 'Engine', 'ErrorCode', 'Executable', 'FLOAT', 'FieldData', 'FieldDataSize', 'FieldRef', 'FloatingPointBehaviour', 'Function', 'FunctionBuffer', 'FunctionBufferMappingType', 'GlobalExchangeConstraint', 'GlobalExchangeFlow', 'Graph', 'HALF', 'HostFunction', 'INT', 'IPUModel', 'Interval', 'IpuLinkConfiguration', 'IpuLinkTopology', 'LONG', 'LONGLONG', 'QUARTER', 'QUARTER_METADATA', 'RecoveryAction', 'RemoteBuffer', 'ReplicatedStreamMode', 'RuntimeOptions', 'SHORT', 'SIGNED', 'SIGNED_CHAR', 'SIGNED_INT', 'SIGNED_SHORT', 'SerializationFormat', 'StreamRows', 'SyncType', 'Target', 'TargetType', 'Tensor', 'TensorCloneDuplicationMethod', 'TensorCloneMethod', 'TensorRearranger', 'Type', 'UNSIGNED', 'UNSIGNED_CHAR', 'UNSIGNED_INT', 'UNSIGNED_LONG', 'UNSIGNED_LONGLONG', 'UNSIGNED_SHORT', 'UpsampleMethod', 'VariableInterval', 'VariableMappingMethod', 'VariableRef', 'VertexIntrospector', 'VertexPerfEstimate', 'VertexRef', 'append', 'application_runtime_error', 'compileGraph', 'concat', 'control_program_error', 'cycleCount', 'cycleStamp', 'errorCodeFromString', 'errorCodeToString', 'file_load_error', 'getHwSeeds', 'graph_connection_error', 'graph_cycle_error', 'graph_memory_allocation_error', 'graph_object_creation_error', 'graph_object_load_error', 'graph_program_compilation_error', 'graph_recursion_error', 'graph_replication_error', 'index_error', 'invalid_machine_model', 'invalid_option', 'invalid_tile_mapping', 'link_error', 'memory_elem_constraints_error', 'missing_graph_profile', 'missing_perf_estimate', 'missing_profile_data', 'no_environment', 'no_size_specified', 'overflow_error', 'parse_error', 'poplar_error', 'profiling_disabled', 'readJSON', 'recoverable_runtime_error', 'replication_factor', 'runtime_error', 'setFloatingPointBehaviour', 'setHwSeeds', 'setStochasticRounding', 'stream_connection_error', 'stream_memory_allocation_error', 'symbol_error', 'system_runtime_error', 'tensor_creation_error', 'tensor_io_state_error', 'tensor_metadata_error', 'type_error', 'unknown_field', 'unknown_runtime_error', 'unknown_vertex_type', 'unrecoverable_runtime_error']
 class poplar_error(RuntimeError):
     pass
 class runtime_error(poplar_error):
@@ -1310,6 +1310,10 @@ class Graph:
     @typing.overload
     def __init__(self, device: Device, r: replication_factor) -> None:
         ...
+    def _vertexFieldDirections(self, vertexType: str) -> typing.Any:
+        """
+        popdsl: {field: 'Input' | 'Output' | 'InOut'} for each edge field of the vertex type, as its codelet declares it; None where the backend cannot tell (the SDK's API does not say)
+        """
     @typing.overload
     def addCodelets(self, src: typing.Any, type: CodeletFileType = ..., compileFlags: str = '', targetName: str = '') -> bool:
         """
@@ -1601,6 +1605,19 @@ class RuntimeOptions:
     """
     def __init__(self, flags: dict[str, str | int | float | bool] | None) -> None:
         ...
+class StreamRows:
+    """
+    The rows of a stream that Engine.feedStream or collectStream connected
+    """
+    def take(self) -> numpy.ndarray:
+        """
+        A device-to-host stream's rows so far, flat (count * numElements), without a copy; the buffer starts empty again
+        """
+    @property
+    def count(self) -> int:
+        """
+        The rows copied so far (since take(), for a device-to-host stream)
+        """
 class Engine:
     class TimerTimePoint:
         """
@@ -1619,6 +1636,10 @@ class Engine:
     def _hostTensor(self, handle: str, read: bool) -> typing.Any:
         """
         Emulator: (element type, number of elements) of a host read (read=True) or write handle; None when there is no such handle (always on the sdk backend, whose Engine does not say)
+        """
+    def collectStream(self, handle: str, replicaIndex: typing.SupportsInt | typing.SupportsIndex | None = None, stream: typing.Any | None = None, expected: typing.SupportsInt | typing.SupportsIndex = 0) -> StreamRows:
+        """
+        popdsl: each copy to device-to-host stream `handle` appends a row to a host buffer (room made for `expected` rows), with no Python call; StreamRows.take() returns them. For every replica, or replica replicaIndex only
         """
     def connectHostFunction(self, handle: str, replicaIndex: typing.SupportsInt | typing.SupportsIndex, callback: collections.abc.Callable, arguments: typing.Any | None = None) -> None:
         """
@@ -1652,6 +1673,10 @@ class Engine:
         ...
     def enableExecutionProfiling(self) -> None:
         ...
+    def feedStream(self, handle: str, rows: typing.Any, exhausted: typing.Any, replicaIndex: typing.SupportsInt | typing.SupportsIndex | None = None, stream: typing.Any | None = None) -> StreamRows:
+        """
+        popdsl: each copy from host-to-device stream `handle` takes the next row of `rows` (a C-contiguous array of the stream's dtype, whole rows), with no Python call; a copy that finds none left calls exhausted(), which raises. For every replica, or replica replicaIndex only (as connectStreamToCallback). Returns the StreamRows that counts the rows read
+        """
     def getEngineOptions(self) -> dict[str, str | int | float | bool] | None:
         ...
     def getProfileData(self) -> dict:
@@ -1660,6 +1685,10 @@ class Engine:
         """
     def getRandomSeed(self) -> int:
         ...
+    def getReport(self, reportExecution: bool = True) -> typing.Any:
+        """
+        libpva's report of the engine (a pva.Report), as Engine::getReport gives it in C++; cycles are estimated
+        """
     def getTimeStamp(self) -> Engine.TimerTimePoint:
         ...
     def listStreams(self) -> list[str]:
