@@ -85,6 +85,28 @@ class Optimizer:
                 if master is not w:
                     copy(cast(master, w.dtype), w)
 
+    def state_tensors(self) -> dict:
+        """Every tensor of the optimiser's state by its name: the step count, the learning
+        rate, and each weight's moments, buffers and master copy (all made by `step`)."""
+        tensors = [t for t in (self._step_count, self.lr) if t is not None]
+        tensors += [t for by_name in self.state.values() for t in by_name.values()]
+        return {t.name: t for t in tensors}
+
+    def state_dict(self, session) -> dict:
+        """The state's values in `session` as numpy arrays by tensor name (np.savez stores
+        them), for load_state_dict in a later session of the same graph."""
+        return {name: session.read(t) for name, t in self.state_tensors().items()}
+
+    def load_state_dict(self, session, values: dict) -> None:
+        """Writes a state_dict's arrays into `session`; every state tensor must be given."""
+        tensors = self.state_tensors()
+        if not isinstance(values, dict) or set(values) != set(tensors):
+            given = sorted(values) if isinstance(values, dict) else describe(values)
+            raise BuildError(f"pd.optim.{type(self).__name__}.load_state_dict: needs exactly the state "
+                             f"{sorted(tensors)}, got {given}")
+        for name, t in tensors.items():
+            session.write(t, values[name])
+
     def master(self, w: Tensor) -> Tensor:
         """The float32 tensor the update works on: w itself when float32, else its float32
         master copy (a session weight named `<w>/<optimizer>/master`)."""

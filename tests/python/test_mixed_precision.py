@@ -179,3 +179,39 @@ def test_accumulated_micro_batches_step_like_the_whole_batch(device, dtype):
         expected = expected - 0.1 * buffer
     np.testing.assert_allclose(result, expected, rtol=1e-5 if dtype == pd.float32 else 2e-2, atol=1e-6 if
                                dtype == pd.float32 else 5e-3)
+
+
+def test_optimizer_state_saved_as_numpy_resumes_training_exactly(device, tmp_path):
+    """3 Adam steps, the weights and optimizer state to an .npz, a fresh session of the same
+    graph loads them and takes 2 more: equal to 5 steps in one session, and to float64 Adam."""
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal((8, 3)), rng.standard_normal((8, 1))
+    g = pd.Graph(device)
+    xv, yv = g.variable(pd.float32, x.shape, name="x", init=x), g.variable(pd.float32, y.shape, name="y", init=y)
+    w = g.variable(pd.float16, (3, 1), name="w", init=np.full((3, 1), 0.5))
+    opt = pd.optim.Adam(lr=0.01)
+    with pd.Sequence() as step:
+        opt.step([w], pd.grad(pd.square(xv @ pd.cast(w, pd.float32) - yv).mean(), [w]))
+    with pd.Session(g, step, device=device) as s:
+        for _ in range(3):
+            s.run()
+        np.savez(tmp_path / "checkpoint.npz", w=s.read(w), **opt.state_dict(s))
+        for _ in range(2):
+            s.run()
+        straight = s.read(opt.master(w))
+    assert set(opt.state_dict(s)) == {"optim/adam/step", "optim/adam/lr", "w/adam/master", "w/adam/m", "w/adam/v"}
+    with pd.Session(g, step, device=device) as s, np.load(tmp_path / "checkpoint.npz") as saved:
+        s.write(w, saved["w"])
+        opt.load_state_dict(s, {name: saved[name] for name in saved.files if name != "w"})
+        for _ in range(2):
+            s.run()
+        np.testing.assert_array_equal(s.read(opt.master(w)), straight)
+        with pytest.raises(pd.BuildError, match="needs exactly the state"):
+            opt.load_state_dict(s, {"optim/adam/step": np.ones(1)})
+    w64, grads = np.full((3, 1), 0.5), []
+    m = v = np.zeros_like(w64)
+    for t in range(1, 6):
+        grad = 2 * x.T @ (x @ w64.astype(np.float16).astype(np.float64) - y) / len(y)
+        m, v = 0.9 * m + 0.1 * grad, 0.999 * v + 0.001 * grad * grad
+        w64 = w64 - 0.01 * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
+    np.testing.assert_allclose(straight, w64, atol=2e-3)
