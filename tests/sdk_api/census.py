@@ -52,6 +52,8 @@ def split_top(text, sep=","):
 def normal_type(text):
     """A parameter type with namespaces, spacing and integer spellings made uniform."""
     text = re.sub(r"\b[A-Za-z_]\w*::", "", text)
+    if not re.search(r"[&*]", text):  # a by-value parameter's own const is no part of the type
+        text = re.sub(r"^\s*const\s+", "", text)
     text = re.sub(r"\bunsigned int\b", "unsigned", text)
     text = re.sub(r"\bunsigned long\b", "size_t", text)
     text = re.sub(r"\blong long\b", "longlong", text)

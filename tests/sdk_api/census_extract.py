@@ -113,6 +113,9 @@ def extract_poplar(gen_inline, emulator_include):
         text = text.replace("std::string::cloneAsString", "poplar::StringRef::cloneAsString")
         if text == "std::string" or not text.startswith("poplar::"):
             continue
+        copy = re.match(r"([\w:]+)::(\w+)::\2\(const (\w+) &\)$", text)
+        if copy and copy.group(2) == copy.group(3):  # copy constructors do not count
+            continue
         seen.append((kinds[match.group(2)], text))
     seen = list(dict.fromkeys(seen))
     # A shorter overload that is a prefix of a longer one is a defaulted parameter.
