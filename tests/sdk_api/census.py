@@ -38,7 +38,7 @@ LIBRARIES = ("popops", "poplin", "popnn", "poputil", "poprand")
 def split_top(text, sep=","):
     depth, current, parts = 0, "", []
     for ch in text:
-        depth += ch in "<([" and 1 or ch in ">)]" and -1 or 0
+        depth += ch in "<([{" and 1 or ch in ">)]}" and -1 or 0
         if ch == sep and depth == 0:
             parts.append(current.strip())
             current = ""

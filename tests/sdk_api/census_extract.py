@@ -71,6 +71,8 @@ def extract_poplibs(include, extra, libraries):
                 rows.append((header, "type", name))
             elif kind == K.VAR_DECL and not in_class:
                 rows.append((header, "variable", name))
+            elif kind == K.FUNCTION_TEMPLATE and in_class and child.spelling == child.semantic_parent.spelling:
+                rows.append((header, "ctor", f"{name}({parameters(child)})"))  # a constructor template
             elif kind in (K.FUNCTION_DECL, K.CXX_METHOD, K.FUNCTION_TEMPLATE):
                 if child.spelling.startswith("operator=") or child.is_deleted_method():
                     continue
