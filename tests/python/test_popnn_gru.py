@@ -31,8 +31,8 @@ def sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
 
 
-def reference_gru(order, reset_after, h, x, w, u, b):
-    """Every step's output [T][B][O]."""
+def reference_gru(order, reset_after, h, x, w, u, b, attention=None):
+    """Every step's output [T][B][O]; AUGRU's with attention [B][T]."""
     at = {unit: order.index(unit) for unit in (RESET, UPDATE, CANDIDATE)}
     if reset_after:  # [unit][0] is the input-side bias, [unit][1] the recurrent one
         bias_in, bias_rec = b[:, 0], b[:, 1]
@@ -44,6 +44,8 @@ def reference_gru(order, reset_after, h, x, w, u, b):
             k = at[unit]
             return sigmoid(x[t] @ w[k] + h @ u[k] + bias_in[k] + bias_rec[k])
         r, z = gate(RESET), gate(UPDATE)
+        if attention is not None:
+            z = (1.0 - attention[:, t][:, None]) * z
         k = at[CANDIDATE]
         if reset_after:
             c = np.tanh(x[t] @ w[k] + bias_in[k] + r * (h @ u[k] + bias_rec[k]))
@@ -62,6 +64,11 @@ def central_differences(order, reset_after, full_sequence, step=1e-6):
     def loss():
         outs = reference_gru(order, reset_after, *ops)
         return float(np.sum((outs if full_sequence else outs[-1]) * grad_out))
+    return numeric_gradients(ops, loss, step)
+
+
+def numeric_gradients(ops, loss, step=1e-6):
+    """d loss / d(each element of each operand, changed in place), concatenated."""
     grads = []
     for a in ops:
         g = np.zeros_like(a)
@@ -108,3 +115,22 @@ def test_gru_backward_and_weight_update(out, label, order, reset_after, full_seq
     want = central_differences(order, reset_after, full_sequence)
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("label", ["augru", "augru split"])
+def test_augru_forward_backward_and_attention_gradient(out, label):
+    # AUGRU (update gate scaled by 1 - a_t): the output against the numpy AUGRU, and every
+    # gradient, the attention's last, against central differences of it.
+    assert out[f"{label} attention"] == f"{B}x{T}"
+    att = values((B, T), 0.7, 0.45)
+    ops = operands(False) + [att]
+    order = [RESET, UPDATE, CANDIDATE]
+    grad_out = values((T, B, O), 0.6, 1.0)
+
+    def loss():
+        return float(np.sum(reference_gru(order, False, *ops[:5], attention=ops[5]) * grad_out))
+    grads = numeric_gradients(ops, loss)
+    got = parse(out[label])
+    forward = reference_gru(order, False, *operands(False), attention=att).ravel()
+    np.testing.assert_allclose(got[:forward.size], forward, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got[forward.size:], grads, rtol=1e-4, atol=1e-5)

@@ -75,13 +75,15 @@ void checkActivations(const char *fn, const GruParams &params) {
                                                      "so GELU, GELU_ERF and SWISH are supported forward only");
 }
 
+// With an attention ([batch][timeSteps]), the kept update gate is (1 - a) u: the gate's
+// own gradient is taken at u = kept / (1 - a), and *attentionGrad gets -sum(du' u).
 Tensor backward(const Pass &p, const GruWeights &weights, const Tensor &outputGrad, Tensor *inputGrad,
-                Tensor &bwdIntermediates) {
+                Tensor &bwdIntermediates, const Tensor *attention = nullptr, Tensor *attentionGrad = nullptr) {
   const std::size_t steps = p.params.rnn.maxTimeSteps;
   const bool resetAfter = p.params.resetAfter;
   const auto transposed = [&](const Tensor &w, BasicGruCellUnit u) { return p.unit(w, u).transpose(); };
   Tensor dh = p.params.outputFullSequence ? outputGrad[steps - 1] : outputGrad;
-  std::vector<Tensor> inputGrads(steps), kept(steps);
+  std::vector<Tensor> inputGrads(steps), kept(steps), attentionGrads(steps);
   for (std::size_t t = steps; t-- > 0;) {
     if (p.params.outputFullSequence && t + 1 < steps) dh = popops::add(p.graph, dh, outputGrad[t], p.prog, p.dc);
     const Tensor step = p.fwd[t], hPrev = p.previousState(t);
@@ -90,7 +92,17 @@ Tensor backward(const Pass &p, const GruWeights &weights, const Tensor &outputGr
     const Tensor dc = popops::map(p.graph, pe::_1 * (pe::Const(1.0f) - pe::_2), {dh, u}, p.prog, p.dc);
     const Tensor du = popops::map(p.graph, pe::_1 * (pe::_2 - pe::_3), {dh, hPrev, c}, p.prog, p.dc);
     const Tensor cPre = nonLinearityInputGradient(p.graph, p.params.activation, c, dc, p.prog, p.dc);
-    const Tensor uPre = nonLinearityInputGradient(p.graph, p.params.recurrentActivation, u, du, p.prog, p.dc);
+    Tensor uPre;
+    if (attention) {
+      const Tensor a = detail::attentionAt(*attention, t, u);
+      const Tensor gate = popops::map(p.graph, pe::_1 / (pe::Const(1.0f) - pe::_2), {u, a}, p.prog, p.dc);
+      const Tensor dGate = popops::map(p.graph, pe::_1 * (pe::Const(1.0f) - pe::_2), {du, a}, p.prog, p.dc);
+      uPre = nonLinearityInputGradient(p.graph, p.params.recurrentActivation, gate, dGate, p.prog, p.dc);
+      const Tensor product = popops::map(p.graph, -(pe::_1 * pe::_2), {du, gate}, p.prog, p.dc);
+      attentionGrads[t] = popops::reduce(p.graph, product, {1}, popops::Operation::ADD, p.prog, p.dc).expand({0});
+    } else {
+      uPre = nonLinearityInputGradient(p.graph, p.params.recurrentActivation, u, du, p.prog, p.dc);
+    }
     Tensor dr, dhPrev, dq;
     if (resetAfter) { // c = act(x Wc + bc0 + r q), q = h' Uc + bc1
       dr = p.mul(cPre, step[detail::recurrentIndex(p.params)]);
@@ -118,6 +130,7 @@ Tensor backward(const Pass &p, const GruWeights &weights, const Tensor &outputGr
     kept[t] = poplar::concat(grads).expand({0});
   }
   if (inputGrad && p.params.calcInputGradients) *inputGrad = poplar::concat(inputGrads);
+  if (attention && attentionGrad) *attentionGrad = poplar::concat(attentionGrads).transpose();
   bwdIntermediates = poplar::concat(kept);
   return dh;
 }
@@ -202,6 +215,50 @@ Tensor gruBwdWithWU(poplar::Graph &graph, const GruParams &params, poplar::progr
   detail::checkShape("gruBwdWithWU", "outputGrad", outputGrad, pass.stateShape());
   Tensor kept;
   const Tensor initGrad = backward(pass, weights, outputGrad, inputGrad, kept);
+  weightsGrad = weightUpdate(pass, weights, kept);
+  return initGrad;
+}
+
+Tensor auGruBwd(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
+                const Tensor &fwdOutputInit, const Tensor &fwdIntermediatesSeq, const GruWeights &weights,
+                const Tensor &fwdInputSeq, const Tensor &fwdOutput, const Tensor &gradLayerNext, Tensor *inputGrad,
+                Tensor *bwdIntermediates, const Tensor &attentions, Tensor *attentionsGrad,
+                const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+                poplin::PlanningCache *planningCache) {
+  checkActivations("auGruBwd", params);
+  const Pass pass("auGruBwd", graph, params, prog, fwdOutputInit, fwdIntermediatesSeq, weights, fwdInputSeq,
+                  fwdOutput, debugContext, options, planningCache);
+  detail::checkShape("auGruBwd", "gradLayerNext", gradLayerNext, pass.stateShape());
+  detail::checkShape("auGruBwd", "attentions", attentions, {params.rnn.batchSize, params.rnn.maxTimeSteps});
+  Tensor kept;
+  const Tensor initGrad = backward(pass, weights, gradLayerNext, inputGrad, kept, &attentions, attentionsGrad);
+  if (bwdIntermediates) *bwdIntermediates = kept;
+  return initGrad;
+}
+
+GruWeights auGruWU(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
+                   const Tensor &fwdOutputInit, const Tensor &fwdIntermediates, const Tensor &bwdIntermediates,
+                   const GruWeights &weights, const Tensor &input, const Tensor &output,
+                   const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+                   poplin::PlanningCache *planningCache) {
+  const Pass pass("auGruWU", graph, params, prog, fwdOutputInit, fwdIntermediates, weights, input, output,
+                  debugContext, options, planningCache);
+  return weightUpdate(pass, weights, bwdIntermediates);
+}
+
+Tensor auGruBwdWithWU(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
+                      const Tensor &fwdOutputInit, const Tensor &fwdIntermediates, const GruWeights &weights,
+                      const Tensor &input, const Tensor &output, const Tensor &outputGrad, Tensor *inputGrad,
+                      GruWeights &weightsGrad, const Tensor &attentions, Tensor *attentionsGrad,
+                      const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+                      poplin::PlanningCache *planningCache) {
+  checkActivations("auGruBwdWithWU", params);
+  const Pass pass("auGruBwdWithWU", graph, params, prog, fwdOutputInit, fwdIntermediates, weights, input, output,
+                  debugContext, options, planningCache);
+  detail::checkShape("auGruBwdWithWU", "outputGrad", outputGrad, pass.stateShape());
+  detail::checkShape("auGruBwdWithWU", "attentions", attentions, {params.rnn.batchSize, params.rnn.maxTimeSteps});
+  Tensor kept;
+  const Tensor initGrad = backward(pass, weights, outputGrad, inputGrad, kept, &attentions, attentionsGrad);
   weightsGrad = weightUpdate(pass, weights, kept);
   return initGrad;
 }
