@@ -45,7 +45,7 @@ Tensor stepOf(poplar::Graph &graph, const Tensor &seq, const Tensor &index, Sequ
   return popops::dynamicSlice(graph, seq, index.reshape({1}), {0}, {1}, prog, dc).squeeze({0});
 }
 
-void checkOptions(const poplar::OptionFlags &options) {
+void checkRnnOptions(const poplar::OptionFlags &options) {
   for (const auto &option : options) {
     if (option.first != "codeReuse")
       throw poplar::invalid_option("popnn::rnn::Rnn: unknown option '" + option.first + "'");
@@ -74,7 +74,7 @@ struct Stepper {
           const poplar::OptionFlags &options, unsigned firstIndex, Sequence &prog, const poplar::DebugContext &dc)
       : graph(graph), params(params), dnai(poplar::DebugInfo(dc, "popnn")) {
     if (numShards == 0) throw poputil::poplibs_error("popnn::rnn::Rnn: numShards must be at least 1");
-    checkOptions(options);
+    checkRnnOptions(options);
     for (std::size_t i = 0; i < inputs.size(); ++i) checkSequence(params, inputs[i], "input " + std::to_string(i));
     checkSequence(params, stateSequence.output, "stateSequence.output");
     if (stateSequence.output.valid() && stateSequence.stateIndex >= initState.size())
