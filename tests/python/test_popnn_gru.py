@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from cpp_build import run_labelled_program
+from recurrent_reference import numeric_gradients, values
 
 T, B, I, O = 3, 2, 4, 5
 RESET, UPDATE, CANDIDATE = 0, 1, 2
@@ -13,12 +14,6 @@ RESET, UPDATE, CANDIDATE = 0, 1, 2
 @pytest.fixture(scope="module")
 def out(tmp_path_factory):
     return run_labelled_program(tmp_path_factory.mktemp("gru"), "gru_forward")[0]
-
-
-def values(shape, seed, scale):
-    """The program's value(i, seed, scale), rounded to float32 as it is, in float64."""
-    i = np.arange(int(np.prod(shape)))
-    return (scale * np.sin(0.37 * i + seed)).astype(np.float32).astype(np.float64).reshape(shape)
 
 
 def operands(reset_after):
@@ -65,22 +60,6 @@ def central_differences(order, reset_after, full_sequence, step=1e-6):
         outs = reference_gru(order, reset_after, *ops)
         return float(np.sum((outs if full_sequence else outs[-1]) * grad_out))
     return numeric_gradients(ops, loss, step)
-
-
-def numeric_gradients(ops, loss, step=1e-6):
-    """d loss / d(each element of each operand, changed in place), concatenated."""
-    grads = []
-    for a in ops:
-        g = np.zeros_like(a)
-        for i in np.ndindex(a.shape):
-            keep = a[i]
-            a[i] = keep + step
-            up = loss()
-            a[i] = keep - step
-            g[i] = (up - loss()) / (2 * step)
-            a[i] = keep
-        grads.append(g.ravel())
-    return np.concatenate(grads)
 
 
 def parse(line):
