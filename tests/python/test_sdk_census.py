@@ -7,7 +7,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sdk_api"))
 import census  # noqa: E402
 
 # The census when this test was last raised (covered of counted); raise it with the census.
-FLOOR = 0.88
+FLOOR = 0.91
 
 
 def test_the_census_does_not_fall_below_its_floor():
@@ -45,3 +45,15 @@ def test_an_expression_covers_the_overloads_its_arguments_fit():
 def test_a_member_line_covers_its_class_and_an_enumerator_its_enum():
     coverage = census.Coverage([("a.hpp", "void ns::Thing::run()"), ("a.hpp", "enum ns::Kind::A")])
     assert coverage.covers("type", "ns::Thing") and coverage.covers("type", "ns::Kind")
+
+
+def test_a_template_parameter_takes_the_manifests_concrete_type():
+    coverage = census.Coverage([("popops/Expr.hpp", "popops::expr::Const::Const(float)")])
+    assert coverage.covers("ctor", "popops::expr::Const::Const(T)")
+    assert not coverage.covers("ctor", "popops::expr::Const::Const(poplar::Type, T)")
+
+
+def test_a_member_called_on_a_value_counts_only_in_its_own_header():
+    coverage = census.Coverage([("popops/Expr.hpp", "expr popops::expr::Exp(popops::expr::_1).getAs<X>()")])
+    assert coverage.covers("method", "T * popops::expr::Expr::getAs()", "popops/Expr.hpp")
+    assert not coverage.covers("method", "T * poplar::Other::getAs()", "poplar/Other.hpp")

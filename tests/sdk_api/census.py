@@ -75,6 +75,17 @@ def call_key(declaration):
     return name, tuple(normal_type(p) for p in split_top(params) if p not in ("void",))
 
 
+# The template parameters the SDK's headers name; a manifest's concrete type takes their place.
+TEMPLATE_PARAMETERS = ("T", "constType", "ValueMapT", "ArgType")
+
+
+def fits_template(sdk, manifest):
+    """Whether a normalised SDK parameter type is the manifest's, or a template parameter
+    (T, const T &, T && ...) that the manifest's type instantiates."""
+    bare = re.sub(r"^const|&+$", "", sdk)
+    return sdk == manifest or bare in TEMPLATE_PARAMETERS
+
+
 def sdk_declarations():
     """[(header, kind, declaration)] from the data files."""
     found = []
@@ -112,7 +123,10 @@ def calls_in(expression):
         while i < len(expression) and depth:
             depth += {"(": 1, ")": -1}.get(expression[i], 0)
             i += 1
-        found.append((match.group(2), match.group(1), split_top(expression[match.end():i - 1])))
+        receiver = match.group(1)
+        if receiver is None and re.search(r"(\.|->)\s*$", expression[:match.start()]):
+            receiver = "<expression>"  # a member called on a value: its class is not named
+        found.append((match.group(2), receiver, split_top(expression[match.end():i - 1])))
     return found
 
 
@@ -145,23 +159,28 @@ class Coverage:
                 self.calls.add((name, params))
                 self.names.add(name.rsplit("::", 1)[0])  # a member's line declares its class
 
-    def covers(self, kind, declaration):
+    def covers(self, kind, declaration, header=None):
         if kind in ("type", "variable"):
             return declaration in self.names
         name, params = call_key(declaration)
         required = tuple(p.split("=", 1)[0] for p in params)
-        if (name, required) in self.calls:
+        if (name, required) in self.calls or any(
+                n == name and len(p) == len(required) and all(fits_template(r, q) for r, q in zip(required, p))
+                for n, p in self.calls):
             return True
         least = sum("=" not in p and "..." not in p for p in params)
         short = name.rsplit("::", 1)[-1]
         scope = name.rsplit("::", 1)[0]
-        for header, expression in self.exprs:
+        for line_header, expression in self.exprs:
             if "operator" in short:
                 if self.operator_used(short[len("operator"):].strip(), params, expression):
                     return True
                 continue
             for callee, receiver, arguments in calls_in(expression):
-                if receiver is not None:
+                if receiver == "<expression>":  # only the members of the manifest's own header
+                    if callee != short or kind != "method" or header != line_header:
+                        continue
+                elif receiver is not None:
                     owner = RECEIVERS.get(receiver)
                     if callee != short or (owner and owner != scope) or (not owner and kind != "method"):
                         continue
@@ -192,7 +211,7 @@ def census(selected=None):
     table = collections.defaultdict(lambda: ([], []))
     for header, kind, declaration in sdk_declarations():
         if not selected or header == selected:
-            table[header][0 if coverage.covers(kind, declaration) else 1].append((kind, declaration))
+            table[header][0 if coverage.covers(kind, declaration, header) else 1].append((kind, declaration))
     return dict(table)
 
 
