@@ -16,8 +16,9 @@
 namespace poplin {
 
 // A tensor of `shape` ([N, N] or [B, N, N]) mapped over the tiles.
-poplar::Tensor createCholeskyInput(poplar::Graph &graph, const poplar::Type &type, const std::vector<std::size_t> &shape,
-                                   bool lower, const poplar::DebugContext &debugContext,
+poplar::Tensor createCholeskyInput(poplar::Graph &graph, const poplar::Type &type,
+                                   const std::vector<std::size_t> &shape, bool lower,
+                                   const poplar::DebugContext &debugContext,
                                    const poplar::OptionFlags &options = {}, PlanningCache *cache = nullptr);
 
 // The factor as a new tensor; the other triangle is zero.

@@ -76,7 +76,7 @@ struct LstmPass {
 };
 
 // Returns the initial state's gradient; dh, dc start from the last step's state gradients.
-LstmState backward(const LstmPass &p, const Tensor &outputGrad, Tensor dh, Tensor dc, Tensor *inputGrad,
+LstmState lstmBackwardPass(const LstmPass &p, const Tensor &outputGrad, Tensor dh, Tensor dc, Tensor *inputGrad,
                    Tensor &bwdIntermediates) {
   const std::size_t steps = p.params.rnn.maxTimeSteps;
   std::vector<Tensor> inputGrads(steps), kept(steps);
@@ -94,7 +94,8 @@ LstmState backward(const LstmPass &p, const Tensor &outputGrad, Tensor dh, Tenso
                        p.prog, p.dc);
     // c = f c' + i g
     const Tensor df = popops::mul(p.graph, dc, cPrev, p.prog, p.dc), di = popops::mul(p.graph, dc, g, p.prog, p.dc);
-    const Tensor dg = popops::mul(p.graph, dc, i, p.prog, p.dc), dOut = popops::mul(p.graph, dh, activated, p.prog, p.dc);
+    const Tensor dg = popops::mul(p.graph, dc, i, p.prog, p.dc);
+    const Tensor dOut = popops::mul(p.graph, dh, activated, p.prog, p.dc);
     const NonLinearityType rec = p.params.recurrentActivation;
     const std::vector<Tensor> pre = {nonLinearityInputGradient(p.graph, rec, f, df, p.prog, p.dc),
                                      nonLinearityInputGradient(p.graph, rec, i, di, p.prog, p.dc),
@@ -130,7 +131,7 @@ std::pair<Tensor, Tensor> lastGradients(const LstmPass &p, const char *fn, const
   return {dh, dc};
 }
 
-LstmWeights weightUpdate(const LstmPass &p, const Tensor &bwd) {
+LstmWeights lstmWeightUpdate(const LstmPass &p, const Tensor &bwd) {
   std::vector<std::size_t> shape = detail::stateShape(p.params);
   shape.insert(shape.begin(), {p.params.rnn.maxTimeSteps, BASIC_LSTM_CELL_NUM_UNITS});
   detail::checkShape("lstmWU", "bwdIntermediates", bwd, shape);
@@ -154,19 +155,20 @@ LstmWeights weightUpdate(const LstmPass &p, const Tensor &bwd) {
   return grads;
 }
 
-LstmState bwd(const char *fn, poplar::Graph &graph, const LstmParams &params, poplar::program::Sequence &prog,
-              const LstmState &init, const Tensor &fwd, const LstmWeights &weights, const Tensor &input,
-              const Tensor &output, const Tensor &outputGrad, const Tensor *lastOutput, const Tensor *lastCell,
-              Tensor *inputGrad, Tensor *bwdIntermediates, LstmWeights *weightsGrad,
-              const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
-              poplin::PlanningCache *cache) {
+LstmState lstmBackwardAll(const char *fn, poplar::Graph &graph, const LstmParams &params,
+                          poplar::program::Sequence &prog, const LstmState &init, const Tensor &fwd,
+                          const LstmWeights &weights, const Tensor &input, const Tensor &output,
+                          const Tensor &outputGrad, const Tensor *lastOutput, const Tensor *lastCell,
+                          Tensor *inputGrad, Tensor *bwdIntermediates, LstmWeights *weightsGrad,
+                          const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+                          poplin::PlanningCache *cache) {
   const LstmPass pass(fn, graph, params, prog, init, fwd, weights, input, output, debugContext, options, cache);
   detail::checkShape(fn, "outputGrad", outputGrad, detail::outputShape(params));
   const std::pair<Tensor, Tensor> last = lastGradients(pass, fn, lastOutput, lastCell);
   Tensor kept;
-  const LstmState initGrad = backward(pass, outputGrad, last.first, last.second, inputGrad, kept);
+  const LstmState initGrad = lstmBackwardPass(pass, outputGrad, last.first, last.second, inputGrad, kept);
   if (bwdIntermediates) *bwdIntermediates = kept;
-  if (weightsGrad) *weightsGrad = weightUpdate(pass, kept);
+  if (weightsGrad) *weightsGrad = lstmWeightUpdate(pass, kept);
   return initGrad;
 }
 
@@ -178,10 +180,10 @@ LstmState lstmBwd(poplar::Graph &graph, const LstmParams &params, poplar::progra
                   const LstmState *lastStepStateGrad, Tensor *inputSeqGrad, Tensor *bwdIntermediates,
                   const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
                   poplin::PlanningCache *cache) {
-  return bwd("lstmBwd", graph, params, prog, fwdStateInit, fwdIntermediates, weights, input, output, outputGrad,
-             lastStepStateGrad ? &lastStepStateGrad->output : nullptr,
-             lastStepStateGrad ? &lastStepStateGrad->cellState : nullptr, inputSeqGrad, bwdIntermediates, nullptr,
-             debugContext, options, cache);
+  return lstmBackwardAll("lstmBwd", graph, params, prog, fwdStateInit, fwdIntermediates, weights, input, output,
+                         outputGrad, lastStepStateGrad ? &lastStepStateGrad->output : nullptr,
+                         lastStepStateGrad ? &lastStepStateGrad->cellState : nullptr, inputSeqGrad,
+                         bwdIntermediates, nullptr, debugContext, options, cache);
 }
 
 LstmState lstmBwd(poplar::Graph &graph, const LstmParams &params, poplar::program::Sequence &prog,
@@ -189,8 +191,9 @@ LstmState lstmBwd(poplar::Graph &graph, const LstmParams &params, poplar::progra
                   const Tensor &input, const Tensor &output, const Tensor &outputGrad, const Tensor *lastCellStateGrad,
                   Tensor *inputSeqGrad, Tensor *bwdIntermediates, const poplar::DebugContext &debugContext,
                   const poplar::OptionFlags &options, poplin::PlanningCache *cache) {
-  return bwd("lstmBwd", graph, params, prog, fwdStateInit, fwdIntermediates, weights, input, output, outputGrad,
-             nullptr, lastCellStateGrad, inputSeqGrad, bwdIntermediates, nullptr, debugContext, options, cache);
+  return lstmBackwardAll("lstmBwd", graph, params, prog, fwdStateInit, fwdIntermediates, weights, input, output,
+                         outputGrad, nullptr, lastCellStateGrad, inputSeqGrad, bwdIntermediates, nullptr,
+                         debugContext, options, cache);
 }
 
 LstmWeights lstmWU(poplar::Graph &graph, const LstmParams &params, poplar::program::Sequence &prog,
@@ -200,7 +203,7 @@ LstmWeights lstmWU(poplar::Graph &graph, const LstmParams &params, poplar::progr
                    poplin::PlanningCache *cache) {
   const LstmPass pass("lstmWU", graph, params, prog, fwdStateInit, fwdIntermediates, weights, input, output,
                       debugContext, options, cache);
-  return weightUpdate(pass, bwdIntermediates);
+  return lstmWeightUpdate(pass, bwdIntermediates);
 }
 
 LstmState lstmBwdWithWU(poplar::Graph &graph, const LstmParams &params, poplar::program::Sequence &prog,
@@ -209,10 +212,10 @@ LstmState lstmBwdWithWU(poplar::Graph &graph, const LstmParams &params, poplar::
                         const LstmState *lastStepStateGrad, Tensor *inputSeqGrad, LstmWeights &weightsGrad,
                         const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
                         poplin::PlanningCache *cache) {
-  return bwd("lstmBwdWithWU", graph, params, prog, fwdStateInit, fwdIntermediates, weights, input, output,
-             outputGrad, lastStepStateGrad ? &lastStepStateGrad->output : nullptr,
-             lastStepStateGrad ? &lastStepStateGrad->cellState : nullptr, inputSeqGrad, nullptr, &weightsGrad,
-             debugContext, options, cache);
+  return lstmBackwardAll("lstmBwdWithWU", graph, params, prog, fwdStateInit, fwdIntermediates, weights, input,
+                         output, outputGrad, lastStepStateGrad ? &lastStepStateGrad->output : nullptr,
+                         lastStepStateGrad ? &lastStepStateGrad->cellState : nullptr, inputSeqGrad, nullptr,
+                         &weightsGrad, debugContext, options, cache);
 }
 
 LstmState lstmBwdWithWU(poplar::Graph &graph, const LstmParams &params, poplar::program::Sequence &prog,
@@ -221,9 +224,9 @@ LstmState lstmBwdWithWU(poplar::Graph &graph, const LstmParams &params, poplar::
                         const Tensor *lastCellStateGrad, Tensor *inputSeqGrad, LstmWeights &weightsGrad,
                         const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
                         poplin::PlanningCache *cache) {
-  return bwd("lstmBwdWithWU", graph, params, prog, fwdStateInit, fwdIntermediates, weights, input, output,
-             outputGrad, nullptr, lastCellStateGrad, inputSeqGrad, nullptr, &weightsGrad, debugContext, options,
-             cache);
+  return lstmBackwardAll("lstmBwdWithWU", graph, params, prog, fwdStateInit, fwdIntermediates, weights, input,
+                         output, outputGrad, nullptr, lastCellStateGrad, inputSeqGrad, nullptr, &weightsGrad,
+                         debugContext, options, cache);
 }
 
 } // namespace lstm

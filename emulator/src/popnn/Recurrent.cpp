@@ -50,8 +50,8 @@ Tensor createFwdState(poplar::Graph &graph, const poplar::Type &dType, unsigned 
 Tensor getOutputFromFwdState(const Tensor &fwdState) { return fwdState; }
 
 Tensor createWeightsInput(poplar::Graph &graph, unsigned, unsigned, unsigned inputSize, unsigned outputSize,
-                          const poplar::Type &dType, const poplar::Type &, bool, const poplar::DebugContext &debugContext,
-                          poplin::PlanningCache *) {
+                          const poplar::Type &dType, const poplar::Type &, bool,
+                          const poplar::DebugContext &debugContext, poplin::PlanningCache *) {
   return rnnVariable(graph, dType, {inputSize, outputSize}, debugContext, "weightsInput");
 }
 
