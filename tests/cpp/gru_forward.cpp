@@ -15,26 +15,12 @@
 #include <vector>
 
 #include "run_and_read.hpp"
+#include "seeded_values.hpp"
 
 namespace {
 
-// A deterministic value in (-scale, scale), rounded to float.
-float value(std::size_t i, double seed, double scale) { return float(scale * std::sin(0.37 * double(i) + seed)); }
-
-void fill(poplar::Graph &graph, const poplar::Tensor &t, double seed, double scale) {
-  std::vector<float> v(t.numElements());
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = value(i, seed, scale);
-  graph.setInitialValue(t, poplar::ArrayRef<float>(v));
-}
-
 void print(const std::string &label, const std::string &shape, const std::vector<float> &values) {
-  std::cout << label << ":" << shape << " |";
-  for (float v : values) {
-    char text[32];
-    std::snprintf(text, sizeof text, " %.9g", double(v));
-    std::cout << text;
-  }
-  std::cout << '\n';
+  std::cout << label << ":" << shape << " |" << exactly(values) << '\n';
 }
 
 // A 2-batch, 3-step GRU of 4 inputs and 5 outputs with its operands filled in.

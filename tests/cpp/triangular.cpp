@@ -13,16 +13,11 @@
 #include <vector>
 
 #include "run_and_read.hpp"
+#include "seeded_values.hpp"
 
 namespace {
 
 const std::size_t B = 2, N = 4, K = 3;
-
-std::vector<float> values(std::size_t n, double seed, double scale) {
-  std::vector<float> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = float(scale * std::sin(0.37 * double(i) + seed));
-  return v;
-}
 
 // M M^T + 4 I per batch element, computed on the host in float.
 std::vector<float> spd() {
@@ -39,13 +34,7 @@ std::vector<float> spd() {
 }
 
 void print(const std::string &label, const std::vector<float> &values) {
-  std::cout << label << ":";
-  for (float v : values) {
-    char text[32];
-    std::snprintf(text, sizeof text, " %.9g", double(v));
-    std::cout << text;
-  }
-  std::cout << '\n';
+  std::cout << label << ":" << exactly(values) << '\n';
 }
 
 struct Run {

@@ -36,6 +36,7 @@ LIBRARIES = ("popops", "poplin", "popnn", "poputil", "poprand")
 
 
 def split_top(text, sep=","):
+    """Splits at top-level separators: brackets, parentheses, braces and templates nest."""
     depth, current, parts = 0, "", []
     for ch in text:
         depth += ch in "<([{" and 1 or ch in ">)]}" and -1 or 0
