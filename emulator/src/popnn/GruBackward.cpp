@@ -177,6 +177,35 @@ GruWeights weightUpdate(const Pass &p, const GruWeights &weights, const Tensor &
   return grads;
 }
 
+// Each backward entry point: the checks, the backward pass (AUGRU's with attentions), then
+// the backward intermediates and the weight gradients when asked for.
+Tensor backwardEntry(const char *fn, poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
+                     const Tensor &init, const Tensor &fwd, const GruWeights &weights, const Tensor &input,
+                     const Tensor &output, const char *gradName, const Tensor &outputGrad, Tensor *inputGrad,
+                     Tensor *bwdIntermediates, GruWeights *weightsGrad, const Tensor *attentions,
+                     Tensor *attentionsGrad, const poplar::DebugContext &debugContext,
+                     const poplar::OptionFlags &options, poplin::PlanningCache *cache) {
+  checkActivations(fn, params);
+  const Pass pass(fn, graph, params, prog, init, fwd, weights, input, output, debugContext, options, cache);
+  detail::checkShape(fn, gradName, outputGrad, pass.stateShape());
+  if (attentions)
+    detail::checkShape(fn, "attentions", *attentions, {params.rnn.batchSize, params.rnn.maxTimeSteps});
+  Tensor kept;
+  const Tensor initGrad = backward(pass, weights, outputGrad, inputGrad, kept, attentions, attentionsGrad);
+  if (bwdIntermediates) *bwdIntermediates = kept;
+  if (weightsGrad) *weightsGrad = weightUpdate(pass, weights, kept);
+  return initGrad;
+}
+
+GruWeights weightUpdateEntry(const char *fn, poplar::Graph &graph, const GruParams &params,
+                             poplar::program::Sequence &prog, const Tensor &init, const Tensor &fwd,
+                             const Tensor &bwd, const GruWeights &weights, const Tensor &input, const Tensor &output,
+                             const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+                             poplin::PlanningCache *cache) {
+  const Pass pass(fn, graph, params, prog, init, fwd, weights, input, output, debugContext, options, cache);
+  return weightUpdate(pass, weights, bwd);
+}
+
 } // namespace
 
 Tensor gruBwd(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
@@ -184,14 +213,9 @@ Tensor gruBwd(poplar::Graph &graph, const GruParams &params, poplar::program::Se
               const Tensor &fwdInputSeq, const Tensor &fwdOutput, const Tensor &gradLayerNext, Tensor *inputGrad,
               Tensor *bwdIntermediates, const poplar::DebugContext &debugContext,
               const poplar::OptionFlags &options, poplin::PlanningCache *planningCache) {
-  checkActivations("gruBwd", params);
-  const Pass pass("gruBwd", graph, params, prog, fwdOutputInit, fwdIntermediatesSeq, weights, fwdInputSeq,
-                  fwdOutput, debugContext, options, planningCache);
-  detail::checkShape("gruBwd", "gradLayerNext", gradLayerNext, pass.stateShape());
-  Tensor kept;
-  const Tensor initGrad = backward(pass, weights, gradLayerNext, inputGrad, kept);
-  if (bwdIntermediates) *bwdIntermediates = kept;
-  return initGrad;
+  return backwardEntry("gruBwd", graph, params, prog, fwdOutputInit, fwdIntermediatesSeq, weights, fwdInputSeq,
+                       fwdOutput, "gradLayerNext", gradLayerNext, inputGrad, bwdIntermediates, nullptr, nullptr,
+                       nullptr, debugContext, options, planningCache);
 }
 
 GruWeights gruWU(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
@@ -199,9 +223,8 @@ GruWeights gruWU(poplar::Graph &graph, const GruParams &params, poplar::program:
                  const GruWeights &weights, const Tensor &input, const Tensor &output,
                  const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
                  poplin::PlanningCache *planningCache) {
-  const Pass pass("gruWU", graph, params, prog, fwdOutputInit, fwdIntermediates, weights, input, output,
-                  debugContext, options, planningCache);
-  return weightUpdate(pass, weights, bwdIntermediates);
+  return weightUpdateEntry("gruWU", graph, params, prog, fwdOutputInit, fwdIntermediates, bwdIntermediates, weights,
+                           input, output, debugContext, options, planningCache);
 }
 
 Tensor gruBwdWithWU(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
@@ -209,14 +232,9 @@ Tensor gruBwdWithWU(poplar::Graph &graph, const GruParams &params, poplar::progr
                     const Tensor &input, const Tensor &output, const Tensor &outputGrad, Tensor *inputGrad,
                     GruWeights &weightsGrad, const poplar::DebugContext &debugContext,
                     const poplar::OptionFlags &options, poplin::PlanningCache *planningCache) {
-  checkActivations("gruBwdWithWU", params);
-  const Pass pass("gruBwdWithWU", graph, params, prog, fwdOutputInit, fwdIntermediates, weights, input, output,
-                  debugContext, options, planningCache);
-  detail::checkShape("gruBwdWithWU", "outputGrad", outputGrad, pass.stateShape());
-  Tensor kept;
-  const Tensor initGrad = backward(pass, weights, outputGrad, inputGrad, kept);
-  weightsGrad = weightUpdate(pass, weights, kept);
-  return initGrad;
+  return backwardEntry("gruBwdWithWU", graph, params, prog, fwdOutputInit, fwdIntermediates, weights, input, output,
+                       "outputGrad", outputGrad, inputGrad, nullptr, &weightsGrad, nullptr, nullptr, debugContext,
+                       options, planningCache);
 }
 
 Tensor auGruBwd(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
@@ -225,15 +243,9 @@ Tensor auGruBwd(poplar::Graph &graph, const GruParams &params, poplar::program::
                 Tensor *bwdIntermediates, const Tensor &attentions, Tensor *attentionsGrad,
                 const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
                 poplin::PlanningCache *planningCache) {
-  checkActivations("auGruBwd", params);
-  const Pass pass("auGruBwd", graph, params, prog, fwdOutputInit, fwdIntermediatesSeq, weights, fwdInputSeq,
-                  fwdOutput, debugContext, options, planningCache);
-  detail::checkShape("auGruBwd", "gradLayerNext", gradLayerNext, pass.stateShape());
-  detail::checkShape("auGruBwd", "attentions", attentions, {params.rnn.batchSize, params.rnn.maxTimeSteps});
-  Tensor kept;
-  const Tensor initGrad = backward(pass, weights, gradLayerNext, inputGrad, kept, &attentions, attentionsGrad);
-  if (bwdIntermediates) *bwdIntermediates = kept;
-  return initGrad;
+  return backwardEntry("auGruBwd", graph, params, prog, fwdOutputInit, fwdIntermediatesSeq, weights, fwdInputSeq,
+                       fwdOutput, "gradLayerNext", gradLayerNext, inputGrad, bwdIntermediates, nullptr, &attentions,
+                       attentionsGrad, debugContext, options, planningCache);
 }
 
 GruWeights auGruWU(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
@@ -241,9 +253,8 @@ GruWeights auGruWU(poplar::Graph &graph, const GruParams &params, poplar::progra
                    const GruWeights &weights, const Tensor &input, const Tensor &output,
                    const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
                    poplin::PlanningCache *planningCache) {
-  const Pass pass("auGruWU", graph, params, prog, fwdOutputInit, fwdIntermediates, weights, input, output,
-                  debugContext, options, planningCache);
-  return weightUpdate(pass, weights, bwdIntermediates);
+  return weightUpdateEntry("auGruWU", graph, params, prog, fwdOutputInit, fwdIntermediates, bwdIntermediates,
+                           weights, input, output, debugContext, options, planningCache);
 }
 
 Tensor auGruBwdWithWU(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
@@ -252,15 +263,9 @@ Tensor auGruBwdWithWU(poplar::Graph &graph, const GruParams &params, poplar::pro
                       GruWeights &weightsGrad, const Tensor &attentions, Tensor *attentionsGrad,
                       const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
                       poplin::PlanningCache *planningCache) {
-  checkActivations("auGruBwdWithWU", params);
-  const Pass pass("auGruBwdWithWU", graph, params, prog, fwdOutputInit, fwdIntermediates, weights, input, output,
-                  debugContext, options, planningCache);
-  detail::checkShape("auGruBwdWithWU", "outputGrad", outputGrad, pass.stateShape());
-  detail::checkShape("auGruBwdWithWU", "attentions", attentions, {params.rnn.batchSize, params.rnn.maxTimeSteps});
-  Tensor kept;
-  const Tensor initGrad = backward(pass, weights, outputGrad, inputGrad, kept, &attentions, attentionsGrad);
-  weightsGrad = weightUpdate(pass, weights, kept);
-  return initGrad;
+  return backwardEntry("auGruBwdWithWU", graph, params, prog, fwdOutputInit, fwdIntermediates, weights, input,
+                       output, "outputGrad", outputGrad, inputGrad, nullptr, &weightsGrad, &attentions,
+                       attentionsGrad, debugContext, options, planningCache);
 }
 
 } // namespace gru
