@@ -45,6 +45,7 @@ int main() {
         poplin::ConvParams::OutputTransform({c.ot0}, {c.ot1}, {c.os}, {c.op0}, {c.op1}));
     const unsigned outs = static_cast<unsigned>(params.getOutputSize(0));
     const std::string tag = "case " + std::to_string(n);
+    std::cout << tag << " shapes: " << params.getInputFieldShape()[0] << ' ' << params.getKernelShape()[0] << '\n';
     std::cout << tag << " outputs: " << outs << '\n' << tag << " input index:";
     for (unsigned o = 0; o < outs; ++o)
       for (unsigned k = 0; k < c.kernel; ++k) std::cout << ' ' << text(poplin::getInputIndex(0, o, k, params));

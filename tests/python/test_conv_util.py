@@ -59,6 +59,7 @@ def test_dilated_size(out):
 def test_each_output_pairs_the_inputs_and_kernel_elements_of_the_transformed_sequences(out, n):
     size_in, size_kernel = CASES[n][:2]
     per_output = pairs(CASES[n])
+    assert out[f"case {n} shapes"] == f"{size_in} {size_kernel}"  # getInputFieldShape, getKernelShape
     assert out[f"case {n} outputs"] == str(len(per_output))
 
     def input_of(o, k):
