@@ -15,26 +15,12 @@
 #include <vector>
 
 #include "run_and_read.hpp"
+#include "seeded_values.hpp"
 
 namespace {
 
-// A deterministic value in (-scale, scale), rounded to float.
-float value(std::size_t i, double seed, double scale) { return float(scale * std::sin(0.37 * double(i) + seed)); }
-
-void fill(poplar::Graph &graph, const poplar::Tensor &t, double seed, double scale) {
-  std::vector<float> v(t.numElements());
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = value(i, seed, scale);
-  graph.setInitialValue(t, poplar::ArrayRef<float>(v));
-}
-
 void print(const std::string &label, const std::string &shape, const std::vector<float> &values) {
-  std::cout << label << ":" << shape << " |";
-  for (float v : values) {
-    char text[32];
-    std::snprintf(text, sizeof text, " %.9g", double(v));
-    std::cout << text;
-  }
-  std::cout << '\n';
+  std::cout << label << ":" << shape << " |" << exactly(values) << '\n';
 }
 
 // A 2-batch, 3-step GRU of 4 inputs and 5 outputs with its operands filled in.
@@ -115,6 +101,37 @@ void train(const std::string &label, bool resetAfter, bool fullSequence, std::ve
   print(label, " " + std::to_string(all.numElements()), runAndRead(gru.graph, gru.prog, gru.device, all));
 }
 
+// AUGRU: auGruFwd keeping its intermediates, then auGruBwdWithWU (or auGruBwd and auGruWU
+// when `split`), with the attention [batch][steps] from value(i, 0.7, 0.45); prints the
+// output, then the gradients as train() does and the attention's last.
+void attention(const std::string &label, bool split) {
+  Gru gru(false, true, popnn::gru::getDefaultBasicGruCellOrder(), false);
+  const poplar::Tensor att = popnn::gru::createAttention(gru.graph, gru.params, "att");
+  std::cout << label << " attention: " << att.dim(0) << 'x' << att.dim(1) << '\n';
+  fill(gru.graph, att, 0.7, 0.45);
+  poplar::Tensor intermediates, inputGrad, attGrad;
+  const poplar::Tensor out = popnn::gru::auGruFwd(gru.graph, gru.params, gru.init, gru.in, gru.weights,
+                                                  &intermediates, att, gru.prog, "augru");
+  const poplar::Tensor outGrad = gru.graph.clone(out, "outGrad");
+  fill(gru.graph, outGrad, 0.6, 1.0);
+  popnn::gru::GruWeights grads;
+  poplar::Tensor initGrad;
+  if (split) {
+    poplar::Tensor bwdIntermediates;
+    initGrad = popnn::gru::auGruBwd(gru.graph, gru.params, gru.prog, gru.init, intermediates, gru.weights, gru.in,
+                                    out, outGrad, &inputGrad, &bwdIntermediates, att, &attGrad, "bwd", {}, nullptr);
+    grads = popnn::gru::auGruWU(gru.graph, gru.params, gru.prog, gru.init, intermediates, bwdIntermediates,
+                                gru.weights, gru.in, out, "wu", {}, nullptr);
+  } else {
+    initGrad = popnn::gru::auGruBwdWithWU(gru.graph, gru.params, gru.prog, gru.init, intermediates, gru.weights,
+                                          gru.in, out, outGrad, &inputGrad, grads, att, &attGrad, "bwd", {}, nullptr);
+  }
+  const poplar::Tensor all =
+      poplar::concat({out.flatten(), initGrad.flatten(), inputGrad.flatten(), grads.inputWeights.flatten(),
+                      grads.outputWeights.flatten(), grads.biases.flatten(), attGrad.flatten()});
+  print(label, " " + std::to_string(all.numElements()), runAndRead(gru.graph, gru.prog, gru.device, all));
+}
+
 } // namespace
 
 int main() {
@@ -127,5 +144,7 @@ int main() {
   train("grad split", false, false, {BASIC_GRU_CELL_CANDIDATE, BASIC_GRU_CELL_UPDATE_GATE, BASIC_GRU_CELL_RESET_GATE},
         true);
   train("grad split reset after", true, true, popnn::gru::getDefaultBasicGruCellOrder(), true);
+  attention("augru", false);
+  attention("augru split", true);
   return 0;
 }

@@ -275,3 +275,21 @@ def test_option_flags_iterate_in_key_order_and_convert_to_profile_values(ran):
     assert out["json"] == '{"n": "4", "s": "t", "x.y": "true"} 0'
     assert out["cleared"] == "0 1"
     assert out["unset option"] == "Option 'a' is not set"
+
+
+def test_tensor_debug_string_names_the_variable_region_and_dump_writes_it(tmp_path):
+    exe = build_program(tmp_path, r'''
+#include <poplar/Graph.hpp>
+#include <poplar/IPUModel.hpp>
+#include <iostream>
+int main() {
+  poplar::Device device = poplar::IPUModel("ipu2").createDevice();
+  poplar::Graph graph(device.getTarget());
+  poplar::Tensor t = graph.addVariable(poplar::FLOAT, {3, 4}, "weights");
+  std::cout << t.slice(1, 3).getDebugStr() << "\n";
+  t.slice(1, 3).dump();
+}''')
+    result = subprocess.run([str(exe)], check=True, capture_output=True, text=True)
+    # Rows 1 and 2 of a [3][4] variable: its elements 4 to 11.
+    assert result.stdout == "'weights' [2,4] float regions: weights[4, 12)\n"
+    assert result.stderr == result.stdout

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from cpp_build import run_labelled_program
+from recurrent_reference import numeric_gradients, values
 
 T, B, I, O = 3, 2, 4, 5
 RESET, UPDATE, CANDIDATE = 0, 1, 2
@@ -13,12 +14,6 @@ RESET, UPDATE, CANDIDATE = 0, 1, 2
 @pytest.fixture(scope="module")
 def out(tmp_path_factory):
     return run_labelled_program(tmp_path_factory.mktemp("gru"), "gru_forward")[0]
-
-
-def values(shape, seed, scale):
-    """The program's value(i, seed, scale), rounded to float32 as it is, in float64."""
-    i = np.arange(int(np.prod(shape)))
-    return (scale * np.sin(0.37 * i + seed)).astype(np.float32).astype(np.float64).reshape(shape)
 
 
 def operands(reset_after):
@@ -31,8 +26,8 @@ def sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
 
 
-def reference_gru(order, reset_after, h, x, w, u, b):
-    """Every step's output [T][B][O]."""
+def reference_gru(order, reset_after, h, x, w, u, b, attention=None):
+    """Every step's output [T][B][O]; AUGRU's with attention [B][T]."""
     at = {unit: order.index(unit) for unit in (RESET, UPDATE, CANDIDATE)}
     if reset_after:  # [unit][0] is the input-side bias, [unit][1] the recurrent one
         bias_in, bias_rec = b[:, 0], b[:, 1]
@@ -44,6 +39,8 @@ def reference_gru(order, reset_after, h, x, w, u, b):
             k = at[unit]
             return sigmoid(x[t] @ w[k] + h @ u[k] + bias_in[k] + bias_rec[k])
         r, z = gate(RESET), gate(UPDATE)
+        if attention is not None:
+            z = (1.0 - attention[:, t][:, None]) * z
         k = at[CANDIDATE]
         if reset_after:
             c = np.tanh(x[t] @ w[k] + bias_in[k] + r * (h @ u[k] + bias_rec[k]))
@@ -62,18 +59,7 @@ def central_differences(order, reset_after, full_sequence, step=1e-6):
     def loss():
         outs = reference_gru(order, reset_after, *ops)
         return float(np.sum((outs if full_sequence else outs[-1]) * grad_out))
-    grads = []
-    for a in ops:
-        g = np.zeros_like(a)
-        for i in np.ndindex(a.shape):
-            keep = a[i]
-            a[i] = keep + step
-            up = loss()
-            a[i] = keep - step
-            g[i] = (up - loss()) / (2 * step)
-            a[i] = keep
-        grads.append(g.ravel())
-    return np.concatenate(grads)
+    return numeric_gradients(ops, loss, step)
 
 
 def parse(line):
@@ -108,3 +94,22 @@ def test_gru_backward_and_weight_update(out, label, order, reset_after, full_seq
     want = central_differences(order, reset_after, full_sequence)
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("label", ["augru", "augru split"])
+def test_augru_forward_backward_and_attention_gradient(out, label):
+    # AUGRU (update gate scaled by 1 - a_t): the output against the numpy AUGRU, and every
+    # gradient, the attention's last, against central differences of it.
+    assert out[f"{label} attention"] == f"{B}x{T}"
+    att = values((B, T), 0.7, 0.45)
+    ops = operands(False) + [att]
+    order = [RESET, UPDATE, CANDIDATE]
+    grad_out = values((T, B, O), 0.6, 1.0)
+
+    def loss():
+        return float(np.sum(reference_gru(order, False, *ops[:5], attention=ops[5]) * grad_out))
+    grads = numeric_gradients(ops, loss)
+    got = parse(out[label])
+    forward = reference_gru(order, False, *operands(False), attention=att).ravel()
+    np.testing.assert_allclose(got[:forward.size], forward, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got[forward.size:], grads, rtol=1e-4, atol=1e-5)

@@ -969,3 +969,26 @@ int main() {
               (null < plan) != (plan < null), !(plan < plan), os.str().c_str());
 }''')
     assert subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout == "1 1 1 1 1 SlicePlan(null)\n"
+
+
+def test_cpp_plan_multiple_plans_each_parameter_set_as_plan_does(tmp_path):
+    exe = build_program(tmp_path, r'''
+#include <poplar/IPUModel.hpp>
+#include <popops/DynamicSlice.hpp>
+#include <cstdio>
+#include <vector>
+int main() {
+  poplar::IPUModel model;
+  model.tilesPerIPU = 4;
+  poplar::Device device = model.createDevice();
+  poplar::Graph g(device.getTarget());
+  const std::vector<popops::embedding::SlicePlanningParameters> sets = {
+      {g, poplar::FLOAT, 10, 12, {5}, {}}, {g, poplar::HALF, 3, 8, 4, {2, 6}, {}}};
+  const std::vector<popops::SlicePlan> plans = popops::embedding::planMultiple(sets);
+  const popops::SlicePlan one = popops::embedding::plan(g, poplar::FLOAT, 10, 12, {5}, {});
+  const popops::SlicePlan grouped = popops::embedding::plan(g, poplar::HALF, 3, 8, 4, {2, 6}, {});
+  std::printf("%zu %zu %d %d %d\n", plans.size(), sets[1].groupSize + sets[0].groupSize, plans[0] == one,
+              plans[1] == grouped, plans[0] == grouped);
+}''')
+    # Two plans, group sizes 3 and the default 1, each equal to plan()'s and not to the other's.
+    assert subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout == "2 4 1 1 0\n"

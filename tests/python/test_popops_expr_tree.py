@@ -147,3 +147,51 @@ def test_cpp_operators_templates_and_printing(tmp_path):
     rest = lines[len(OPERATORS):]
     assert rest[:6] == ["unary 1 1 1", "getAs 1 1", "Any 1", "half 1 1.5", "unsigned 1", "printed " + repr(pe._1 + 2)]
     assert rest[6:] == ["clone 1", "Operation SQUARE_ADD LOG_ADD 1", "MASKED_LABEL_CODE 4294967295"]
+
+
+NODE_MEMBERS_PROGRAM = r'''
+#include <popops/Expr.hpp>
+#include <poplar/Graph.hpp>
+#include <cstdio>
+#include <sstream>
+#include <vector>
+
+using namespace popops::expr;
+
+// Each node class's own clone/name/deepEquals/print, called on the class itself.
+template <class Node> void members(const char *label, const Node &node, const Node &same, const Expr &other) {
+  const std::vector<poplar::Tensor> inputs;
+  std::unique_ptr<Expr> copy = node.Node::clone();
+  std::ostringstream printed;
+  node.Node::print(printed, 0, true);
+  std::printf("%s %d %d %d %d %s\n", label, copy->deepEquals(node) ? 1 : 0, node.Node::deepEquals(same) ? 1 : 0,
+              node.Node::deepEquals(other) ? 1 : 0, node.Node::name(inputs) == same.Node::name(inputs) ? 1 : 0,
+              printed.str().c_str());
+}
+
+int main() {
+  members<Const>("Const", Const(2), Const(2), Const(3));
+  members<Cast>("Cast", Cast(_1, poplar::HALF), Cast(_1, poplar::HALF), Cast(_1, poplar::FLOAT));
+  members<PlaceHolder>("PlaceHolder", _7, PlaceHolder(7), _8);
+  members<UnaryOp>("UnaryOp", Neg(_2), UnaryOp(UnaryOpType::NEGATE, _2), Neg(_3));
+  members<BinaryOp>("BinaryOp", Add(_1, Const(2)), BinaryOp(BinaryOpType::ADD, _1, Const(2)), Add(_1, Const(3)));
+  members<TernaryOp>("TernaryOp", Select(_1, _2, _3), TernaryOp(TernaryOpType::SELECT, _1, _2, _3),
+                     Select(_1, _3, _2));
+  const PlaceHolder *all[] = {&_1, &_2, &_3, &_4, &_5, &_6, &_7, &_8, &_9, &_10,
+                              &_11, &_12, &_13, &_14, &_15, &_16, &_17, &_18, &_19, &_20};
+  for (const PlaceHolder *p : all)
+    std::printf("%u ", p->getIndex());
+  std::printf("\n");
+}
+'''
+
+
+def test_cpp_node_members_on_each_class_and_every_placeholder(tmp_path):
+    exe = build_program(tmp_path, NODE_MEMBERS_PROGRAM)
+    lines = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.splitlines()
+    # clone equals the node, deepEquals tells equal from unequal trees, equal trees have one
+    # name, and print writes the tree with its op types' names.
+    assert lines[:6] == ["Const 1 1 0 1 2", "Cast 1 1 0 1 Cast(_1, half)", "PlaceHolder 1 1 0 1 _7",
+                         "UnaryOp 1 1 0 1 NEGATE(_2)", "BinaryOp 1 1 0 1 ADD(_1, 2)",
+                         "TernaryOp 1 1 0 1 SELECT(_1, _2, _3)"]
+    assert lines[6].split() == [str(i) for i in range(1, 21)]

@@ -25,10 +25,14 @@ behavioural test."""
 import ast
 import functools
 import re
+import sys
 from pathlib import Path
 
 
 from cpp_build import build_program, compiler
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sdk_api"))
+from census import split_top as split_params  # noqa: E402  the same top-level comma split
 
 TESTS = Path(__file__).resolve().parent
 MANIFESTS = TESTS.parent / "sdk_api"
@@ -52,24 +56,6 @@ class Declaration:
 
     def __repr__(self):
         return f"{self.header}:{self.number}: {self.text}"
-
-
-def split_params(params):
-    """Top-level comma split of a parameter list (templates and parentheses nest)."""
-    depth, current, parts = 0, "", []
-    for ch in params:
-        if ch in "<([":
-            depth += 1
-        elif ch in ">)]":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(current.strip())
-            current = ""
-        else:
-            current += ch
-    if current.strip():
-        parts.append(current.strip())
-    return parts
 
 
 def parse(text):

@@ -44,3 +44,18 @@ int main() {
     out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
     assert out == ("popops::Reduce<popops::Operation::LOG_ADD,half,8,-2,false,end,lit,Shape::SQUARE>\n"
                    "Plain\nLogical Or\n")
+
+
+def test_template_vertex_params_opens_continues_and_closes_the_list(tmp_path):
+    # templateVertexParams(first, ...) is the list after a name: '<' when first, ',' after a
+    # parameter, and '>' once the parameters run out (nothing at all for no parameters).
+    exe = build_program(tmp_path, r'''
+#include <poputil/VertexTemplates.hpp>
+#include <iostream>
+int main() {
+  std::cout << poputil::templateVertexParams(true) << "|" << poputil::templateVertexParams(false) << "|"
+            << poputil::templateVertexParams(true, std::string("s"), "lit", poplar::HALF, false, 7u) << "|"
+            << poputil::templateVertexParams(false, poplar::FLOAT) << "\n";
+}''', std="c++11", strict=True)
+    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
+    assert out == "|>|<s,lit,half,false,7>|,float>\n"

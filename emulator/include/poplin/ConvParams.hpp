@@ -102,6 +102,8 @@ struct ConvParams {
   std::size_t getNumInputChans() const { return inputChannelsPerConvGroup * numConvGroups; }
   std::size_t getNumConvGroups() const { return numConvGroups; }
   std::size_t getNumFieldDims() const { return inputFieldShape.size(); }
+  std::vector<std::size_t> getInputFieldShape() const { return inputFieldShape; }
+  std::vector<std::size_t> getKernelShape() const { return kernelShape; }
   std::size_t getBatchSize() const { return batchSize; }
 
   unsigned getTruncatedInputSize(unsigned dim) const;

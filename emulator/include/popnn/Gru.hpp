@@ -7,8 +7,11 @@
 // and with resetAfter, c_t = activation(x_t W_c + b_c[0] + r_t o (h_{t-1} U_c + b_c[1])),
 // where the r and u gates add both of their biases.
 //
-// Emulator: AUGRU (attention) and run-time step counts are not provided yet. The time
-// loops are unrolled in the program.
+// AUGRU scales the update gate by the step's attention a_t (per batch element) before it
+// is used: u_t = (1 - a_t) u_t, and its intermediates keep that scaled gate.
+//
+// Emulator: run-time step counts are not provided yet. The time loops are unrolled in
+// the program.
 #include <utility>
 #include <vector>
 
@@ -77,6 +80,10 @@ GruWeights createWeights(poplar::Graph &graph, const GruParams &params, const po
                          const poplar::OptionFlags &options = {},
                          poplin::PlanningCache *planningCache = nullptr);
 
+// The attention of AUGRU, [batchSize][timeSteps].
+poplar::Tensor createAttention(poplar::Graph &graph, const GruParams &params, const poplar::DebugContext &debugContext,
+                               const poplar::OptionFlags &options = {});
+
 // The GRU over `in` [timeSteps][batch][input] from stateInit [batch][output]; see the top.
 // `intermediates`, when given, is set to [timeSteps][n][batch][output]: r, u, c, then the
 // step's output unless outputFullSequence, then the candidate's recurrent term h U_c + b_c[1] with resetAfter.
@@ -110,6 +117,37 @@ poplar::Tensor gruBwdWithWU(poplar::Graph &graph, const GruParams &params, popla
                             const poplar::Tensor &outputGrad, poplar::Tensor *inputGrad, GruWeights &weightsGrad,
                             const poplar::DebugContext &debugContext, const poplar::OptionFlags &options_,
                             poplin::PlanningCache *planningCache);
+
+// AUGRU: as gruFwd with the attention attScores [batch][timeSteps] (see the top).
+poplar::Tensor auGruFwd(poplar::Graph &graph, const GruParams &params, const poplar::Tensor &stateInit,
+                        const poplar::Tensor &in, const GruWeights &weights, poplar::Tensor *intermediates,
+                        const poplar::Tensor &attScores, poplar::program::Sequence &fwdProg,
+                        const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {},
+                        poplin::PlanningCache *planningCache = nullptr);
+// AUGRU's backward pass, as gruBwd, also setting *attentionsGrad (when given) to the
+// attention's gradient [batch][timeSteps].
+poplar::Tensor auGruBwd(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
+                        const poplar::Tensor &fwdOutputInit, const poplar::Tensor &fwdIntermediatesSeq,
+                        const GruWeights &weights, const poplar::Tensor &fwdInputSeq,
+                        const poplar::Tensor &fwdOutput, const poplar::Tensor &gradLayerNext,
+                        poplar::Tensor *inputGrad, poplar::Tensor *bwdIntermediates,
+                        const poplar::Tensor &attentions, poplar::Tensor *attentionsGrad,
+                        const poplar::DebugContext &debugContext, const poplar::OptionFlags &options_,
+                        poplin::PlanningCache *planningCache);
+// AUGRU's weight update: the same as gruWU's (the attention enters through the backward
+// intermediates).
+GruWeights auGruWU(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
+                   const poplar::Tensor &fwdOutputInit, const poplar::Tensor &fwdIntermediates,
+                   const poplar::Tensor &bwdIntermediates, const GruWeights &weights, const poplar::Tensor &input,
+                   const poplar::Tensor &output, const poplar::DebugContext &debugContext,
+                   const poplar::OptionFlags &options_, poplin::PlanningCache *planningCache);
+poplar::Tensor auGruBwdWithWU(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
+                              const poplar::Tensor &fwdOutputInit, const poplar::Tensor &fwdIntermediates,
+                              const GruWeights &weights, const poplar::Tensor &input, const poplar::Tensor &output,
+                              const poplar::Tensor &outputGrad, poplar::Tensor *inputGrad, GruWeights &weightsGrad,
+                              const poplar::Tensor &attentions, poplar::Tensor *attentionsGrad,
+                              const poplar::DebugContext &debugContext, const poplar::OptionFlags &options_,
+                              poplin::PlanningCache *planningCache);
 
 } // namespace gru
 } // namespace popnn

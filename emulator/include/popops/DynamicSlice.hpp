@@ -214,6 +214,31 @@ SlicePlan plan(const poplar::Graph &graph, const poplar::Type &dataType, const s
 SlicePlan plan(const poplar::Graph &graph, const poplar::Type &dataType, const std::size_t groupSize,
                const std::size_t numEntries, const std::size_t outputSize,
                const std::vector<std::size_t> &numLookups, const poplar::OptionFlags &options);
+
+// What plan() takes, for planning several operations at once.
+struct SlicePlanningParameters {
+  const poplar::Graph &graph;
+  const poplar::Type dataType;
+  const std::size_t groupSize = 1;
+  const std::size_t numEntries;
+  const std::size_t outputSize;
+  const std::vector<std::size_t> numLookups;
+  const poplar::OptionFlags optionFlags;
+
+  SlicePlanningParameters(const poplar::Graph &graph, const poplar::Type &dataType, const std::size_t groupSize,
+                          const std::size_t numEntries, const std::size_t outputSize,
+                          const std::vector<std::size_t> &numLookups, const poplar::OptionFlags &optionFlags)
+      : graph(graph), dataType(dataType), groupSize(groupSize), numEntries(numEntries), outputSize(outputSize),
+        numLookups(numLookups), optionFlags(optionFlags) {}
+  SlicePlanningParameters(const poplar::Graph &graph, const poplar::Type &dataType, const std::size_t numEntries,
+                          const std::size_t outputSize, const std::vector<std::size_t> &numLookups,
+                          const poplar::OptionFlags &optionFlags)
+      : graph(graph), dataType(dataType), numEntries(numEntries), outputSize(outputSize), numLookups(numLookups),
+        optionFlags(optionFlags) {}
+};
+
+// One plan per parameter set, each as plan() makes it.
+std::vector<SlicePlan> planMultiple(const std::vector<SlicePlanningParameters> &spds);
 } // namespace embedding
 
 } // namespace popops

@@ -85,16 +85,27 @@ GruWeights createWeights(poplar::Graph &graph, const GruParams &params, const po
   return w;
 }
 
-Tensor gruFwd(poplar::Graph &graph, const GruParams &params, const Tensor &stateInit, const Tensor &in,
-              const GruWeights &weights, Tensor *intermediates, poplar::program::Sequence &prog,
-              const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
-              poplin::PlanningCache *) {
+Tensor createAttention(poplar::Graph &graph, const GruParams &params, const poplar::DebugContext &debugContext,
+                       const poplar::OptionFlags &) {
+  return rnn::createRecurrentTensor(graph, params.rnn, 1, 1, poplar::DebugContext(debugContext, "attention"))
+      .squeeze({2})
+      .transpose();
+}
+
+namespace {
+
+// gruFwd, and AUGRU's when `attention` ([batch][timeSteps]) is given.
+Tensor gruForward(const char *fn, poplar::Graph &graph, const GruParams &params, const Tensor &stateInit,
+               const Tensor &in, const GruWeights &weights, Tensor *intermediates, const Tensor *attention,
+               poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+               const poplar::OptionFlags &options) {
   const std::size_t steps = params.rnn.maxTimeSteps, batch = params.rnn.batchSize;
-  detail::checkShape("gruFwd", "in", in, {steps, batch, inputSize(params)});
-  detail::checkShape("gruFwd", "stateInit", stateInit, {batch, outputSize(params)});
-  detail::checkWeights("gruFwd", params, weights);
-  const std::vector<std::size_t> at = detail::unitPositions("gruFwd", params);
-  const poplar::DebugContext dc(debugContext, "gruFwd");
+  detail::checkShape(fn, "in", in, {steps, batch, inputSize(params)});
+  detail::checkShape(fn, "stateInit", stateInit, {batch, outputSize(params)});
+  detail::checkWeights(fn, params, weights);
+  if (attention) detail::checkShape(fn, "attScores", *attention, {batch, steps});
+  const std::vector<std::size_t> at = detail::unitPositions(fn, params);
+  const poplar::DebugContext dc(debugContext, fn);
 
   // Per unit, the bias (both of r's and u's with resetAfter) and, with resetAfter, the
   // candidate's recurrent bias, as [batch][output] broadcasts.
@@ -118,7 +129,10 @@ Tensor gruFwd(poplar::Graph &graph, const GruParams &params, const Tensor &state
   for (std::size_t t = 0; t < steps; ++t) {
     const Tensor x = in[t];
     const Tensor r = gate(x, h, BASIC_GRU_CELL_RESET_GATE);
-    const Tensor u = gate(x, h, BASIC_GRU_CELL_UPDATE_GATE);
+    Tensor u = gate(x, h, BASIC_GRU_CELL_UPDATE_GATE);
+    if (attention)
+      popops::mapInPlace(graph, pe::_1 * (pe::Const(1.0f) - pe::_2), {u, detail::attentionAt(*attention, t, u)},
+                         prog, dc);
     const Tensor xc = product(x, weights.inputWeights, BASIC_GRU_CELL_CANDIDATE);
     Tensor candidate, recurrent;
     if (params.resetAfter) {
@@ -143,6 +157,24 @@ Tensor gruFwd(poplar::Graph &graph, const GruParams &params, const Tensor &state
   }
   if (intermediates) *intermediates = poplar::concat(kept);
   return params.outputFullSequence ? poplar::concat(outputs) : h;
+}
+
+} // namespace
+
+Tensor gruFwd(poplar::Graph &graph, const GruParams &params, const Tensor &stateInit, const Tensor &in,
+              const GruWeights &weights, Tensor *intermediates, poplar::program::Sequence &prog,
+              const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+              poplin::PlanningCache *) {
+  return gruForward("gruFwd", graph, params, stateInit, in, weights, intermediates, nullptr, prog, debugContext,
+                    options);
+}
+
+Tensor auGruFwd(poplar::Graph &graph, const GruParams &params, const Tensor &stateInit, const Tensor &in,
+                const GruWeights &weights, Tensor *intermediates, const Tensor &attScores,
+                poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+                const poplar::OptionFlags &options, poplin::PlanningCache *) {
+  return gruForward("auGruFwd", graph, params, stateInit, in, weights, intermediates, &attScores, prog,
+                    debugContext, options);
 }
 
 } // namespace gru

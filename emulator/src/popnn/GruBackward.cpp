@@ -75,13 +75,15 @@ void checkActivations(const char *fn, const GruParams &params) {
                                                      "so GELU, GELU_ERF and SWISH are supported forward only");
 }
 
+// With an attention ([batch][timeSteps]), the kept update gate is (1 - a) u: the gate's
+// own gradient is taken at u = kept / (1 - a), and *attentionGrad gets -sum(du' u).
 Tensor backward(const Pass &p, const GruWeights &weights, const Tensor &outputGrad, Tensor *inputGrad,
-                Tensor &bwdIntermediates) {
+                Tensor &bwdIntermediates, const Tensor *attention = nullptr, Tensor *attentionGrad = nullptr) {
   const std::size_t steps = p.params.rnn.maxTimeSteps;
   const bool resetAfter = p.params.resetAfter;
   const auto transposed = [&](const Tensor &w, BasicGruCellUnit u) { return p.unit(w, u).transpose(); };
   Tensor dh = p.params.outputFullSequence ? outputGrad[steps - 1] : outputGrad;
-  std::vector<Tensor> inputGrads(steps), kept(steps);
+  std::vector<Tensor> inputGrads(steps), kept(steps), attentionGrads(steps);
   for (std::size_t t = steps; t-- > 0;) {
     if (p.params.outputFullSequence && t + 1 < steps) dh = popops::add(p.graph, dh, outputGrad[t], p.prog, p.dc);
     const Tensor step = p.fwd[t], hPrev = p.previousState(t);
@@ -90,7 +92,17 @@ Tensor backward(const Pass &p, const GruWeights &weights, const Tensor &outputGr
     const Tensor dc = popops::map(p.graph, pe::_1 * (pe::Const(1.0f) - pe::_2), {dh, u}, p.prog, p.dc);
     const Tensor du = popops::map(p.graph, pe::_1 * (pe::_2 - pe::_3), {dh, hPrev, c}, p.prog, p.dc);
     const Tensor cPre = nonLinearityInputGradient(p.graph, p.params.activation, c, dc, p.prog, p.dc);
-    const Tensor uPre = nonLinearityInputGradient(p.graph, p.params.recurrentActivation, u, du, p.prog, p.dc);
+    Tensor uPre;
+    if (attention) {
+      const Tensor a = detail::attentionAt(*attention, t, u);
+      const Tensor gate = popops::map(p.graph, pe::_1 / (pe::Const(1.0f) - pe::_2), {u, a}, p.prog, p.dc);
+      const Tensor dGate = popops::map(p.graph, pe::_1 * (pe::Const(1.0f) - pe::_2), {du, a}, p.prog, p.dc);
+      uPre = nonLinearityInputGradient(p.graph, p.params.recurrentActivation, gate, dGate, p.prog, p.dc);
+      const Tensor product = popops::map(p.graph, -(pe::_1 * pe::_2), {du, gate}, p.prog, p.dc);
+      attentionGrads[t] = popops::reduce(p.graph, product, {1}, popops::Operation::ADD, p.prog, p.dc).expand({0});
+    } else {
+      uPre = nonLinearityInputGradient(p.graph, p.params.recurrentActivation, u, du, p.prog, p.dc);
+    }
     Tensor dr, dhPrev, dq;
     if (resetAfter) { // c = act(x Wc + bc0 + r q), q = h' Uc + bc1
       dr = p.mul(cPre, step[detail::recurrentIndex(p.params)]);
@@ -118,6 +130,7 @@ Tensor backward(const Pass &p, const GruWeights &weights, const Tensor &outputGr
     kept[t] = poplar::concat(grads).expand({0});
   }
   if (inputGrad && p.params.calcInputGradients) *inputGrad = poplar::concat(inputGrads);
+  if (attention && attentionGrad) *attentionGrad = poplar::concat(attentionGrads).transpose();
   bwdIntermediates = poplar::concat(kept);
   return dh;
 }
@@ -164,6 +177,35 @@ GruWeights weightUpdate(const Pass &p, const GruWeights &weights, const Tensor &
   return grads;
 }
 
+// Each backward entry point: the checks, the backward pass (AUGRU's with attentions), then
+// the backward intermediates and the weight gradients when asked for.
+Tensor backwardEntry(const char *fn, poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
+                     const Tensor &init, const Tensor &fwd, const GruWeights &weights, const Tensor &input,
+                     const Tensor &output, const char *gradName, const Tensor &outputGrad, Tensor *inputGrad,
+                     Tensor *bwdIntermediates, GruWeights *weightsGrad, const Tensor *attentions,
+                     Tensor *attentionsGrad, const poplar::DebugContext &debugContext,
+                     const poplar::OptionFlags &options, poplin::PlanningCache *cache) {
+  checkActivations(fn, params);
+  const Pass pass(fn, graph, params, prog, init, fwd, weights, input, output, debugContext, options, cache);
+  detail::checkShape(fn, gradName, outputGrad, pass.stateShape());
+  if (attentions)
+    detail::checkShape(fn, "attentions", *attentions, {params.rnn.batchSize, params.rnn.maxTimeSteps});
+  Tensor kept;
+  const Tensor initGrad = backward(pass, weights, outputGrad, inputGrad, kept, attentions, attentionsGrad);
+  if (bwdIntermediates) *bwdIntermediates = kept;
+  if (weightsGrad) *weightsGrad = weightUpdate(pass, weights, kept);
+  return initGrad;
+}
+
+GruWeights weightUpdateEntry(const char *fn, poplar::Graph &graph, const GruParams &params,
+                             poplar::program::Sequence &prog, const Tensor &init, const Tensor &fwd,
+                             const Tensor &bwd, const GruWeights &weights, const Tensor &input, const Tensor &output,
+                             const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+                             poplin::PlanningCache *cache) {
+  const Pass pass(fn, graph, params, prog, init, fwd, weights, input, output, debugContext, options, cache);
+  return weightUpdate(pass, weights, bwd);
+}
+
 } // namespace
 
 Tensor gruBwd(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
@@ -171,14 +213,9 @@ Tensor gruBwd(poplar::Graph &graph, const GruParams &params, poplar::program::Se
               const Tensor &fwdInputSeq, const Tensor &fwdOutput, const Tensor &gradLayerNext, Tensor *inputGrad,
               Tensor *bwdIntermediates, const poplar::DebugContext &debugContext,
               const poplar::OptionFlags &options, poplin::PlanningCache *planningCache) {
-  checkActivations("gruBwd", params);
-  const Pass pass("gruBwd", graph, params, prog, fwdOutputInit, fwdIntermediatesSeq, weights, fwdInputSeq,
-                  fwdOutput, debugContext, options, planningCache);
-  detail::checkShape("gruBwd", "gradLayerNext", gradLayerNext, pass.stateShape());
-  Tensor kept;
-  const Tensor initGrad = backward(pass, weights, gradLayerNext, inputGrad, kept);
-  if (bwdIntermediates) *bwdIntermediates = kept;
-  return initGrad;
+  return backwardEntry("gruBwd", graph, params, prog, fwdOutputInit, fwdIntermediatesSeq, weights, fwdInputSeq,
+                       fwdOutput, "gradLayerNext", gradLayerNext, inputGrad, bwdIntermediates, nullptr, nullptr,
+                       nullptr, debugContext, options, planningCache);
 }
 
 GruWeights gruWU(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
@@ -186,9 +223,8 @@ GruWeights gruWU(poplar::Graph &graph, const GruParams &params, poplar::program:
                  const GruWeights &weights, const Tensor &input, const Tensor &output,
                  const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
                  poplin::PlanningCache *planningCache) {
-  const Pass pass("gruWU", graph, params, prog, fwdOutputInit, fwdIntermediates, weights, input, output,
-                  debugContext, options, planningCache);
-  return weightUpdate(pass, weights, bwdIntermediates);
+  return weightUpdateEntry("gruWU", graph, params, prog, fwdOutputInit, fwdIntermediates, bwdIntermediates, weights,
+                           input, output, debugContext, options, planningCache);
 }
 
 Tensor gruBwdWithWU(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
@@ -196,14 +232,40 @@ Tensor gruBwdWithWU(poplar::Graph &graph, const GruParams &params, poplar::progr
                     const Tensor &input, const Tensor &output, const Tensor &outputGrad, Tensor *inputGrad,
                     GruWeights &weightsGrad, const poplar::DebugContext &debugContext,
                     const poplar::OptionFlags &options, poplin::PlanningCache *planningCache) {
-  checkActivations("gruBwdWithWU", params);
-  const Pass pass("gruBwdWithWU", graph, params, prog, fwdOutputInit, fwdIntermediates, weights, input, output,
-                  debugContext, options, planningCache);
-  detail::checkShape("gruBwdWithWU", "outputGrad", outputGrad, pass.stateShape());
-  Tensor kept;
-  const Tensor initGrad = backward(pass, weights, outputGrad, inputGrad, kept);
-  weightsGrad = weightUpdate(pass, weights, kept);
-  return initGrad;
+  return backwardEntry("gruBwdWithWU", graph, params, prog, fwdOutputInit, fwdIntermediates, weights, input, output,
+                       "outputGrad", outputGrad, inputGrad, nullptr, &weightsGrad, nullptr, nullptr, debugContext,
+                       options, planningCache);
+}
+
+Tensor auGruBwd(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
+                const Tensor &fwdOutputInit, const Tensor &fwdIntermediatesSeq, const GruWeights &weights,
+                const Tensor &fwdInputSeq, const Tensor &fwdOutput, const Tensor &gradLayerNext, Tensor *inputGrad,
+                Tensor *bwdIntermediates, const Tensor &attentions, Tensor *attentionsGrad,
+                const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+                poplin::PlanningCache *planningCache) {
+  return backwardEntry("auGruBwd", graph, params, prog, fwdOutputInit, fwdIntermediatesSeq, weights, fwdInputSeq,
+                       fwdOutput, "gradLayerNext", gradLayerNext, inputGrad, bwdIntermediates, nullptr, &attentions,
+                       attentionsGrad, debugContext, options, planningCache);
+}
+
+GruWeights auGruWU(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
+                   const Tensor &fwdOutputInit, const Tensor &fwdIntermediates, const Tensor &bwdIntermediates,
+                   const GruWeights &weights, const Tensor &input, const Tensor &output,
+                   const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+                   poplin::PlanningCache *planningCache) {
+  return weightUpdateEntry("auGruWU", graph, params, prog, fwdOutputInit, fwdIntermediates, bwdIntermediates,
+                           weights, input, output, debugContext, options, planningCache);
+}
+
+Tensor auGruBwdWithWU(poplar::Graph &graph, const GruParams &params, poplar::program::Sequence &prog,
+                      const Tensor &fwdOutputInit, const Tensor &fwdIntermediates, const GruWeights &weights,
+                      const Tensor &input, const Tensor &output, const Tensor &outputGrad, Tensor *inputGrad,
+                      GruWeights &weightsGrad, const Tensor &attentions, Tensor *attentionsGrad,
+                      const poplar::DebugContext &debugContext, const poplar::OptionFlags &options,
+                      poplin::PlanningCache *planningCache) {
+  return backwardEntry("auGruBwdWithWU", graph, params, prog, fwdOutputInit, fwdIntermediates, weights, input,
+                       output, "outputGrad", outputGrad, inputGrad, nullptr, &weightsGrad, &attentions,
+                       attentionsGrad, debugContext, options, planningCache);
 }
 
 } // namespace gru

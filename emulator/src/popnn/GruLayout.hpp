@@ -49,6 +49,11 @@ inline std::vector<std::size_t> unitPositions(const char *fn, const GruParams &p
   return position;
 }
 
+// Step t's attention [batch][timeSteps] as a [batch][output] broadcast like `like`.
+inline poplar::Tensor attentionAt(const poplar::Tensor &attention, std::size_t t, const poplar::Tensor &like) {
+  return attention.slice(t, t + 1, 1).broadcast(static_cast<unsigned>(like.dim(1)), 1);
+}
+
 } // namespace detail
 } // namespace gru
 } // namespace popnn
