@@ -130,3 +130,25 @@ def test_hardware_builtins_give_a_counter_and_uniform_random_bits():
     assert abs(hit_rate - p) < 5 * np.sqrt(p * (1 - p) / n)
     assert abs(top_bit_rate - 0.5) < 5 * np.sqrt(0.25 / n)
     assert counted == 1.0  # the counter moved over the loop
+
+
+# As the SDK's lightweight-profiling examples write a vertex: fields private by default and
+# the supervisor target on compute (the SDK's host compile ignores it; GCC would refuse it).
+PRIVATE_SUPERVISOR = r"""
+#include <poplar/Vertex.hpp>
+
+class Triple : public poplar::SupervisorVertex {
+  poplar::Input<poplar::Vector<float>> in;
+  poplar::Output<poplar::Vector<float>> out;
+
+public:
+  __attribute__((target("supervisor"))) bool compute() {
+    for (unsigned i = 0; i < out.size(); ++i) out[i] = 3 * in[i];
+    return true;
+  }
+};
+"""
+
+
+def test_private_fields_and_the_supervisor_target_attribute_compile_and_run():
+    np.testing.assert_allclose(run_vertex(PRIVATE_SUPERVISOR, "Triple", [1, -2, 0.5], 3), [3, -6, 1.5])

@@ -393,12 +393,24 @@ struct CodeletBuild {
   std::string sourceKey;
 };
 
+// The IPU's function targets (__attribute__((target("supervisor"))) on a SupervisorVertex's
+// compute) mean nothing on the host: the SDK's host compile ignores them with a warning, GCC
+// refuses them, so they become an attribute without effect.
+std::string withoutIpuTargetAttributes(std::string text) {
+  for (const char *target : {"target(\"supervisor\")", "target(\"worker\")"}) {
+    const std::string from = target;
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at))
+      text.replace(at, from.size(), "__unused__");
+  }
+  return text;
+}
+
 CodeletBuild codeletBuild(const CodeletSource &source) {
   CodeletBuild b;
   b.includeDir = codeletIncludeDir();
   b.abiDir = codeletAbiDir();
   b.text = std::string("#include <") + kHardwareBuiltinsHeader + ">\n#line 1 " + quoted(source.name) + "\n" +
-           source.text + "\n";
+           withoutIpuTargetAttributes(source.text) + "\n";
   b.compiler = compilerCommand();
   b.args = {"-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden", "-D__POPC__=1", "-U__IPU__"};
   const std::size_t includesAt = b.args.size(); // the include directories go here, before the user's flags
