@@ -89,6 +89,7 @@ def test_python_pva_reads_the_same_figures(cpp_run):
     assert len(blocks) == 2 and x.blocks(1) == [] and list(x.blocks) == blocks
     for b, run in zip(blocks, x.runs):
         assert b.program is block and (b.cyclesFrom, b.cyclesTo) == (run.steps[0].cyclesFrom, run.steps[3].cyclesTo)
+        assert (b.isCommon, b.isStreamCopy, b.isOverflow, b.isBlockFlush) == (True, False, False, False)
 
     class Counter(pva.ProgramVisitor):
         def __init__(self):
@@ -195,6 +196,59 @@ def test_lightweight_profiling_times_blocks_and_filtered_programs_in_every_run(t
     assert x.blocks(1) == []
     for run, blocks in zip(x.runs, [x.blocks(0)[i:i + 3] for i in (0, 3, 6)]):
         assert [b.cyclesFrom for b in blocks] == [s.cyclesFrom for s in run.steps[1:]]
+
+
+def test_nested_blocks_are_listed_in_the_order_they_began(tmp_path):
+    # As the SDK's lightweight-profiling tutorial lists them: a stage, then its operation.
+    from popdsl import poplar, popops, program
+    model = poplar.IPUModel("ipu2")
+    model.tilesPerIPU = 4
+    device = model.createDevice()
+    graph = poplar.Graph(device.getTarget())
+    popops.addCodelets(graph)
+    x = graph.addVariable(poplar.FLOAT, [8], "x")
+    graph.setTileMapping(x, 0)
+    first, second = program.Sequence(), program.Sequence()
+    popops.addInPlace(graph, x, x, first, "first")
+    popops.addInPlace(graph, x, x, second, "second")
+    stage = program.Block(program.Sequence([first, program.Block(second, "op")]), "stage")
+    engine = poplar.Engine(graph, program.Repeat(2, stage), {"profiler.blocks.filter": "stage|op"})
+    engine.load(device)
+    engine.run(0)
+    engine.writeProfileReport(str(tmp_path))
+    blocks = pva.openReport(tmp_path / "profile.pop").execution.blocks(0)
+    assert [b.program.name for b in blocks] == ["stage", "op"] * 2
+    for stage_block, op_block in zip(blocks[::2], blocks[1::2]):
+        assert stage_block.cyclesFrom < op_block.cyclesFrom < op_block.cyclesTo == stage_block.cyclesTo
+    assert blocks[1].cyclesTo <= blocks[2].cyclesFrom
+
+
+def test_an_unnamed_execute_goes_by_its_compute_sets_name(tmp_path):
+    # profiler.programs.filter names the compute set of an Execute that has no name of its
+    # own, as the SDK's lightweight-profiling tutorial (example 2) does.
+    from popdsl import poplar, program
+    model = poplar.IPUModel("ipu2")
+    model.tilesPerIPU = 4
+    device = model.createDevice()
+    graph = poplar.Graph(device.getTarget())
+    graph.addCodelets("""#include <poplar/Vertex.hpp>
+class Bump : public poplar::Vertex {
+public:
+  poplar::InOut<unsigned> n;
+  bool compute() { n = n + 1; return true; }
+};
+""")
+    n = graph.addVariable(poplar.UNSIGNED_INT, [], "n")
+    graph.setTileMapping(n, 0)
+    cs = graph.addComputeSet("operation")
+    graph.setTileMapping(graph.addVertex(cs, "Bump", {"n": n}), 0)
+    engine = poplar.Engine(graph, program.Repeat(5, program.Execute(cs)), {"profiler.programs.filter": "operation"})
+    engine.load(device)
+    engine.run(0)
+    engine.writeProfileReport(str(tmp_path))
+    blocks = pva.openReport(tmp_path / "profile.pop").execution.blocks(0)
+    assert [b.program.name for b in blocks] == ["operation"] * 5
+    assert all(b.cyclesTo > b.cyclesFrom for b in blocks)
 
 
 def test_the_execution_profile_records_the_first_runs_until_reset(tmp_path):

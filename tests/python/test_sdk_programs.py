@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from cpp_build import ROOT, build_program
+from cpp_build import ROOT, build_program, check_syntax
 
 CODELET = """#include <poplar/Vertex.hpp>
 class Doubler : public poplar::Vertex {
@@ -48,3 +48,14 @@ def test_output_vertex_graph_writes_what_output_compute_graph_writes(out):
 def test_a_profile_of_one_run_prints_after_profiling_is_disabled_again(out):
     assert out["x"] == "16 32 48 64 80 96"  # four runs, each doubling
     assert out["profiled runs"] == "1"
+
+
+def test_libpva_header_brings_the_stream_headers_the_lightweight_profiling_examples_use(tmp_path):
+    check_syntax(tmp_path, """#include <poplar/Engine.hpp>
+#include <pva/pva.hpp>
+void show(const pva::Report &report) {
+  for (const auto &block : report.execution().blocks(0))
+    std::cout << std::setw(10) << block.program()->name() << ": " << block.isCommon() << block.isOverflow()
+              << block.isBlockFlush() << block.isStreamCopy() << "\\n";
+}
+""")
