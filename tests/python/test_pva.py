@@ -163,8 +163,9 @@ def test_public_libpva_tutorial_example_runs_unchanged(cpp_run, monkeypatch):
                      "Version of Poplar used: 3.3.0 (popdsl emulator)"]
 
 
-def small_engine(options):
-    """An engine running Sequence{Repeat(2, Sequence "inc"{x += x}), Block "blk"{x += x}} on tile 0."""
+def doubling(*names):
+    """A 4-tile device, its graph, and for each name a Sequence doing x += x (x: 8 floats on
+    tile 0) under that debug name."""
     from popdsl import poplar, popops, program
     model = poplar.IPUModel("ipu2")
     model.tilesPerIPU = 4
@@ -173,13 +174,26 @@ def small_engine(options):
     popops.addCodelets(graph)
     x = graph.addVariable(poplar.FLOAT, [8], "x")
     graph.setTileMapping(x, 0)
-    double = program.Sequence()
-    popops.addInPlace(graph, x, x, double, "double")
-    main = program.Sequence([program.Repeat(2, program.Sequence([double], "inc")),
-                             program.Block(program.Sequence([double]), "blk")])
-    engine = poplar.Engine(graph, main, options)
+    sequences = [program.Sequence() for _ in names]
+    for seq, name in zip(sequences, names):
+        popops.addInPlace(graph, x, x, seq, name)
+    return device, graph, sequences
+
+
+def loaded(device, graph, prog, options):
+    from popdsl import poplar
+    engine = poplar.Engine(graph, prog, options)
     engine.load(device)
     return engine
+
+
+def small_engine(options):
+    """An engine running Sequence{Repeat(2, Sequence "inc"{x += x}), Block "blk"{x += x}} on tile 0."""
+    from popdsl import program
+    device, graph, (double,) = doubling("double")
+    main = program.Sequence([program.Repeat(2, program.Sequence([double], "inc")),
+                             program.Block(program.Sequence([double]), "blk")])
+    return loaded(device, graph, main, options)
 
 
 def test_lightweight_profiling_times_blocks_and_filtered_programs_in_every_run(tmp_path):
@@ -200,20 +214,10 @@ def test_lightweight_profiling_times_blocks_and_filtered_programs_in_every_run(t
 
 def test_nested_blocks_are_listed_in_the_order_they_began(tmp_path):
     # As the SDK's lightweight-profiling tutorial lists them: a stage, then its operation.
-    from popdsl import poplar, popops, program
-    model = poplar.IPUModel("ipu2")
-    model.tilesPerIPU = 4
-    device = model.createDevice()
-    graph = poplar.Graph(device.getTarget())
-    popops.addCodelets(graph)
-    x = graph.addVariable(poplar.FLOAT, [8], "x")
-    graph.setTileMapping(x, 0)
-    first, second = program.Sequence(), program.Sequence()
-    popops.addInPlace(graph, x, x, first, "first")
-    popops.addInPlace(graph, x, x, second, "second")
+    from popdsl import program
+    device, graph, (first, second) = doubling("first", "second")
     stage = program.Block(program.Sequence([first, program.Block(second, "op")]), "stage")
-    engine = poplar.Engine(graph, program.Repeat(2, stage), {"profiler.blocks.filter": "stage|op"})
-    engine.load(device)
+    engine = loaded(device, graph, program.Repeat(2, stage), {"profiler.blocks.filter": "stage|op"})
     engine.run(0)
     engine.writeProfileReport(str(tmp_path))
     blocks = pva.openReport(tmp_path / "profile.pop").execution.blocks(0)

@@ -6,14 +6,7 @@ import subprocess
 import pytest
 
 from cpp_build import ROOT, build_program, check_syntax
-
-CODELET = """#include <poplar/Vertex.hpp>
-class Doubler : public poplar::Vertex {
-public:
-  poplar::InOut<poplar::Vector<float>> x;
-  bool compute() { for (auto &v : x) v *= 2; return true; }
-};
-"""
+from test_sdk_headers import CODELET  # the Doubler vertex
 
 
 @pytest.fixture(scope="module")
