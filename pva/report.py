@@ -289,7 +289,10 @@ class BlockExecution:
         self.program = _at(programs, d["program"], "program")
         self.tile = d["tile"]
         self.cyclesFrom, self.cyclesTo = d["cyclesFrom"], d["cyclesTo"]
-        self.isStreamCopy = False  # stream copies are not timed as blocks by the emulator
+        # Every timed block is a Block program's execution: the emulator times no stream
+        # copies as blocks, and its block buffer never overflows or flushes.
+        self.isCommon = True
+        self.isStreamCopy = self.isOverflow = self.isBlockFlush = False
 
 
 class _Blocks(list):

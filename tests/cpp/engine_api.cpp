@@ -159,7 +159,17 @@ int main() {
   std::cout << "timing: " << engine.reportTiming(start, end) << '\n';
   expectError("timing backwards", [&] { engine.reportTiming(end, start); });
 
+  // The profiled runs above stay printable after profiling is disabled (SDK programs
+  // profile a window of runs and print at the end); with none left there is nothing to print.
   engine.disableExecutionProfiling();
+  std::ostringstream window;
+  engine.printProfileSummary(window);
+  const std::size_t runsAt = window.str().find("Programs run:");
+  std::istringstream runsLine(runsAt == std::string::npos ? std::string() : window.str().substr(runsAt + 13));
+  std::string runs = "none";
+  runsLine >> runs;
+  std::cout << "profile after disabling: " << runs << " runs\n";
+  engine.resetExecutionProfile();
   expectError("profile while disabled", [&] {
     std::ostringstream summary;
     engine.printProfileSummary(summary);

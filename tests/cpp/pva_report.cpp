@@ -196,6 +196,7 @@ static void checkReport(const pva::Report &report, const Target &target, std::ui
   for (std::size_t r = 0; r < blocks.size() && r < x.runs().size(); ++r) {
     const pva::Run &run = x.runs()[r];
     CHECK(blocks[r].program() == block && blocks[r].tile() == 0 && !blocks[r].isStreamCopy());
+    CHECK(blocks[r].isCommon() && !blocks[r].isOverflow() && !blocks[r].isBlockFlush());
     CHECK(blocks[r].cyclesFrom() == run.steps()[0].cyclesFrom());
     CHECK(blocks[r].cyclesTo() == run.steps()[3].cyclesTo());
   }

@@ -1,7 +1,8 @@
 """The codelet headers as the SDK gives them to a host-side codelet compile (__IPU__
 undefined; docs/codelet_headers.rst): poplar/Vertex.hpp and print.h define no IPU vector
 types, so a codelet library with its own fallbacks under #ifndef __IPU__ compiles, and
-ipudef.h, included, gives the SDK's vector types."""
+ipudef.h, included, gives the SDK's vector types; the builtins that codelets written for
+hardware call without an include (counter, random bits) are there."""
 import numpy as np
 import pytest
 
@@ -90,3 +91,64 @@ def test_a_library_with_its_own_ipu_model_vector_types_compiles_and_runs():
 
 def test_ipudef_gives_the_sdks_vector_types():
     np.testing.assert_allclose(run_vertex(WITH_IPUDEF, "LaneProducts", [2, 3, 4, 5], 4), [8, 15, 4, 5])
+
+
+# Written for hardware: the cycle counter and random bits as compiler builtins, no include.
+HARDWARE_BUILTINS = r"""
+#include <poplar/Vertex.hpp>
+
+class Darts : public poplar::Vertex {
+public:
+  poplar::Input<poplar::Vector<float>> in;
+  poplar::Output<poplar::Vector<float>> out;
+  bool compute() {
+    const unsigned n = static_cast<unsigned>(in[0]);
+    const unsigned start = __builtin_ipu_get_scount_l();
+    unsigned hits = 0, topBits = 0;
+    for (unsigned i = 0; i < n; ++i) {
+      const float x = (float)__builtin_ipu_urand32() / 4294967295.0f;
+      const float y = (float)__builtin_ipu_urand32() / 4294967295.0f;
+      hits += x * x + y * y < 1.0f;
+      topBits += static_cast<unsigned>(__builtin_ipu_urand64() >> 63);
+    }
+    const unsigned end = __builtin_ipu_get_scount_l();
+    out[0] = static_cast<float>(hits) / n;
+    out[1] = static_cast<float>(topBits) / n;
+    out[2] = end != start && __builtin_ipu_get_scount_u() >= 0u ? 1.0f : 0.0f;
+    return true;
+  }
+};
+"""
+
+
+def test_hardware_builtins_give_a_counter_and_uniform_random_bits():
+    n = 200_000
+    hit_rate, top_bit_rate, counted = run_vertex(HARDWARE_BUILTINS, "Darts", [n], 3)
+    # Uniform points in the unit square land in the quarter disc with probability pi/4:
+    # within 5 standard deviations of it, and the top bit of urand64 is set half the time.
+    p = np.pi / 4
+    assert abs(hit_rate - p) < 5 * np.sqrt(p * (1 - p) / n)
+    assert abs(top_bit_rate - 0.5) < 5 * np.sqrt(0.25 / n)
+    assert counted == 1.0  # the counter moved over the loop
+
+
+# As the SDK's lightweight-profiling examples write a vertex: fields private by default and
+# the supervisor target on compute (the SDK's host compile ignores it; GCC would refuse it).
+PRIVATE_SUPERVISOR = r"""
+#include <poplar/Vertex.hpp>
+
+class Triple : public poplar::SupervisorVertex {
+  poplar::Input<poplar::Vector<float>> in;
+  poplar::Output<poplar::Vector<float>> out;
+
+public:
+  __attribute__((target("supervisor"))) bool compute() {
+    for (unsigned i = 0; i < out.size(); ++i) out[i] = 3 * in[i];
+    return true;
+  }
+};
+"""
+
+
+def test_private_fields_and_the_supervisor_target_attribute_compile_and_run():
+    np.testing.assert_allclose(run_vertex(PRIVATE_SUPERVISOR, "Triple", [1, -2, 0.5], 3), [3, -6, 1.5])

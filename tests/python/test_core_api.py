@@ -95,10 +95,12 @@ def test_time_stamps_report_host_time_and_estimated_cycles(ran):
     assert out["timing backwards"] == "Engine::reportTiming: the end time stamp is earlier than the start"
 
 
-def test_disabled_execution_profiling_raises_profiling_disabled_until_enabled(ran):
+def test_disabled_execution_profiling_prints_the_profiled_runs_and_raises_without_any(ran):
     out, _ = ran["engine_api"]
+    assert out["profile after disabling"] == "3 runs"  # the three runs above
     assert out["profile while disabled"].startswith(
-        "Engine::printProfileSummary: execution profiling is disabled; call Engine::enableExecutionProfiling()")
+        "Engine::printProfileSummary: execution profiling is disabled and no run was profiled; call "
+        "Engine::enableExecutionProfiling()")
     assert out["profile when enabled"] == "yes"
 
 

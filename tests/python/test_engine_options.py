@@ -131,6 +131,28 @@ def test_raw_engine_writes_the_report_when_destroyed(device, graph, tmp_path):
     assert any(step.name == "double" and step.executions == 1 for step in profile.steps)
 
 
+def test_a_report_without_profiled_runs_is_still_written(device, graph, tmp_path, capfd):
+    # As SDK programs do: autoReport.all, then profiling disabled right after load.
+    out = tmp_path / "report"
+    x = graph.addVariable(poplar.FLOAT, [4], "x")
+    graph.setTileMapping(x, 0)
+    seq = program.Sequence()
+    from popdsl import popops
+    popops.mulInPlace(graph, x, 2.0, seq, "double")
+    engine = poplar.Engine(graph, seq, {"autoReport.all": "true", "autoReport.directory": str(out)})
+    engine.load(device)
+    engine.disableExecutionProfiling()
+    engine.run(0)
+    del engine
+    gc.collect()
+    assert sorted(os.listdir(out)) == ["profile.json", "profile.pop", "profile_summary.txt"]
+    assert "no run was profiled" in (out / "profile_summary.txt").read_text()
+    import pva
+    report = pva.openReport(out / "profile.pop")
+    assert report.execution.runs == [] and report.compilation.target.numTiles == 4
+    assert "poplar:" not in capfd.readouterr().err
+
+
 def test_engine_without_report_options_writes_nothing(device, graph, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     engine = run_doubling(graph, device, {"autoReport.all": "false"})

@@ -122,6 +122,7 @@ def test_python_pva_reads_the_same_figures(cpp_run):
     assert len(blocks) == 2 and x.blocks(1) == [] and list(x.blocks) == blocks
     for b, run in zip(blocks, x.runs):
         assert b.program is block and (b.cyclesFrom, b.cyclesTo) == (run.steps[0].cyclesFrom, run.steps[3].cyclesTo)
+        assert (b.isCommon, b.isStreamCopy, b.isOverflow, b.isBlockFlush) == (True, False, False, False)
 
     class Counter(pva.ProgramVisitor):
         def __init__(self):
@@ -216,19 +217,33 @@ def device_and_graph():
     return device, graph
 
 
-def small_engine(options):
-    """An engine running Sequence{Repeat(2, Sequence "inc"{x += x}), Block "blk"{x += x}} on tile 0."""
+def doubling(*names):
+    """A 4-tile device, its graph, and for each name a Sequence doing x += x (x: 8 floats on
+    tile 0) under that debug name."""
     from popdsl import poplar, popops, program
     device, graph = device_and_graph()
     x = graph.addVariable(poplar.FLOAT, [8], "x")
     graph.setTileMapping(x, 0)
-    double = program.Sequence()
-    popops.addInPlace(graph, x, x, double, "double")
-    main = program.Sequence([program.Repeat(2, program.Sequence([double], "inc")),
-                             program.Block(program.Sequence([double]), "blk")])
-    engine = poplar.Engine(graph, main, options)
+    sequences = [program.Sequence() for _ in names]
+    for seq, name in zip(sequences, names):
+        popops.addInPlace(graph, x, x, seq, name)
+    return device, graph, sequences
+
+
+def loaded(device, graph, prog, options):
+    from popdsl import poplar
+    engine = poplar.Engine(graph, prog, options)
     engine.load(device)
     return engine
+
+
+def small_engine(options):
+    """An engine running Sequence{Repeat(2, Sequence "inc"{x += x}), Block "blk"{x += x}} on tile 0."""
+    from popdsl import program
+    device, graph, (double,) = doubling("double")
+    main = program.Sequence([program.Repeat(2, program.Sequence([double], "inc")),
+                             program.Block(program.Sequence([double]), "blk")])
+    return loaded(device, graph, main, options)
 
 
 def test_lightweight_profiling_times_blocks_and_filtered_programs_in_every_run(tmp_path):
@@ -245,6 +260,49 @@ def test_lightweight_profiling_times_blocks_and_filtered_programs_in_every_run(t
     assert x.blocks(1) == []
     for run, blocks in zip(x.runs, [x.blocks(0)[i:i + 3] for i in (0, 3, 6)]):
         assert [b.cyclesFrom for b in blocks] == [s.cyclesFrom for s in run.steps[1:]]
+
+
+def test_nested_blocks_are_listed_in_the_order_they_began(tmp_path):
+    # As the SDK's lightweight-profiling tutorial lists them: a stage, then its operation.
+    from popdsl import program
+    device, graph, (first, second) = doubling("first", "second")
+    stage = program.Block(program.Sequence([first, program.Block(second, "op")]), "stage")
+    engine = loaded(device, graph, program.Repeat(2, stage), {"profiler.blocks.filter": "stage|op"})
+    engine.run(0)
+    engine.writeProfileReport(str(tmp_path))
+    blocks = pva.openReport(tmp_path / "profile.pop").execution.blocks(0)
+    assert [b.program.name for b in blocks] == ["stage", "op"] * 2
+    for stage_block, op_block in zip(blocks[::2], blocks[1::2]):
+        assert stage_block.cyclesFrom < op_block.cyclesFrom < op_block.cyclesTo == stage_block.cyclesTo
+    assert blocks[1].cyclesTo <= blocks[2].cyclesFrom
+
+
+def test_an_unnamed_execute_goes_by_its_compute_sets_name(tmp_path):
+    # profiler.programs.filter names the compute set of an Execute that has no name of its
+    # own, as the SDK's lightweight-profiling tutorial (example 2) does.
+    from popdsl import poplar, program
+    model = poplar.IPUModel("ipu2")
+    model.tilesPerIPU = 4
+    device = model.createDevice()
+    graph = poplar.Graph(device.getTarget())
+    graph.addCodelets("""#include <poplar/Vertex.hpp>
+class Bump : public poplar::Vertex {
+public:
+  poplar::InOut<unsigned> n;
+  bool compute() { n = n + 1; return true; }
+};
+""")
+    n = graph.addVariable(poplar.UNSIGNED_INT, [], "n")
+    graph.setTileMapping(n, 0)
+    cs = graph.addComputeSet("operation")
+    graph.setTileMapping(graph.addVertex(cs, "Bump", {"n": n}), 0)
+    engine = poplar.Engine(graph, program.Repeat(5, program.Execute(cs)), {"profiler.programs.filter": "operation"})
+    engine.load(device)
+    engine.run(0)
+    engine.writeProfileReport(str(tmp_path))
+    blocks = pva.openReport(tmp_path / "profile.pop").execution.blocks(0)
+    assert [b.program.name for b in blocks] == ["operation"] * 5
+    assert all(b.cyclesTo > b.cyclesFrom for b in blocks)
 
 
 def test_the_execution_profile_records_the_first_runs_until_reset(tmp_path):

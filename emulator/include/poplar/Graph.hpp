@@ -17,6 +17,9 @@
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
+#if __cplusplus >= 201703L
+#include <optional> // SDK-era programs use std::optional after including only Poplar headers
+#endif
 
 #include <poplar/ArrayRef.hpp>
 #include <poplar/CodeletFileType.hpp>
@@ -316,6 +319,12 @@ public:
   // A text description of the graph: its variables (name, shape, type, constness,
   // tiles), compute sets with their vertices, then each of `progs` as dumpProgram writes it.
   void outputComputeGraph(std::ostream &out, ArrayRef<program::Program> progs = {}) const;
+  // The older SDKs' name for outputComputeGraph; writes the same.
+  void outputVertexGraph(std::ostream &out, ArrayRef<program::Program> progs = {}) const;
+  // The whole graph as one JSON document, in either format (the SDK's binary format is
+  // Cap'n Proto, which nothing here reads): the target, every variable and constant (name,
+  // type, shape, tile intervals) and every compute set with its vertices (type, tile).
+  void serialize(std::ostream &out, SerializationFormat format) const;
   // Writes the type, shape, debug name and tile mapping of each tensor;
   // deserializeTensors adds a new variable for each one written, with that type,
   // shape, name and mapping (values and aliasing between the tensors are not kept).

@@ -10,6 +10,10 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+// Not used here: the SDK's lightweight-profiling examples print with std::cout and
+// std::setw after including only Poplar headers and this one.
+#include <iomanip>
+#include <iostream>
 
 namespace pva {
 
@@ -457,8 +461,12 @@ public:
   unsigned tile() const { return tile_; }
   std::uint64_t cyclesFrom() const { return cyclesFrom_; }
   std::uint64_t cyclesTo() const { return cyclesTo_; }
-  // Stream copies are not timed as blocks by the emulator.
+  // Every block the emulator times is a Block program's execution ("common"): stream copies
+  // are not timed as blocks, and its block buffer never overflows or flushes.
+  bool isCommon() const { return true; }
   bool isStreamCopy() const { return false; }
+  bool isOverflow() const { return false; }
+  bool isBlockFlush() const { return false; }
 
 private:
   friend struct detail::ReportData;

@@ -92,7 +92,13 @@ std::vector<std::string> writeProfileReport(const Engine &engine, const std::str
   std::filesystem::create_directories(directory, ec);
   if (ec) throw poplar_error("autoReport: cannot create the directory '" + directory + "': " + ec.message());
   std::ostringstream summary;
-  engine.printProfileSummary(summary);
+  try {
+    engine.printProfileSummary(summary);
+  } catch (const profiling_disabled &e) {
+    // Profiling was off for every run (SDK programs disable it right after load): the
+    // compilation report is still written, and the summary says why it has no runs.
+    summary << e.what() << '\n';
+  }
   const std::filesystem::path dir(directory);
   writeFile(dir / "profile_summary.txt", summary.str());
   writeFile(dir / "profile.json", profileJson(detail::getProfileData(engine), summary.str()));

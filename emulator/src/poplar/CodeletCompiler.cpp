@@ -43,6 +43,8 @@ namespace {
 const char *const kCodeletHeaders[] = {"poplar/Vertex.hpp", "poplar/HalfFloat.hpp", "ipudef.h", "print.h",
                                        "ipu_builtins.h", "ipu_vector_math", "ipu_memory_intrinsics"};
 const char kCodeletAbiHeader[] = "popdsl_codelet/VertexRegistration.hpp";
+// Included before every codelet source: the IPU builtins codelets call without an include.
+const char kHardwareBuiltinsHeader[] = "popdsl_codelet/HardwareBuiltins.hpp";
 
 
 bool isFile(const std::string &path) {
@@ -391,11 +393,24 @@ struct CodeletBuild {
   std::string sourceKey;
 };
 
+// The IPU's function targets (__attribute__((target("supervisor"))) on a SupervisorVertex's
+// compute) mean nothing on the host: the SDK's host compile ignores them with a warning, GCC
+// refuses them, so they become an attribute without effect.
+std::string withoutIpuTargetAttributes(std::string text) {
+  for (const char *target : {"target(\"supervisor\")", "target(\"worker\")"}) {
+    const std::string from = target;
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at))
+      text.replace(at, from.size(), "__unused__");
+  }
+  return text;
+}
+
 CodeletBuild codeletBuild(const CodeletSource &source) {
   CodeletBuild b;
   b.includeDir = codeletIncludeDir();
   b.abiDir = codeletAbiDir();
-  b.text = "#line 1 " + quoted(source.name) + "\n" + source.text + "\n";
+  b.text = std::string("#include <") + kHardwareBuiltinsHeader + ">\n#line 1 " + quoted(source.name) + "\n" +
+           withoutIpuTargetAttributes(source.text) + "\n";
   b.compiler = compilerCommand();
   b.args = {"-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden", "-D__POPC__=1", "-U__IPU__"};
   const std::size_t includesAt = b.args.size(); // the include directories go here, before the user's flags
@@ -410,6 +425,7 @@ CodeletBuild codeletBuild(const CodeletSource &source) {
   for (const std::string &arg : b.args) keyText += '\0' + arg;
   for (const char *header : kCodeletHeaders) keyText += '\0' + readFile(b.includeDir + "/" + header);
   keyText += '\0' + readFile(b.abiDir + "/" + kCodeletAbiHeader);
+  keyText += '\0' + readFile(b.abiDir + "/" + kHardwareBuiltinsHeader);
   b.sourceKey = sha256Hex(keyText);
   b.args.insert(b.args.begin() + static_cast<std::ptrdiff_t>(includesAt), {"-I" + b.includeDir, "-I" + b.abiDir});
   return b;

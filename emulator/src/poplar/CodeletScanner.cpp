@@ -371,11 +371,22 @@ std::string vertexRegistrationCode(const std::vector<ScannedVertex> &vertices) {
     const ScannedVertex &vertex = vertices[v];
     const std::string id = std::to_string(v);
     for (const std::string &ns : vertex.namespaces) code += "namespace " + ns + " {\n";
+    // Fields may be private (the SDK reads them from its own metadata): each field's member
+    // pointer is taken in an explicit instantiation, where access is not checked, and read
+    // back through a friend of a tag type.
+    code += "template <class Tag, auto Member> struct popdsl_take_" + id +
+            " { friend auto popdsl_member(Tag) { return Member; } };\n";
+    for (std::size_t k = 0; k < vertex.fields.size(); ++k) {
+      const std::string tag = "popdsl_field_" + id + "_" + std::to_string(k);
+      code += "struct " + tag + " { friend auto popdsl_member(" + tag + "); };\n";
+      code += "template struct popdsl_take_" + id + "<" + tag + ", &" + vertex.type + "::" + vertex.fields[k] + ">;\n";
+    }
     code += "static popdsl_vertex_info popdsl_describe_vertex_" + id + "() {\n";
     code += "  typedef " + vertex.type + " V;\n";
     code += "  static const popdsl_field_info fields[] = {\n";
-    for (const std::string &f : vertex.fields)
-      code += "    ::popdsl_codelet::field<V>(\"" + f + "\", &V::" + f + "),\n";
+    for (std::size_t k = 0; k < vertex.fields.size(); ++k)
+      code += "    ::popdsl_codelet::field<V>(\"" + vertex.fields[k] + "\", popdsl_member(popdsl_field_" + id + "_" +
+              std::to_string(k) + "())),\n";
     code += "    popdsl_field_info()};\n";
     code += "  return ::popdsl_codelet::describe<V>(fields, " + std::to_string(vertex.fields.size()) + ");\n}\n";
     for (std::size_t k = 0; k < vertex.namespaces.size(); ++k) code += "}\n";

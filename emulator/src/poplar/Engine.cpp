@@ -205,9 +205,19 @@ struct HostCallStep : Step {
 };
 
 // Turns program trees into the flat instruction list.
+// The graph's compute sets' names, by id (profile names of unnamed Execute programs).
+std::vector<std::string> computeSetNames(const GraphState &g) {
+  std::vector<std::string> names;
+  names.reserve(g.computeSets.size());
+  for (const ComputeSetInfo &cs : g.computeSets) names.push_back(cs.name);
+  return names;
+}
+
 class Compiler {
 public:
-  explicit Compiler(EngineState &s) : s_(s), programs_(s.reportPrograms, s.options) { s_.pendingUses.clear(); }
+  explicit Compiler(EngineState &s) : s_(s), programs_(s.reportPrograms, s.options, computeSetNames(*s.graph)) {
+    s_.pendingUses.clear();
+  }
 
   void compileProgram(const program::Program &p) {
     s_.entries.push_back(here());

@@ -3,6 +3,7 @@
 #include <poplar/exceptions.hpp>
 
 #include <string>
+#include <utility>
 
 namespace poplar::detail {
 
@@ -57,8 +58,9 @@ void ExecutionTrace::beginRun(unsigned program) {
   runs.push_back({program, steps.size()});
 }
 
-ProgramRecorder::ProgramRecorder(std::vector<ReportProgram> &programs, const OptionFlags &options)
-    : programs_(programs) {
+ProgramRecorder::ProgramRecorder(std::vector<ReportProgram> &programs, const OptionFlags &options,
+                                 std::vector<std::string> computeSetNames)
+    : programs_(programs), computeSetNames_(std::move(computeSetNames)) {
   hasBlocksFilter_ = compileWholeName(blocksFilter_, option(options, "profiler.blocks.filter"), "profiler.blocks.filter");
   hasProgramsFilter_ =
       compileWholeName(programsFilter_, option(options, "profiler.programs.filter"), "profiler.programs.filter");
@@ -75,7 +77,7 @@ std::uint32_t ProgramRecorder::enter(const ProgramNode &n) {
   if (found.second) {
     ReportProgram p;
     p.kind = n.kind;
-    p.name = n.name;
+    p.name = nameOf(n);
     p.debug = n.debug;
     p.block = n.block;
     p.computeSet = n.kind == ProgramNode::Kind::Execute ? n.id : 0;
@@ -88,8 +90,15 @@ std::uint32_t ProgramRecorder::enter(const ProgramNode &n) {
 
 void ProgramRecorder::leave() { open_.pop_back(); }
 
+const std::string &ProgramRecorder::nameOf(const ProgramNode &n) const {
+  if (n.kind == ProgramNode::Kind::Execute && n.name.empty() && n.id < computeSetNames_.size())
+    return computeSetNames_[n.id];
+  return n.name;
+}
+
 bool ProgramRecorder::profiledBlock(const ProgramNode &n) const {
-  const auto matches = [&](const regex_t &filter) { return regexec(&filter, n.name.c_str(), 0, nullptr, 0) == 0; };
+  const std::string &name = nameOf(n);
+  const auto matches = [&](const regex_t &filter) { return regexec(&filter, name.c_str(), 0, nullptr, 0) == 0; };
   return (n.block && hasBlocksFilter_ && matches(blocksFilter_)) || (hasProgramsFilter_ && matches(programsFilter_));
 }
 

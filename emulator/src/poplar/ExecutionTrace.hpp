@@ -67,7 +67,10 @@ struct ExecutionTrace {
 // Builds the report's program list while the engine's compiler walks the program trees.
 class ProgramRecorder {
 public:
-  ProgramRecorder(std::vector<ReportProgram> &programs, const OptionFlags &options);
+  // `computeSetNames`: an Execute program without a name of its own goes by its compute
+  // set's (as the SDK's profile and its profiler filters name it).
+  ProgramRecorder(std::vector<ReportProgram> &programs, const OptionFlags &options,
+                  std::vector<std::string> computeSetNames);
   ~ProgramRecorder();
   ProgramRecorder(const ProgramRecorder &) = delete;
   ProgramRecorder &operator=(const ProgramRecorder &) = delete;
@@ -85,11 +88,14 @@ public:
   bool profiledBlock(const ProgramNode &n) const;
 
 private:
+  const std::string &nameOf(const ProgramNode &n) const;
+
   struct Open {
     std::uint32_t id;
     bool firstVisit; // its children are being listed (not a second use of the program)
   };
   std::vector<ReportProgram> &programs_;
+  std::vector<std::string> computeSetNames_;
   std::vector<Open> open_;
   std::unordered_map<const ProgramNode *, std::uint32_t> ids_;
   regex_t blocksFilter_, programsFilter_;

@@ -297,9 +297,11 @@ void Engine::printProfileSummary(std::ostream &out, const OptionFlags &opt) cons
       throw invalid_option("printProfileSummary: unrecognised option '" + kv.first + "'");
     if (kv.first == "showExecutionSteps") showSteps = kv.second == "true";
   }
-  if (!state_->profiling)
-    throw profiling_disabled("Engine::printProfileSummary: execution profiling is disabled; call "
-                             "Engine::enableExecutionProfiling() before the runs to profile");
+  // SDK programs profile a window of runs (enable, run, disable) and print afterwards: only
+  // an engine with no profiled run while profiling is off has nothing to print.
+  if (!state_->profiling && state_->runs == 0)
+    throw profiling_disabled("Engine::printProfileSummary: execution profiling is disabled and no run was "
+                             "profiled; call Engine::enableExecutionProfiling() before the runs to profile");
   const ProfileData p = detail::getProfileData(*this);
   printTarget(out, p);
   printReplicas(out, p);

@@ -153,10 +153,14 @@ void writeBlocks(Writer &w, const EngineState &s, const ReportIds &ids) {
     std::uint64_t from;
     std::vector<bool> ipus; // those its steps compute on
   };
+  struct Timed {
+    std::uint32_t program;
+    unsigned tile;
+    std::uint64_t from, to;
+  };
   std::vector<Open> open;
+  std::vector<Timed> timed;
   std::uint64_t clock = 0;
-  w.key("blocks");
-  w.open('[');
   for (const std::uint32_t index : s.trace.steps) {
     const Step &step = *s.steps[index];
     if (step.kind == kBlockBeginKind) {
@@ -170,13 +174,7 @@ void writeBlocks(Writer &w, const EngineState &s, const ReportIds &ids) {
       const bool any = std::find(b.ipus.begin(), b.ipus.end(), true) != b.ipus.end();
       for (unsigned ipu = 0; ipu < ipus; ++ipu) {
         if (any && !b.ipus[ipu]) continue;
-        w.item();
-        w.open('{');
-        w.field("program", ids.of(b.program));
-        w.field("tile", ipu * tilesPerIpu + std::min(instrumented, tilesPerIpu - 1));
-        w.field("cyclesFrom", b.from);
-        w.field("cyclesTo", clock);
-        w.close('}');
+        timed.push_back({b.program, ipu * tilesPerIpu + std::min(instrumented, tilesPerIpu - 1), b.from, clock});
       }
       if (!open.empty())
         for (unsigned ipu = 0; ipu < ipus; ++ipu) open.back().ipus[ipu] = open.back().ipus[ipu] || b.ipus[ipu];
@@ -187,6 +185,21 @@ void writeBlocks(Writer &w, const EngineState &s, const ReportIds &ids) {
       for (std::size_t tile = 0; tile < byTile.size(); ++tile)
         if (byTile[tile]) open.back().ipus[tile / tilesPerIpu] = true;
     clock += step.cost.total();
+  }
+  // In the order the blocks began, an enclosing block before those it holds (as the SDK's
+  // lightweight-profiling tutorial lists a stage before its operations).
+  std::stable_sort(timed.begin(), timed.end(),
+                   [](const Timed &a, const Timed &b) { return a.from != b.from ? a.from < b.from : a.to > b.to; });
+  w.key("blocks");
+  w.open('[');
+  for (const Timed &b : timed) {
+    w.item();
+    w.open('{');
+    w.field("program", ids.of(b.program));
+    w.field("tile", b.tile);
+    w.field("cyclesFrom", b.from);
+    w.field("cyclesTo", b.to);
+    w.close('}');
   }
   w.close(']');
 }
