@@ -85,7 +85,7 @@ MUTANTS = [
     Mutant("the summary's constants line shows every byte", "emulator/src/poplar/Profile.cpp",
            '"Constants", withCommas(constantBytes)', '"Constants", withCommas(all)',
            ["tests/python/test_profile.py"]),
-    Mutant("strict memory refuses a tile filled exactly", "emulator/src/poplar/Engine.cpp",
+    Mutant("strict memory refuses a tile filled exactly", "emulator/src/poplar/ProgramCompiler.cpp",
            "if (s.tileBytes[t] > target.getBytesPerTile())", "if (s.tileBytes[t] >= target.getBytesPerTile())",
            ["tests/python/test_engine_errors.py"]),
     Mutant("element-wise minimum takes the larger", "emulator/src/popops/ExprEval.cpp",

@@ -189,4 +189,9 @@ OptionFlags validatedRuntimeOptions(const OptionFlags &given) {
   return checkedOptions(given, "POPLAR_RUNTIME_OPTIONS", runtimeOptions());
 }
 
+bool optionFlag(const OptionFlags &o, const char *key, bool dflt) {
+  auto it = o.find(key);
+  return it == o.end() ? dflt : it->second == "true";
+}
+
 } // namespace poplar::detail

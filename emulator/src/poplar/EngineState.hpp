@@ -219,6 +219,10 @@ struct EngineState {
   std::string replicasText() const;
 };
 
+// Runs program `prog` (already at its entry on every replica) on all the engine's
+// replicas, running each cross-replica step across them (EngineState.cpp).
+void runInLockstep(EngineState &s, unsigned prog);
+
 // The step of a RemoteToTensor or TensorToRemote program (RemoteBuffer.cpp).
 std::unique_ptr<Step> remoteCopyStep(EngineState &s, const ProgramNode &n);
 

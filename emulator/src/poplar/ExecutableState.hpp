@@ -20,5 +20,7 @@ struct ExecutableState {
 OptionFlags validatedOptions(const OptionFlags &given);
 // The RuntimeOptions keys only, with POPLAR_RUNTIME_OPTIONS over them.
 OptionFlags validatedRuntimeOptions(const OptionFlags &given);
+// Whether boolean option `key` is "true" (`dflt` when it is not set).
+bool optionFlag(const OptionFlags &o, const char *key, bool dflt);
 
 } // namespace poplar::detail
