@@ -30,6 +30,7 @@ from popdsl.dtypes import float32, is_floating
 from popdsl.loss_scaling import LossScale
 from popdsl.ops import cast, copy, map as _map, map_, where
 from popdsl.schedules import Schedule, StepDecay, WarmupCosine, WarmupLinear
+from popdsl.session import Session
 from popdsl.tensor import Tensor
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "LossScale", "clip_grad_norm", "GradientAccumulator", "Schedule",
@@ -92,12 +93,12 @@ class Optimizer:
         tensors += [t for by_name in self.state.values() for t in by_name.values()]
         return {t.name: t for t in tensors}
 
-    def state_dict(self, session) -> dict:
+    def state_dict(self, session: Session) -> dict:
         """The state's values in `session` as numpy arrays by tensor name (np.savez stores
         them), for load_state_dict in a later session of the same graph."""
         return {name: session.read(t) for name, t in self.state_tensors().items()}
 
-    def load_state_dict(self, session, values: dict) -> None:
+    def load_state_dict(self, session: Session, values: dict) -> None:
         """Writes a state_dict's arrays into `session`; every state tensor must be given."""
         tensors = self.state_tensors()
         if not isinstance(values, dict) or set(values) != set(tensors):
