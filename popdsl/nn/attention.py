@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Optional, Tuple
+from typing import Optional, Tuple, Union
+
+import numpy as np
 
 import popdsl as pd
 from popdsl.debug import BuildError, describe, expect_int
@@ -92,18 +94,32 @@ def vanilla_attention_grad(grad: pd.Tensor, qkv: pd.Tensor) -> pd.Tensor:
 
 
 def scaled_dot_product_attention(q: pd.Tensor, k: pd.Tensor, v: pd.Tensor, scale: Optional[float] = None,
-                                 causal: bool = True, num_chunks: Optional[Tuple[int, int]] = None) -> pd.Tensor:
-    """softmax(scale * q k^T + M) v for q, k, v [G, L, D] by flash attention, like torch's
-    scaled_dot_product_attention(q, k, v, is_causal=True). scale defaults to 1/sqrt(D),
-    num_chunks=(num_chunks_q, num_chunks_kv) to chunk_counts(L, D)."""
-    if not causal:
-        raise NotImplementedError("only causal attention is implemented: pass causal=True")
-    if not all(isinstance(t, pd.Tensor) for t in (q, k, v)) or q.ndim != 3 or not q.shape == k.shape == v.shape:
-        raise BuildError(f"q, k and v must be pd.Tensors of one shape [G, L, D], not {q!r}, {k!r}, {v!r}")
+                                 causal: bool = True, num_chunks: Optional[Tuple[int, int]] = None,
+                                 mask: Optional[Union[pd.Tensor, np.ndarray]] = None) -> pd.Tensor:
+    """softmax(scale * q k^T + M) v for q [G, Lq, D] and k, v [G, Lk, D], like torch's
+    scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal); scale
+    defaults to 1/sqrt(D). Causal without a mask runs flash attention (num_chunks =
+    (num_chunks_q, num_chunks_kv), by default chunk_counts(L, D)), never holding an L x L
+    matrix. Otherwise the [G, Lq, Lk] scores are made whole: `mask` (a bool pd.Tensor or
+    numpy array broadcasting to them) keeps the scores where it is True, as torch's boolean
+    attn_mask; masked scores get MASK_VALUE, so a fully masked row attends evenly rather
+    than giving NaN as torch does."""
+    if not all(isinstance(t, pd.Tensor) for t in (q, k, v)) or not q.ndim == k.ndim == v.ndim == 3 \
+            or k.shape != v.shape or q.shape[0] != k.shape[0] or q.shape[2] != k.shape[2]:
+        raise BuildError(f"q must be a pd.Tensor [G, Lq, D] and k, v [G, Lk, D], not {q!r}, {k!r}, {v!r}")
     groups, length, head_dim = q.shape
     if scale is not None and (isinstance(scale, bool) or not isinstance(scale, numbers.Real)):
         raise BuildError(f"scaled_dot_product_attention: scale must be a number or None, got {describe(scale)}")
     scale = 1 / math.sqrt(head_dim) if scale is None else float(scale)
+    if causal and q.shape[1] != k.shape[1]:
+        raise BuildError(f"scaled_dot_product_attention: causal needs as many queries as keys, got {q!r}, {k!r}")
+    if mask is not None:
+        _check_mask(mask, (groups, length, k.shape[1]))
+    if not causal or mask is not None:
+        return _whole_attention(q * scale, k, v, causal, mask)
+    if q.shape != k.shape:
+        raise BuildError(f"scaled_dot_product_attention: causal flash attention needs q, k and v of one shape "
+                         f"[G, L, D], not {q!r}, {k!r}")
     if num_chunks is None:
         num_chunks = chunk_counts(length, head_dim)
     elif not isinstance(num_chunks, (tuple, list)) or len(num_chunks) != 2:
@@ -112,6 +128,30 @@ def scaled_dot_product_attention(q: pd.Tensor, k: pd.Tensor, v: pd.Tensor, scale
     _check_chunks(length, *num_chunks, names=("num_chunks[0]", "num_chunks[1]"))
     qkv = pd.concat([(q * scale).expand(0), k.expand(0), v.expand(0)])
     return flash_attention_qkv_packed(qkv, *num_chunks)
+
+
+def _whole_attention(q, k, v, causal: bool, mask) -> pd.Tensor:
+    """softmax(q k^T, masked) v with the [G, Lq, Lk] scores made whole (pd.grad differentiates it)."""
+    scores = q @ k.mT
+    if causal and scores.shape[-1] > 1:
+        causal_mask_blocks(scores).add_next(scores)
+    if mask is not None:
+        scores = pd.where(mask, scores, MASK_VALUE)
+    return pd.softmax(scores) @ v
+
+
+def _check_mask(mask, scores_shape: tuple) -> None:
+    if not (isinstance(mask, pd.Tensor) and mask.dtype == pd.bool_) and \
+            not (isinstance(mask, np.ndarray) and mask.dtype == np.bool_):
+        raise BuildError(f"scaled_dot_product_attention: mask must be a bool pd.Tensor or numpy array, "
+                         f"got {describe(mask)}")
+    try:
+        fits = np.broadcast_shapes(tuple(mask.shape), scores_shape) == scores_shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise BuildError(f"scaled_dot_product_attention: mask {tuple(mask.shape)} does not broadcast to the "
+                         f"scores {scores_shape} [G, Lq, Lk]")
 
 
 def chunk_counts(length: int, head_dim: int) -> tuple:

@@ -259,10 +259,14 @@ def test_input_errors_name_the_problem_and_build_nothing(ipu_device):
             pd.nn.flash_attention_qkv_packed_grad(grad, qkv, 2, 2, out=grad, log_sum_exp=bad["grad"])
         with pytest.raises(ValueError, match=r"out= must be a float tensor of shape \(2, 12, 4\).*'half_grad'"):
             pd.nn.flash_attention_qkv_packed_grad(grad, qkv, 2, 2, out=bad["half grad"], log_sum_exp=grad)
-        with pytest.raises(ValueError, match=r"q, k and v must be pd.Tensors of one shape"):
+        with pytest.raises(ValueError, match=r"q must be a pd.Tensor \[G, Lq, D\] and k, v \[G, Lk, D\]"):
             pd.nn.scaled_dot_product_attention(grad, grad, bad["grad"])
-        with pytest.raises(NotImplementedError, match="only causal attention"):
-            pd.nn.scaled_dot_product_attention(grad, grad, grad, causal=False)
+        with pytest.raises(ValueError, match="mask must be a bool pd.Tensor or numpy array, got ndarray"):
+            pd.nn.scaled_dot_product_attention(grad, grad, grad, mask=np.ones((12, 12)))
+        with pytest.raises(ValueError, match=r"mask \(3, 12\) does not broadcast to the scores \(2, 12, 12\)"):
+            pd.nn.scaled_dot_product_attention(grad, grad, grad, mask=np.ones((3, 12), bool))
+        with pytest.raises(ValueError, match="causal needs as many queries as keys"):
+            pd.nn.scaled_dot_product_attention(grad[:, :6], grad, grad)
     assert len(g.variables) == built and not main.steps
 
 
@@ -272,3 +276,43 @@ def test_builder_ops_are_named_after_the_builder_lines(ipu_device):
     with pd.Sequence():
         out = pd.nn.vanilla_attention(qkv)
     assert out.name.startswith("vanilla_attention/popdsl/nn/attention.py:")  # the package's own path
+
+
+def _sdpa_reference(q, k, v, scale, keep):
+    """softmax(scale q k^T, masked where not keep) v in float64, and its gradient for sum(out * w)."""
+    scores = np.where(keep, scale * q @ k.transpose(0, 2, 1), -10000.0)
+    p = np.exp(scores - scores.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    return p @ v, p
+
+
+@pytest.mark.parametrize("causal, masked", [(False, False), (False, True), (True, True)])
+def test_sdpa_without_flash_matches_numpy_forward_and_backward(ipu_device, causal, masked):
+    rng = np.random.default_rng(11)
+    q, k = rng.standard_normal((2, 5, 4)), rng.standard_normal((2, 5 if causal else 7, 4))
+    v = rng.standard_normal(k.shape)
+    w = rng.standard_normal((2, 5, 4))
+    lk = k.shape[1]
+    keep = np.ones((2, 5, lk), bool)
+    if masked:  # a key-padding mask: batch 1 sees only its first 3 keys
+        keep[1, :, 3:] = False
+    if causal:
+        keep &= np.tril(np.ones((5, lk), bool))
+    g = pd.Graph(ipu_device)
+    qt, kt, vt = (g.variable(pd.float32, a.shape, name=n, init=a) for a, n in ((q, "q"), (k, "k"), (v, "v")))
+    wt = g.variable(pd.float32, w.shape, name="w", init=w)
+    # A key-padding mask broadcasts over the queries; with causal=True the whole mask is given too.
+    mask = None if not masked else keep if causal else keep[:, :1, :]
+    with pd.Sequence() as main:
+        out = pd.nn.scaled_dot_product_attention(qt, kt, vt, causal=causal, mask=mask)
+        dq, dk, dv = pd.grad((out * wt).sum(), [qt, kt, vt])
+    with pd.Session(g, main, device=ipu_device) as s:
+        s.run()
+        expected, p = _sdpa_reference(q, k, v, 0.5, keep)
+        np.testing.assert_allclose(s.read(out), expected, rtol=1e-4, atol=1e-5)
+        # Backward by hand: dV = P^T W, dP = W V^T, dS = P * (dP - rowsum(dP * P)), scaled.
+        dp = w @ v.transpose(0, 2, 1)
+        ds = p * (dp - (dp * p).sum(-1, keepdims=True)) * 0.5
+        np.testing.assert_allclose(s.read(dv), p.transpose(0, 2, 1) @ w, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(s.read(dq), ds @ k, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(s.read(dk), ds.transpose(0, 2, 1) @ q, rtol=1e-4, atol=1e-5)
