@@ -19,16 +19,19 @@ def log_softmax(x: pd.Tensor) -> pd.Tensor:
 
 
 def cross_entropy(logits: pd.Tensor, labels: pd.Tensor, ignore_index: int = -100) -> pd.Tensor:
-    """The mean over the rows of -log_softmax(logits)[row, label] for logits [N, C] and
-    integer labels [N], leaving out rows labelled `ignore_index`: their gradient is zero.
+    """The mean over the rows of -log_softmax(logits)[row, label] for logits [..., C] and
+    integer labels [...] (the classes last, as optax's; torch's [N, C, d...] moves its class
+    axis last for this), leaving out rows labelled `ignore_index`: their gradient is zero.
     A batch with every row ignored gives 0 (PyTorch gives NaN, which would poison
     optimiser state). A label outside [0, C) other than ignore_index picks no class."""
     _expect_float(logits, "pd.nn.cross_entropy: logits")
     ignore_index = expect_int(ignore_index, "pd.nn.cross_entropy: ignore_index", -2 ** 31, 2 ** 31 - 1)
-    if logits.ndim != 2 or not isinstance(labels, pd.Tensor) or labels.shape != logits.shape[:1] \
+    if logits.ndim < 2 or not isinstance(labels, pd.Tensor) or labels.shape != logits.shape[:-1] \
             or is_floating(labels.dtype):
-        raise BuildError(f"pd.nn.cross_entropy: logits must be [N, C] and labels N integers, got {logits!r} and "
-                         f"{labels!r}")
+        raise BuildError(f"pd.nn.cross_entropy: logits must be [..., C] and labels [...] integers of the same "
+                         f"leading shape, got {logits!r} and {labels!r}")
+    if logits.ndim > 2:  # every position is a row
+        logits, labels = logits.reshape(-1, logits.shape[-1]), labels.reshape(-1)
     kept = pd.map(lambda y: pe.Cast(y != ignore_index, logits.dtype), labels.astype(pd.int32).expand(1))
     picked = pd.reduce_sum(log_softmax(logits) * one_hot(labels, logits.shape[1], logits.dtype) * kept, 1)
     count = pd.map(lambda n: pd.max(n, 1.0), kept.sum())

@@ -42,6 +42,15 @@ def test_values_match_numpy(ipu_device, session_factory):
                  [[0, 0, 1, 0], [0, 0, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 1, 0, 0]])
 
 
+def test_cross_entropy_takes_any_leading_shape_with_the_classes_last(ipu_device, session_factory):
+    """[B, T, C] logits and [B, T] labels (a sequence model's): the mean over every kept position."""
+    logits = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    labels = np.array([[1, 3, -100], [0, 0, 2]], np.int32)
+    kept = labels != -100
+    expected = -numpy_log_softmax(logits.astype(np.float64))[kept, labels[kept]].mean()
+    assert_close(run(ipu_device, session_factory, pd.nn.cross_entropy, logits, labels), expected)
+
+
 def test_cross_entropy_of_an_all_ignored_batch_is_zero(ipu_device, session_factory):
     ignored = np.full(5, 7, np.int32)
     loss = run(ipu_device, session_factory, lambda x, y: pd.nn.cross_entropy(x, y, ignore_index=7), LOGITS, ignored)
@@ -78,8 +87,9 @@ def test_cross_entropy_gradient_is_softmax_minus_one_hot(ipu_device, session_fac
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda x, i: pd.nn.cross_entropy(x, x), "labels N integers"),
-    (lambda x, i: pd.nn.cross_entropy(x[0], i), "logits must be \\[N, C\\]"),
+    (lambda x, i: pd.nn.cross_entropy(x, x), "labels \\[...\\] integers"),
+    (lambda x, i: pd.nn.cross_entropy(x[0], i), "logits must be \\[..., C\\]"),
+    (lambda x, i: pd.nn.cross_entropy(x.reshape(5, 2, 2), i), "of the same leading shape"),
     (lambda x, i: pd.nn.log_softmax(i), "x must be a float pd.Tensor"),
     (lambda x, i: pd.nn.mse(x, x[0]), "target must be a tensor shaped like prediction"),
     (lambda x, i: pd.nn.one_hot(x, 3), "labels must be an integer pd.Tensor"),
