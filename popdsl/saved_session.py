@@ -10,6 +10,8 @@ field before anything uses it: a damaged or foreign file raises SessionError nam
 file and what is wrong, and no manifest can give a tensor a dtype that is not a device
 element type (object arrays above all)."""
 import json
+import os
+import stat
 import struct
 
 import numpy as np
@@ -44,10 +46,17 @@ def write(path, manifest: dict, weights: dict, executable: bytes):
 def read(path):
     """(manifest, weights: handle -> host array, executable bytes) of the saved session at
     `path`, checked field by field."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if not data.startswith(MAGIC):
-        raise SavedSessionError("is not a saved popdsl session (it does not start with popdsl's marker)")
+    try:
+        # A FIFO would block the read for ever and a device (/dev/zero) never ends: only a
+        # regular file is read, and only after its first bytes are the marker.
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise SavedSessionError("is not a regular file (a directory, FIFO or device cannot hold a session)")
+        with open(path, "rb") as f:
+            if f.read(len(MAGIC)) != MAGIC:
+                raise SavedSessionError("is not a saved popdsl session (it does not start with popdsl's marker)")
+            data = MAGIC + f.read()
+    except OSError as e:
+        raise SavedSessionError(f"cannot be read: {e.strerror}") from None
     start = len(MAGIC) + _LENGTH.size
     if len(data) < start:
         raise SavedSessionError(f"is truncated: {len(data)} bytes, not even the manifest's length")

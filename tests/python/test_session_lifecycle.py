@@ -253,6 +253,19 @@ def test_load_errors_name_the_problem(device, tmp_path):
         loaded.read("nope")
 
 
+def test_load_refuses_what_is_not_a_regular_file_without_reading_it(tmp_path):
+    """A FIFO would block for ever, /dev/zero never ends, a directory or a missing file raises
+    OSError: each is a SessionError naming the file, at once."""
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "to_zero").symlink_to("/dev/zero")
+    (tmp_path / "directory").mkdir()
+    for name in ("fifo", "to_zero", "directory"):
+        with pytest.raises(pd.SessionError, match=rf"Session.load\(.*{name}'\): the file is not a regular file"):
+            pd.Session.load(tmp_path / name)
+    with pytest.raises(pd.SessionError, match=r"the file cannot be read: No such file or directory"):
+        pd.Session.load(tmp_path / "missing")
+
+
 def saved_with_manifest(path, edit):
     """Rewrites the saved session at `path` with `edit(manifest)` applied to its manifest."""
     data = path.read_bytes()
