@@ -18,6 +18,7 @@ a step whose gradients hold an inf or NaN is skipped.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Optional, Sequence, Union
 
 import numpy as np
@@ -72,7 +73,7 @@ class Optimizer:
         if self._step_count is None:
             self._step_count = graph.variable(float32, (1,), name=f"optim/{self.name}/step", init=0.0)
         masters = [self.master(w) for w in weights]
-        with (loss_scale.guard(grads) if loss_scale is not None else _unguarded()):
+        with (loss_scale.guard(grads) if loss_scale is not None else contextlib.nullcontext()):
             self._step_count += 1.0
             if self.schedule is not None:  # the rate of this step, from its number
                 map_(lambda lr, t: self.schedule.expression(t), self.lr, self._step_count)
@@ -204,16 +205,6 @@ class AdamW(Adam):
 
     def __init__(self, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2):
         super().__init__(lr, betas, eps, weight_decay)
-
-
-class _unguarded:
-    """The context of an update without a loss scale: nothing around it."""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 def _as(t: Tensor, w: Tensor) -> Tensor:
