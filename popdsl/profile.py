@@ -117,6 +117,9 @@ class Memory:
     kept_by_host_handles_bytes: list = dataclasses.field(default_factory=list)  # part of always_live_bytes
     peak_not_always_live_bytes: list = dataclasses.field(default_factory=list)
     peak_without_handles_bytes: list = dataclasses.field(default_factory=list)
+    # The step (an index of Profile.steps) of each tile's peak, -1 where it holds none.
+    peak_step: list = dataclasses.field(default_factory=list)
+    peak_step_without_handles: list = dataclasses.field(default_factory=list)
 
     def by_ipu(self) -> list:
         """Bytes of each IPU's tiles (one replica's IPUs), IPU 0 first."""
@@ -194,7 +197,8 @@ class Profile:
             memory=Memory(list(data["variable_bytes_per_tile"]), list(data["constant_bytes_per_tile"]),
                           t.getBytesPerTile(), dict(data["variable_bytes"]), t.getTilesPerIPU(),
                           *(list(data[key]) for key in ("always_live_bytes", "kept_by_host_handles_bytes",
-                                                        "peak_not_always_live_bytes", "peak_without_handles_bytes"))),
+                                                        "peak_not_always_live_bytes", "peak_without_handles_bytes",
+                                                        "peak_step", "peak_step_without_handles"))),
             steps=[Step(index=i, **s) for i, s in enumerate(data["steps"])],
             runs=data["runs"], host_timed=data["host_timed"], num_variables=data["num_variables"],
             num_constants=data["num_constants"], num_compute_sets=data["num_compute_sets"],

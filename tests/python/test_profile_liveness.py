@@ -101,3 +101,31 @@ def test_profile_json_round_trip_keeps_liveness_and_old_files_still_load():
     old = pd.Profile.from_json(profile.to_json())
     old.memory.always_live_bytes = []
     assert old.memory.live_tile_bytes() == old.memory.tile_bytes
+
+
+def test_a_variable_live_across_a_loop_and_a_temporary_of_the_loop_body():
+    """Steps: 0 Copy(x, u); 1 the Repeat; 2 Copy(u, t); 3 Copy(t, x), the body being 2-3, all on
+    tile 0. u is written before the loop and read in it, so it lives 0-3 (the whole loop); t,
+    the body's temporary, 2-3; both are live at step 2 first: the peak, 64 bytes."""
+    target = pd.ipu_model(tiles=1).getTarget()
+    graph = poplar.Graph(target)
+    x, t, u = (graph.addVariable(poplar.FLOAT, [8], name) for name in "xtu")
+    for v in (x, t, u):
+        graph.setTileMapping(v, 0)
+    body = program.Sequence([program.Copy(u, t), program.Copy(t, x)])
+    profile = pd.Profile.from_engine(raw_engine(graph, program.Sequence([program.Copy(x, u),
+                                                                         program.Repeat(2, body)])))
+    m = profile.memory
+    assert m.always_live_bytes == [32] and m.peak_not_always_live_bytes == [64]
+    assert m.peak_step == [2] and m.peak_step_without_handles == [2]
+    assert profile.steps[2].kind == "Copy"
+    assert "peak at step 2 (Copy" in profile.summary_text
+
+
+def test_the_memory_png_draws_what_the_tiles_need(tmp_path):
+    pytest.importorskip("matplotlib")
+    from popdsl import _plots
+    figure = _plots.memory_figure(chain_session(30))
+    labels = figure.axes[0].get_legend_handles_labels()[1]
+    assert "needed without host-handle-only variables" in labels
+    assert "needed with liveness" not in labels  # equal to the bars: every tensor has a handle

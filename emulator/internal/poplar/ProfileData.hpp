@@ -36,6 +36,8 @@ struct ProfileData {
   // handle-kept variables freed when unused.
   std::vector<std::uint64_t> alwaysLiveBytesPerTile, keptByHostHandlesBytesPerTile, peakNotAlwaysLiveBytesPerTile,
       peakWithoutHandlesBytesPerTile;
+  // The step (an index of `steps`) of each of those two peaks; -1 where a tile holds none.
+  std::vector<std::int64_t> peakStepPerTile, peakStepWithoutHandlesPerTile;
   // (debug name, bytes) of the variables (not constants) the programs or host handles use, one entry
   // per name (variables sharing a name add up), in creation order
   std::vector<std::pair<std::string, std::size_t>> variableBytes;

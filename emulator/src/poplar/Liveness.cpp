@@ -120,10 +120,10 @@ std::vector<VariableLiveness> variableLiveness(const EngineState &s) {
 
 namespace {
 
-// The most bytes each tile holds at one step of the ranged variables (a sweep over the
-// steps where ranges begin and end).
-std::vector<std::uint64_t> peakBytesByTile(const EngineState &s, const std::vector<const VariableLiveness *> &ranged,
-                                           std::size_t tiles) {
+// The most bytes each tile holds at one step of the ranged variables, and the first step
+// holding that many (a sweep over the steps where ranges begin and end).
+void peakBytesByTile(const EngineState &s, const std::vector<const VariableLiveness *> &ranged, std::size_t tiles,
+                     std::vector<std::uint64_t> &peak, std::vector<std::int64_t> &peakStep) {
   struct Change {
     std::uint32_t step;
     bool ends;
@@ -143,16 +143,17 @@ std::vector<std::uint64_t> peakBytesByTile(const EngineState &s, const std::vect
   // At one step, every range that begins is live before any that ends there is freed.
   std::sort(changes.begin(), changes.end(),
             [](const Change &a, const Change &b) { return std::tie(a.step, a.ends) < std::tie(b.step, b.ends); });
-  std::vector<std::uint64_t> now(tiles, 0), peak(tiles, 0);
+  std::vector<std::uint64_t> now(tiles, 0);
+  peak.assign(tiles, 0);
+  peakStep.assign(tiles, -1);
   for (const Change &c : changes) {
     if (c.ends) {
       now[c.tile] -= c.bytes;
-    } else {
-      now[c.tile] += c.bytes;
-      peak[c.tile] = std::max(peak[c.tile], now[c.tile]);
+    } else if ((now[c.tile] += c.bytes) > peak[c.tile]) {
+      peak[c.tile] = now[c.tile];
+      peakStep[c.tile] = c.step;
     }
   }
-  return peak;
 }
 
 } // namespace
@@ -178,8 +179,8 @@ TileLiveness tileLiveness(const EngineState &s) {
       if (live.keptByHostHandles) out.keptByHostHandles[range.second.second] += bytes;
     }
   }
-  out.peakNotAlwaysLive = peakBytesByTile(s, ranged, tiles);
-  out.peakWithoutHandles = peakBytesByTile(s, rangedWithoutHandles, tiles);
+  peakBytesByTile(s, ranged, tiles, out.peakNotAlwaysLive, out.peakStep);
+  peakBytesByTile(s, rangedWithoutHandles, tiles, out.peakWithoutHandles, out.peakStepWithoutHandles);
   return out;
 }
 

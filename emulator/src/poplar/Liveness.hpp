@@ -35,6 +35,8 @@ struct TileLiveness {
   std::vector<std::uint64_t> keptByHostHandles;  // of those, the ones only host handles keep
   std::vector<std::uint64_t> peakNotAlwaysLive;  // the most the other variables hold at one step
   std::vector<std::uint64_t> peakWithoutHandles; // the same were the handle-kept ones not kept
+  // The first step (EngineState::steps) at each peak; -1 where the tile holds none.
+  std::vector<std::int64_t> peakStep, peakStepWithoutHandles;
 };
 TileLiveness tileLiveness(const EngineState &s);
 

@@ -204,7 +204,12 @@ void printMemory(std::ostream &out, const ProfileData &p) {
     out << "    Tile # " << std::left << std::setw(6) << t << std::right << std::setw(12)
         << withCommas(total[t]) << " B  (variables " << withCommas(total[t] - constants[t])
         << " B, constants " << withCommas(constants[t]) << " B, " << percent(total[t], limit)
-        << " of the tile)\n";
+        << " of the tile)";
+    if (t < p.peakStepPerTile.size() && p.peakStepPerTile[t] >= 0) {
+      const ProfileStep &step = p.steps[static_cast<std::size_t>(p.peakStepPerTile[t])];
+      out << ", peak at step " << p.peakStepPerTile[t] << " (" << step.kind << " " << step.name << ")";
+    }
+    out << "\n";
   }
   out << "\n";
 }
@@ -296,6 +301,8 @@ ProfileData getProfileData(const Engine &engine) {
   p.keptByHostHandlesBytesPerTile = std::move(live.keptByHostHandles);
   p.peakNotAlwaysLiveBytesPerTile = std::move(live.peakNotAlwaysLive);
   p.peakWithoutHandlesBytesPerTile = std::move(live.peakWithoutHandles);
+  p.peakStepPerTile = std::move(live.peakStep);
+  p.peakStepWithoutHandlesPerTile = std::move(live.peakStepWithoutHandles);
   for (const auto &step : s.steps) {
     ProfileStep ps;
     ps.kind = step->kind;
