@@ -74,16 +74,22 @@ def initial_weights(config=Config(), seed=1):
 
     def normal(std, *shape):
         return (std * rng.standard_normal(shape)).astype(np.float32)
-    ones, zeros = (lambda n: np.ones(n, np.float32)), (lambda n: np.zeros(n, np.float32))
+
+    def ones(n):
+        return np.ones(n, np.float32)
+
+    def zeros(n):
+        return np.zeros(n, np.float32)
+
     weights = {"token_embedding": normal(0.02, vocab, d), "position_embedding": normal(0.02, config.length, d)}
     for i in range(config.layers):
-        names = layer_names(i)
-        weights.update({names["norm1_gamma"]: ones(d), names["norm1_beta"]: zeros(d),
-                        names["qkv_weight"]: normal(0.02, 3 * d, d), names["qkv_bias"]: zeros(3 * d),
-                        names["out_weight"]: normal(residual_std, d, d), names["out_bias"]: zeros(d),
-                        names["norm2_gamma"]: ones(d), names["norm2_beta"]: zeros(d),
-                        names["mlp_in_weight"]: normal(0.02, hidden, d), names["mlp_in_bias"]: zeros(hidden),
-                        names["mlp_out_weight"]: normal(residual_std, d, hidden), names["mlp_out_bias"]: zeros(d)})
+        layer = {"norm1_gamma": ones(d), "norm1_beta": zeros(d),
+                 "qkv_weight": normal(0.02, 3 * d, d), "qkv_bias": zeros(3 * d),
+                 "out_weight": normal(residual_std, d, d), "out_bias": zeros(d),
+                 "norm2_gamma": ones(d), "norm2_beta": zeros(d),
+                 "mlp_in_weight": normal(0.02, hidden, d), "mlp_in_bias": zeros(hidden),
+                 "mlp_out_weight": normal(residual_std, d, hidden), "mlp_out_bias": zeros(d)}
+        weights.update({name: layer[short] for short, name in layer_names(i).items()})
     weights.update({"final_gamma": ones(d), "final_beta": zeros(d),
                     "head_weight": normal(0.02, vocab, d), "head_bias": zeros(vocab)})
     return weights
