@@ -11,8 +11,8 @@ float32 for the loss, the loss is scaled by a dynamic pd.optim.LossScale before 
 and Adam updates float32 master copies of the weights (docs/training_at_scale.rst).
 
 The pieces are importable (runpy.run_path, as examples/pipeline_two_ipus.py does with
-mlp_autodiff.py): `block(x, params)` is one layer, `forward` the whole model,
-`initial_weights` and `batches` its numpy data, `train` the loop.
+mlp_autodiff.py): `block(x, params)` is one layer, `forward` the whole model, `train_step`
+one step's graph, `initial_weights` and `batches` its numpy data, `train` the loop.
 """
 import argparse
 import math
@@ -142,9 +142,20 @@ def loss_of(ids, targets, weights, config=Config()):
     return pd.nn.cross_entropy(logits if logits.dtype == pd.float32 else logits.astype(pd.float32), targets)
 
 
+def train_step(ids, targets, weights, opt, config=Config(), loss_scale=None):
+    """Appends one step to the open block: the loss of ids [B, L] predicting targets [B, L], its
+    gradient and opt's update of every weight (with loss_scale, a pd.optim.LossScale, the
+    gradient of the scaled loss); returns the loss."""
+    loss = loss_of(ids, targets, weights, config)
+    trained = list(weights.values())
+    grads = pd.grad(loss if loss_scale is None else loss_scale.scale(loss), trained)
+    opt.step(trained, grads, loss_scale=loss_scale)
+    return loss
+
+
 def train(steps=500, lr=3e-3, config=Config(), half=False, seed=0, sample=0, prompt="the "):
-    """(the loss of each step, the final weights by name as float32 numpy arrays, `sample`
-    characters continuing `prompt`). With half, the weights are float16, trained on float32
+    """(the loss of each step, the final weights by name as float32 numpy arrays, `prompt`
+    followed by the `sample` characters the model continues it with). With half, the weights are float16, trained on float32
     master copies with dynamic loss scaling."""
     dtype = pd.float16 if half else pd.float32
     dev = pd.ipu_model(tiles=4)
@@ -155,16 +166,12 @@ def train(steps=500, lr=3e-3, config=Config(), half=False, seed=0, sample=0, pro
     losses = g.device_to_host(pd.float32, (1,), name="loss")
     weights = {name: g.variable(dtype, value.shape, name=name, init=value)
                for name, value in initial_weights(config).items()}
-    trained = list(weights.values())
     opt = pd.optim.Adam(lr=lr)
     scale = pd.optim.LossScale(2.0 ** 12) if half else None
 
-    with pd.Sequence("train") as train_step:
-        loss = loss_of(inputs.read(), targets.read(), weights, config)
-        grads = pd.grad(loss if scale is None else scale.scale(loss), trained)
-        opt.step(trained, grads, loss_scale=scale)
-        losses.write(loss)
-    programs = {"train": train_step}
+    with pd.Sequence("train") as train_program:
+        losses.write(train_step(inputs.read(), targets.read(), weights, opt, config, scale))
+    programs = {"train": train_program}
     if sample:  # one window [1, L] in, the logits of each of its positions out
         context = g.host_to_device(pd.int32, (1, config.length), name="context")
         predictions = g.device_to_host(pd.float32, (1, config.length, len(vocabulary())), name="logits")
