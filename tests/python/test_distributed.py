@@ -131,6 +131,37 @@ def test_two_mpi_instances_train_to_the_bits_of_one_process(tmp_path, launcher):
         assert one[name].tobytes() == two[name].tobytes(), name
 
 
+COLLECTIVES = "tests/python/mpi_scripts/collectives.py"
+
+
+@pytest.fixture(scope="module")
+def collectives_of_one_process(tmp_path_factory):
+    path = tmp_path_factory.mktemp("collectives") / "one.npz"
+    assert launch([sys.executable, COLLECTIVES, str(path)]).returncode == 0
+    return np.load(path)
+
+
+@launchers
+def test_every_collective_over_mpi_gives_the_bits_of_one_process(tmp_path, launcher, collectives_of_one_process):
+    done = launch(LAUNCHERS[launcher] + [COLLECTIVES, str(tmp_path / "two.npz")])
+    assert done.returncode == 0, done.stdout + done.stderr
+    one, two = collectives_of_one_process, np.load(tmp_path / "two.npz")
+    device = [name for name in one.files if not name.startswith("host")]
+    # Per type: 3 groups x (3 or 4 all-reduce operators + reduce-scatter, all-gather, all-to-all)
+    # + 8 broadcast roots + cross-replica copy + replica index.
+    assert len(device) == 2 * (3 * 7 + 10) + (3 * 6 + 10) and two["int32 replica index"].ravel().tolist() == [0, 1, 2, 3]
+    for name in device:  # test_instances.py checks the one-process results against numpy
+        assert one[name].tobytes() == two[name].tobytes(), name
+    # The host collectives of 2 instances, each with its own array.
+    mine = np.stack([np.random.default_rng(k).uniform(-1, 1, 5).astype(np.float32) for k in range(2)])
+    np.testing.assert_array_equal(two["host gather"], mine)
+    np.testing.assert_array_equal(two["host sum"], mine[0] + mine[1])
+    np.testing.assert_allclose(two["host mean"], mine.astype(np.float64).mean(0), rtol=1e-6)
+    np.testing.assert_array_equal(two["host max"], np.maximum(mine[0], mine[1]))
+    np.testing.assert_array_equal(two["host min"], np.minimum(mine[0], mine[1]))
+    np.testing.assert_array_equal(two["host broadcast"], mine[1])
+
+
 LEFT_WHILE_DEVICE_WAITS = ("instance 0 waits in a device collective (Engine::run), but instance(s) 1 of 2 ended "
                            "before reaching it")
 
@@ -155,6 +186,13 @@ def test_a_failing_leaving_or_diverging_mpi_instance_ends_the_run_with_its_error
     assert done.returncode != 0
     assert message in done.stdout + done.stderr
     assert time.monotonic() - start < 30
+
+
+@launchers
+def test_a_bare_system_exit_after_the_last_collective_ends_the_run_with_its_status(launcher):
+    done = launch(LAUNCHERS[launcher] + ["tests/python/mpi_scripts/diverge_or_fail.py", "raise-exit-after"],
+                  timeout=60)
+    assert done.returncode == 3, done.stdout + done.stderr
 
 
 @pytest.mark.parametrize("launcher", [pytest.param("popdsl", marks=mpich),

@@ -3,7 +3,8 @@
 SystemExit(3) there, `leave` end there with status 0 while instance 0 waits in a device
 collective, `exit-early` call sys.exit(1) right after `import popdsl` (before any
 pd.distributed call), `leave-host` end with status 0 while instance 0 waits in a host
-collective; `diverge` makes the instances run different programs."""
+collective, `raise-exit-after` raise SystemExit(3) after the last collective; `diverge` makes
+the instances run different programs."""
 import os
 import sys
 
@@ -37,3 +38,5 @@ with pd.Session(g, {"reduce": reduce, "gather": gather}, device=dev) as s:
         if mode == "leave":
             sys.exit(0)
     s.run("reduce" if mode != "diverge" or pd.distributed.instance_index() == 0 else "gather")
+if mode == "raise-exit-after" and second:
+    raise SystemExit(3)
