@@ -86,7 +86,7 @@ class _Mpi:
             raise RuntimeError(f"popdsl.distributed: {source} say this is instance {rank} of {size}, but mpi4py "
                                f"cannot be imported ({e}); install it with pip install 'popdsl[test]' or "
                                f"pip install mpi4py mpich") from None
-        self.comm = MPI.COMM_WORLD
+        self.mpi, self.comm = MPI, MPI.COMM_WORLD
         if (self.comm.Get_size(), self.comm.Get_rank()) != (size, rank):
             raise RuntimeError(f"popdsl.distributed: {source} say instance {rank} of {size}, but MPI's "
                                f"COMM_WORLD has rank {self.comm.Get_rank()} of {self.comm.Get_size()} "
@@ -118,7 +118,7 @@ class _Mpi:
 
     def leave(self) -> None:
         """The last exchange, at exit: instances waiting in a collective learn that this one is gone."""
-        if self.gone is not None:  # its exchanges fail already: the others know
+        if self.gone is not None or self.mpi.Is_finalized():  # the others know, or the script ended MPI
             return
         gathered = self.comm.allgather(_LEAVING)
         waiting = [str(k) for k, part in enumerate(gathered) if part[:1] != _LEAVING]

@@ -14,6 +14,7 @@ import pytest
 
 import mpi_launchers
 import popdsl as pd
+from popdsl import executable_cache
 
 pytestmark = pytest.mark.needs_emulator("instances as threads use the emulator's exchange")
 
@@ -131,6 +132,19 @@ def test_two_mpi_instances_train_to_the_bits_of_one_process(tmp_path, launcher):
         assert one[name].tobytes() == two[name].tobytes(), name
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("launcher", [pytest.param("popdsl", marks=mpich)])
+def test_the_lstm_example_as_two_mpi_instances_ends_with_the_bits_of_one_process(tmp_path, launcher):
+    single, both = tmp_path / "one.npz", tmp_path / "two.npz"
+    assert launch([sys.executable, "examples/data_parallel_lstm.py", str(single)]).returncode == 0
+    done = launch(LAUNCHERS[launcher] + ["examples/data_parallel_lstm.py", str(both)])
+    assert done.returncode == 0, done.stdout + done.stderr
+    one, two = np.load(single), np.load(both)
+    assert one.files == ["w0", "w1", "w2"]
+    for name in one.files:  # [instances, local replicas, ...]: the same replicas in the same order
+        assert two[name].shape[:2] == (2, 2) and one[name].tobytes() == two[name].tobytes(), name
+
+
 COLLECTIVES = "tests/python/mpi_scripts/collectives.py"
 
 
@@ -205,6 +219,19 @@ def test_the_launcher_ends_the_run_when_a_script_fails_before_it_imports_popdsl(
     assert done.returncode != 0
     assert "RuntimeError: instance 1 failed before importing popdsl" in done.stderr
     assert time.monotonic() - start < 30
+
+
+def test_a_session_of_two_instances_compiles_on_instance_0_only(monkeypatch):
+    compiled_by = []
+    compile_graph = executable_cache.poplar.compileGraph
+
+    def recording(*args):
+        compiled_by.append(dist.instance_index())
+        return compile_graph(*args)
+
+    monkeypatch.setattr(executable_cache.poplar, "compileGraph", recording)
+    dist.run_in_threads(lambda: summed(2), 2)
+    assert compiled_by == [0]
 
 
 def summed(replicas, options=None):
