@@ -76,6 +76,8 @@ def launch(instances: int, replicas, hosts, script: str, script_args: list, mpie
         return 2
     if "Open MPI" in version or "OpenRTE" in version:  # its own options; --host names slots: h1:2,h2:2
         command = [mpiexec, "-n", str(instances), "--tag-output"] + (["--host", hosts] if hosts else [])
+        if replicas is not None:  # Open MPI passes on only the variables it is told to (hydra: all)
+            command += ["-x", "POPDIST_NUM_TOTAL_REPLICAS"]
     else:  # MPICH's hydra
         command = [mpiexec, "-n", str(instances), "-prepend-pattern", "[instance %r] "] + (
             ["-hosts", hosts] if hosts else [])

@@ -176,6 +176,17 @@ def test_every_collective_over_mpi_gives_the_bits_of_one_process(tmp_path, launc
     np.testing.assert_array_equal(two["host broadcast"], mine[1])
 
 
+@pytest.mark.parametrize("launcher", [pytest.param("popdsl", marks=mpich),
+                                      pytest.param("popdsl over Open MPI", marks=open_mpi)])
+def test_the_launcher_passes_the_global_replica_count_to_every_instance(launcher):
+    done = launch(LAUNCHERS[launcher] + ["--replicas", "4", "tests/python/mpi_scripts/launch_info.py"])
+    assert done.returncode == 0, done.stdout + done.stderr
+    for k in range(2):
+        assert f"replicas 4: range({2 * k}, {2 * k + 2}) of instance {k} of 2" in done.stdout
+    done = launch(LAUNCHERS[launcher] + ["--replicas", "3", "tests/python/mpi_scripts/launch_info.py"])
+    assert done.returncode == 2 and "3 replicas cannot be shared equally by 2 instances" in done.stderr
+
+
 LEFT_WHILE_DEVICE_WAITS = ("instance 0 waits in a device collective (Engine::run), but instance(s) 1 of 2 ended "
                            "before reaching it")
 
