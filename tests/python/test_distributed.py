@@ -222,13 +222,16 @@ def test_a_bare_system_exit_after_the_last_collective_ends_the_run_with_its_stat
 
 @pytest.mark.parametrize("launcher", [pytest.param("popdsl", marks=mpich),
                                       pytest.param("popdsl over Open MPI", marks=open_mpi)])
-def test_the_launcher_ends_the_run_when_a_script_fails_before_it_imports_popdsl(launcher):
+@pytest.mark.parametrize("mode, message", [
+    ("raise", "RuntimeError: instance 1 failed before importing popdsl"),
+    ("exit", "instance 0 waits in a host collective (pd.distributed), but instance(s) 1 of 2 ended")])
+def test_the_launcher_ends_the_run_when_a_script_ends_before_it_imports_popdsl(launcher, mode, message):
     # Under plain `mpiexec python script.py` this hangs (MPICH's hydra waits for the process
     # that never initialised MPI): the launcher's instances join the run before the script.
     start = time.monotonic()
-    done = launch(LAUNCHERS[launcher] + ["tests/python/mpi_scripts/fail_before_import.py"], timeout=60)
+    done = launch(LAUNCHERS[launcher] + ["tests/python/mpi_scripts/fail_before_import.py", mode], timeout=60)
     assert done.returncode != 0
-    assert "RuntimeError: instance 1 failed before importing popdsl" in done.stderr
+    assert message in done.stderr
     assert time.monotonic() - start < 30
 
 
