@@ -1,0 +1,251 @@
+"""Optimizer state sharded over the replicas (shard_over_replicas=True): the same steps as the
+unsharded optimizer on all-reduced gradients, bit for bit, and as float64 numpy optimizers;
+about 1/replicas of the state's memory; state_dict in one numpy form for both layouts."""
+import numpy as np
+import pytest
+
+import popdsl as pd
+from popdsl.replica_sharding import from_shards, gather_into, shard_size, to_shards
+from popdsl.testing import assert_close
+
+pytestmark = pytest.mark.needs_emulator("runs replicated graphs, which the SDK's IPU Model does not")
+
+REPLICAS, STEPS, LR, WD, BETAS, EPS, MU = 4, 4, 0.05, 0.1, (0.8, 0.99), 1e-6, 0.9
+SHAPES = {"w": (3, 5), "b": (2,)}  # 15 and 2 elements: chunks of 4 and 1, padded, on 4 replicas
+rng = np.random.default_rng(7)
+INITIAL = {name: rng.standard_normal(shape) for name, shape in SHAPES.items()}
+# Each replica's own gradient of each weight at each step: [steps, replicas, *shape].
+GRADS = {name: rng.standard_normal((STEPS, REPLICAS, *shape)) for name, shape in SHAPES.items()}
+
+OPTIMIZERS = {
+    "adam": lambda sharded: pd.optim.Adam(LR, betas=BETAS, eps=EPS, weight_decay=WD, shard_over_replicas=sharded),
+    "adamw": lambda sharded: pd.optim.AdamW(LR, betas=BETAS, eps=EPS, weight_decay=WD, shard_over_replicas=sharded),
+    "sgd": lambda sharded: pd.optim.SGD(LR, momentum=MU, nesterov=True, weight_decay=WD, shard_over_replicas=sharded),
+}
+
+
+def numpy_optimizer(kind, w, grads):
+    """float64 torch-formula updates of w by each step's (already averaged) gradient."""
+    m = v = buffer = 0.0
+    for t, g in enumerate(grads, 1):
+        if kind == "sgd":
+            g = g + WD * w
+            buffer = g if t == 1 else MU * buffer + g
+            w = w - LR * (g + MU * buffer)
+            continue
+        if kind == "adamw":
+            w = w * (1 - LR * WD)
+        else:
+            g = g + WD * w
+        m = BETAS[0] * m + (1 - BETAS[0]) * g
+        v = BETAS[1] * v + (1 - BETAS[1]) * g * g
+        w = w - LR * (m / (1 - BETAS[0] ** t)) / (np.sqrt(v / (1 - BETAS[1] ** t)) + EPS)
+    return w
+
+
+def replicated(replicas=REPLICAS):
+    device = pd.ipu_model(tiles=4, ipus=replicas)
+    return device, pd.Graph(device, replicas=replicas)
+
+
+def training(kind, dtype, sharded, replicas=REPLICAS, **step_options):
+    """A graph whose step applies each replica's gradient variables to the weights: reduce-
+    scattered by the sharded optimizer, else all-reduced (mean) first."""
+    device, g = replicated(replicas)
+    weights = [g.variable(dtype, shape, name=name, init=INITIAL[name]) for name, shape in SHAPES.items()]
+    grads = [g.variable(dtype, shape, name=f"{name}/grad") for name, shape in SHAPES.items()]
+    opt = OPTIMIZERS[kind](sharded)
+    with pd.Sequence() as step:
+        opt.step(weights, grads if sharded else [pd.all_reduce(x, op="mean") for x in grads], **step_options)
+    return device, g, step, opt, weights, grads
+
+
+def run_steps(session, grads, steps, offset=0):
+    for k in range(offset, offset + steps):
+        for x, name in zip(grads, SHAPES):
+            session.write(x, GRADS[name][k])
+        session.run()
+
+
+def rounded(array, dtype):
+    """array rounded to a device dtype, back in float64."""
+    return np.asarray(array).astype(np.float16 if dtype == pd.float16 else np.float32).astype(np.float64)
+
+
+def averaged(name, dtype, scale=1.0):
+    """Each step's gradient mean over the replicas as the device sees it: the inputs (times
+    scale) in the weights' dtype, the mean rounded once to it (a mean of 4 is exact in
+    float64), divided by scale."""
+    return rounded(rounded(GRADS[name] * scale, dtype).mean(axis=1), dtype) / scale
+
+
+@pytest.mark.parametrize("kind", list(OPTIMIZERS))
+@pytest.mark.parametrize("dtype", [pd.float32, pd.float16], ids=["float32", "float16"])
+def test_sharded_steps_equal_unsharded_steps_and_numpy(kind, dtype):
+    results = {}
+    for sharded in (False, True):
+        device, g, step, opt, weights, grads = training(kind, dtype, sharded)
+        with pd.Session(g, step, device=device) as s:
+            run_steps(s, grads, STEPS)
+            results[sharded] = ([s.read(w) for w in weights], opt.state_dict(s))
+    (plain, plain_state), (shards, sharded_state) = results[False], results[True]
+    for got, want in zip(shards, plain):
+        assert got.shape == (REPLICAS, *want.shape[1:])
+        np.testing.assert_array_equal(got, want)  # every replica, every element
+    assert sharded_state.keys() == plain_state.keys()
+    for name in plain_state:
+        np.testing.assert_array_equal(sharded_state[name], plain_state[name], err_msg=name)
+    for i, name in enumerate(SHAPES):
+        want = numpy_optimizer(kind, rounded(INITIAL[name], dtype), averaged(name, dtype))
+        master = sharded_state[f"{name}/{opt.name}/master"] if dtype == pd.float16 else shards[i][0]
+        assert_close(master, want, rtol=2e-5, atol=2e-6, err_msg=f"{kind} {name}")
+        assert_close(shards[i][REPLICAS - 1], want, dtype=dtype, err_msg=f"{kind} {name}")
+
+
+def test_sharded_state_takes_a_replicas_share_of_the_memory():
+    """The profile's bytes of each state tensor per replica: 1/4 with 4 replicas (4096
+    elements, no padding), and the largest tile holds less."""
+    device_bytes = {}
+    for sharded in (False, True):
+        device, g = replicated()
+        w = g.variable(pd.float16, (64, 64), name="big", init=np.zeros((64, 64)))
+        grad = g.variable(pd.float16, (64, 64), name="big/grad")
+        opt = pd.optim.Adam(shard_over_replicas=sharded)
+        with pd.Sequence() as step:
+            opt.step([w], [grad] if sharded else [pd.all_reduce(grad, op="mean")])
+        with pd.Session(g, step, device=device) as s:
+            s.run()
+            memory = s.profile.memory
+        by_name = memory.by_variable()
+        device_bytes[sharded] = {name: by_name[f"big/adam/{name}"] for name in ("m", "v", "master")}
+        device_bytes[sharded]["largest tile"] = memory.largest_tiles(1)[0][1]
+    for name in ("m", "v", "master"):
+        assert device_bytes[False][name] == 64 * 64 * 4
+        assert device_bytes[True][name] == 64 * 64 * 4 // REPLICAS
+    assert device_bytes[True]["largest tile"] < device_bytes[False]["largest tile"]
+
+
+def test_clipping_and_a_dynamic_loss_scale_shard_like_the_unsharded_step():
+    """max_grad_norm clips by the norm of every replica's chunks together, and an inf in one
+    replica's gradient skips the step on every replica: equal to the unsharded run."""
+    scale_value = 2.0 ** 4
+    results = {}
+    for sharded in (False, True):
+        scale = pd.optim.LossScale(scale_value, growth_interval=2)
+        device, g, step, opt, weights, grads = training("adam", pd.float16, sharded, loss_scale=scale,
+                                                        max_grad_norm=0.5)
+        with pd.Session(g, step, device=device) as s:
+            for k in range(STEPS):
+                for x, name in zip(grads, SHAPES):
+                    local = GRADS[name][k] * scale_value
+                    if k == 1 and name == "b":
+                        local = local.copy()
+                        local[3, 0] = np.inf  # only replica 3's bias gradient overflows
+                    s.write(x, local)
+                s.run()
+            results[sharded] = ([s.read(w) for w in weights], opt.state_dict(s), s.read(scale.tensor))
+    for got, want in zip(results[True][0], results[False][0]):
+        np.testing.assert_array_equal(got, want)
+    for name, want in results[False][1].items():
+        np.testing.assert_array_equal(results[True][1][name], want, err_msg=name)
+    np.testing.assert_array_equal(results[True][2], results[False][2])
+    assert results[True][1]["optim/adam/step"].tolist() == [STEPS - 1]  # the overflowing step was skipped
+    # The scale: halved by the overflow, doubled after two clean steps.
+    np.testing.assert_array_equal(results[True][2], np.full((REPLICAS, 1), scale_value))
+
+    # float64: the clipped, unscaled mean gradients of the steps taken.
+    taken = [k for k in range(STEPS) if k != 1]
+    means = {name: averaged(name, pd.float16, scale_value)[taken] for name in SHAPES}
+    norms = np.sqrt(sum(np.square(means[name]).reshape(len(taken), -1).sum(1) for name in SHAPES))
+    clip = np.minimum(0.5 / (norms + 1e-6), 1.0)
+    for name in SHAPES:
+        clipped = means[name] * clip.reshape(-1, *[1] * len(SHAPES[name]))
+        want = numpy_optimizer("adam", rounded(INITIAL[name], pd.float16), clipped)
+        assert_close(results[True][1][f"{name}/adam/master"], want, rtol=1e-3, atol=1e-3, err_msg=name)
+
+
+@pytest.mark.parametrize("first, second", [(False, True), (True, False)], ids=["unsharded to sharded",
+                                                                                "sharded to unsharded"])
+def test_weights_and_state_as_numpy_move_between_sharded_and_unsharded_sessions(first, second, tmp_path):
+    """Two steps, then weights and state to an .npz; a fresh session of the same model in the
+    other layout loads them and takes two more: equal to four steps without the checkpoint."""
+    device, g, step, opt, weights, grads = training("adam", pd.float16, first)
+    with pd.Session(g, step, device=device) as s:
+        run_steps(s, grads, 2)
+        checkpoint = opt.state_dict(s, weights=True)
+        np.savez(tmp_path / "checkpoint.npz", **checkpoint)
+    assert set(checkpoint) == {"optim/adam/step", "optim/adam/lr", "w", "b"} | {
+        f"{name}/adam/{part}" for name in SHAPES for part in ("m", "v", "master")}
+    assert checkpoint["w/adam/m"].shape == SHAPES["w"] and checkpoint["w"].shape == SHAPES["w"]
+
+    device, g, step, opt, weights, grads = training("adam", pd.float16, second)
+    with pd.Session(g, step, device=device) as s, np.load(tmp_path / "checkpoint.npz") as saved:
+        opt.load_state_dict(s, dict(saved))
+        run_steps(s, grads, 2, offset=2)
+        resumed = [s.read(w) for w in weights], opt.state_dict(s)
+    device, g, step, opt, weights, grads = training("adam", pd.float16, second)
+    with pd.Session(g, step, device=device) as s:
+        run_steps(s, grads, 4)
+        straight = [s.read(w) for w in weights], opt.state_dict(s)
+    for got, want in zip(resumed[0], straight[0]):
+        np.testing.assert_array_equal(got, want)
+    for name, want in straight[1].items():
+        np.testing.assert_array_equal(resumed[1][name], want, err_msg=name)
+
+
+def test_a_replicated_checkpoint_loads_into_a_session_of_one_replica():
+    device, g, step, opt, weights, grads = training("sgd", pd.float32, True)
+    with pd.Session(g, step, device=device) as s:
+        run_steps(s, grads, 1)
+        checkpoint = opt.state_dict(s, weights=True)
+    device = pd.ipu_model(tiles=4)
+    g = pd.Graph(device)
+    weights = [g.variable(pd.float32, shape, name=name) for name, shape in SHAPES.items()]
+    single = OPTIMIZERS["sgd"](False)
+    with pd.Sequence() as step:
+        single.step(weights, [w * 0.0 for w in weights])
+    with pd.Session(g, step, device=device) as s:
+        single.load_state_dict(s, checkpoint)
+        np.testing.assert_array_equal(s.read(weights[0]), checkpoint["w"])
+        s.run()  # a zero gradient: momentum and weight decay move w
+        buffer = MU * checkpoint["w/sgd/momentum"] + WD * checkpoint["w"]
+        want = checkpoint["w"] - LR * (WD * checkpoint["w"] + MU * buffer)
+        assert_close(s.read(weights[0]), want, rtol=1e-6, atol=1e-7)
+
+
+def test_host_shards_follow_reduce_scatters_padded_layout():
+    np.testing.assert_array_equal(to_shards(np.arange(5), 2), [[0, 1, 2], [3, 4, 0]])
+    np.testing.assert_array_equal(to_shards(np.arange(2.0), 4), [[0.0], [1.0], [0.0], [0.0]])
+    assert shard_size(15, 4) == 4 and shard_size(16, 4) == 4 and shard_size(1, 4) == 1
+    array = np.arange(15.0).reshape(3, 5)
+    np.testing.assert_array_equal(from_shards(to_shards(array, 4), (3, 5)), array)
+    with pytest.raises(pd.BuildError, match=r"\(2, 3\) is not \[replicas, shard size\] of a tensor of shape \(3, 5\)"):
+        from_shards(np.zeros((2, 3)), (3, 5))
+
+
+def test_misuse_is_refused_with_the_reason():
+    device = pd.ipu_model(tiles=4)
+    g = pd.Graph(device)
+    w = g.variable(pd.float32, (3,), name="w", init=np.zeros(3))
+    with pd.Sequence():
+        with pytest.raises(pd.BuildError, match="shard_over_replicas needs a replicated graph"):
+            pd.optim.Adam(shard_over_replicas=True).step([w], [w * 1.0])
+    with pytest.raises(pd.BuildError, match="shard_over_replicas must be True or False, got"):
+        pd.optim.SGD(0.1, shard_over_replicas="yes")
+
+    device, g, step, opt, weights, grads = training("adam", pd.float32, True)
+    with pytest.raises(pd.BuildError, match=r"the shard of .* must be a float tensor of shape \(4,\), got"):
+        with pd.Sequence():
+            gather_into(weights[0].flatten()[:3], weights[0])
+    with pd.Session(g, step, device=device) as s:
+        state = opt.state_dict(s)
+        with pytest.raises(pd.BuildError, match=r"'w/adam/m' must have the \(3, 5\) elements of its weight"):
+            opt.load_state_dict(s, {**state, "w/adam/m": np.zeros(4)})
+        with pytest.raises(pd.BuildError, match=r"needs the state \[.*\] and may have the weights \['b', 'w'\], got"):
+            opt.load_state_dict(s, {**state, "x": np.zeros(1)})
+
+    device, g, step, opt, weights, grads = training("sgd", pd.float32, False)
+    with pd.Session(g, step, device=device) as s:
+        s.write(weights[1], np.arange(REPLICAS * 2.0).reshape(REPLICAS, 2))  # replicas drift apart
+        with pytest.raises(pd.BuildError, match="the replicas hold different values of .*'b'"):
+            opt.state_dict(s, weights=True)
