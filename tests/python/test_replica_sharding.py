@@ -8,6 +8,8 @@ import popdsl as pd
 from popdsl.replica_sharding import from_shards, gather_into, shard_size, to_shards
 from popdsl.testing import assert_close
 
+from numpy_adam import NumpyAdam
+
 pytestmark = pytest.mark.needs_emulator("runs replicated graphs, which the SDK's IPU Model does not")
 
 REPLICAS, STEPS, LR, WD, BETAS, EPS, MU = 4, 4, 0.05, 0.1, (0.8, 0.99), 1e-6, 0.9
@@ -26,20 +28,15 @@ OPTIMIZERS = {
 
 def numpy_optimizer(kind, w, grads):
     """float64 torch-formula updates of w by each step's (already averaged) gradient."""
-    m = v = buffer = 0.0
-    for t, g in enumerate(grads, 1):
-        if kind == "sgd":
-            g = g + WD * w
-            buffer = g if t == 1 else MU * buffer + g
-            w = w - LR * (g + MU * buffer)
-            continue
-        if kind == "adamw":
-            w = w * (1 - LR * WD)
-        else:
-            g = g + WD * w
-        m = BETAS[0] * m + (1 - BETAS[0]) * g
-        v = BETAS[1] * v + (1 - BETAS[1]) * g * g
-        w = w - LR * (m / (1 - BETAS[0] ** t)) / (np.sqrt(v / (1 - BETAS[1] ** t)) + EPS)
+    if kind != "sgd":
+        adam = NumpyAdam({"w": w}, LR, BETAS, EPS, weight_decay=WD, decoupled=kind == "adamw")
+        for g in grads:
+            adam.step({"w": g})
+        return adam.params["w"]
+    for t, g in enumerate(grads, 1):  # Nesterov momentum
+        g = g + WD * w
+        buffer = g if t == 1 else MU * buffer + g
+        w = w - LR * (g + MU * buffer)
     return w
 
 
