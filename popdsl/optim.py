@@ -37,7 +37,7 @@ from popdsl.debug import BuildError, describe
 from popdsl.dtypes import float32, is_floating
 from popdsl.loss_scaling import LossScale
 from popdsl.ops import cast, copy, map as _map, map_, where
-from popdsl.replica_sharding import from_shards, gather_into, local_shard, shard_size, to_shards
+from popdsl.replica_sharding import ShardedVariable, from_shards, gather_into, local_shard, shard_size, to_shards
 from popdsl.replication import reduce_scatter
 from popdsl.schedules import Schedule, StepDecay, WarmupCosine, WarmupLinear
 from popdsl.session import Session
@@ -80,7 +80,7 @@ class Optimizer:
         clipping) is returned. Sharded over the replicas, each replica gives its own gradients:
         the step averages them over the replicas (a reduce-scatter) itself."""
         what = f"pd.optim.{type(self).__name__}.step"
-        weights, grads = _pairs(weights, grads, what)
+        weights, grads = _pairs(weights, grads, what, self.shard_over_replicas)
         if loss_scale is not None and not isinstance(loss_scale, LossScale):
             raise BuildError(f"{what}: loss_scale must be a pd.optim.LossScale, got {describe(loss_scale)}")
         graph = weights[0].graph
@@ -105,16 +105,14 @@ class Optimizer:
                 map_(lambda lr, t: self.schedule.expression(t), self.lr, self._step_count)
             self._before_updates()
             for w, master, g in zip(weights, masters, grads):
-                own = local_shard(w) if sharded else w  # the elements of w this replica updates
+                own = _own_elements(w, sharded)
                 if master is not w:  # the first step takes the master copy from the weight
                     map_(lambda m, w_, t: where(t == 1.0, pe.Cast(w_, float32), m), master, own, self._step_count)
                 if loss_scale is not None:
                     g = loss_scale.unscaled(g)
                 updated = own if master is w else master
                 self._update(w, updated, g if g.dtype == float32 else cast(g, float32))
-                if updated is not w:
-                    updated = updated if updated.dtype == w.dtype else cast(updated, w.dtype)
-                    (gather_into if sharded else copy)(updated, w)
+                _write_back(updated, w, sharded)
         return norm
 
     def state_tensors(self) -> dict:
@@ -156,7 +154,10 @@ class Optimizer:
                 array = to_shards(array, weight.graph.replicas)
             session.write(t, array)
         for name in set(values) & set(weights):
-            session.write(weights[name], values[name])
+            if isinstance(weights[name], ShardedVariable):
+                weights[name].write(session, values[name])
+            else:
+                session.write(weights[name], values[name])
 
     def master(self, w: Tensor) -> Tensor:
         """The float32 tensor the update works on: w itself when float32, else its float32
@@ -190,6 +191,8 @@ class Optimizer:
 
     def _host_form(self, session: Session, t: Tensor, weight: Optional[Tensor]) -> np.ndarray:
         """t's values as state_dict gives them: one copy, in the weight's shape if sharded."""
+        if isinstance(t, ShardedVariable):
+            return t.read(session)
         array = session.read(t)
         if weight is not None and self.shard_over_replicas:
             _check_whole_replicas(session, f"pd.optim.{type(self).__name__}.state_dict")
@@ -299,16 +302,38 @@ def _number(value, what, minimum, maximum=np.inf, open_top=False):
     return float(value)
 
 
-def _pairs(weights, grads, what):
-    weights = [weights] if isinstance(weights, Tensor) else list(weights)
+def _own_elements(w, sharded: bool) -> Tensor:
+    """The elements of weight w this replica updates: all of w, else its chunk."""
+    if isinstance(w, ShardedVariable):
+        return w.shard
+    return local_shard(w) if sharded else w
+
+
+def _write_back(updated: Tensor, w, sharded: bool) -> None:
+    """Puts the updated float32 elements (w's own, its chunk or its master copy) into w."""
+    home = w.shard if isinstance(w, ShardedVariable) else w
+    if updated is home:  # updated in place
+        return
+    updated = updated if updated.dtype == w.dtype else cast(updated, w.dtype)
+    if sharded and home is w:
+        gather_into(updated, w)
+    else:
+        copy(updated, home)
+
+
+def _pairs(weights, grads, what, sharded):
+    weights = [weights] if isinstance(weights, (Tensor, ShardedVariable)) else list(weights)
     grads = [grads] if isinstance(grads, Tensor) else list(grads)
     if not weights or len(weights) != len(grads):
         raise BuildError(f"{what}: needs as many gradients as weights (and at least one), got {len(weights)} "
                          f"weights and {len(grads)} gradients")
     for i, (w, g) in enumerate(zip(weights, grads)):
-        if not isinstance(w, Tensor) or not isinstance(g, Tensor):
-            raise BuildError(f"{what}: weights[{i}] and grads[{i}] must be pd.Tensors, got {describe(w)} and "
-                             f"{describe(g)}")
+        if not isinstance(w, (Tensor, ShardedVariable)) or not isinstance(g, Tensor):
+            raise BuildError(f"{what}: weights[{i}] and grads[{i}] must be pd.Tensors (a weight may be a "
+                             f"ShardedVariable), got {describe(w)} and {describe(g)}")
+        if isinstance(w, ShardedVariable) and not sharded:
+            raise BuildError(f"{what}: weights[{i}] {w!r} lives sharded over the replicas; step it with an "
+                             "optimizer made with shard_over_replicas=True")
         if not is_floating(w.dtype) or g.shape != w.shape or g.dtype not in (w.dtype, float32):
             raise BuildError(f"{what}: grads[{i}] {g!r} must be a float tensor shaped like weights[{i}] {w!r}, "
                              "in its dtype or float32")

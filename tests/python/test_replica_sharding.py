@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import popdsl as pd
-from popdsl.replica_sharding import from_shards, gather_into, shard_size, to_shards
+from popdsl.replica_sharding import ShardedVariable, from_shards, gather_into, shard_size, to_shards
 from popdsl.testing import assert_close
 
 from numpy_adam import NumpyAdam
@@ -45,16 +45,29 @@ def replicated(replicas=REPLICAS):
     return device, pd.Graph(device, replicas=replicas)
 
 
-def training(kind, dtype, sharded, replicas=REPLICAS, **step_options):
-    """A graph whose step applies each replica's gradient variables to the weights: reduce-
-    scattered by the sharded optimizer, else all-reduced (mean) first."""
+UNSHARDED, STATE, WEIGHTS = "unsharded", "sharded state", "sharded weights"
+
+
+def training(kind, dtype, layout, replicas=REPLICAS, **step_options):
+    """A graph whose step applies each replica's gradient variables to the weights: unsharded,
+    all-reduced (mean) first; else reduce-scattered by the sharded optimizer, with whole
+    weights or (WEIGHTS) ShardedVariables."""
     device, g = replicated(replicas)
-    weights = [g.variable(dtype, shape, name=name, init=INITIAL[name]) for name, shape in SHAPES.items()]
+    weights = [ShardedVariable(g, dtype, shape, name) if layout == WEIGHTS else
+               g.variable(dtype, shape, name=name, init=INITIAL[name]) for name, shape in SHAPES.items()]
     grads = [g.variable(dtype, shape, name=f"{name}/grad") for name, shape in SHAPES.items()]
-    opt = OPTIMIZERS[kind](sharded)
+    opt = OPTIMIZERS[kind](layout != UNSHARDED)
     with pd.Sequence() as step:
-        opt.step(weights, grads if sharded else [pd.all_reduce(x, op="mean") for x in grads], **step_options)
+        opt.step(weights, [pd.all_reduce(x, op="mean") for x in grads] if layout == UNSHARDED else grads,
+                 **step_options)
     return device, g, step, opt, weights, grads
+
+
+def begin(session, weights):
+    """Gives ShardedVariables (made without init) their initial values."""
+    for w in weights:
+        if isinstance(w, ShardedVariable):
+            w.write(session, INITIAL[w.name])
 
 
 def run_steps(session, grads, steps, offset=0):
@@ -76,62 +89,99 @@ def averaged(name, dtype, scale=1.0):
     return rounded(rounded(GRADS[name] * scale, dtype).mean(axis=1), dtype) / scale
 
 
+@pytest.mark.parametrize("layout", [STATE, WEIGHTS])
 @pytest.mark.parametrize("kind", list(OPTIMIZERS))
 @pytest.mark.parametrize("dtype", [pd.float32, pd.float16], ids=["float32", "float16"])
-def test_sharded_steps_equal_unsharded_steps_and_numpy(kind, dtype):
+def test_sharded_steps_equal_unsharded_steps_and_numpy(layout, kind, dtype):
     results = {}
-    for sharded in (False, True):
-        device, g, step, opt, weights, grads = training(kind, dtype, sharded)
+    for each in (UNSHARDED, layout):
+        device, g, step, opt, weights, grads = training(kind, dtype, each)
         with pd.Session(g, step, device=device) as s:
+            begin(s, weights)
             run_steps(s, grads, STEPS)
-            results[sharded] = ([s.read(w) for w in weights], opt.state_dict(s))
-    (plain, plain_state), (shards, sharded_state) = results[False], results[True]
-    for got, want in zip(shards, plain):
-        assert got.shape == (REPLICAS, *want.shape[1:])
-        np.testing.assert_array_equal(got, want)  # every replica, every element
-    assert sharded_state.keys() == plain_state.keys()
-    for name in plain_state:
-        np.testing.assert_array_equal(sharded_state[name], plain_state[name], err_msg=name)
-    for i, name in enumerate(SHAPES):
+            # weights=True: whole arrays, and for whole weights a check that every replica's is equal
+            results[each] = opt.state_dict(s, weights=True)
+            sharded = weights[0].shard if each == WEIGHTS else opt.state[id(weights[0])]["m" if kind != "sgd" else
+                                                                                          "momentum"]
+            assert s.read(sharded).shape == ((REPLICAS, 4) if each != UNSHARDED else (REPLICAS, 3, 5))
+    assert results[layout].keys() == results[UNSHARDED].keys()
+    for name, want in results[UNSHARDED].items():
+        np.testing.assert_array_equal(results[layout][name], want, err_msg=name)
+    for name in SHAPES:
         want = numpy_optimizer(kind, rounded(INITIAL[name], dtype), averaged(name, dtype))
-        master = sharded_state[f"{name}/{opt.name}/master"] if dtype == pd.float16 else shards[i][0]
+        master = results[layout][f"{name}/{opt.name}/master" if dtype == pd.float16 else name]
         assert_close(master, want, rtol=2e-5, atol=2e-6, err_msg=f"{kind} {name}")
-        assert_close(shards[i][REPLICAS - 1], want, dtype=dtype, err_msg=f"{kind} {name}")
+        assert_close(results[layout][name], want, dtype=dtype, err_msg=f"{kind} {name}")
 
 
-def test_sharded_state_takes_a_replicas_share_of_the_memory():
-    """The profile's bytes of each state tensor per replica: 1/4 with 4 replicas (4096
-    elements, no padding), and the largest tile holds less."""
+def test_sharded_state_and_weights_take_a_replicas_share_of_the_memory():
+    """The profile's bytes per replica of a float16 (64, 64) weight (4096 elements, no
+    padding) and of its Adam state: a quarter on 4 replicas, sharded."""
     device_bytes = {}
-    for sharded in (False, True):
+    for layout in (UNSHARDED, STATE, WEIGHTS):
         device, g = replicated()
-        w = g.variable(pd.float16, (64, 64), name="big", init=np.zeros((64, 64)))
+        w = ShardedVariable(g, pd.float16, (64, 64), "big") if layout == WEIGHTS else \
+            g.variable(pd.float16, (64, 64), name="big", init=np.zeros((64, 64)))
         grad = g.variable(pd.float16, (64, 64), name="big/grad")
-        opt = pd.optim.Adam(shard_over_replicas=sharded)
+        opt = pd.optim.Adam(shard_over_replicas=layout != UNSHARDED)
         with pd.Sequence() as step:
-            opt.step([w], [grad] if sharded else [pd.all_reduce(grad, op="mean")])
+            opt.step([w], [grad] if layout != UNSHARDED else [pd.all_reduce(grad, op="mean")])
         with pd.Session(g, step, device=device) as s:
             s.run()
-            memory = s.profile.memory
-        by_name = memory.by_variable()
-        device_bytes[sharded] = {name: by_name[f"big/adam/{name}"] for name in ("m", "v", "master")}
-        device_bytes[sharded]["largest tile"] = memory.largest_tiles(1)[0][1]
-    for name in ("m", "v", "master"):
-        assert device_bytes[False][name] == 64 * 64 * 4
-        assert device_bytes[True][name] == 64 * 64 * 4 // REPLICAS
-    assert device_bytes[True]["largest tile"] < device_bytes[False]["largest tile"]
+            by_name = s.profile.memory.by_variable()
+        device_bytes[layout] = {name: by_name[f"big/adam/{name}"] for name in ("m", "v", "master")}
+        device_bytes[layout]["weight"] = by_name["big/shard" if layout == WEIGHTS else "big"]
+    float32_bytes, float16_bytes = 64 * 64 * 4, 64 * 64 * 2
+    assert device_bytes[UNSHARDED] == {"m": float32_bytes, "v": float32_bytes, "master": float32_bytes,
+                                       "weight": float16_bytes}
+    assert device_bytes[STATE] == {"m": float32_bytes // 4, "v": float32_bytes // 4, "master": float32_bytes // 4,
+                                   "weight": float16_bytes}
+    assert device_bytes[WEIGHTS] == {"m": float32_bytes // 4, "v": float32_bytes // 4,
+                                     "master": float32_bytes // 4, "weight": float16_bytes // 4}
 
 
-def test_clipping_and_a_dynamic_loss_scale_shard_like_the_unsharded_step():
+def test_a_sharded_weight_is_gathered_where_used_and_trains_like_numpy():
+    """A (6, 5) ShardedVariable (30 elements: chunks of 8 on 4 replicas) gathered into a
+    linear model, each replica on its own rows: Adam on the mean gradient, as float64 numpy;
+    the weight's bytes per replica are a chunk's."""
+    rows, steps = 8, 3
+    x, y = rng.standard_normal((REPLICAS, rows, 6)), rng.standard_normal((REPLICAS, rows, 5))
+    w0 = rng.standard_normal((6, 5))
+    device, g = replicated()
+    xv, yv = g.variable(pd.float32, (rows, 6), name="x"), g.variable(pd.float32, (rows, 5), name="y")
+    w = ShardedVariable(g, pd.float32, (6, 5), "w")
+    opt = pd.optim.Adam(LR, shard_over_replicas=True)
+    with pd.Sequence() as step:
+        whole = w.gather()
+        opt.step([w], pd.grad(pd.square(xv @ whole - yv).mean(), [whole]))
+    with pd.Session(g, step, device=device) as s:
+        s.write(xv, x)
+        s.write(yv, y)
+        w.write(s, w0)
+        for _ in range(steps):
+            s.run()
+        got = w.read(s)
+        memory = s.profile.memory.by_variable()
+    assert memory["w/shard"] == 8 * 4 and "w" not in memory
+    adam = NumpyAdam({"w": w0}, LR)
+    for _ in range(steps):
+        w64 = adam.params["w"]
+        adam.step({"w": np.mean([2 * xr.T @ (xr @ w64 - yr) / yr.size for xr, yr in zip(x, y)], axis=0)})
+    assert_close(got, adam.params["w"], rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("layout", [STATE, WEIGHTS])
+def test_clipping_and_a_dynamic_loss_scale_shard_like_the_unsharded_step(layout):
     """max_grad_norm clips by the norm of every replica's chunks together, and an inf in one
     replica's gradient skips the step on every replica: equal to the unsharded run."""
     scale_value = 2.0 ** 4
     results = {}
-    for sharded in (False, True):
+    for sharded, each in ((False, UNSHARDED), (True, layout)):
         scale = pd.optim.LossScale(scale_value, growth_interval=2)
-        device, g, step, opt, weights, grads = training("adam", pd.float16, sharded, loss_scale=scale,
+        device, g, step, opt, weights, grads = training("adam", pd.float16, each, loss_scale=scale,
                                                         max_grad_norm=0.5)
         with pd.Session(g, step, device=device) as s:
+            begin(s, weights)
             for k in range(STEPS):
                 for x, name in zip(grads, SHAPES):
                     local = GRADS[name][k] * scale_value
@@ -140,15 +190,13 @@ def test_clipping_and_a_dynamic_loss_scale_shard_like_the_unsharded_step():
                         local[3, 0] = np.inf  # only replica 3's bias gradient overflows
                     s.write(x, local)
                 s.run()
-            results[sharded] = ([s.read(w) for w in weights], opt.state_dict(s), s.read(scale.tensor))
-    for got, want in zip(results[True][0], results[False][0]):
-        np.testing.assert_array_equal(got, want)
-    for name, want in results[False][1].items():
-        np.testing.assert_array_equal(results[True][1][name], want, err_msg=name)
-    np.testing.assert_array_equal(results[True][2], results[False][2])
-    assert results[True][1]["optim/adam/step"].tolist() == [STEPS - 1]  # the overflowing step was skipped
+            results[sharded] = opt.state_dict(s, weights=True), s.read(scale.tensor)
+    for name, want in results[False][0].items():
+        np.testing.assert_array_equal(results[True][0][name], want, err_msg=name)
+    np.testing.assert_array_equal(results[True][1], results[False][1])
+    assert results[True][0]["optim/adam/step"].tolist() == [STEPS - 1]  # the overflowing step was skipped
     # The scale: halved by the overflow, doubled after two clean steps.
-    np.testing.assert_array_equal(results[True][2], np.full((REPLICAS, 1), scale_value))
+    np.testing.assert_array_equal(results[True][1], np.full((REPLICAS, 1), scale_value))
 
     # float64: the clipped, unscaled mean gradients of the steps taken.
     taken = [k for k in range(STEPS) if k != 1]
@@ -158,16 +206,17 @@ def test_clipping_and_a_dynamic_loss_scale_shard_like_the_unsharded_step():
     for name in SHAPES:
         clipped = means[name] * clip.reshape(-1, *[1] * len(SHAPES[name]))
         want = numpy_optimizer("adam", rounded(INITIAL[name], pd.float16), clipped)
-        assert_close(results[True][1][f"{name}/adam/master"], want, rtol=1e-3, atol=1e-3, err_msg=name)
+        assert_close(results[True][0][f"{name}/adam/master"], want, rtol=1e-3, atol=1e-3, err_msg=name)
 
 
-@pytest.mark.parametrize("first, second", [(False, True), (True, False)], ids=["unsharded to sharded",
-                                                                                "sharded to unsharded"])
+@pytest.mark.parametrize("first, second", [(UNSHARDED, STATE), (STATE, UNSHARDED), (WEIGHTS, UNSHARDED),
+                                           (UNSHARDED, WEIGHTS)])
 def test_weights_and_state_as_numpy_move_between_sharded_and_unsharded_sessions(first, second, tmp_path):
     """Two steps, then weights and state to an .npz; a fresh session of the same model in the
     other layout loads them and takes two more: equal to four steps without the checkpoint."""
     device, g, step, opt, weights, grads = training("adam", pd.float16, first)
     with pd.Session(g, step, device=device) as s:
+        begin(s, weights)
         run_steps(s, grads, 2)
         checkpoint = opt.state_dict(s, weights=True)
         np.savez(tmp_path / "checkpoint.npz", **checkpoint)
@@ -179,19 +228,18 @@ def test_weights_and_state_as_numpy_move_between_sharded_and_unsharded_sessions(
     with pd.Session(g, step, device=device) as s, np.load(tmp_path / "checkpoint.npz") as saved:
         opt.load_state_dict(s, dict(saved))
         run_steps(s, grads, 2, offset=2)
-        resumed = [s.read(w) for w in weights], opt.state_dict(s)
+        resumed = opt.state_dict(s, weights=True)
     device, g, step, opt, weights, grads = training("adam", pd.float16, second)
     with pd.Session(g, step, device=device) as s:
+        begin(s, weights)
         run_steps(s, grads, 4)
-        straight = [s.read(w) for w in weights], opt.state_dict(s)
-    for got, want in zip(resumed[0], straight[0]):
-        np.testing.assert_array_equal(got, want)
-    for name, want in straight[1].items():
-        np.testing.assert_array_equal(resumed[1][name], want, err_msg=name)
+        straight = opt.state_dict(s, weights=True)
+    for name, want in straight.items():
+        np.testing.assert_array_equal(resumed[name], want, err_msg=name)
 
 
 def test_a_replicated_checkpoint_loads_into_a_session_of_one_replica():
-    device, g, step, opt, weights, grads = training("sgd", pd.float32, True)
+    device, g, step, opt, weights, grads = training("sgd", pd.float32, STATE)
     with pd.Session(g, step, device=device) as s:
         run_steps(s, grads, 1)
         checkpoint = opt.state_dict(s, weights=True)
@@ -229,9 +277,26 @@ def test_misuse_is_refused_with_the_reason():
             pd.optim.Adam(shard_over_replicas=True).step([w], [w * 1.0])
     with pytest.raises(pd.BuildError, match="shard_over_replicas must be True or False, got"):
         pd.optim.SGD(0.1, shard_over_replicas="yes")
+    with pytest.raises(pd.BuildError, match="ShardedVariable 'v': needs a replicated pd.Graph"):
+        ShardedVariable(g, pd.float32, (3,), "v")
 
-    device, g, step, opt, weights, grads = training("adam", pd.float32, True)
-    with pytest.raises(pd.BuildError, match=r"the shard of .* must be a float tensor of shape \(4,\), got"):
+    device, g = replicated()
+    with pytest.raises(pd.BuildError, match="ShardedVariable 'v': dtype must be a float type, got"):
+        ShardedVariable(g, pd.int32, (3,), "v")
+    v = ShardedVariable(g, pd.float32, (3,), "v")
+    with pd.Sequence() as step:
+        with pytest.raises(pd.BuildError, match="lives sharded over the replicas; step it with an optimizer made "
+                                                "with shard_over_replicas=True"):
+            pd.optim.SGD(0.1).step([v], [v.gather()])
+        with pytest.raises(pd.BuildError, match=r"grads\[0\] .* must be a float tensor shaped like weights\[0\]"):
+            pd.optim.SGD(0.1, shard_over_replicas=True).step([v], [v.shard])
+        pd.optim.SGD(0.1, shard_over_replicas=True).step([v], [v.gather()])
+    with pd.Session(g, step, device=device) as s:
+        with pytest.raises(pd.BuildError, match=r"values must have shape \(3,\), got \(4,\)"):
+            v.write(s, np.zeros(4))
+
+    device, g, step, opt, weights, grads = training("adam", pd.float32, STATE)
+    with pytest.raises(pd.BuildError, match=r"the shard of a tensor of shape \(3, 5\) must have shape \(4,\), got"):
         with pd.Sequence():
             gather_into(weights[0].flatten()[:3], weights[0])
     with pd.Session(g, step, device=device) as s:
@@ -241,7 +306,7 @@ def test_misuse_is_refused_with_the_reason():
         with pytest.raises(pd.BuildError, match=r"needs the state \[.*\] and may have the weights \['b', 'w'\], got"):
             opt.load_state_dict(s, {**state, "x": np.zeros(1)})
 
-    device, g, step, opt, weights, grads = training("sgd", pd.float32, False)
+    device, g, step, opt, weights, grads = training("sgd", pd.float32, UNSHARDED)
     with pd.Session(g, step, device=device) as s:
         s.write(weights[1], np.arange(REPLICAS * 2.0).reshape(REPLICAS, 2))  # replicas drift apart
         with pytest.raises(pd.BuildError, match="the replicas hold different values of .*'b'"):
