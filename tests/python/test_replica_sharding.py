@@ -209,6 +209,31 @@ def test_clipping_and_a_dynamic_loss_scale_shard_like_the_unsharded_step(layout)
         assert_close(results[True][0][f"{name}/adam/master"], want, rtol=1e-3, atol=1e-3, err_msg=name)
 
 
+def test_accumulated_gradients_step_sharded_like_unsharded():
+    """Each replica accumulates its own micro-batch gradients; the sharded step reduce-
+    scatters their mean: equal to all-reducing the mean and stepping unsharded, and to
+    float64 SGD on the mean over replicas and micro-batches."""
+    micro = rng.standard_normal((3, REPLICAS, 7))  # [micro-batch, replica, 7 elements]
+    results = {}
+    for sharded in (False, True):
+        device, g = replicated()
+        w = g.variable(pd.float32, (7,), name="w", init=np.ones(7))
+        grad = g.host_to_device(pd.float32, (7,), name="grad")
+        accumulator, opt = pd.optim.GradientAccumulator([w]), pd.optim.SGD(LR, shard_over_replicas=sharded)
+        with pd.Sequence() as step:
+            with pd.Repeat(len(micro)):
+                accumulator.add([grad.read()])
+            mean = accumulator.mean()
+            opt.step([w], mean if sharded else [pd.all_reduce(mean[0], op="mean")])
+            accumulator.zero()
+        with pd.Session(g, step, device=device) as s:
+            s.run(feeds={grad: micro.transpose(1, 0, 2).astype(np.float32)})  # [replica, read, 7]
+            results[sharded] = s.read(w)
+    np.testing.assert_array_equal(results[True], results[False])
+    want = 1 - LR * micro.astype(np.float32).astype(np.float64).mean(axis=(0, 1))
+    assert_close(results[True], np.broadcast_to(want, (REPLICAS, 7)), rtol=1e-6)
+
+
 @pytest.mark.parametrize("first, second", [(UNSHARDED, STATE), (STATE, UNSHARDED), (WEIGHTS, UNSHARDED),
                                            (UNSHARDED, WEIGHTS)])
 def test_weights_and_state_as_numpy_move_between_sharded_and_unsharded_sessions(first, second, tmp_path):
