@@ -100,7 +100,8 @@ class _Guard:
         if not self.scaler.dynamic:
             return self
         self.scaler._scale_tensor(self.grads[0].graph)
-        self.branch = If(self.scaler._all_finite(self.grads, self.across_replicas), name=f"optim/{self.scaler.name}/finite")
+        self.branch = If(self.scaler._all_finite(self.grads, self.across_replicas),
+                         name=f"optim/{self.scaler.name}/finite")
         self.branch.__enter__()
         return self
 

@@ -37,11 +37,14 @@ from popdsl.debug import BuildError, describe
 from popdsl.dtypes import float32, is_floating
 from popdsl.loss_scaling import LossScale
 from popdsl.ops import cast, copy, map as _map, map_, where
-from popdsl.replica_sharding import ShardedVariable, from_shards, gather_into, local_shard, shard_size, to_shards
+from popdsl.replica_sharding import (ShardedVariable, from_shards, gather_into, local_shard, require_every_replica,
+                                     shard_size, to_shards)
 from popdsl.replication import reduce_scatter
 from popdsl.schedules import Schedule, StepDecay, WarmupCosine, WarmupLinear
 from popdsl.session import Session
 from popdsl.tensor import Tensor
+
+Weight = Union[Tensor, ShardedVariable]  # what an optimizer steps
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "LossScale", "clip_grad_norm", "GradientAccumulator", "Schedule",
            "StepDecay", "WarmupCosine", "WarmupLinear"]
@@ -72,7 +75,7 @@ class Optimizer:
         self._weights = {}  # id(weight) -> the weight, for each weight with state
         self._step_count = None
 
-    def step(self, weights: Union[Tensor, Sequence[Tensor]], grads: Union[Tensor, Sequence[Tensor]],
+    def step(self, weights: Union[Weight, Sequence[Weight]], grads: Union[Tensor, Sequence[Tensor]],
              loss_scale: Optional[LossScale] = None, max_grad_norm: Optional[float] = None) -> Optional[Tensor]:
         """Appends the update of each weight by its gradient to the open block; with
         loss_scale, the gradients are those of loss_scale.scale(loss). With max_grad_norm the
@@ -146,23 +149,23 @@ class Optimizer:
         for name, (t, weight) in state.items():
             array = values[name]
             if weight is not None and self.shard_over_replicas:
-                _check_whole_replicas(session, what)
+                require_every_replica(session, what)
                 array = np.asarray(array)
                 if array.size != weight.size:
                     raise BuildError(f"{what}: {name!r} must have the {weight.shape} elements of its weight "
                                      f"{weight!r}, got an array of shape {array.shape}")
                 array = to_shards(array, weight.graph.replicas)
             session.write(t, array)
-        for name in set(values) & set(weights):
+        for name in sorted(set(values) & set(weights)):
             if isinstance(weights[name], ShardedVariable):
                 weights[name].write(session, values[name])
             else:
                 session.write(weights[name], values[name])
 
-    def master(self, w: Tensor) -> Tensor:
+    def master(self, w: Weight) -> Union[Tensor, ShardedVariable]:
         """The float32 tensor the update works on: w itself when float32, else its float32
         master copy (a session weight named `<w>/<optimizer>/master`; sharded over the
-        replicas, each replica's chunk of it)."""
+        replicas, each replica's chunk of it). w may be a ShardedVariable."""
         return w if w.dtype == float32 else self._state(w, "master")
 
     def _before_updates(self):
@@ -195,7 +198,7 @@ class Optimizer:
             return t.read(session)
         array = session.read(t)
         if weight is not None and self.shard_over_replicas:
-            _check_whole_replicas(session, f"pd.optim.{type(self).__name__}.state_dict")
+            require_every_replica(session, f"pd.optim.{type(self).__name__}.state_dict")
             return from_shards(array, weight.shape)
         if t.graph.replicas == 1:
             return array
@@ -279,14 +282,6 @@ class AdamW(Adam):
 
     def __init__(self, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, shard_over_replicas=False):
         super().__init__(lr, betas, eps, weight_decay, shard_over_replicas)
-
-
-def _check_whole_replicas(session: Session, what: str) -> None:
-    """Sharded state converts to and from its whole form only with every replica's chunk."""
-    if len(session.replica_range) != session.replicas:
-        raise BuildError(f"{what}: sharded state needs every replica's chunk, but this session holds replicas "
-                         f"{session.replica_range.start} to {session.replica_range.stop - 1} of {session.replicas} "
-                         "(a pd.distributed instance)")
 
 
 def _as(t: Tensor, w: Tensor) -> Tensor:

@@ -19,9 +19,10 @@ from popdsl.graph import Graph
 from popdsl.ops import copy
 from popdsl.replication import all_gather, reduce_scatter
 from popdsl.session import Session
-from popdsl.tensor import Tensor
+from popdsl.tensor import Shape, Tensor, as_shape
 
-__all__ = ["ShardedVariable", "shard_size", "local_shard", "gather", "gather_into", "to_shards", "from_shards"]
+__all__ = ["ShardedVariable", "shard_size", "local_shard", "gather", "gather_into", "to_shards", "from_shards",
+           "require_every_replica"]
 
 
 class ShardedVariable:
@@ -32,14 +33,14 @@ class ShardedVariable:
     gathered tensor: the optimizer updates the chunks in place. On the host, `write` and
     `read` take and give the whole array."""
 
-    def __init__(self, graph: Graph, dtype: DType, shape: tuple, name: str):
+    def __init__(self, graph: Graph, dtype: DType, shape: Shape, name: str):
         if not isinstance(graph, Graph) or graph.replicas < 2:
             raise BuildError(f"pd.replica_sharding.ShardedVariable {name!r}: needs a replicated pd.Graph (replicas "
                              f">= 2), got {describe(graph)}")
         if not is_floating(dtype):
             raise BuildError(f"pd.replica_sharding.ShardedVariable {name!r}: dtype must be a float type, got {dtype}")
         self.graph, self.dtype, self.name = graph, dtype, name
-        self.shape = tuple(shape)
+        self.shape = tuple(as_shape(shape, f"pd.replica_sharding.ShardedVariable {name!r}: shape"))
         self.size = int(np.prod(self.shape, dtype=np.int64))
         self.shard = graph.variable(dtype, (shard_size(self.size, graph.replicas),), name=f"{name}/shard")
 
@@ -52,6 +53,7 @@ class ShardedVariable:
 
     def write(self, session: Session, values: ArrayLike) -> None:
         """Writes the whole array `values` (of the variable's shape) as every replica's chunk."""
+        require_every_replica(session, f"{self!r}.write")
         array = np.asarray(values)
         if array.shape != self.shape:
             raise BuildError(f"{self!r}.write: values must have shape {self.shape}, got {array.shape}")
@@ -59,6 +61,7 @@ class ShardedVariable:
 
     def read(self, session: Session) -> np.ndarray:
         """The whole array, from every replica's chunk in `session`."""
+        require_every_replica(session, f"{self!r}.read")
         return from_shards(session.read(self.shard), self.shape)
 
 
@@ -109,3 +112,12 @@ def from_shards(shards: np.ndarray, shape: tuple) -> np.ndarray:
         raise BuildError(f"pd.replica_sharding.from_shards: {shards.shape} is not [replicas, shard size] of a "
                          f"tensor of shape {tuple(shape)}")
     return shards.reshape(-1)[:size].reshape(shape)
+
+
+def require_every_replica(session: Session, what: str) -> None:
+    """Raises unless `session` holds every replica: sharded values convert to and from their
+    whole form only with every replica's chunk (a pd.distributed instance holds its own)."""
+    if len(session.replica_range) != session.replicas:
+        raise BuildError(f"{what}: sharded values need every replica's chunk, but this session holds replicas "
+                         f"{session.replica_range.start} to {session.replica_range.stop - 1} of {session.replicas} "
+                         "(a pd.distributed instance)")

@@ -1,11 +1,14 @@
 """Optimizer state sharded over the replicas (shard_over_replicas=True): the same steps as the
 unsharded optimizer on all-reduced gradients, bit for bit, and as float64 numpy optimizers;
 about 1/replicas of the state's memory; state_dict in one numpy form for both layouts."""
+import types
+
 import numpy as np
 import pytest
 
 import popdsl as pd
-from popdsl.replica_sharding import ShardedVariable, from_shards, gather_into, shard_size, to_shards
+from popdsl.replica_sharding import (ShardedVariable, from_shards, gather_into, require_every_replica, shard_size,
+                                     to_shards)
 from popdsl.testing import assert_close
 
 from numpy_adam import NumpyAdam
@@ -291,6 +294,11 @@ def test_host_shards_follow_reduce_scatters_padded_layout():
     np.testing.assert_array_equal(from_shards(to_shards(array, 4), (3, 5)), array)
     with pytest.raises(pd.BuildError, match=r"\(2, 3\) is not \[replicas, shard size\] of a tensor of shape \(3, 5\)"):
         from_shards(np.zeros((2, 3)), (3, 5))
+    instance = types.SimpleNamespace(replicas=4, replica_range=range(2, 4))  # the second of two instances
+    with pytest.raises(pd.BuildError, match="state_dict: sharded values need every replica's chunk, but this session "
+                                            "holds replicas 2 to 3 of 4"):
+        require_every_replica(instance, "state_dict")
+    require_every_replica(types.SimpleNamespace(replicas=4, replica_range=range(4)), "state_dict")
 
 
 def test_misuse_is_refused_with_the_reason():
