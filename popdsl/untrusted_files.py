@@ -20,9 +20,10 @@ def read_marked_file(path: str, marker: bytes, holds: str) -> bytes:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as e:
         raise UnreadableFile(f"cannot be read: {e.strerror}") from None
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise UnreadableFile(f"is not a regular file (a directory, FIFO or device cannot hold {holds})")
     with os.fdopen(descriptor, "rb") as f:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            raise UnreadableFile(f"is not a regular file (a directory, FIFO or device cannot hold {holds})")
         try:
             if f.read(len(marker)) != marker:
                 raise UnreadableFile(f"is not {holds} (it does not start with popdsl's marker)")
