@@ -26,23 +26,29 @@ pytestmark = pytest.mark.needs_emulator("codelets compiled on the host and the e
 PACKAGE_PARENT = Path(pd.__file__).resolve().parents[1]
 
 
-def marking_codelet(mark: Path) -> str:
-    """A vertex that doubles its data, in a library whose constructor creates `mark`."""
+def scaling_codelet(vertex: str, factor: int) -> str:
+    """A vertex that multiplies its float data by `factor`."""
     return textwrap.dedent(f"""
         #include <poplar/Vertex.hpp>
-        #include <cstdio>
-        __attribute__((constructor)) static void leaveAMark() {{
-          if (FILE *f = std::fopen("{mark}", "w")) std::fclose(f);
-        }}
-        class Doubler : public poplar::Vertex {{
+        class {vertex} : public poplar::Vertex {{
         public:
           poplar::InOut<poplar::Vector<float>> data;
           bool compute() {{
-            for (auto &x : data) x *= 2;
+            for (auto &x : data) x *= {factor};
             return true;
           }}
         }};
         """)
+
+
+def marking_codelet(mark: Path) -> str:
+    """The vertex "Doubler", in a library whose constructor creates `mark`."""
+    return textwrap.dedent(f"""
+        #include <cstdio>
+        __attribute__((constructor)) static void leaveAMark() {{
+          if (FILE *f = std::fopen("{mark}", "w")) std::fclose(f);
+        }}
+        """) + scaling_codelet("Doubler", 2)
 
 
 def doubling_session(mark: Path) -> pd.Session:
@@ -148,62 +154,49 @@ def cached_libraries(cache: Path):
             for record in (cache / "codelets").glob("*.library")}
 
 
-def test_a_planted_library_in_the_codelet_cache_is_not_loaded(tmp_path):
-    mark = tmp_path / "constructor-ran"
-    cache = tmp_path / "cache"
-    adding = f"""
-        import numpy as np, popdsl as pd
+def run_scaling_vertex(tmp_path: Path, cache: Path, vertex: str, factor: int) -> subprocess.CompletedProcess:
+    """Adds scaling_codelet(vertex, factor) and prints what its vertex makes of [1, 2, 3], in a
+    fresh interpreter with the codelet cache `cache`."""
+    return fresh_python(tmp_path, f"""
+        import popdsl as pd
         g = pd.Graph(pd.ipu_model(tiles=4))
-        g.add_codelets({textwrap.dedent(marking_codelet(tmp_path / "unused")).replace(str(tmp_path / "unused"), "")!r})
-        x = g.variable(pd.float32, (4,), name="x", init=np.arange(4, dtype=np.float32), mapping=0)
+        g.add_codelets({scaling_codelet(vertex, factor)!r})
+        x = g.variable(pd.float32, (3,), name="x", init=[1, 2, 3], mapping=0)
         with pd.Sequence() as main:
-            with pd.compute_set("double") as cs:
-                cs.vertex("Doubler", tile=0, data=x)
+            with pd.compute_set("scale") as cs:
+                cs.vertex({vertex!r}, tile=0, data=x)
         with pd.Session(g, main, device=pd.ipu_model(tiles=4)) as s:
             s.run()
             print(s.read("x").tolist())
-        """
-    first = fresh_python(tmp_path, adding, cache)
+        """, cache)
+
+
+def test_a_planted_library_in_the_codelet_cache_is_not_loaded(tmp_path):
+    mark = tmp_path / "constructor-ran"
+    cache = tmp_path / "cache"
+    first = run_scaling_vertex(tmp_path, cache, "Double", 2)
     assert first.returncode == 0, first.stderr
-    [(record, library)] = cached_libraries(cache).items()
+    [library] = cached_libraries(cache).values()
     original = library.read_bytes()
     # The planted library: another shared object with a constructor, under the recorded name.
     source = tmp_path / "planted.cpp"
     source.write_text(f'#include <cstdio>\n__attribute__((constructor)) static void mark() '
                       f'{{ if (FILE *f = std::fopen("{mark}", "w")) std::fclose(f); }}\n')
     subprocess.run(["g++", "-shared", "-fPIC", "-o", str(library), str(source)], check=True, timeout=120)
-    second = fresh_python(tmp_path, adding, cache)
+    second = run_scaling_vertex(tmp_path, cache, "Double", 2)
     assert second.returncode == 0, second.stderr
-    assert second.stdout.split("\n")[0] == "[0.0, 2.0, 4.0, 6.0]"
+    assert second.stdout.split("\n")[0] == "[2.0, 4.0, 6.0]"
     assert not mark.exists(), "the codelet cache loaded a library that does not match its record"
     assert library.read_bytes() == original  # compiled again and stored again
 
 
 def test_a_truncated_library_in_the_codelet_cache_is_compiled_again(tmp_path):
     cache = tmp_path / "cache"
-    adding = """
-        import numpy as np, popdsl as pd
-        g = pd.Graph(pd.ipu_model(tiles=4))
-        g.add_codelets('''
-        #include <poplar/Vertex.hpp>
-        class Triple : public poplar::Vertex {
-        public:
-          poplar::InOut<poplar::Vector<float>> data;
-          bool compute() { for (auto &x : data) x *= 3; return true; }
-        };''')
-        x = g.variable(pd.float32, (3,), name="x", init=[1, 2, 3], mapping=0)
-        with pd.Sequence() as main:
-            with pd.compute_set("triple") as cs:
-                cs.vertex("Triple", tile=0, data=x)
-        with pd.Session(g, main, device=pd.ipu_model(tiles=4)) as s:
-            s.run()
-            print(s.read("x").tolist())
-        """
-    assert fresh_python(tmp_path, adding, cache).returncode == 0
+    assert run_scaling_vertex(tmp_path, cache, "Triple", 3).returncode == 0
     [library] = cached_libraries(cache).values()
     original = library.read_bytes()
     library.write_bytes(original[:len(original) // 2])  # what a full disk or a killed writer leaves
-    again = fresh_python(tmp_path, adding, cache)
+    again = run_scaling_vertex(tmp_path, cache, "Triple", 3)
     assert again.returncode == 0, again.stderr  # no SIGBUS
     assert again.stdout.split("\n")[0] == "[3.0, 6.0, 9.0]"
     assert library.read_bytes() == original
@@ -213,26 +206,9 @@ def test_a_codelet_cache_others_can_write_is_not_used(tmp_path):
     cache = tmp_path / "cache"
     (cache / "codelets").mkdir(parents=True)
     (cache / "codelets").chmod(0o777)
-    run = fresh_python(tmp_path, """
-        import numpy as np, popdsl as pd
-        g = pd.Graph(pd.ipu_model(tiles=4))
-        g.add_codelets('''
-        #include <poplar/Vertex.hpp>
-        class AddOne : public poplar::Vertex {
-        public:
-          poplar::InOut<poplar::Vector<int>> data;
-          bool compute() { for (auto &x : data) x += 1; return true; }
-        };''')
-        x = g.variable(pd.int32, (2,), name="x", init=[5, 7], mapping=0)
-        with pd.Sequence() as main:
-            with pd.compute_set("add") as cs:
-                cs.vertex("AddOne", tile=0, data=x)
-        with pd.Session(g, main, device=pd.ipu_model(tiles=4)) as s:
-            s.run()
-            print(s.read("x").tolist())
-        """, cache)
+    run = run_scaling_vertex(tmp_path, cache, "Quintuple", 5)
     assert run.returncode == 0, run.stderr
-    assert run.stdout.split("\n")[0] == "[6, 8]"
+    assert run.stdout.split("\n")[0] == "[5.0, 10.0, 15.0]"
     assert "is not used (others can write to it: mode 777)" in run.stderr
     assert not list((cache / "codelets").iterdir())
 
