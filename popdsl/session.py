@@ -21,6 +21,9 @@ Lifecycle, as popxl's sessions have it:
   from it without the graph-building code. Tensors are then addressed by name:
   ``read("x")`` / ``write("x", values)`` accept a tensor's debug name (or its last
   ``/`` part when that is unique), ``run(feeds={"handle": array})`` a stream handle.
+  A file whose graph has codelets is loaded only with ``trust_codelets=True``: loading
+  compiles their C++ into this process (safe by default, as ``numpy.load``'s
+  ``allow_pickle=False``).
 - ``seed=`` / ``session.seed`` set the engine's random seed, from which the hardware
   seeds (``pd.random.get_hw_seeds``) are derived.
 """
