@@ -4,6 +4,7 @@
 #include "integer_arguments.hpp"
 
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
@@ -63,6 +64,20 @@ std::string functionName(const py::detail::function_record &f) {
   return shortModuleName(py::str(f.scope.attr("__name__"))) + "." + f.name + "()";
 }
 
+// "[k]" or "[k][j]"...: where `value` sits inside nested lists and tuples (shapes, a
+// Switch's cases), searched `levels` deep; empty when it is not there.
+std::string pathInside(PyObject *container, PyObject *value, int levels) {
+  if (levels == 0 || !(PyList_Check(container) || PyTuple_Check(container))) return "";
+  py::sequence items = py::reinterpret_borrow<py::sequence>(container);
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    PyObject *item = items[k].ptr();
+    if (item == value) return "[" + std::to_string(k) + "]";
+    const std::string deeper = pathInside(item, value, levels - 1);
+    if (!deeper.empty()) return "[" + std::to_string(k) + "]" + deeper;
+  }
+  return "";
+}
+
 // Where `value` sits in the call: "count", "shape[1]" or "argument 2"; empty when not found.
 std::string argumentName(const py::detail::function_record &overloads, PyObject *const *args, Py_ssize_t positional,
                          PyObject *kwnames, PyObject *value) {
@@ -77,17 +92,23 @@ std::string argumentName(const py::detail::function_record &overloads, PyObject 
   };
   for (Py_ssize_t i = 0; i < positional + keywords; ++i)
     if (args[i] == value) return nameOf(i);
-  for (Py_ssize_t i = 0; i < positional + keywords; ++i) // one level into lists and tuples (shapes, dims)
-    if (PyList_Check(args[i]) || PyTuple_Check(args[i])) {
-      py::sequence items = py::reinterpret_borrow<py::sequence>(args[i]);
-      for (std::size_t k = 0; k < items.size(); ++k)
-        if (items[k].ptr() == value) return nameOf(i) + "[" + std::to_string(k) + "]";
-    }
+  for (Py_ssize_t i = 0; i < positional + keywords; ++i) {
+    const std::string path = pathInside(args[i], value, 3);
+    if (!path.empty()) return nameOf(i) + path;
+  }
   return "";
 }
 
+// Property setters have no name of their own: "IPUModel.tilesPerIPU", recorded when rerouted.
+std::unordered_map<const py::detail::function_record *, std::string> setterNames;
+
 std::string rangeErrorMessage(PyObject *self, PyObject *const *args, Py_ssize_t positional, PyObject *kwnames) {
   const py::detail::function_record &overloads = *py::detail::function_record_ptr_from_PyObject(self);
+  const auto setter = setterNames.find(&overloads);
+  if (setter != setterNames.end())
+    return setter->second + ": the value must be an integer in [" + std::to_string(refused.minimum) + ", " +
+           std::to_string(refused.maximum) + "] (C++ " + refused.cType + "), got " +
+           std::string(py::repr(refused.value));
   const std::string argument = argumentName(overloads, args, positional, kwnames, refused.value);
   const std::string range = "[" + std::to_string(refused.minimum) + ", " + std::to_string(refused.maximum) + "]";
   std::string shown = py::repr(refused.value);
@@ -135,13 +156,19 @@ void reroute(PyObject *function) {
       reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(dispatchNamingIntegers));
 }
 
-// The function a class attribute holds: a method, a static method, or a property's accessors.
-void rerouteAttribute(py::handle value) {
+// The function a class attribute `name` of `owner` holds: a method, a static method, or a
+// property's accessors.
+void rerouteAttribute(py::handle value, py::handle owner, const std::string &name) {
   PyObject *v = value.ptr();
   if (PyInstanceMethod_Check(v)) return reroute(PyInstanceMethod_GET_FUNCTION(v));
   if (py::isinstance<py::staticmethod>(value)) return reroute(value.attr("__func__").ptr());
   if (PyObject_TypeCheck(v, &PyProperty_Type)) {
-    for (const char *accessor : {"fget", "fset", "fdel"}) reroute(value.attr(accessor).ptr());
+    for (const char *accessor : {"fget", "fset", "fdel"}) rerouteAttribute(value.attr(accessor), owner, name);
+    py::handle setter = value.attr("fset");
+    if (PyInstanceMethod_Check(setter.ptr())) setter = PyInstanceMethod_GET_FUNCTION(setter.ptr());
+    if (PyCFunction_Check(setter.ptr()))
+      if (const auto *record = py::detail::function_record_ptr_from_PyObject(PyCFunction_GET_SELF(setter.ptr())))
+        setterNames[record] = std::string(py::str(owner.attr("__qualname__"))) + "." + name;
     return;
   }
   reroute(v);
@@ -151,13 +178,14 @@ void rerouteScope(py::handle scope, const std::string &root, std::unordered_set<
   if (!seen.insert(scope.ptr()).second) return;
   // A class's __dict__ is a mappingproxy: its items() copied, not walked as a dict.
   for (py::handle item : py::list(scope.attr("__dict__").attr("items")())) {
+    py::handle key = py::reinterpret_borrow<py::tuple>(item)[0];
     py::handle value = py::reinterpret_borrow<py::tuple>(item)[1];
     if (PyModule_Check(value.ptr()) || PyType_Check(value.ptr())) {
       const std::string module = py::str(py::getattr(value, PyModule_Check(value.ptr()) ? "__name__" : "__module__",
                                                       py::str("")));
       if (module.rfind(root, 0) == 0) rerouteScope(value, root, seen);
     } else {
-      rerouteAttribute(value);
+      rerouteAttribute(value, scope, py::str(key));
     }
   }
 }

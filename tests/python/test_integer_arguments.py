@@ -67,6 +67,17 @@ def test_an_int_out_of_range_names_the_function_argument_and_range(graph, x, cal
     assert "incompatible" not in message and "Invoked with" not in message
 
 
+def test_a_property_setter_and_a_nested_list_element_are_named(graph):
+    model = poplar.IPUModel()
+    with pytest.raises(ValueError, match=f"^IPUModel\\.tilesPerIPU: the value must be an integer in {UINT32}, "
+                                         f"got 1099511627776$"):
+        model.tilesPerIPU = 2**40
+    control = graph.addVariable(poplar.UNSIGNED_INT, [], "control")
+    with pytest.raises(ValueError, match=rf"^program\.Switch\(\): argument 'cases\[1\]\[0\]' must be an integer in "
+                                         rf"{INT32}, got -2147483649$"):
+        program.Switch(control, [(0, program.Sequence()), (-2**31 - 1, program.Sequence())])
+
+
 def test_poplin_names_its_arguments_too(graph):
     with pytest.raises(ValueError, match=r"poplin\.linspace\(\): argument 'count' must be an integer in \[0, "):
         poplin.linspace(graph, poplar.FLOAT, 0.0, 1.0, 2**64)
