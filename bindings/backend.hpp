@@ -26,6 +26,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include "integer_arguments.hpp" // every unit of the module sees the same integer casters
+
 namespace popdsl_bindings {
 namespace backend {
 

@@ -9,6 +9,8 @@
 #include <poplar/OptionFlags.hpp>
 #include <poplar/StringRef.hpp>
 
+#include "integer_arguments.hpp"
+
 namespace pybind11::detail {
 
 template <class T> struct type_caster<poplar::ArrayRef<T>> {

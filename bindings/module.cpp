@@ -50,4 +50,5 @@ PYBIND11_MODULE(_core, m) {
   bindPopnnNorms(popnn);
   bindPoprand(poprand);
   bindGcl(gcl);
+  nameRefusedIntegers(m); // last: every function is defined
 }

@@ -217,7 +217,10 @@ def _trace(fn, count, what):
         raise BuildError(f"{what}: fn cannot take the {count} tensor(s) given: {e}") from None
     except ValueError:  # a builtin without a signature: calling it tells
         pass
-    result = fn(*_PLACEHOLDERS[:count])
+    try:
+        result = fn(*_PLACEHOLDERS[:count])
+    except poputil.poplibs_error as e:  # popops refused an expression fn built (nested too deep)
+        raise BuildError(f"{what}: {e}") from None
     if not isinstance(result, pe.Expr):
         raise BuildError(f"the function given to pd.map must return an expression of its arguments, "
                          f"not {type(result).__name__}")

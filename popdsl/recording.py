@@ -55,9 +55,14 @@ WRITE_INTO_VIEW = "a write into a view"
 
 
 def _bases(view) -> list:
-    """Every tensor a view is a view of, directly or through other views."""
-    direct = view.view_of[1]
-    return [b for base in direct for b in [base] + (_bases(base) if base.view_of is not None else [])]
+    """Every tensor a view is a view of, directly or through other views, depth first."""
+    found, pending = [], list(reversed(view.view_of[1]))
+    while pending:  # a list, not recursion: views of views nest as deep as a program makes them
+        base = pending.pop()
+        found.append(base)
+        if base.view_of is not None:
+            pending += reversed(base.view_of[1])
+    return found
 
 
 class Tape:
@@ -75,28 +80,52 @@ class Tape:
 
     def source(self, t):
         """The source of t's current value: (record, k), or t itself for a leaf."""
-        found = self._latest.get(id(t))
-        if found is not None:
-            return found
-        if t.view_of is not None:  # one view record while its bases keep their values
-            kind, bases, attrs = t.view_of
-            bases_now = tuple(self.source(b) for b in bases)
-            cached = self._views.get(id(t))
-            if cached is not None and all(a is b for a, b in zip(cached[1], bases_now)):
-                return cached[0]
-            (src,) = self.add(Record(kind, bases, (t,), (), attrs), sources=bases_now, of_a_view=True)
-            self._views[id(t)] = (src, bases_now, t)
-            return src
-        self.reads.setdefault(id(t), t)
-        return t
+        return self.sources([t])[0]
+
+    def sources(self, tensors) -> list:
+        """The sources of the tensors' current values, found in one walk (the views among
+        them share their bases' sources)."""
+        # Bases are resolved before their views, in the order a recursion would take, on a
+        # list: views of views nest as deep as a program makes them.
+        resolved, pending = {}, list(reversed(tensors))
+        while pending:
+            u = pending[-1]
+            if id(u) in resolved:
+                pending.pop()
+                continue
+            found = self._latest.get(id(u))
+            if found is None and u.view_of is not None:  # one view record while its bases keep their values
+                kind, bases, attrs = u.view_of
+                waiting = [b for b in bases if id(b) not in resolved]
+                if waiting:
+                    pending += reversed(waiting)
+                    continue
+                found = self._view_source(u, tuple(resolved[id(b)] for b in bases))
+            elif found is None:
+                self.reads.setdefault(id(u), u)
+                found = u
+            resolved[id(u)] = found
+            pending.pop()
+        return [resolved[id(t)] for t in tensors]
+
+    def _view_source(self, view, bases_now):
+        """The source of a view whose bases' sources are bases_now: the view record made when
+        they last had these values, or a new one."""
+        cached = self._views.get(id(view))
+        if cached is not None and all(a is b for a, b in zip(cached[1], bases_now)):
+            return cached[0]
+        kind, bases, attrs = view.view_of
+        (src,) = self.add(Record(kind, bases, (view,), (), attrs), sources=bases_now, of_a_view=True)
+        self._views[id(view)] = (src, bases_now, view)
+        return src
 
     def add(self, record: Record, sources=None, of_a_view=False) -> list:
         """Appends record (its inputs' sources looked up unless given); returns the sources
         of its outputs. The record `of_a_view` reads a view of its inputs: the view's value
         stays that of its bases."""
-        record.sources = tuple(self.source(t) for t in record.inputs) if sources is None else sources
-        old_bases = {id(b): self.source(b) for t in record.outputs if t.view_of is not None and record.written
-                     for b in _bases(t)}  # looked up before the write
+        record.sources = tuple(self.sources(record.inputs)) if sources is None else sources
+        written_bases = [b for t in record.outputs if t.view_of is not None and record.written for b in _bases(t)]
+        old_bases = {id(b): src for b, src in zip(written_bases, self.sources(written_bases))}  # before the write
         record.index = len(self.records)
         record.after = self.steps[-1] if self.steps else None
         self.records.append(record)
@@ -116,7 +145,19 @@ class Tape:
     def _write_into_bases(self, view, written, old_bases, write):
         """After a write into a view, each of its bases holds a new value: the old one with
         the view's region replaced (a record of kind WRITE_INTO_VIEW; the write itself is
-        what overwrote their storage)."""
+        what overwrote their storage). A base that is a view has its own bases merged before
+        the next base: each view's merges are a generator, resumed from a list of them."""
+        open_views = [self._merges(view, written, old_bases, write)]
+        while open_views:
+            deeper = next(open_views[-1], None)
+            if deeper is None:
+                open_views.pop()
+            else:
+                open_views.append(self._merges(*deeper, old_bases, write))
+
+    def _merges(self, view, written, old_bases, write):
+        """Adds the merge record of each base of `view` in turn; yields (base, its merged
+        source) for a base that is itself a view, whose bases take the write next."""
         kind, bases, attrs = view.view_of
         begin = 0
         for base in bases:
@@ -125,7 +166,7 @@ class Tape:
                            dict(view_kind=kind, view_attrs=attrs, part=(begin, end), write=write))
             (merged,) = self.add(merge, sources=(old_bases[id(base)], written))
             if base.view_of is not None:
-                self._write_into_bases(base, merged, old_bases, write)
+                yield base, merged
             begin = end
 
     def latest(self, t):

@@ -123,11 +123,12 @@ class Tensor:
                 drop.append(dim)
             elif isinstance(k, slice):
                 start, stop, step = k.indices(size)
+                stride = min(abs(step), max(size, 1))  # a longer step still takes only the first (as numpy)
                 if step > 0:
-                    raw = raw.slice(start, max(start, stop), dim).subSample(step, dim)
+                    raw = raw.slice(start, max(start, stop), dim).subSample(stride, dim)
                 else:
                     first, last = stop + 1, start + 1  # the range walked backwards
-                    raw = raw.slice(max(first, 0), max(last, first, 0), dim).reverse(dim).subSample(-step, dim)
+                    raw = raw.slice(max(first, 0), max(last, first, 0), dim).reverse(dim).subSample(stride, dim)
             else:
                 raise BuildError(f"static indexing takes ints and slices; use t.at[i] for a tensor index, not {k!r}")
             dim += 1

@@ -74,19 +74,26 @@ def _binary(op, a, b, ct):
 
 
 def _type_of(node, dtypes):
-    """The element type of a sub-expression (None for a constant that adapts to its operand)."""
-    if isinstance(node, pe.PlaceHolder):
-        return dtypes[node.getIndex() - 1]
-    if isinstance(node, pe.Cast):
-        return node.getRHSType()
-    if isinstance(node, pe.UnaryOp):
-        return poplar.BOOL if node.getOpType() in _UNARY_DISCRETE else _type_of(node.getArg(), dtypes)
-    if isinstance(node, pe.BinaryOp):
-        if node.getOpType() in _BINARY_DISCRETE:
-            return poplar.BOOL
-        return _type_of(node.getLHS(), dtypes) or _type_of(node.getRHS(), dtypes)
-    if isinstance(node, pe.TernaryOp):
-        return _type_of(node.getArg0(), dtypes) or _type_of(node.getArg1(), dtypes)
+    """The element type of a sub-expression (None for a constant that adapts to its operand):
+    that of its first typed leaf, left to right, where a relational or bitwise operation
+    is BOOL. Walked on a list, not by recursion: trees nest up to popops' depth limit."""
+    pending = [node]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, pe.PlaceHolder):
+            return dtypes[node.getIndex() - 1]
+        if isinstance(node, pe.Cast):
+            return node.getRHSType()
+        if isinstance(node, pe.UnaryOp):
+            if node.getOpType() in _UNARY_DISCRETE:
+                return poplar.BOOL
+            pending.append(node.getArg())
+        elif isinstance(node, pe.BinaryOp):
+            if node.getOpType() in _BINARY_DISCRETE:
+                return poplar.BOOL
+            pending += [node.getRHS(), node.getLHS()]
+        elif isinstance(node, pe.TernaryOp):  # its condition (SELECT) or bounds (CLAMP) do not type it
+            pending += [node.getArg1(), node.getArg0()]
     return None
 
 
@@ -98,21 +105,31 @@ class _Backprop:
         self.cotangents = [[] for _ in dtypes]
 
     def push(self, node, ct):
+        """Walks the tree under `node` depth first, left to right, on a list of pending
+        (node, cotangent) pairs rather than by recursion: trees nest up to popops' limit."""
+        self.pending = [(node, ct)]
+        while self.pending:
+            self._step(*self.pending.pop())
+
+    def _send(self, *pairs):
+        """Queues (node, cotangent) pairs to be walked in the order given."""
+        self.pending += reversed(pairs)
+
+    def _step(self, node, ct):
         if isinstance(node, pe.PlaceHolder):
             self.cotangents[node.getIndex() - 1].append(ct)
         elif isinstance(node, pe.Cast):
             inner = node.getLHS()
             source_type = _type_of(inner, self.dtypes)
             if node.getRHSType().isFloatingPoint() and (source_type is None or source_type.isFloatingPoint()):
-                self.push(inner, ct if source_type in (None, node.getRHSType()) else pe.Cast(ct, source_type))
+                self._send((inner, ct if source_type in (None, node.getRHSType()) else pe.Cast(ct, source_type)))
         elif isinstance(node, pe.UnaryOp):
             self._unary(node.getOpType(), node.getArg(), ct)
         elif isinstance(node, pe.BinaryOp):
             op, a, b = node.getOpType(), node.getLHS(), node.getRHS()
             if op not in _BINARY_DISCRETE:
                 ct_a, ct_b = _binary(op, a, b, ct)
-                self.push(a, ct_a)
-                self.push(b, ct_b)
+                self._send((a, ct_a), (b, ct_b))
         elif isinstance(node, pe.TernaryOp):
             self._ternary(node.getOpType(), node.getArg0(), node.getArg1(), node.getArg2(), ct)
         # constants have no gradient
@@ -121,22 +138,20 @@ class _Backprop:
         if op in _UNARY_FLAT or op in _UNARY_DISCRETE:
             return
         if op == U.NEGATE:
-            self.push(x, -ct)
+            self._send((x, -ct))
         elif op == U.RELU:
-            self.push(x, pe.Select(ct, 0.0, pe.Gt(x, 0.0)))
+            self._send((x, pe.Select(ct, 0.0, pe.Gt(x, 0.0))))
         elif op in _UNARY:
-            self.push(x, ct * _UNARY[op](x))
+            self._send((x, ct * _UNARY[op](x)))
         else:
             raise BuildError(f"pd.grad: the element-wise function {op.name} has no gradient")
 
     def _ternary(self, op, a, b, c, ct):
         if op == T.SELECT:  # c ? a : b
-            self.push(a, pe.Select(ct, 0.0, c))
-            self.push(b, pe.Select(0.0, ct, c))
+            self._send((a, pe.Select(ct, 0.0, c)), (b, pe.Select(0.0, ct, c)))
         else:  # CLAMP(a, lower b, upper c)
-            self.push(a, pe.Select(ct, 0.0, pe.And(pe.Gte(a, b), pe.Lte(a, c))))
-            self.push(b, pe.Select(ct, 0.0, pe.Lt(a, b)))
-            self.push(c, pe.Select(ct, 0.0, pe.Gt(a, c)))
+            self._send((a, pe.Select(ct, 0.0, pe.And(pe.Gte(a, b), pe.Lte(a, c)))),
+                       (b, pe.Select(ct, 0.0, pe.Lt(a, b))), (c, pe.Select(ct, 0.0, pe.Gt(a, c))))
 
 
 def input_cotangents(expression, dtypes) -> list:
@@ -155,24 +170,41 @@ def input_cotangents(expression, dtypes) -> list:
 
 def placeholders(node) -> set:
     """The placeholder indices an expression uses."""
-    if isinstance(node, pe.PlaceHolder):
-        return {node.getIndex()}
-    return set().union(*(placeholders(c) for c in _children(node)))
+    found, pending = set(), [node]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, pe.PlaceHolder):
+            found.add(node.getIndex())
+        pending += _children(node)
+    return found
 
 
 def renumbered(node, new_index: dict):
-    """The expression with placeholder _i replaced by _{new_index[i]}."""
-    if isinstance(node, pe.PlaceHolder):
-        return pe.PlaceHolder(new_index[node.getIndex()])
-    if isinstance(node, pe.Cast):
-        return pe.Cast(renumbered(node.getLHS(), new_index), node.getRHSType())
-    if isinstance(node, pe.UnaryOp):
-        return pe.UnaryOp(node.getOpType(), renumbered(node.getArg(), new_index))
-    if isinstance(node, pe.BinaryOp):
-        return pe.BinaryOp(node.getOpType(), *(renumbered(c, new_index) for c in _children(node)))
-    if isinstance(node, pe.TernaryOp):
-        return pe.TernaryOp(node.getOpType(), *(renumbered(c, new_index) for c in _children(node)))
-    return node
+    """The expression with placeholder _i replaced by _{new_index[i]}, rebuilt bottom up
+    on lists rather than by recursion."""
+    pending, built = [(node, False)], []  # (node, its children built yet?); finished subtrees
+    while pending:
+        node, children_built = pending.pop()
+        children = _children(node)
+        if children and not children_built:
+            pending.append((node, True))
+            pending += [(c, False) for c in reversed(children)]
+            continue
+        operands = built[len(built) - len(children):]
+        del built[len(built) - len(children):]
+        if isinstance(node, pe.PlaceHolder):
+            built.append(pe.PlaceHolder(new_index[node.getIndex()]))
+        elif isinstance(node, pe.Cast):
+            built.append(pe.Cast(operands[0], node.getRHSType()))
+        elif isinstance(node, pe.UnaryOp):
+            built.append(pe.UnaryOp(node.getOpType(), *operands))
+        elif isinstance(node, pe.BinaryOp):
+            built.append(pe.BinaryOp(node.getOpType(), *operands))
+        elif isinstance(node, pe.TernaryOp):
+            built.append(pe.TernaryOp(node.getOpType(), *operands))
+        else:
+            built.append(node)
+    return built[0]
 
 
 def _children(node) -> list:

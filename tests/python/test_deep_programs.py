@@ -199,3 +199,22 @@ def test_deep_lines_of_a_dump_say_their_level(device):
     assert lines[65] == " " * 128 + "[level 65] Sequence"
     assert lines[-1].startswith(" " * 128 + f"[level {DEPTH - 1}] Execute")
     assert max(len(line) for line in lines) < 200
+
+
+def test_views_of_views_nest_deeper_than_pythons_recursion_limit():
+    # 3000 views deep (Python stops recursions at 1000): recording the write through the
+    # innermost view, and pd.grad reading it, walk the chain of views on lists.
+    g = pd.Graph(pd.ipu_model(tiles=4))
+    x = g.variable(pd.float32, (4,), name="x", init=np.array([1, 2, 3, 4], np.float32))
+    w = g.variable(pd.float32, (4,), name="w", init=np.full(4, 0.5, np.float32))
+    view = x
+    for _ in range(3000):
+        view = view[:]
+    with pd.Sequence("main") as main:
+        view += 1
+        loss = (view * w).sum()
+        (dw,) = pd.grad(loss, [w])
+    with pd.Session(g, main) as s:
+        s.run()
+        np.testing.assert_array_equal(s.read(x), [2, 3, 4, 5])
+        np.testing.assert_array_equal(s.read(dw), [2, 3, 4, 5])  # d(sum(view * w))/dw = view = x + 1

@@ -3,6 +3,7 @@
 // mapped tensors; constants take the type of the operand they meet.
 #include <cassert>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -26,6 +27,17 @@ public:
   virtual std::string name(const std::vector<poplar::Tensor> &inputs) const = 0;
   virtual bool deepEquals(const Expr &other) const = 0;
   virtual void print(std::ostream &os, unsigned indent = 0, bool prettyPrint = true) const = 0;
+
+protected:
+  Expr() = default;
+  explicit Expr(unsigned depth) : depth_(depth) {}
+  // The depth of a node over `operands`: one more than the deepest. Throws
+  // poputil::poplibs_error naming `op` past the limit (Expr.cpp), so that cloning,
+  // printing, freeing and compiling a tree, which recurse, stay on a small thread stack.
+  static unsigned depthOver(const char *op, std::initializer_list<const Expr *> operands);
+
+private:
+  unsigned depth_ = 1; // levels of the tree under this node, itself included
 };
 
 std::ostream &operator<<(std::ostream &os, const Expr &expr);
@@ -87,8 +99,8 @@ inline ConstHalf operator"" _half(long double x) { return ConstHalf(static_cast<
 
 class Cast : public Expr {
 public:
-  Cast(const Expr &a, const poplar::Type type) : a_(a.clone()), type_(type) {}
-  Cast(const Cast &other) : a_(other.a_->clone()), type_(other.type_) {}
+  Cast(const Expr &a, const poplar::Type type) : Expr(depthOver("Cast", {&a})), a_(a.clone()), type_(type) {}
+  Cast(const Cast &other) : Expr(other), a_(other.a_->clone()), type_(other.type_) {}
   const Expr &getLHS() const { return *a_; }
   const poplar::Type &getRHSType() const { return type_; }
 
@@ -121,8 +133,8 @@ extern const PlaceHolder _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13,
 
 class UnaryOp : public Expr {
 public:
-  UnaryOp(UnaryOpType type, const Expr &a) : type_(type), a_(a.clone()) {}
-  UnaryOp(const UnaryOp &other) : type_(other.type_), a_(other.a_->clone()) {}
+  UnaryOp(UnaryOpType type, const Expr &a) : Expr(depthOver(toString(type), {&a})), type_(type), a_(a.clone()) {}
+  UnaryOp(const UnaryOp &other) : Expr(other), type_(other.type_), a_(other.a_->clone()) {}
   UnaryOpType getOpType() const { return type_; }
   const Expr &getArg() const { return *a_; }
 
@@ -139,9 +151,9 @@ private:
 class BinaryOp : public Expr {
 public:
   BinaryOp(BinaryOpType type, const Expr &a, const Expr &b)
-      : type_(type), a_(a.clone()), b_(b.clone()) {}
+      : Expr(depthOver(toString(type), {&a, &b})), type_(type), a_(a.clone()), b_(b.clone()) {}
   BinaryOp(const BinaryOp &other)
-      : type_(other.type_), a_(other.a_->clone()), b_(other.b_->clone()) {}
+      : Expr(other), type_(other.type_), a_(other.a_->clone()), b_(other.b_->clone()) {}
   BinaryOpType getOpType() const { return type_; }
   const Expr &getLHS() const { return *a_; }
   const Expr &getRHS() const { return *b_; }
@@ -159,9 +171,9 @@ private:
 class TernaryOp : public Expr {
 public:
   TernaryOp(TernaryOpType type, const Expr &a, const Expr &b, const Expr &c)
-      : type_(type), a_(a.clone()), b_(b.clone()), c_(c.clone()) {}
+      : Expr(depthOver(toString(type), {&a, &b, &c})), type_(type), a_(a.clone()), b_(b.clone()), c_(c.clone()) {}
   TernaryOp(const TernaryOp &other)
-      : type_(other.type_), a_(other.a_->clone()), b_(other.b_->clone()), c_(other.c_->clone()) {}
+      : Expr(other), type_(other.type_), a_(other.a_->clone()), b_(other.b_->clone()), c_(other.c_->clone()) {}
   TernaryOpType getOpType() const { return type_; }
   const Expr &getArg0() const { return *a_; }
   const Expr &getArg1() const { return *b_; }

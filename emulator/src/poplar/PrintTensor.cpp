@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <iomanip>
 #include <sstream>
 
@@ -45,35 +46,55 @@ public:
     for (std::size_t i = shape.size(); i-- > 1;) strides_[i - 1] = strides_[i] * shape[i];
   }
 
-  void print(std::ostream &os, std::size_t dim, std::size_t offset, unsigned indent) {
-    if (dim == shape_.size()) {
-      os << formatElement(type_, data_ + offset * size_, fmt_);
+  // Depth first over the dimensions on an explicit stack, one entry a dimension open: a
+  // tensor can have more dimensions than a recursion could descend on a small thread stack.
+  // Dimension d is indented 2 * d spaces, up to 64 levels (as dumpProgram), so that the
+  // text grows with the rank, not its square; the innermost prints its elements on one line.
+  void print(std::ostream &os) const {
+    const auto indentOf = [](std::size_t dim) { return std::string(2 * std::min<std::size_t>(dim, 64), ' '); };
+    if (shape_.empty()) {
+      os << formatElement(type_, data_, fmt_);
       return;
     }
-    const bool inner = dim + 1 == shape_.size();
-    os << fmt_.openBracket;
-    if (!inner) os << '\n';
-    const std::size_t n = shape_[dim];
-    const std::size_t edge = fmt_.edgeItems;
-    bool first = true;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (summarise_ && n > 2 * edge && i == edge) {
-        if (inner) os << fmt_.separator << "...";
-        else os << std::string(indent + 2, ' ') << "...\n";
-        i = n - edge - 1;
+    struct Open {
+      std::size_t dim, offset, next;
+      bool first;
+    };
+    std::vector<Open> open;
+    const auto enter = [&](std::size_t dim, std::size_t offset) {
+      os << fmt_.openBracket;
+      if (dim + 1 != shape_.size()) os << '\n';
+      open.push_back({dim, offset, 0, true});
+    };
+    enter(0, 0);
+    while (!open.empty()) {
+      Open &o = open.back();
+      const bool inner = o.dim + 1 == shape_.size();
+      const std::size_t n = shape_[o.dim], edge = fmt_.edgeItems;
+      if (o.next == n) {
+        if (!inner) os << indentOf(o.dim);
+        os << fmt_.closeBracket;
+        open.pop_back();
+        if (!open.empty()) os << '\n'; // the enclosing dimension is not the innermost
         continue;
       }
+      const std::size_t i = o.next++;
+      if (summarise_ && n > 2 * edge && i == edge) {
+        if (inner) os << fmt_.separator << "...";
+        else os << indentOf(o.dim + 1) << "...\n";
+        o.next = n - edge;
+        continue;
+      }
+      const bool first = o.first;
+      o.first = false;
       if (inner) {
         if (!first) os << fmt_.separator;
+        os << formatElement(type_, data_ + (o.offset + i) * size_, fmt_);
       } else {
-        os << std::string(indent + 2, ' ');
+        os << indentOf(o.dim + 1);
+        enter(o.dim + 1, o.offset + i * strides_[o.dim]); // `o` is not used after this
       }
-      print(os, dim + 1, offset + i * strides_[dim], indent + 2);
-      if (!inner) os << '\n';
-      first = false;
     }
-    if (!inner) os << std::string(indent, ' ');
-    os << fmt_.closeBracket;
   }
 
 private:
@@ -93,7 +114,7 @@ std::string formatTensor(const std::string &title, const Type &type,
                          const PrintTensorFmt &fmt) {
   std::ostringstream os;
   os << title << ": ";
-  Printer(type, shape, data, fmt).print(os, 0, 0, 0);
+  Printer(type, shape, data, fmt).print(os);
   os << '\n';
   return os.str();
 }

@@ -1,6 +1,11 @@
 #include <popops/Expr.hpp>
 
+#include <algorithm>
 #include <sstream>
+
+#include <poputil/exceptions.hpp>
+
+#include "ExprTypes.hpp"
 
 namespace popops::expr {
 
@@ -28,6 +33,17 @@ const char *toString(BinaryOpType op) {
 }
 
 const char *toString(TernaryOpType op) { return op == TernaryOpType::CLAMP ? "CLAMP" : "SELECT"; }
+
+unsigned Expr::depthOver(const char *op, std::initializer_list<const Expr *> operands) {
+  unsigned deepest = 0;
+  for (const Expr *e : operands) deepest = std::max(deepest, e->depth_);
+  if (deepest >= popops::detail::kMaxExpressionDepth)
+    throw poputil::poplibs_error(std::string("popops::expr: ") + op + " would nest the expression " +
+                                 std::to_string(deepest + 1) + " levels deep; the limit is " +
+                                 std::to_string(popops::detail::kMaxExpressionDepth) +
+                                 " (split the computation over several maps)");
+  return deepest + 1;
+}
 
 std::ostream &operator<<(std::ostream &os, const Expr &expr) {
   expr.print(os, 0, false);

@@ -93,6 +93,30 @@ std::string text(const Expr &e) {
   return os.str();
 }
 
+// The errors of type resolution, built out of line: resolving recurses once a level of the
+// tree, and messages built in place would make every frame several times larger.
+[[noreturn, gnu::noinline]] void refuseType(const std::string &message, const Expr &e) {
+  throw poplibs_error(message + " (in expression " + text(e) + ")");
+}
+[[noreturn, gnu::noinline]] void refuseDomain(Type t, const char *op, const Expr &e) {
+  refuseType(std::string("Operation ") + op + " does not support element type " + t.toString().str(), e);
+}
+[[noreturn, gnu::noinline]] void refuseUntyped(BinaryOpType op, const Expr &e) {
+  refuseType(std::string("Cannot infer the operand type of ") + toString(op) + " between two constants", e);
+}
+[[noreturn, gnu::noinline]] void refuseCondition(Type t, const Expr &e) {
+  refuseType("The condition of SELECT must be BOOL, not " + t.toString().str(), e);
+}
+[[noreturn, gnu::noinline]] void refuseOperands(BinaryOpType op, Type lhs, Type rhs, const Expr &e) {
+  throw poplibs_error("Inferred type of lhs (" + lhs.toString().str() + ") does not match inferred type of rhs (" +
+                      rhs.toString().str() + ") of " + toString(op) + " (in expression " + text(e) +
+                      "); use Cast to convert");
+}
+[[noreturn, gnu::noinline]] void refuseOperands(TernaryOpType op, Type first, Type other, const Expr &e) {
+  throw poplibs_error(std::string("Operand types of ") + toString(op) + " differ (" + first.toString().str() +
+                      " vs " + other.toString().str() + ") in expression " + text(e));
+}
+
 class Resolver {
 public:
   explicit Resolver(const std::vector<Type> &inputs) : inputs_(inputs) {}
@@ -149,9 +173,7 @@ private:
   }
 
   static void checkDomain(Type t, Domain d, const char *op, const Expr &e) {
-    if (!inDomain(t, d))
-      throw poplibs_error(std::string("Operation ") + op + " does not support element type " +
-                          t.toString().str() + " (in expression " + text(e) + ")");
+    if (!inDomain(t, d)) refuseDomain(t, op, e);
   }
 
   void resolveUnary(const UnaryOp &u, std::optional<Type> expected, TypedExpr &out) const {
@@ -173,17 +195,13 @@ private:
     if (!common && !returnsBool(op)) common = expected;
     if (!common) {
       if (returnsBool(op))
-        throw poplibs_error(std::string("Cannot infer the operand type of ") + toString(op) +
-                            " between two constants (in expression " + text(b) + ")");
+        refuseUntyped(op, b);
       common = b.getLHS().getAs<Const>() ? b.getLHS().getAs<Const>()->getType() : std::optional<Type>();
     }
     out.args.push_back(resolve(b.getLHS(), common));
     out.args.push_back(resolve(b.getRHS(), out.args[0].type));
     if (out.args[0].type != out.args[1].type)
-      throw poplibs_error(std::string("Inferred type of lhs (") + out.args[0].type.toString().str() +
-                          ") does not match inferred type of rhs (" +
-                          out.args[1].type.toString().str() + ") of " + toString(op) +
-                          " (in expression " + text(b) + "); use Cast to convert");
+      refuseOperands(op, out.args[0].type, out.args[1].type, b);
     checkDomain(out.args[0].type, domainOf(op), toString(op), b);
     out.type = returnsBool(op) ? poplar::BOOL : out.args[0].type;
   }
@@ -201,8 +219,7 @@ private:
     if (op == TernaryOpType::SELECT) {
       out.args.push_back(resolve(t.getArg2(), fixedType(t.getArg2())));
       if (out.args[2].type != poplar::BOOL)
-        throw poplibs_error("The condition of SELECT must be BOOL, not " +
-                            out.args[2].type.toString().str() + " (in expression " + text(t) + ")");
+        refuseCondition(out.args[2].type, t);
       checkDomain(out.args[0].type, Domain::Any, "SELECT", t);
     } else {
       out.args.push_back(resolve(t.getArg2(), out.args[0].type));
@@ -210,9 +227,7 @@ private:
     }
     for (std::size_t i = 1; i < 2 + (op == TernaryOpType::CLAMP); ++i)
       if (out.args[i].type != out.args[0].type)
-        throw poplibs_error(std::string("Operand types of ") + toString(op) + " differ (" +
-                            out.args[0].type.toString().str() + " vs " +
-                            out.args[i].type.toString().str() + ") in expression " + text(t));
+        refuseOperands(op, out.args[0].type, out.args[i].type, t);
     out.type = out.args[0].type;
   }
 
@@ -248,12 +263,10 @@ void writeTypedExpr(poplar::detail::ByteWriter &out, const TypedExpr &e) {
 
 namespace {
 
-// Deeper trees than any program builds; the limit keeps reading and compiling a
-// crafted tree off the end of the stack.
-constexpr unsigned kMaxReadDepth = 1000;
-
+// No tree is built deeper than kMaxExpressionDepth; a crafted one is refused before its
+// reading and compiling could run off the end of the stack.
 TypedExpr readTypedExpr(poplar::detail::ByteReader &in, unsigned depth) {
-  if (depth > kMaxReadDepth) in.corrupt();
+  if (depth > kMaxExpressionDepth) in.corrupt();
   TypedExpr e;
   const std::uint64_t kind = in.u64();
   if (kind > static_cast<unsigned>(TypedExpr::Kind::Ternary)) in.corrupt();
@@ -285,7 +298,7 @@ bool holdsConstant(const poplar::Type &type, long double value) {
 
 } // namespace
 
-TypedExpr readTypedExpr(poplar::detail::ByteReader &in) { return readTypedExpr(in, 0); }
+TypedExpr readTypedExpr(poplar::detail::ByteReader &in) { return readTypedExpr(in, 1); }
 
 void checkTypedExpr(const TypedExpr &e, const std::vector<poplar::Type> &inputTypes, const poplar::Type &outputType) {
   if (e.type != outputType)

@@ -11,6 +11,12 @@
 
 namespace popops::detail {
 
+// The deepest expression tree, in levels: the constructors of popops::expr operations
+// refuse deeper ones, and executables are read with the same bound. Every walk of a tree
+// recurses once a level; at this depth the deepest (compiling a map) stays well inside a
+// 1 MiB thread stack.
+constexpr unsigned kMaxExpressionDepth = 1000;
+
 struct TypedExpr {
   enum class Kind { Input, Const, Cast, Unary, Binary, Ternary };
   Kind kind;
