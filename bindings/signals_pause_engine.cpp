@@ -32,7 +32,7 @@ bool hasHandler(const struct sigaction &a) {
   return a.sa_handler != SIG_DFL && a.sa_handler != SIG_IGN;
 }
 
-void append(char *out, std::size_t size, const char *text) {
+void appendText(char *out, std::size_t size, const char *text) {
   const std::size_t at = std::strlen(out);
   std::strncat(out + at, text, size - at - 1);
 }
@@ -42,12 +42,12 @@ void append(char *out, std::size_t size, const char *text) {
   char text[2048] = "popdsl: a second Ctrl-C before the run reached its next step; ";
   char vertices[1536];
   if (backend::describeRunningVertices(vertices, sizeof vertices) > 0) {
-    append(text, sizeof text, "still running: ");
-    append(text, sizeof text, vertices);
+    appendText(text, sizeof text, "still running: ");
+    appendText(text, sizeof text, vertices);
   } else {
-    append(text, sizeof text, "no custom vertex is running");
+    appendText(text, sizeof text, "no custom vertex is running");
   }
-  append(text, sizeof text, ". Ending the process.\n");
+  appendText(text, sizeof text, ". Ending the process.\n");
   for (std::size_t done = 0, size = std::strlen(text); done < size;) {
     const ssize_t n = ::write(STDERR_FILENO, text + done, size - done);
     if (n <= 0 && errno != EINTR) break;

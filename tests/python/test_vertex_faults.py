@@ -247,27 +247,21 @@ CRASH = textwrap.dedent("""
 
 
 @pytest.mark.parametrize("kind, sig, what", [
-    (0, signal.SIGSEGV, "invalid memory access or overflowed its stack (SIGSEGV)"),
-    (1, signal.SIGABRT, "aborted: abort() or a failed assert (SIGABRT)"),
-    (2, signal.SIGSEGV, "invalid memory access or overflowed its stack (SIGSEGV)"),
-    (3, signal.SIGFPE, "integer division by zero (SIGFPE)"),
+    (0, signal.SIGSEGV, "made an invalid memory access or overflowed its stack (SIGSEGV) in compute()"),
+    (1, signal.SIGABRT, "aborted: abort() or a failed assert (SIGABRT) in compute()"),
+    (2, signal.SIGSEGV, "made an invalid memory access or overflowed its stack (SIGSEGV) in compute()"),
+    pytest.param(3, signal.SIGFPE, "made an arithmetic fault such as an integer division by zero (SIGFPE) in compute()",
+                 marks=pytest.mark.slow),
 ])
 def test_a_fault_in_compute_names_the_vertex_before_the_process_ends(codelets, kind, sig, what):
-    env = dict(os.environ, POPDSL_CHECK_VERTEX_ACCESS="0")
-    result = subprocess.run([sys.executable, "-c", CRASH, codelets, str(kind)], capture_output=True, text=True,
-                            timeout=120, env=env, cwd=ROOT)
+    # The null write runs with Python's faulthandler on: it still gets the signal, after us.
+    faulthandler = ["-X", "faulthandler"] if kind == 0 else []
+    result = subprocess.run([sys.executable, *faulthandler, "-c", CRASH, codelets, str(kind)], capture_output=True,
+                            text=True, timeout=120, env=dict(os.environ, POPDSL_CHECK_VERTEX_ACCESS="0"), cwd=ROOT)
     assert result.returncode == -sig, result.stderr
     assert "survived" not in result.stdout
-    assert ("popdsl: vertex 'Fault' (id 0) on tile 3 of compute set 'faulty' " in result.stderr), result.stderr
-    assert what in result.stderr
-
-
-def test_a_fault_report_comes_before_faulthandlers_traceback(codelets):
-    env = dict(os.environ, POPDSL_CHECK_VERTEX_ACCESS="0")
-    result = subprocess.run([sys.executable, "-X", "faulthandler", "-c", CRASH, codelets, "0"], capture_output=True,
-                            text=True, timeout=120, env=env,
-                            cwd=ROOT)
-    assert result.returncode == -signal.SIGSEGV, result.stderr
-    ours = result.stderr.index("popdsl: vertex 'Fault' (id 0) on tile 3")
-    assert result.stderr.index("Fatal Python error: Segmentation fault") > ours
-    assert 'File "<string>", line 17' in result.stderr  # engine.run(0): Python's stack, from faulthandler
+    ours = result.stderr.find("popdsl: vertex 'Fault' (id 0) on tile 3 of compute set 'faulty' " + what)
+    assert ours >= 0, result.stderr
+    if faulthandler:
+        assert result.stderr.index("Fatal Python error: Segmentation fault") > ours
+        assert 'File "<string>", line 17' in result.stderr  # engine.run(0): Python's stack, from faulthandler

@@ -27,7 +27,7 @@ namespace {
 // its vertices without a name for the handlers.
 constexpr unsigned kSlots = 256;
 RunningVertexSlot gSlots[kSlots];
-thread_local RunningVertexSlot *tSlot = nullptr; // for the handlers: a trivially initialised thread_local
+thread_local RunningVertexSlot *tRunningSlot = nullptr; // for the handlers: a trivially initialised thread_local
 
 constexpr std::size_t kAltStackBytes = 64 * 1024;
 constexpr int kFaultSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
@@ -83,7 +83,7 @@ void writeAll(const char *text, std::size_t size) {
 
 void onFault(int sig, siginfo_t *info, void *context) {
   const int savedErrno = errno;
-  const RunningVertexSlot *slot = tSlot;
+  const RunningVertexSlot *slot = tRunningSlot;
   if (slot && slot->vertex.load(std::memory_order_relaxed) && !gReported.exchange(true)) {
     char text[1024];
     Line line(text, sizeof text);
@@ -127,7 +127,7 @@ struct ThreadState {
     for (RunningVertexSlot &s : gSlots) {
       bool expected = false;
       if (s.taken.compare_exchange_strong(expected, true)) {
-        tSlot = &s;
+        tRunningSlot = &s;
         break;
       }
     }
@@ -155,17 +155,17 @@ struct ThreadState {
         std::free(altStack);
       } // else someone else's stack replaced it: leave the memory, it may still be in use
     }
-    if (tSlot) {
-      tSlot->vertex.store(nullptr, std::memory_order_relaxed);
-      tSlot->taken.store(false, std::memory_order_release);
-      tSlot = nullptr;
+    if (tRunningSlot) {
+      tRunningSlot->vertex.store(nullptr, std::memory_order_relaxed);
+      tRunningSlot->taken.store(false, std::memory_order_release);
+      tRunningSlot = nullptr;
     }
   }
 };
 
 RunningVertexSlot *threadSlot() {
   static thread_local ThreadState state;
-  return tSlot;
+  return tRunningSlot;
 }
 
 } // namespace
