@@ -27,6 +27,23 @@ bool leftAlone(int sig) {
   return false;
 }
 
+// Whether Python has a handler for `sig` (_signal.getsignal, the C function under
+// signal.getsignal, gives a callable), and so its C handler is installed for it. Asking
+// Python costs no system call: only these signals are looked at with sigaction, one or two
+// a run in practice.
+bool pythonHandles(int sig) {
+  static const pybind11::handle getsignal =
+      pybind11::object(pybind11::module_::import("_signal").attr("getsignal")).release(); // kept for good
+  PyObject *handler = PyObject_CallOneArg(getsignal.ptr(), pybind11::int_(sig).ptr());
+  if (!handler) {
+    PyErr_Clear(); // not a signal number this system has
+    return false;
+  }
+  const bool callable = PyCallable_Check(handler);
+  Py_DECREF(handler);
+  return callable;
+}
+
 bool hasHandler(const struct sigaction &a) {
   if (a.sa_flags & SA_SIGINFO) return a.sa_sigaction != nullptr;
   return a.sa_handler != SIG_DFL && a.sa_handler != SIG_IGN;
@@ -108,7 +125,8 @@ SignalsPauseEngine::SignalsPauseEngine(poplar::Engine &engine) {
   sigemptyset(&ours.sa_mask);
   for (int sig = 1; sig < 32; ++sig) { // the standard signals
     struct sigaction current;
-    if (leftAlone(sig) || ::sigaction(sig, nullptr, &current) != 0 || !hasHandler(current) || isOurs(current))
+    if (leftAlone(sig) || !pythonHandles(sig) || ::sigaction(sig, nullptr, &current) != 0 || !hasHandler(current) ||
+        isOurs(current))
       continue;
     previous[sig] = current;
     ours.sa_flags = SA_SIGINFO | (current.sa_flags & (SA_ONSTACK | SA_RESTART));

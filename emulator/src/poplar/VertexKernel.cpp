@@ -5,8 +5,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <map>
-#include <mutex>
 
 #include "AlignedBytes.hpp"
 #include "GraphState.hpp"
@@ -84,9 +82,9 @@ public:
     for (const auto &[data, bytes] : initial_) std::memcpy(data, bytes.data(), bytes.size());
   }
 
-  // Runs compute() with the same fields laid out for `checked`, the class compiled with
-  // checks on every field access (emulator.checkVertexAccess).
   const VertexClass &vertexClass() const { return *cls_; }
+  // Runs compute() of `checked` instead, the class compiled with checks on every field
+  // access (emulator.checkVertexAccess), over the same fields.
   void useCheckedClass(std::shared_ptr<const VertexClass> checked) {
     if (!checked) return; // codelets from a codelet object: no source to compile with checks
     bool sameLayout = checked->size == cls_->size && checked->fields.size() == cls_->fields.size();
@@ -130,7 +128,7 @@ private:
     std::size_t size;
   };
 
-  // "element 5 of field 'out' (4 elements)" for the vector a checked access went through:
+  // "element 5 of field 'out', which has 4 elements" for the vector a checked access went through:
   // a field in the vertex's storage, or one vector of a list field.
   std::string outOfBounds(const popdsl_access_fault &fault) const {
     const auto at = reinterpret_cast<std::uintptr_t>(fault.vector);
