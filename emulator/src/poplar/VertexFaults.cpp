@@ -16,11 +16,6 @@
 
 namespace poplar::detail {
 
-struct alignas(64) RunningVertexSlot {
-  std::atomic<bool> taken{false};
-  std::atomic<const char *> vertex{nullptr}, computeSet{nullptr};
-};
-
 namespace {
 
 // Threads that run vertices at once (the pool's and the callers'); one beyond them runs
@@ -170,14 +165,11 @@ RunningVertexSlot *threadSlot() {
 
 } // namespace
 
-RunningVertex::RunningVertex(const char *vertex, const char *computeSet) : slot_(threadSlot()) {
-  if (!slot_) return;
-  slot_->computeSet.store(computeSet, std::memory_order_relaxed);
-  slot_->vertex.store(vertex, std::memory_order_relaxed);
-  std::atomic_signal_fence(std::memory_order_seq_cst);
+RunningVertices::RunningVertices(const char *computeSet) : slot_(threadSlot()) {
+  if (slot_) slot_->computeSet.store(computeSet, std::memory_order_relaxed);
 }
 
-RunningVertex::~RunningVertex() {
+RunningVertices::~RunningVertices() {
   if (slot_) slot_->vertex.store(nullptr, std::memory_order_relaxed);
 }
 

@@ -9,21 +9,33 @@
 // handler that was there before (Python's faulthandler, or the default action).
 // describeRunningVertices (EmulatorExtensions.hpp) lists the vertices running now.
 
+#include <atomic>
+
 namespace poplar::detail {
 
-// While it lives, the calling thread runs `vertex` ("vertex 'X' (id 3) on tile 1") of
-// compute set `computeSet`; both strings must outlive it. The first use on a thread gives
-// it an alternate signal stack (a stack overflow can still be reported) and installs the
-// fault handlers once per process.
-class RunningVertex {
+// What one thread is running, read by the handlers (of this thread, or of a second Ctrl-C).
+struct alignas(64) RunningVertexSlot {
+  std::atomic<bool> taken{false};
+  std::atomic<const char *> vertex{nullptr}, computeSet{nullptr};
+};
+
+// While it lives, the calling thread runs vertices of compute set `computeSet` (a name that
+// outlives it), each named with now() before it runs: one store a vertex. The first on a
+// thread gives the thread an alternate signal stack (so a stack overflow can be reported)
+// and installs the fault handlers once per process.
+class RunningVertices {
 public:
-  RunningVertex(const char *vertex, const char *computeSet);
-  ~RunningVertex();
-  RunningVertex(const RunningVertex &) = delete;
-  RunningVertex &operator=(const RunningVertex &) = delete;
+  explicit RunningVertices(const char *computeSet);
+  ~RunningVertices();
+  RunningVertices(const RunningVertices &) = delete;
+  RunningVertices &operator=(const RunningVertices &) = delete;
+  // `vertex` ("vertex 'X' (id 3) on tile 1"), which must outlive this, runs from now on.
+  void now(const char *vertex) {
+    if (slot_) slot_->vertex.store(vertex, std::memory_order_relaxed);
+  }
 
 private:
-  struct RunningVertexSlot *slot_;
+  RunningVertexSlot *slot_;
 };
 
 } // namespace poplar::detail

@@ -96,14 +96,13 @@ public:
     cls_ = std::move(checked);
   }
 
-  void run(const char *computeSet) const {
+  // "vertex 'X' (id 3) on tile 1", for messages and fault reports.
+  const std::string &where() const { return where_; }
+
+  void run() const {
     for (const Staged &s : staged_) s.access.gather(s.scratch); // outputs too: unwritten elements keep their values
     char message[512] = {0};
-    int result;
-    {
-      const RunningVertex running(where_.c_str(), computeSet);
-      result = cls_->run(storage_.get(), message, sizeof message);
-    }
+    const int result = cls_->run(storage_.get(), message, sizeof message);
     for (const Staged &s : staged_)
       if (s.writeBack) s.access.scatter(s.scratch);
     if (result == 1) throw application_runtime_error(where_ + " returned false from compute()");
@@ -161,8 +160,7 @@ private:
 // std::function to reset it when the engine loads.
 struct VertexRunner {
   std::shared_ptr<VertexInstance> vertex;
-  const char *const *computeSet = nullptr; // the name of the compute set running it (TileGroups::add)
-  void operator()() const { vertex->run(computeSet ? *computeSet : ""); }
+  void operator()() const { vertex->run(); }
 };
 
 struct FieldParams {
@@ -413,8 +411,9 @@ void TileGroups::add(unsigned tile, std::function<void()> vertex, std::uint64_t 
     tileIds_.insert(it, tile);
     tiles_.emplace(tiles_.begin() + static_cast<std::ptrdiff_t>(index));
   }
-  if (auto *runner = vertex.target<VertexRunner>()) runner->computeSet = &computeSet_;
-  tiles_[index].push_back(std::move(vertex));
+  const auto *runner = vertex.target<VertexRunner>();
+  const char *where = runner ? runner->vertex->where().c_str() : "a vertex";
+  tiles_[index].push_back({std::move(vertex), where});
   ++vertices_;
   elements_ += elements;
 }
@@ -429,23 +428,27 @@ Access TileGroups::snapshot(const Access &live) {
 void TileGroups::checkVertexAccess(const GraphState &g) {
   for (auto &tile : tiles_)
     for (auto &vertex : tile)
-      if (auto *runner = vertex.target<VertexRunner>()) runner->vertex->useCheckedClass(checkedVertexClass(g, runner->vertex->vertexClass()));
+      if (auto *runner = vertex.run.target<VertexRunner>())
+        runner->vertex->useCheckedClass(checkedVertexClass(g, runner->vertex->vertexClass()));
 }
 
 void TileGroups::reset() {
   for (const auto &tile : tiles_)
     for (const auto &vertex : tile)
-      if (const auto *runner = vertex.target<VertexRunner>()) runner->vertex->reset();
+      if (const auto *runner = vertex.run.target<VertexRunner>()) runner->vertex->reset();
 }
 
 void TileGroups::run(const std::string &computeSet) {
   // Below these sizes waking the pool costs more than it saves.
   constexpr std::uint64_t kParallelVertices = 32, kParallelElements = 16384;
-  const auto runTile = [this](std::size_t t) {
-    for (const auto &vertex : tiles_[t]) vertex();
+  const auto runTile = [this, &computeSet](std::size_t t) {
+    RunningVertices running(computeSet.c_str()); // for fault reports
+    for (const auto &vertex : tiles_[t]) {
+      running.now(vertex.where);
+      vertex.run();
+    }
   };
   for (auto &[live, copy] : snapshots_) live.gather(copy.data());
-  computeSet_ = computeSet.c_str();
   try {
     if (tiles_.size() > 1 && (vertices_ >= kParallelVertices || elements_ >= kParallelElements))
       ThreadPool::instance().parallelFor(tiles_.size(), [&](std::size_t t, unsigned) { runTile(t); });

@@ -59,9 +59,12 @@ public:
 private:
   std::vector<std::pair<Access, std::vector<std::uint8_t>>> snapshots_; // (live, copy)
   std::vector<unsigned> tileIds_;
-  std::vector<std::vector<std::function<void()>>> tiles_;
+  struct TileVertex {
+    std::function<void()> run;
+    const char *where; // "vertex 'X' (id 3) on tile 1", for fault reports
+  };
+  std::vector<std::vector<TileVertex>> tiles_;
   std::uint64_t vertices_ = 0, elements_ = 0;
-  const char *computeSet_ = ""; // the name run() was last given, for fault reports
 };
 
 // `cls` compiled with POPDSL_CHECK_VERTEX_ACCESS from the codelet source `g` loaded it from
