@@ -233,12 +233,13 @@ CRASH = textwrap.dedent("""
     device = model.createDevice()
     graph = poplar.Graph(device.getTarget())
     graph.addCodelets(sys.argv[1])
-    out = graph.addVariable(poplar.INT, [4], "out")
-    graph.setTileMapping(out, 3)
+    out = graph.addVariable(poplar.INT, [64, 4], "out")
     cs = graph.addComputeSet("faulty")
-    v = graph.addVertex(cs, "Fault", {"out": out})
-    graph.setInitialValue(v["kind"], int(sys.argv[2]))
-    graph.setTileMapping(v, 3)
+    for i in range(64):  # enough vertices for the tiles to run on the thread pool
+        graph.setTileMapping(out[i], i % 4)
+        v = graph.addVertex(cs, "Fault", {"out": out[i]})
+        graph.setInitialValue(v["kind"], int(sys.argv[2]) if i == 63 else 4)  # 4: no fault
+        graph.setTileMapping(v, i % 4)
     engine = poplar.Engine(graph, program.Execute(cs))
     engine.load(device)
     engine.run(0)
@@ -260,8 +261,8 @@ def test_a_fault_in_compute_names_the_vertex_before_the_process_ends(codelets, k
                             text=True, timeout=120, env=dict(os.environ, POPDSL_CHECK_VERTEX_ACCESS="0"), cwd=ROOT)
     assert result.returncode == -sig, result.stderr
     assert "survived" not in result.stdout
-    ours = result.stderr.find("popdsl: vertex 'Fault' (id 0) on tile 3 of compute set 'faulty' " + what)
+    ours = result.stderr.find("popdsl: vertex 'Fault' (id 63) on tile 3 of compute set 'faulty' " + what)
     assert ours >= 0, result.stderr
     if faulthandler:
         assert result.stderr.index("Fatal Python error: Segmentation fault") > ours
-        assert 'File "<string>", line 17' in result.stderr  # engine.run(0): Python's stack, from faulthandler
+        assert 'File "<string>", line 18' in result.stderr  # engine.run(0): Python's stack, from faulthandler
