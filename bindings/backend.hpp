@@ -80,8 +80,14 @@ struct HostTensor {
 };
 std::optional<HostTensor> hostTensor(const poplar::Engine &engine, const std::string &handle, bool read);
 
-// Whether Engine::stop may be called from a signal handler (Ctrl-C stops a run).
-bool engineStopIsAsyncSignalSafe();
+// Whether a signal handler may pause a run (pauseRun), which then calls the engine's pause
+// handler on the running thread: true resumes the run, false ends it (Python's signal
+// handlers run during a run). The SDK's Engine cannot pause: its runs wait for the end.
+bool runsPauseForSignals();
+void pauseRun(poplar::Engine &engine);
+void setPauseHandler(poplar::Engine &engine, std::function<bool()> handler);
+// The custom vertices running now (async-signal-safe; EmulatorExtensions.hpp), or 0.
+std::size_t describeRunningVertices(char *out, std::size_t size);
 
 // The seed the engine's hardware random seeds derive from.
 void setRandomSeed(poplar::Engine &engine, std::uint64_t seed);

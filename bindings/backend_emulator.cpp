@@ -44,8 +44,15 @@ std::optional<HostTensor> hostTensor(const poplar::Engine &engine, const std::st
   return t;
 }
 
-// The emulator's Engine::stop stores to a lock-free atomic flag.
-bool engineStopIsAsyncSignalSafe() { return true; }
+// The emulator's pauseRun stores to a lock-free atomic flag.
+bool runsPauseForSignals() { return true; }
+void pauseRun(poplar::Engine &engine) { poplar::detail::pauseRun(engine); }
+void setPauseHandler(poplar::Engine &engine, std::function<bool()> handler) {
+  poplar::detail::setPauseHandler(engine, std::move(handler));
+}
+std::size_t describeRunningVertices(char *out, std::size_t size) {
+  return poplar::detail::describeRunningVertices(out, size);
+}
 
 void setRandomSeed(poplar::Engine &engine, std::uint64_t seed) { poplar::detail::setRandomSeed(engine, seed); }
 std::uint64_t getRandomSeed(const poplar::Engine &engine) { return poplar::detail::getRandomSeed(engine); }

@@ -30,8 +30,17 @@ std::optional<HostTensor> hostTensor(const poplar::Engine &, const std::string &
   return std::nullopt;
 }
 
-// The SDK does not document Engine::stop as safe in a signal handler: Ctrl-C waits for the run.
-bool engineStopIsAsyncSignalSafe() { return false; }
+// The SDK's Engine cannot pause, nor is Engine::stop documented as safe in a signal
+// handler: signals wait for the run to end.
+bool runsPauseForSignals() { return false; }
+void pauseRun(poplar::Engine &) { throw NeedsEmulatorBackend("pausing a run for a signal"); }
+void setPauseHandler(poplar::Engine &, std::function<bool()>) {
+  throw NeedsEmulatorBackend("pausing a run for a signal");
+}
+std::size_t describeRunningVertices(char *out, std::size_t size) {
+  if (size) out[0] = '\0';
+  return 0;
+}
 
 void setRandomSeed(poplar::Engine &, std::uint64_t) {
   throw NeedsEmulatorBackend("setting the engine's random seed (Engine.setRandomSeed, Session.seed)");

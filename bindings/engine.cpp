@@ -21,7 +21,7 @@
 
 #include "backend.hpp"
 #include "bindings.hpp"
-#include "sigint_stops_engine.hpp"
+#include "signals_pause_engine.hpp"
 
 namespace popdsl_bindings {
 
@@ -205,7 +205,7 @@ private:
 // Runs fn with the GIL released and PrintTensor output going to the engine's
 // Python file (sys.stdout, looked up now, by default). The stream only lives for
 // this call, so the engine is pointed back at std::cerr before it goes away.
-// Ctrl-C stops the run and raises KeyboardInterrupt when it has stopped.
+// Signals with Python handlers pause the run for them (Ctrl-C: KeyboardInterrupt ends it).
 template <class Fn> void runPrinting(PyEngine &e, Fn fn) {
   py::object file = e.printFile.is_none() ? py::module_::import("sys").attr("stdout") : e.printFile;
   PyFileBuf buffer(file);
@@ -215,14 +215,14 @@ template <class Fn> void runPrinting(PyEngine &e, Fn fn) {
     Engine &engine;
     ~RestoreDefault() { engine.setPrintTensorStream(std::cerr); }
   } restore{e.get()};
-  SigintStopsEngine interruptible(e.get());
+  SignalsPauseEngine signals(e.get());
   {
     py::gil_scoped_release release;
     fn();
   }
   os.flush();
   buffer.rethrowIfFailed();
-  interruptible.passOnInterrupt();
+  signals.rethrow();
 }
 
 // What the buffer of stream `handle` is: from the engine's graph, else from `stream`

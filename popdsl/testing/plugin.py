@@ -6,7 +6,13 @@
         with session_factory(g, main) as s: ...
 
 Mark a test with @pytest.mark.ipu_tiles(n) to choose the tile count (default 4).
+
+Under pytest, custom vertices check every field access by default (the engine option
+emulator.checkVertexAccess, through POPDSL_CHECK_VERTEX_ACCESS): an out-of-bounds index
+in a codelet fails its test with the vertex, field, index and tile named, instead of
+writing over memory. Set POPDSL_CHECK_VERTEX_ACCESS=0 to time codelets under pytest.
 """
+import os
 from typing import Callable
 
 import pytest
@@ -16,9 +22,14 @@ from popdsl.device import ipu_model
 from popdsl.session import Session
 
 
+# The default this plugin gives POPDSL_CHECK_VERTEX_ACCESS where the environment has none.
+CHECK_VERTEX_ACCESS = "1"
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """Registers the ipu_tiles marker."""
+    """Registers the ipu_tiles marker; makes custom vertices check their field accesses."""
     config.addinivalue_line("markers", "ipu_tiles(n): number of tiles of the ipu_device fixture")
+    os.environ.setdefault("POPDSL_CHECK_VERTEX_ACCESS", CHECK_VERTEX_ACCESS)
 
 
 @pytest.fixture

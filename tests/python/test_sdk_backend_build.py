@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parents[2]
 #   poplin, poputil and gcl, and each the Pythonic layer exports.
 # - The whole modules about what backend.hpp declares: engines and their host tensors,
 #   streams, host functions and remote buffers (executableInterface, hostTensor), Ctrl-C
-#   (engineStopIsAsyncSignalSafe), sessions' caches and saved files (executableSections),
+#   (runsPauseForSignals), sessions' caches and saved files (executableSections),
 #   profiles and seeds (skipped there as needs_emulator), vertex fields (fieldElementType)
 #   and replication (broadcastCrossReplica).
 # Not run here are the builders' numerics, autodiff and the misuse messages of the Python

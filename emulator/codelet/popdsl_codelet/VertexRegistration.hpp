@@ -39,7 +39,12 @@ struct popdsl_field_info {
 #define POPDSL_LIST_LAYOUT 0x100u
 
 // run: 0 when compute succeeded, 1 when it returned false, 2 when it threw
-// (the exception's what() is copied into message).
+// (the exception's what() is copied into message), 3 when a checked access was out of
+// bounds (compiled with POPDSL_CHECK_VERTEX_ACCESS: message holds a popdsl_access_fault).
+struct popdsl_access_fault {
+  const void *vector; // the field, or the list element, indexed
+  std::size_t index, size;
+};
 typedef int (*popdsl_run_function)(void *vertex, char *message, std::size_t messageSize);
 
 struct popdsl_vertex_info {
@@ -178,6 +183,12 @@ template <class V> bool compute(V *v, std::false_type) {
 template <class V> int run(void *vertex, char *message, std::size_t messageSize) {
   try {
     return compute(static_cast<V *>(vertex), std::is_base_of<poplar::MultiVertex, V>()) ? 0 : 1;
+#ifdef POPDSL_CHECK_VERTEX_ACCESS
+  } catch (const poplar::codelet_detail::AccessFault &fault) {
+    const popdsl_access_fault out = {fault.vector, fault.index, fault.size};
+    if (messageSize >= sizeof out) std::memcpy(message, &out, sizeof out);
+    return 3;
+#endif
   } catch (const std::exception &e) {
     std::strncpy(message, e.what(), messageSize - 1);
   } catch (...) {

@@ -9,6 +9,9 @@
 //     of (pointer, size) pairs and its length;
 //   * plain fields (`unsigned n;`, `Vector<unsigned> rows;`) hold values set
 //     from the host with Graph::setInitialValue.
+// Compiled with POPDSL_CHECK_VERTEX_ACCESS (the engine option emulator.checkVertexAccess),
+// every element access through operator[] checks its index and throws before it reads or
+// writes out of bounds; the emulator names the vertex, field, index and tile.
 #include <cstddef>
 #include <type_traits>
 
@@ -38,6 +41,30 @@ enum class VectorListLayout : unsigned {
   COMPACT_DELTAN
 };
 
+namespace codelet_detail {
+
+#ifdef POPDSL_CHECK_VERTEX_ACCESS
+// What a checked access that is out of bounds throws: the field (or list element) it went
+// through, the index and the size. run() in the registration code hands it to the emulator.
+struct AccessFault {
+  const void *vector;
+  std::size_t index, size;
+};
+[[noreturn]] inline void outOfBounds(const void *vector, std::size_t index, std::size_t size) {
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+  throw AccessFault{vector, index, size};
+#else
+  __builtin_trap(); // no exceptions: the emulator's fault report names the vertex
+#endif
+}
+#define POPDSL_CHECK_INDEX(index, size)                                                  \
+  if ((index) >= (size)) ::poplar::codelet_detail::outOfBounds(this, index, size)
+#else
+#define POPDSL_CHECK_INDEX(index, size)
+#endif
+
+} // namespace codelet_detail
+
 // compute() runs on one worker.
 class Vertex {};
 
@@ -61,7 +88,10 @@ class Vector {
 public:
   typedef T value_type;
   static const unsigned minAlign = MinAlign;
-  T &operator[](std::size_t i) const { return data_[i]; }
+  T &operator[](std::size_t i) const {
+    POPDSL_CHECK_INDEX(i, size_);
+    return data_[i];
+  }
   std::size_t size() const { return size_; }
   T *data() const { return data_; }
   T *begin() const { return data_; }
@@ -79,7 +109,10 @@ class VectorList {
 public:
   typedef Vector<T, VectorLayout::SPAN, MinAlign> value_type;
   static const unsigned minAlign = MinAlign;
-  value_type &operator[](std::size_t i) const { return lists_[i]; }
+  value_type &operator[](std::size_t i) const {
+    POPDSL_CHECK_INDEX(i, size_);
+    return lists_[i];
+  }
   std::size_t size() const { return size_; }
   value_type *begin() const { return lists_; }
   value_type *end() const { return lists_ + size_; }
@@ -110,7 +143,10 @@ public:
   operator Reference() const { return *p_; }
   Reference operator*() const { return *p_; }
   Pointer operator->() const { return p_; }
-  Reference operator[](std::size_t i) const { return p_[i]; }
+  Reference operator[](std::size_t i) const {
+    POPDSL_CHECK_INDEX(i, std::size_t(1));
+    return p_[i];
+  }
   Edge &operator=(const T &value) {
     static_assert(Writable, "an Input field cannot be written");
     *p_ = value;
@@ -152,6 +188,8 @@ public:
 };
 
 } // namespace poplar
+
+#undef POPDSL_CHECK_INDEX
 
 // Codelets written for the IPU guard assembly with these; the host runs the C++.
 #ifndef DEF_STACK_USAGE

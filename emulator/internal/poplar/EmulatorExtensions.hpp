@@ -2,7 +2,9 @@
 // What the emulator offers beyond the SDK's API, for the bindings (popdsl's sessions,
 // profiles, executable cache and seeds). The SDK has none of these; they are not
 // installed with the public headers.
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +27,18 @@ Engine makeEngine(const Executable &exe, const OptionFlags &opt, ProgressFunc pr
 // "prng.seed" sets the first one.
 void setRandomSeed(Engine &engine, std::uint64_t seed);
 std::uint64_t getRandomSeed(const Engine &engine);
+
+// Pauses the engine's run at its next step or jump (async-signal-safe: it sets a lock-free
+// flag). The running thread then calls the engine's pause handler, which resumes the run
+// by returning true and ends it by returning false or throwing; with no handler the run
+// resumes. The bindings pause runs for signals that have Python handlers.
+void pauseRun(Engine &engine);
+void setPauseHandler(Engine &engine, std::function<bool()> handler);
+
+// Writes "vertex 'X' (id 3) on tile 1 of compute set 'cs'" for each custom vertex running
+// now on any thread ("; " between them) into out, NUL-terminated and truncated to size;
+// returns the length. Async-signal-safe.
+std::size_t describeRunningVertices(char *out, std::size_t size);
 
 // The element type and number of elements of the engine's host read (`read`) or write
 // handle `handle`; false when it has no such handle.

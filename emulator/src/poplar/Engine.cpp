@@ -3,6 +3,7 @@
 #include <poplar/exceptions.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -44,6 +45,19 @@ unsigned numThreadsOption(const OptionFlags &o) {
   return static_cast<unsigned>(std::min<unsigned long long>(std::stoull(it->second, nullptr, 0), ~0u));
 }
 
+// "emulator.checkVertexAccess" (validated by validatedOptions), else $POPDSL_CHECK_VERTEX_ACCESS
+// (popdsl's pytest plugin sets it), else off.
+bool checkVertexAccessOption(const OptionFlags &o) {
+  if (o.find("emulator.checkVertexAccess") != o.end()) return optionFlag(o, "emulator.checkVertexAccess", false);
+  const char *env = std::getenv("POPDSL_CHECK_VERTEX_ACCESS");
+  if (!env || !*env) return false;
+  const std::string value = env;
+  if (value == "1" || value == "true") return true;
+  if (value == "0" || value == "false") return false;
+  throw invalid_option("Invalid value '" + value + "' for the environment variable POPDSL_CHECK_VERTEX_ACCESS: "
+                       "expected 1, 0, true or false");
+}
+
 // The plan of `exe`'s programs and the memory and handles of replica `replica` (global
 // index) of `slice`; `options` are the compiled and the engine's, merged.
 std::unique_ptr<EngineState> buildReplica(const Executable &exe, const OptionFlags &options, ProgressFunc progress,
@@ -59,6 +73,7 @@ std::unique_ptr<EngineState> buildReplica(const Executable &exe, const OptionFla
                 detail::optionFlag(s.options, "autoReport.all", false);
   s.randomSeed = detail::seedOption(s.options);
   s.numThreads = detail::numThreadsOption(s.options);
+  s.checkVertexAccess = detail::checkVertexAccessOption(s.options);
   detail::ThreadPool::instance(); // started here, so a bad POPDSL_NUM_THREADS stops the first engine
   if (replica == 0) s.trace.configure(s.options);
   s.printStream = &std::cerr;
@@ -123,6 +138,13 @@ void setRandomSeed(Engine &engine, std::uint64_t seed) {
 }
 
 std::uint64_t getRandomSeed(const Engine &engine) { return engineState(engine).randomSeed; }
+
+void pauseRun(Engine &engine) {
+  engineState(engine).forEachReplica(
+      [](EngineState &r) { r.stopRequested.fetch_or(EngineState::kPauseRun, std::memory_order_relaxed); });
+}
+
+void setPauseHandler(Engine &engine, std::function<bool()> handler) { engineState(engine).onPause = std::move(handler); }
 
 bool hostTensor(const Engine &engine, const std::string &handle, bool read, Type &type, std::size_t &numElements) {
   const auto &handles = read ? engineState(engine).hostReads : engineState(engine).hostWrites;
@@ -221,7 +243,7 @@ void Engine::run(unsigned prog, const std::string &) {
   }
   const detail::ThreadPool::Limit threads(s.numThreads);
   s.forEachReplica([prog](EngineState &r) {
-    r.stopRequested = false; // a stop() before this run does not end it
+    r.stopRequested = 0; // a stop() before this run does not end it
     r.pc = r.entries[prog];
     r.callStack.clear();
   });
@@ -236,7 +258,7 @@ void Engine::loadAndRun(const Device &device, unsigned prog) {
 }
 
 void Engine::stop() {
-  state_->forEachReplica([](EngineState &r) { r.stopRequested.store(true, std::memory_order_relaxed); });
+  state_->forEachReplica([](EngineState &r) { r.stopRequested.fetch_or(EngineState::kStopRun, std::memory_order_relaxed); });
 }
 
 Engine::TimerTimePoint Engine::getTimeStamp() {

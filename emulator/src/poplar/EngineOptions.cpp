@@ -1,6 +1,7 @@
 // The Engine option keys Poplar documents (Engine and RuntimeOptions), each with the
 // values it accepts, and the emulator's own (emulator.numThreads: the most threads
-// a run of the engine uses). The emulator models only a few (prng.seed, debug.instrument,
+// a run of the engine uses; emulator.checkVertexAccess: custom vertices check every field
+// access, VertexKernel.hpp). The emulator models only a few (prng.seed, debug.instrument,
 // debug.allowOutOfMemory, autoReport.*); the others are accepted, checked and kept
 // in the engine's options, so getEngineOptions() reports them.
 #include <poplar/exceptions.hpp>
@@ -157,6 +158,7 @@ const std::map<std::string, Check> &documentedOptions() {
       {"optimizeForSpeed", boolean()},
       // emulator.* (the emulator's own: the SDK has no such keys)
       {"emulator.numThreads", unsignedInteger("auto")},
+      {"emulator.checkVertexAccess", boolean()},
     });
     return all;
   }();

@@ -150,7 +150,7 @@ void StreamState::replaceCallback(std::shared_ptr<StreamCallback> cb, bool prefe
 
 EngineState::Pause EngineState::execute() {
   for (;;) {
-    // Every loop passes a step or a jump, so a stop is seen within one iteration.
+    // Every loop passes a step or a jump, so a stop or pause is seen within one iteration.
     if (stopRequested.load(std::memory_order_relaxed)) return Pause::Stopped;
     const Instr &in = code[pc];
     switch (in.op) {
@@ -201,6 +201,21 @@ EngineState::Pause EngineState::execute() {
   }
 }
 
+namespace {
+
+// After replicas stopped: whether the run goes on. A stop ends it; a pause (cleared first,
+// so that one requested from here on pauses the run again) asks the engine's onPause.
+bool resumeAfterPause(EngineState &s) {
+  bool stop = false;
+  s.forEachReplica([&stop](EngineState &r) {
+    stop = (r.stopRequested.fetch_and(static_cast<std::uint8_t>(~EngineState::kPauseRun)) & EngineState::kStopRun) ||
+           stop;
+  });
+  return !stop && (!s.onPause || s.onPause());
+}
+
+} // namespace
+
 // Runs every replica up to its next cross-replica step (replica after replica: they
 // share nothing else), runs that step across them, and so on until all halt. An engine
 // running a slice of the replicas also checks at the end that every instance ended.
@@ -213,11 +228,12 @@ void runInLockstep(EngineState &s, unsigned prog) {
       replicas.push_back(&r);
       pauses.push_back(r.execute());
     });
-    bool allHalted = true;
-    for (Pause p : pauses) {
-      if (p == Pause::Stopped) return;
-      allHalted = allHalted && p == Pause::Halted;
+    if (std::find(pauses.begin(), pauses.end(), Pause::Stopped) != pauses.end()) {
+      if (!resumeAfterPause(s)) return;
+      continue; // every replica goes on from where it paused
     }
+    bool allHalted = true;
+    for (Pause p : pauses) allHalted = allHalted && p == Pause::Halted;
     const std::string program = "program " + std::to_string(prog);
     if (allHalted) {
       if (!s.slice.whole()) exchangeStep(s.slice, "the end of " + program, std::vector<std::string>(s.slice.count));

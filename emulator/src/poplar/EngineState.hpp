@@ -183,7 +183,13 @@ struct EngineState {
 
   bool loaded = false;
   bool running = false; // run() is not re-entrant: loop counters are per engine
-  std::atomic<bool> stopRequested{false}; // Engine::stop(): checked at every step and jump
+  // Engine::stop() sets kStopRun, pauseRun() (a signal for Python, EmulatorExtensions.hpp)
+  // kPauseRun; execute() checks for either at every step and jump.
+  static constexpr std::uint8_t kStopRun = 1, kPauseRun = 2;
+  std::atomic<std::uint8_t> stopRequested{0};
+  // Called on the running thread when the run pauses: true resumes it, false stops it.
+  std::function<bool()> onPause;
+  bool checkVertexAccess = false; // "emulator.checkVertexAccess": vertices run with checked field accesses
   bool profiling = true; // Engine::disableExecutionProfiling: runs leave no counts
   std::ostream *printStream;
   std::ostream *codeletPrintStream = nullptr; // Engine::setPrintStream; null: stdout

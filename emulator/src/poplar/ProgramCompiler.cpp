@@ -447,6 +447,7 @@ private:
         step->kernels.push_back(k.compile(operands));
       }
     }
+    if (s_.checkVertexAccess) step->vertices.checkVertexAccess(*s_.graph);
     addStep(std::move(step), n, [kernels = cs.kernels](const CostModel &m) { return m.computeSet(kernels); });
     if (!cs.name.empty() && n.name.empty()) s_.steps.back()->name = cs.name;
   }

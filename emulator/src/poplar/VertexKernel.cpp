@@ -1,5 +1,6 @@
 #include "VertexKernel.hpp"
 
+#include <popdsl_codelet/VertexRegistration.hpp>
 #include <poplar/exceptions.hpp>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include "TensorImpl.hpp"
 #include "ThreadPool.hpp"
 #include "TypeInfo.hpp"
+#include "VertexFaults.hpp"
 
 namespace poplar::detail {
 
@@ -41,7 +43,8 @@ Buffer zeroedBuffer(std::size_t bytes, std::size_t align) {
 class VertexInstance {
 public:
   VertexInstance(std::shared_ptr<const VertexClass> cls, unsigned id, unsigned tile)
-      : cls_(std::move(cls)), id_(id), tile_(tile), storage_(zeroedBuffer(cls_->size, cls_->align)) {}
+      : cls_(std::move(cls)), id_(id), tile_(tile), storage_(zeroedBuffer(cls_->size, cls_->align)),
+        where_(describeVertex(*cls_, id_) + " on tile " + std::to_string(tile_)) {}
 
   // Where the vertex reads and writes operand `a`: in place when it is one
   // run of suitably aligned elements, else a scratch copy.
@@ -60,9 +63,11 @@ public:
     owned_.emplace_back(buffers_.back().get(), bytes.size());
     return buffers_.back().get();
   }
-  Span *spans(std::size_t n) {
+  // The vectors of list field `field`.
+  Span *spans(std::size_t n, std::size_t field) {
     buffers_.push_back(zeroedBuffer(n * sizeof(Span), alignof(Span)));
-    return reinterpret_cast<Span *>(buffers_.back().get());
+    lists_.push_back({field, reinterpret_cast<Span *>(buffers_.back().get()), n});
+    return lists_.back().spans;
   }
   void store(const VertexField &field, const void *bytes, std::size_t size) {
     std::memcpy(storage_.get() + field.offset, bytes, size);
@@ -77,18 +82,37 @@ public:
     for (const auto &[data, bytes] : initial_) std::memcpy(data, bytes.data(), bytes.size());
   }
 
+  const VertexClass &vertexClass() const { return *cls_; }
+  // Runs compute() of `checked` instead, the class compiled with checks on every field
+  // access (emulator.checkVertexAccess), over the same fields.
+  void useCheckedClass(std::shared_ptr<const VertexClass> checked) {
+    if (!checked) return; // codelets from a codelet object: no source to compile with checks
+    bool sameLayout = checked->size == cls_->size && checked->fields.size() == cls_->fields.size();
+    for (std::size_t i = 0; sameLayout && i < cls_->fields.size(); ++i)
+      sameLayout = checked->fields[i].offset == cls_->fields[i].offset;
+    if (!sameLayout)
+      throw graph_program_compilation_error(describeVertex(*cls_, id_) +
+                                            ": its class compiled with access checks has another layout");
+    cls_ = std::move(checked);
+  }
+
+  // "vertex 'X' (id 3) on tile 1", for messages and fault reports.
+  const std::string &where() const { return where_; }
+
   void run() const {
     for (const Staged &s : staged_) s.access.gather(s.scratch); // outputs too: unwritten elements keep their values
     char message[512] = {0};
     const int result = cls_->run(storage_.get(), message, sizeof message);
     for (const Staged &s : staged_)
       if (s.writeBack) s.access.scatter(s.scratch);
-    if (result == 1)
-      throw application_runtime_error(describeVertex(*cls_, id_) + " on tile " + std::to_string(tile_) +
-                                      " returned false from compute()");
-    if (result != 0)
-      throw application_runtime_error(describeVertex(*cls_, id_) + " on tile " + std::to_string(tile_) +
-                                      " threw from compute(): " + message);
+    if (result == 1) throw application_runtime_error(where_ + " returned false from compute()");
+    if (result == 3) {
+      popdsl_access_fault fault;
+      std::memcpy(&fault, message, sizeof fault);
+      throw application_runtime_error(where_ + " indexed " + outOfBounds(fault) +
+                                      " (emulator.checkVertexAccess): compute() stopped there");
+    }
+    if (result != 0) throw application_runtime_error(where_ + " threw from compute(): " + message);
   }
 
 private:
@@ -97,9 +121,35 @@ private:
     std::uint8_t *scratch;
     bool writeBack;
   };
+  struct List {
+    std::size_t field;
+    Span *spans;
+    std::size_t size;
+  };
+
+  // "element 5 of field 'out', which has 4 elements" for the vector a checked access went through:
+  // a field in the vertex's storage, or one vector of a list field.
+  std::string outOfBounds(const popdsl_access_fault &fault) const {
+    const auto at = reinterpret_cast<std::uintptr_t>(fault.vector);
+    const auto index = static_cast<std::ptrdiff_t>(fault.index); // a negative int index wrapped around
+    std::string field = "a field";
+    const auto storage = reinterpret_cast<std::uintptr_t>(storage_.get());
+    for (const VertexField &f : cls_->fields)
+      if (at == storage + f.offset) field = "field '" + f.name + "'";
+    for (const List &l : lists_) {
+      const auto first = reinterpret_cast<std::uintptr_t>(l.spans);
+      if (at >= first && at < first + l.size * sizeof(Span))
+        field = "field '" + cls_->fields[l.field].name + "'[" + std::to_string((at - first) / sizeof(Span)) + "]";
+    }
+    return "element " + std::to_string(index) + " of " + field + ", which has " + std::to_string(fault.size) +
+           (fault.size == 1 ? " element" : " elements");
+  }
+
   std::shared_ptr<const VertexClass> cls_;
   unsigned id_, tile_;
   Buffer storage_;
+  std::string where_; // "vertex 'X' (id 3) on tile 1"
+  std::vector<List> lists_;
   std::vector<Buffer> buffers_;
   std::vector<Staged> staged_;
   std::vector<std::pair<std::uint8_t *, std::size_t>> owned_;          // plain Vector fields, constants
@@ -176,7 +226,7 @@ KernelCompile vertexKernelFactory(ByteReader &r) {
         continue;
       }
       if (field.rank == 2) {
-        Span *spans = vertex->spans(f.operands.size());
+        Span *spans = vertex->spans(f.operands.size(), i);
         for (std::size_t k = 0; k < f.operands.size(); ++k) {
           const Access &a = operands.at(f.operands[k]);
           spans[k] = Span{vertex->bind(a, field), a.numElements};
@@ -361,7 +411,9 @@ void TileGroups::add(unsigned tile, std::function<void()> vertex, std::uint64_t 
     tileIds_.insert(it, tile);
     tiles_.emplace(tiles_.begin() + static_cast<std::ptrdiff_t>(index));
   }
-  tiles_[index].push_back(std::move(vertex));
+  const auto *runner = vertex.target<VertexRunner>();
+  const char *where = runner ? runner->vertex->where().c_str() : "a vertex";
+  tiles_[index].push_back({std::move(vertex), where});
   ++vertices_;
   elements_ += elements;
 }
@@ -373,17 +425,28 @@ Access TileGroups::snapshot(const Access &live) {
   return copy;
 }
 
+void TileGroups::checkVertexAccess(const GraphState &g) {
+  for (auto &tile : tiles_)
+    for (auto &vertex : tile)
+      if (auto *runner = vertex.run.target<VertexRunner>())
+        runner->vertex->useCheckedClass(checkedVertexClass(g, runner->vertex->vertexClass()));
+}
+
 void TileGroups::reset() {
   for (const auto &tile : tiles_)
     for (const auto &vertex : tile)
-      if (const auto *runner = vertex.target<VertexRunner>()) runner->vertex->reset();
+      if (const auto *runner = vertex.run.target<VertexRunner>()) runner->vertex->reset();
 }
 
 void TileGroups::run(const std::string &computeSet) {
   // Below these sizes waking the pool costs more than it saves.
   constexpr std::uint64_t kParallelVertices = 32, kParallelElements = 16384;
-  const auto runTile = [this](std::size_t t) {
-    for (const auto &vertex : tiles_[t]) vertex();
+  const auto runTile = [this, &computeSet](std::size_t t) {
+    RunningVertices running(computeSet.c_str()); // for fault reports
+    for (const auto &vertex : tiles_[t]) {
+      running.now(vertex.where);
+      vertex.run();
+    }
   };
   for (auto &[live, copy] : snapshots_) live.gather(copy.data());
   try {

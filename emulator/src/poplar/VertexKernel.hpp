@@ -7,6 +7,7 @@
 // codelets serialize like any other (with their codelet sources).
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 namespace poplar::detail {
 
 struct GraphState;
+struct VertexClass;
 
 inline const char *const kVertexKernelKind = "poplar::Vertex";
 
@@ -50,12 +52,23 @@ public:
   void run(const std::string &computeSet);
   // Restores every vertex's fields to their values when the engine was made.
   void reset();
+  // Makes every vertex run its class compiled with checks on every field access
+  // (emulator.checkVertexAccess); vertices of codelet objects stay unchecked.
+  void checkVertexAccess(const GraphState &g);
 
 private:
   std::vector<std::pair<Access, std::vector<std::uint8_t>>> snapshots_; // (live, copy)
   std::vector<unsigned> tileIds_;
-  std::vector<std::vector<std::function<void()>>> tiles_;
+  struct TileVertex {
+    std::function<void()> run;
+    const char *where; // "vertex 'X' (id 3) on tile 1", for fault reports
+  };
+  std::vector<std::vector<TileVertex>> tiles_;
   std::uint64_t vertices_ = 0, elements_ = 0;
 };
+
+// `cls` compiled with POPDSL_CHECK_VERTEX_ACCESS from the codelet source `g` loaded it from
+// (compiled once per process); null for a codelet object's class, which has no source.
+std::shared_ptr<const VertexClass> checkedVertexClass(const GraphState &g, const VertexClass &cls);
 
 } // namespace poplar::detail
