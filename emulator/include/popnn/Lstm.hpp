@@ -53,6 +53,14 @@ struct LstmParams {
              NonLinearityType recurrentActivation = NonLinearityType::SIGMOID);
 };
 
+// The flops of each pass: the multiply-adds of the four gates' products, two flops each
+// (element-wise work is not counted). Per step and batch element: forward 8 O (I + O)
+// (8 O O without doInputWeightCalc), backward 8 O (O + I) (8 O O without
+// calcInputGradients), weight update 8 O (I + O).
+uint64_t getBasicLstmCellFwdFlops(const LstmParams &params);
+uint64_t getBasicLstmCellBwdFlops(const LstmParams &params);
+uint64_t getBasicLstmCellWuFlops(const LstmParams &params);
+
 // The output h and cell state c, each [batch][output].
 struct LstmState {
   poplar::Tensor output;

@@ -8,6 +8,7 @@
 #include <popops/Zero.hpp>
 #include <poputil/TileMapping.hpp>
 
+#include "CellFlops.hpp"
 #include "LstmLayout.hpp"
 
 namespace popnn {
@@ -140,6 +141,16 @@ std::pair<Tensor, Tensor> lstmFwd(poplar::Graph &graph, const LstmParams &params
   }
   if (intermediates) *intermediates = poplar::concat(kept);
   return {params.outputFullSequence ? poplar::concat(outputs) : h, c};
+}
+
+uint64_t getBasicLstmCellFwdFlops(const LstmParams &params) {
+  return popnn::detail::cellFlops(params.rnn, BASIC_LSTM_CELL_NUM_UNITS, params.doInputWeightCalc);
+}
+uint64_t getBasicLstmCellBwdFlops(const LstmParams &params) {
+  return popnn::detail::cellFlops(params.rnn, BASIC_LSTM_CELL_NUM_UNITS, params.calcInputGradients);
+}
+uint64_t getBasicLstmCellWuFlops(const LstmParams &params) {
+  return popnn::detail::cellFlops(params.rnn, BASIC_LSTM_CELL_NUM_UNITS, true);
 }
 
 } // namespace lstm
