@@ -25,8 +25,8 @@ def test_transpositions_and_the_fast_transposition_rules(tmp_path):
     assert out["partial shape"] == "[2,4,3]"
     np.testing.assert_array_equal(contents[:24], np.swapaxes(t.reshape(2, 3, 4), 1, 2).ravel())
     np.testing.assert_array_equal(contents[24:], np.concatenate([m.T.ravel() for m in t.reshape(4, 2, 3)]))
-    assert out["bad matrices"] == ("addTransposeVertices: transposition 0's input 'line' must be 4 float "
-                                   "elements, flattened")
+    assert out["bad matrices"] == ("addTransposeVertices: transposition 0's input 't' [6] float must be 4 "
+                                   "float elements, flattened")
     assert out["grain sizes"] == "8 4 4 2 2 1"
     # 16-bit 8x4 and 4x12; float; 6 rows; quarter 16x8 and 4x8; too many; too many blocks.
     assert out["fast"] == "1 1 0 0 1 0 0 0"
