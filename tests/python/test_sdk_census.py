@@ -7,7 +7,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sdk_api"))
 import census  # noqa: E402
 
 # The census when this test was last raised (covered of counted); raise it with the census.
-FLOOR = 0.95
+FLOOR = 0.96
 
 
 def test_the_census_does_not_fall_below_its_floor():

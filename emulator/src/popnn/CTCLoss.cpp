@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "CTCPlanImpl.hpp"
+#include "CTCSupport.hpp"
 #include "poplar/AccessValues.hpp"
 #include "poplar/Kernel.hpp"
 #include "poplar/KernelOperands.hpp"
@@ -27,14 +28,8 @@ namespace {
 using poplar::Tensor;
 using poplar::detail::Access;
 
-constexpr double kNegativeInfinity = -std::numeric_limits<double>::infinity();
-
-double logAdd(double a, double b) {
-  if (a == kNegativeInfinity) return b;
-  if (b == kNegativeInfinity) return a;
-  const double high = std::max(a, b);
-  return high + std::log1p(std::exp(std::min(a, b) - high));
-}
+using detail::kNegativeInfinity;
+using detail::logAdd;
 
 struct CtcProblem {
   std::size_t maxTime, batch, classes, maxLabels, blank;
@@ -139,16 +134,7 @@ poplar::detail::KernelCompile ctcLossCompile(poplar::detail::ByteReader &params)
       poplar::detail::readValues(ops[3], labelLengths);
       std::vector<double> grad(p.gradient ? data.size() : 0, 0.0), logProbs(p.maxTime * p.classes);
       for (std::size_t b = 0; b < p.batch; ++b) {
-        for (std::size_t t = 0; t < p.maxTime; ++t) {
-          const double *in = &data[(t * p.batch + b) * p.classes];
-          double *out = &logProbs[t * p.classes];
-          double normaliser = 0.0;
-          if (p.logits) {
-            normaliser = kNegativeInfinity;
-            for (std::size_t k = 0; k < p.classes; ++k) normaliser = logAdd(normaliser, in[k]);
-          }
-          for (std::size_t k = 0; k < p.classes; ++k) out[k] = in[k] - normaliser;
-        }
+        detail::entryLogProbs(data, p.maxTime, p.batch, p.classes, b, p.logits, logProbs);
         const std::size_t steps = std::size_t(std::clamp(dataLengths[b], 0.0, double(p.maxTime)));
         const std::size_t labelCount = std::size_t(std::clamp(labelLengths[b], 0.0, double(p.maxLabels)));
         loss[b] = p.entry(b, logProbs, labels, steps, labelCount, grad);
@@ -159,12 +145,6 @@ poplar::detail::KernelCompile ctcLossCompile(poplar::detail::ByteReader &params)
   };
 }
 const poplar::detail::KernelKind ctcLossKind("popnn::CTCLoss", ctcLossCompile);
-
-void checkFloat(const char *api, const char *what, const poplar::Type &type) {
-  if (type != poplar::FLOAT && type != poplar::HALF)
-    throw poputil::poplibs_error(std::string(api) + ": " + what + " " + type.toString().str() +
-                                 " must be FLOAT or HALF");
-}
 
 void parseBool(const std::string &key, const std::string &value, bool &target) {
   if (value != "true" && value != "false")
@@ -185,7 +165,7 @@ std::pair<Tensor, Tensor> calculateCtc(const char *api, poplar::Graph &graph, co
   }
   p.softmaxGradient = p.softmaxGradient || logits;
   const Plan::Impl &planned = plan.getImpl();
-  checkFloat(api, "outType", outType);
+  detail::checkFloatType(api, "outType", outType);
   auto fail = [&](const std::string &what) { throw poputil::poplibs_error(std::string(api) + ": " + what); };
   if (data.rank() != 3 || (data.elementType() != poplar::FLOAT && data.elementType() != poplar::HALF))
     fail("the data " + data.getVarStr() +
@@ -227,26 +207,9 @@ std::pair<Tensor, Tensor> calculateCtc(const char *api, poplar::Graph &graph, co
 
 Plan plan(const poplar::Graph &, const poplar::Type &inType, const poplar::Type &outType, unsigned batchSize,
           unsigned maxTime, unsigned maxLabelLength, unsigned numClasses, const poplar::OptionFlags &options) {
-  checkFloat("ctc::plan", "inType", inType);
-  checkFloat("ctc::plan", "outType", outType);
-  auto impl = std::make_unique<Plan::Impl>();
-  impl->partialsType = poplar::FLOAT;
-  for (const auto &option : options) {
-    if (option.first == "partialsType") {
-      if (option.second != "float" && option.second != "half")
-        throw poplar::invalid_option("Invalid value '" + option.second +
-                                     "' for option 'partialsType': expected float or half");
-      impl->partialsType = option.second == "half" ? poplar::HALF : poplar::FLOAT;
-    } else if (option.first == "availableMemoryProportion") {
-      char *end = nullptr;
-      const double proportion = std::strtod(option.second.c_str(), &end);
-      if (option.second.empty() || *end != '\0' || !(proportion >= 0.0 && proportion <= 1.0))
-        throw poplar::invalid_option("Invalid value '" + option.second +
-                                     "' for option 'availableMemoryProportion': expected a number in [0, 1]");
-    } else {
-      throw poplar::invalid_option("Unrecognised option '" + option.first + "'");
-    }
-  }
+  detail::checkFloatType("ctc::plan", "inType", inType);
+  detail::checkFloatType("ctc::plan", "outType", outType);
+  auto impl = Plan::Impl::fromOptions(options);
   impl->inType = inType;
   impl->outType = outType;
   impl->batchSize = batchSize;

@@ -3,8 +3,10 @@
 // and fits no operation).
 #include <popnn/CTCPlan.hpp>
 
+#include <poplar/OptionFlags.hpp>
 #include <poplar/Type.hpp>
 
+#include <memory>
 #include <tuple>
 
 namespace popnn {
@@ -14,9 +16,15 @@ class Plan::Impl {
 public:
   poplar::Type inType, outType, partialsType;
   unsigned batchSize = 0, maxTime = 0, maxLabelLength = 0, numClasses = 0;
+  unsigned beamwidth = 0; // the decoder's; 0 in a loss plan
+
+  // A plan holding the options' partialsType ("float", the default, or "half"), with
+  // availableMemoryProportion checked to be in [0, 1].
+  static std::unique_ptr<Impl> fromOptions(const poplar::OptionFlags &options);
 
   auto key() const {
-    return std::make_tuple(inType, outType, partialsType, batchSize, maxTime, maxLabelLength, numClasses);
+    return std::make_tuple(inType, outType, partialsType, batchSize, maxTime, maxLabelLength, numClasses,
+                           beamwidth);
   }
 };
 
