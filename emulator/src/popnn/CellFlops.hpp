@@ -8,9 +8,9 @@
 #include <popnn/Rnn.hpp>
 #include <poputil/exceptions.hpp>
 
-namespace popnn::detail {
+namespace popnn {
 
-inline uint64_t cellFlops(const rnn::RnnParams &rnn, uint64_t gates, bool withInputProduct) {
+inline uint64_t gatedCellFlops(const rnn::RnnParams &rnn, uint64_t gates, bool withInputProduct) {
   if (rnn.layerSizes.size() != 2)
     throw poputil::poplibs_error("the flops of a cell need layerSizes {inputSize, outputSize}");
   const uint64_t rows = uint64_t(rnn.maxTimeSteps) * rnn.batchSize, input = rnn.layerSizes[0],
@@ -18,4 +18,4 @@ inline uint64_t cellFlops(const rnn::RnnParams &rnn, uint64_t gates, bool withIn
   return 2 * rows * gates * output * ((withInputProduct ? input : 0) + output);
 }
 
-} // namespace popnn::detail
+} // namespace popnn

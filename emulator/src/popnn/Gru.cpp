@@ -179,13 +179,13 @@ Tensor auGruFwd(poplar::Graph &graph, const GruParams &params, const Tensor &sta
 }
 
 uint64_t getBasicGruCellFwdFlops(const GruParams &params) {
-  return popnn::detail::cellFlops(params.rnn, BASIC_GRU_CELL_NUM_UNITS, true);
+  return gatedCellFlops(params.rnn, BASIC_GRU_CELL_NUM_UNITS, true);
 }
 uint64_t getBasicGruCellBwdFlops(const GruParams &params) {
-  return popnn::detail::cellFlops(params.rnn, BASIC_GRU_CELL_NUM_UNITS, params.calcInputGradients);
+  return gatedCellFlops(params.rnn, BASIC_GRU_CELL_NUM_UNITS, params.calcInputGradients);
 }
 uint64_t getBasicGruCellWuFlops(const GruParams &params) {
-  return popnn::detail::cellFlops(params.rnn, BASIC_GRU_CELL_NUM_UNITS, true);
+  return gatedCellFlops(params.rnn, BASIC_GRU_CELL_NUM_UNITS, true);
 }
 
 } // namespace gru

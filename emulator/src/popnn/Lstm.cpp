@@ -144,13 +144,13 @@ std::pair<Tensor, Tensor> lstmFwd(poplar::Graph &graph, const LstmParams &params
 }
 
 uint64_t getBasicLstmCellFwdFlops(const LstmParams &params) {
-  return popnn::detail::cellFlops(params.rnn, BASIC_LSTM_CELL_NUM_UNITS, params.doInputWeightCalc);
+  return gatedCellFlops(params.rnn, BASIC_LSTM_CELL_NUM_UNITS, params.doInputWeightCalc);
 }
 uint64_t getBasicLstmCellBwdFlops(const LstmParams &params) {
-  return popnn::detail::cellFlops(params.rnn, BASIC_LSTM_CELL_NUM_UNITS, params.calcInputGradients);
+  return gatedCellFlops(params.rnn, BASIC_LSTM_CELL_NUM_UNITS, params.calcInputGradients);
 }
 uint64_t getBasicLstmCellWuFlops(const LstmParams &params) {
-  return popnn::detail::cellFlops(params.rnn, BASIC_LSTM_CELL_NUM_UNITS, true);
+  return gatedCellFlops(params.rnn, BASIC_LSTM_CELL_NUM_UNITS, true);
 }
 
 } // namespace lstm
