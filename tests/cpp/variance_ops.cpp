@@ -4,12 +4,11 @@
 #include <poplar/IPUModel.hpp>
 #include <popops/ElementWise.hpp>
 #include <popops/codelets.hpp>
-#include <poputil/TileMapping.hpp>
 
-#include <iostream>
+#include <string>
 #include <vector>
 
-#include "run_and_read.hpp"
+#include "labelled_results.hpp"
 
 int main() {
   poplar::Device device = poplar::IPUModel("ipu2").createDevice();
@@ -17,10 +16,7 @@ int main() {
   popops::addCodelets(graph);
   poplar::program::Sequence prog;
   auto variable = [&](const std::vector<float> &values, const char *name) {
-    poplar::Tensor t = graph.addVariable(poplar::FLOAT, {values.size()}, name);
-    poputil::mapTensorLinearly(graph, t);
-    graph.setInitialValue(t, poplar::ArrayRef<float>(values));
-    return t;
+    return filledTensor(graph, poplar::FLOAT, {values.size()}, values, name);
   };
   const std::vector<float> a = {0.5f, 1.0f, 2.0f, 4.0f}, b = {0.25f, 0.0f, 0.125f, 1.0f};
   const poplar::Tensor ta = variable(a, "a"), tb = variable(b, "b");
@@ -44,16 +40,10 @@ int main() {
   popops::varianceToInvStdDevWithOutput(graph, ta, tb, results[11], prog);
   popops::varianceToInvStdDevWithOutput(graph, ta, 0.5f, results[12], prog);
   popops::varianceToInvStdDevWithOutput(graph, 3.0f, tb, results[13], prog);
-  const char *names[] = {"inv to var", "inv to var scalar", "scalar inv to var", "var to inv", "var to inv scalar",
-                         "scalar var to inv", "inv to var in place", "var to inv in place scalar",
-                         "inv to var out", "inv to var scalar out", "scalar inv to var out", "var to inv out",
-                         "var to inv scalar out", "scalar var to inv out"};
-  std::vector<poplar::Tensor> flat;
-  for (const poplar::Tensor &t : results) flat.push_back(t.flatten());
-  const std::vector<float> values = runAndRead(graph, prog, device, poplar::concat(flat));
-  for (std::size_t r = 0; r < results.size(); ++r) {
-    std::cout << names[r] << ":";
-    for (std::size_t i = 0; i < 4; ++i) std::cout << ' ' << values[4 * r + i];
-    std::cout << '\n';
-  }
+  const std::vector<std::string> names = {
+      "inv to var", "inv to var scalar", "scalar inv to var", "var to inv", "var to inv scalar",
+      "scalar var to inv", "inv to var in place", "var to inv in place scalar", "inv to var out",
+      "inv to var scalar out", "scalar inv to var out", "var to inv out", "var to inv scalar out",
+      "scalar var to inv out"};
+  printResults(graph, prog, device, names, results);
 }

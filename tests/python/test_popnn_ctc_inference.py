@@ -1,10 +1,9 @@
 """popnn/CTCInference.hpp (tests/cpp/ctc_inference.cpp): beam-search decoding against the
 probability of every labelling, summed over every alignment enumerated in float64 numpy."""
-import itertools
-
 import numpy as np
 
 from cpp_build import run_labelled_program
+from ctc_reference import path_log_probs, paths_by_labelling
 
 MAX_TIME, BATCH, CLASSES, BLANK = 4, 2, 3, 2
 DATA_LENGTHS = [4, 3]
@@ -12,13 +11,8 @@ DATA_LENGTHS = [4, 3]
 
 def labelling_log_probs(log_y):
     """{labelling: log of the summed probability of the paths that collapse to it}."""
-    found = {}
-    for path in itertools.product(range(CLASSES), repeat=log_y.shape[0]):
-        merged = [k for i, k in enumerate(path) if i == 0 or k != path[i - 1]]
-        labels = tuple(k for k in merged if k != BLANK)
-        log_p = sum(log_y[t, k] for t, k in enumerate(path))
-        found[labels] = np.logaddexp(found.get(labels, -np.inf), log_p)
-    return found
+    return {labelling: np.logaddexp.reduce(path_log_probs(log_y, paths))
+            for labelling, paths in paths_by_labelling(log_y.shape[0], CLASSES, BLANK).items()}
 
 
 def test_beam_search_finds_the_most_probable_labellings(tmp_path):

@@ -1,30 +1,24 @@
 """popnn/CTCLoss.hpp (tests/cpp/ctc_loss.cpp) against CTC computed the long way in float64
 numpy: every path of classes over the steps is enumerated, collapsed (repeats merged, then
 blanks dropped), and those giving the labels are summed."""
-import itertools
-
 import numpy as np
 
 from cpp_build import run_labelled_program
+from ctc_reference import path_log_probs, paths_by_labelling
 
 MAX_TIME, BATCH, CLASSES, BLANK = 6, 3, 4, 0
 LABELS = [[1, 2], [3, 3], [1, 2, 3]]
 DATA_LENGTHS = [6, 5, 2]  # the last entry is too short for its three labels
 
 
-def collapse(path):
-    merged = [k for i, k in enumerate(path) if i == 0 or k != path[i - 1]]
-    return [k for k in merged if k != BLANK]
-
-
 def loss_and_occupancy(log_y, labels):
     """-log P(labels) and, for each step and class, the share of P whose path is at that
     class then (the gradient of the loss with respect to log_y is minus this)."""
     steps = log_y.shape[0]
-    paths = np.array([p for p in itertools.product(range(CLASSES), repeat=steps) if collapse(p) == labels])
-    if len(paths) == 0:
+    paths = paths_by_labelling(steps, CLASSES, BLANK).get(tuple(labels))
+    if paths is None:
         return np.inf, np.zeros_like(log_y)
-    log_p = log_y[np.arange(steps), paths].sum(axis=1)  # each path's log probability
+    log_p = path_log_probs(log_y, paths)
     total = np.logaddexp.reduce(log_p)
     share = np.exp(log_p - total)
     occupancy = np.zeros_like(log_y)
