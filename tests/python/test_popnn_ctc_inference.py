@@ -3,7 +3,7 @@ probability of every labelling, summed over every alignment enumerated in float6
 import numpy as np
 
 from cpp_build import run_labelled_program
-from ctc_reference import path_log_probs, paths_by_labelling
+from ctc_reference import log_softmax, path_log_probs, paths_by_labelling, sine_data
 
 MAX_TIME, BATCH, CLASSES, BLANK = 4, 2, 3, 2
 DATA_LENGTHS = [4, 3]
@@ -21,10 +21,9 @@ def test_beam_search_finds_the_most_probable_labellings(tmp_path):
     def got(name, shape):
         return np.array(out[name].split(), dtype=float).reshape(shape)
 
-    data = (2 * np.sin(1.3 * np.arange(MAX_TIME * BATCH * CLASSES, dtype=np.float32) + np.float32(0.5))
-            ).astype(np.float64).reshape(MAX_TIME, BATCH, CLASSES)
-    log_softmax = data - np.logaddexp.reduce(data, axis=2, keepdims=True)
-    for name, inputs in [("wide logits", log_softmax), ("wide log probabilities", data)]:
+    data = sine_data((MAX_TIME, BATCH, CLASSES), 2, 1.3, 0.5)
+    log_probs = log_softmax(data)
+    for name, inputs in [("wide logits", log_probs), ("wide log probabilities", data)]:
         probs, lengths = got(f"{name} probs", (BATCH, 3)), got(f"{name} lengths", (BATCH, 3))
         labels = got(f"{name} labels", (BATCH, 3, MAX_TIME))
         for b in range(BATCH):
@@ -39,7 +38,7 @@ def test_beam_search_finds_the_most_probable_labellings(tmp_path):
     narrow, narrow_lengths = got("narrow logits probs", (BATCH, 2)), got("narrow logits lengths", (BATCH, 2))
     narrow_labels = got("narrow logits labels", (BATCH, 2, MAX_TIME))
     for b in range(BATCH):
-        found = labelling_log_probs(log_softmax[:DATA_LENGTHS[b], b])
+        found = labelling_log_probs(log_probs[:DATA_LENGTHS[b], b])
         assert narrow[b, 0] <= narrow[b, 1]
         for path in range(2):
             labelling = tuple(narrow_labels[b, path, :int(narrow_lengths[b, path])].astype(int))

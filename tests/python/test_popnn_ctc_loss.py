@@ -4,7 +4,7 @@ blanks dropped), and those giving the labels are summed."""
 import numpy as np
 
 from cpp_build import run_labelled_program
-from ctc_reference import path_log_probs, paths_by_labelling
+from ctc_reference import log_softmax, path_log_probs, paths_by_labelling, sine_data
 
 MAX_TIME, BATCH, CLASSES, BLANK = 6, 3, 4, 0
 LABELS = [[1, 2], [3, 3], [1, 2, 3]]
@@ -33,19 +33,18 @@ def test_ctc_loss_and_gradients_match_every_alignment_summed(tmp_path):
     def got(name, shape):
         return np.array(out[name].split(), dtype=float).reshape(shape)
 
-    data = (1.5 * np.sin(0.7 * np.arange(MAX_TIME * BATCH * CLASSES, dtype=np.float32) + np.float32(0.3))
-            ).astype(np.float64).reshape(MAX_TIME, BATCH, CLASSES)
-    log_softmax = data - np.logaddexp.reduce(data, axis=2, keepdims=True)
+    data = sine_data((MAX_TIME, BATCH, CLASSES), 1.5, 0.7, 0.3)
+    log_probs = log_softmax(data)
     want = {name: np.zeros(BATCH) for name in ["logits", "log probabilities"]}
     grad = {name: np.zeros_like(data) for name in want}
     for b in range(BATCH):
         steps = DATA_LENGTHS[b]
         # From logits: the log-softmaxed data; the gradient by the chain rule through the
         # log-softmax is softmax - occupancy (the occupancies of a step sum to 1).
-        loss, occupancy = loss_and_occupancy(log_softmax[:steps, b], LABELS[b])
+        loss, occupancy = loss_and_occupancy(log_probs[:steps, b], LABELS[b])
         want["logits"][b] = loss
-        grad["logits"][:steps, b] = np.exp(log_softmax[:steps, b]) - occupancy if np.isfinite(loss) else \
-            np.exp(log_softmax[:steps, b])
+        grad["logits"][:steps, b] = np.exp(log_probs[:steps, b]) - occupancy if np.isfinite(loss) else \
+            np.exp(log_probs[:steps, b])
         # From "log probabilities" (the data as given, not normalised), without the softmax
         # gradient and with infinite losses zeroed: minus the occupancy.
         loss, occupancy = loss_and_occupancy(data[:steps, b], LABELS[b])
