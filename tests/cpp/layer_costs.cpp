@@ -54,6 +54,14 @@ int main() {
   popnn::lstm::LstmParams lstm(poplar::FLOAT, 2, 6, {5, 3});
   std::cout << "lstm: " << popnn::lstm::getBasicLstmCellFwdFlops(lstm) << ' '
             << popnn::lstm::getBasicLstmCellBwdFlops(lstm) << ' ' << popnn::lstm::getBasicLstmCellWuFlops(lstm) << '\n';
+  std::cout << "lstm training: " << products(popnn::lstm::getMatMulPrePlanParameters(lstm, {})) << '\n';
+  std::cout << "lstm inference: "
+            << products(popnn::lstm::getMatMulPrePlanParameters(lstm, {{"inferenceOnly", "true"}})) << '\n';
+  try {
+    popnn::lstm::getMatMulPrePlanParameters(lstm, {{"inferenceOnly", "yes"}});
+  } catch (const std::exception &error) {
+    std::cout << "bad lstm option: " << error.what() << '\n';
+  }
   lstm.doInputWeightCalc = false;
   lstm.calcInputGradients = false;
   std::cout << "lstm without input products: " << popnn::lstm::getBasicLstmCellFwdFlops(lstm) << ' '

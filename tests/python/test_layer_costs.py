@@ -43,6 +43,11 @@ def test_planned_products_are_those_the_layers_run(layer_costs):
         ("15x7", "7x4"), ("3x4", "4x4"), ("3x4", "4x7"), ("7x3", "3x4"), ("4x3", "3x4")])
     assert out["rnn inference"] == "3x4*4x4 float float partialsType=float"
     assert out["bad partials"] == "rnn::getMatMulPrePlanParameters: partialsType int must be FLOAT or HALF"
+    # The LSTM's per-gate products (batch 2, input 5, output 3), with no options.
+    assert out["lstm training"] == "; ".join(f"{a}*{b} float float" for a, b in [
+        ("2x5", "5x3"), ("2x3", "3x3"), ("2x3", "3x5"), ("5x2", "2x3"), ("3x2", "2x3")])
+    assert out["lstm inference"] == "2x5*5x3 float float; 2x3*3x3 float float"
+    assert out["bad lstm option"] == "lstm::getMatMulPrePlanParameters: inferenceOnly must be true or false, not 'yes'"
     # The fully connected layer keeps the caller's options, setting only fullyConnectedPass.
     assert out["fc training"] == ("2x8x16*2x16x10 half half fullyConnectedPass=TRAINING_FWD partialsType=half; "
                                   "2x8x10*2x10x16 half half fullyConnectedPass=TRAINING_BWD partialsType=half; "
