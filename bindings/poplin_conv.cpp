@@ -190,9 +190,9 @@ void bindPoplinConv(py::module_ &m) {
   m.def("convolutionWithOutput", &convolutionWithOutput, graph, py::arg("in_"), py::arg("weights"),
         py::arg("out"), params, py::arg("transposeAndFlipWeights"), prog, dc, options, cache);
   m.def("weightsTransposeChansFlipXY",
-        py::overload_cast<Graph &, const Tensor &, const Tensor &, Sequence &,
-                          const DebugContext &>(&weightsTransposeChansFlipXY),
-        graph, py::arg("weightsIn"), py::arg("weightsOut"), prog, dc);
+        py::overload_cast<Graph &, const Tensor &, const Tensor &, Sequence &, const DebugContext &,
+                          const poplar::OptionFlags &>(&weightsTransposeChansFlipXY),
+        graph, py::arg("weightsIn"), py::arg("weightsOut"), prog, dc, options);
   m.def("calculateWeightDeltas", &calculateWeightDeltas, graph, py::arg("zDeltas"),
         py::arg("activations"), params, prog, dc, options, cache);
   // The tensor-scale overloads come first so a Tensor scale is never tried as a float.

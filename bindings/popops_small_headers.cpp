@@ -110,21 +110,22 @@ void bindGather(py::module_ &m, const py::arg_v &dc) {
   using AxisInput = Tensor (*)(Graph &, const poplar::Type &, const std::vector<std::size_t> &, unsigned,
                                GatherParams, const DebugContext &);
   using AxisGather = Tensor (*)(Graph &, const Tensor &, const Tensor &, unsigned, Sequence &, GatherParams,
-                                const DebugContext &);
+                                const DebugContext &, const poplar::OptionFlags &);
   using XlaInput = Tensor (*)(Graph &, const poplar::Type &, const std::vector<std::size_t> &,
                               const std::vector<std::size_t> &, std::vector<unsigned>, const DebugContext &);
   using XlaGather = Tensor (*)(Graph &, const Tensor &, const Tensor &, std::size_t, const std::vector<std::size_t> &,
                                const std::vector<std::size_t> &, const std::vector<std::size_t> &,
-                               const std::vector<unsigned> &, Sequence &, const DebugContext &);
+                               const std::vector<unsigned> &, Sequence &, const DebugContext &,
+                               const poplar::OptionFlags &);
   m.def("createGatherInput", static_cast<AxisInput>(&createGatherInput), graph, type, py::arg("operandShape"),
         py::arg("axis"), py::arg_v("params", GatherParams(), "GatherParams()"), dc);
   m.def("gather", static_cast<AxisGather>(&gather), graph, input, indices, py::arg("axis"), prog, py::arg("params"),
-        dc);
+        dc, py::arg("optionFlags") = poplar::OptionFlags());
   m.def("createGatherInput", static_cast<XlaInput>(&createGatherInput), graph, type, py::arg("inputShape"),
         py::arg("sliceSizes"), py::arg("startIndexMap"), dc);
   m.def("gather", static_cast<XlaGather>(&gather), graph, input, indices, py::arg("indexVectorDim"),
         py::arg("offsetDims"), py::arg("sliceSizes"), py::arg("collapsedSliceDims"), py::arg("startIndexMap"), prog,
-        dc);
+        dc, py::arg("optionFlags") = poplar::OptionFlags());
 }
 
 void bindRowScalarsAndChecks(py::module_ &m, const py::arg_v &dc) {
@@ -149,8 +150,11 @@ void bindStatisticsSlicesAndBuffers(py::module_ &m, const py::arg_v &dc) {
   m.def(
       "histogram",
       [](Graph &g, const Tensor &in, Tensor output, bool updateOutput, const Tensor &lv, bool abs, Sequence &p,
-         const DebugContext &debugContext) { histogram(g, in, output, updateOutput, lv, abs, p, debugContext); },
-      graph, input, py::arg("output"), py::arg("updateOutput"), levels, absolute, prog, dc);
+         const DebugContext &debugContext, const poplar::OptionFlags &options) {
+        histogram(g, in, output, updateOutput, lv, abs, p, debugContext, options);
+      },
+      graph, input, py::arg("output"), py::arg("updateOutput"), levels, absolute, prog, dc,
+      py::arg("options") = poplar::OptionFlags());
   m.def("sequenceSlice", &sequenceSlice, graph, py::arg("tIn"), py::arg("tOut"), py::arg("tN"), py::arg("tInOffset"),
         py::arg("tOutOffset"), py::arg("zeroUnused"), prog, dc);
   m.def(
@@ -174,6 +178,7 @@ void bindStatisticsSlicesAndBuffers(py::module_ &m, const py::arg_v &dc) {
       .def("prev", &CircBuf::prev, py::arg("i"), py::arg("seq"), dc)
       .def("add", &CircBuf::add, py::arg("t"), py::arg("seq"), dc)
       .def("getIndex", &CircBuf::getIndex)
+      .def("getTileMapping", &CircBuf::getTileMapping)
       .def("size", &CircBuf::size);
 }
 

@@ -61,6 +61,8 @@ int main(int argc, char **argv) {
                         {"toStream", poputil::toProfileValue(poplar::program::Copy(out.reshape({6}), drain))}});
     info.add("values", {poputil::ArgType("ignored", poputil::toProfileValue(1)),
                         poputil::ArgType(std::make_pair(std::string("also"), poputil::toProfileValue(2)))});
+    info.add("scale", poplar::ProfileValue(0.25));
+    info.add("scale", poplar::ProfileValue(4.0));
   }
   poplar::DebugInfo::closeStreamer();
   return 0;

@@ -8,6 +8,7 @@
 #include <poplar/IPUModel.hpp>
 #include <poplar/MetadataCreation.hpp>
 #include <poplar/Quarter.hpp>
+#include <poputil/Util.hpp>
 #include <poplar/TypeConversion.hpp>
 
 #include <cstdint>
@@ -102,6 +103,9 @@ int main(int argc, char **argv) {
   poplar::Graph graph(device.getTarget());
   const poplar::Tensor constant = poplar::createConstantMetadataTensor(graph, F152, -2, "constant");
   const poplar::Tensor variable = poplar::createVariableMetadataTensor(graph, F143, 5, "variable");
+  // poputil's deprecated forms of the two, without a debug context.
+  const poplar::Tensor utilConstant = poputil::createConstantMetadataTensor(graph, F143, -3);
+  const poplar::Tensor utilVariable = poputil::createVariableMetadataTensor(graph, F152, 4);
   const poplar::Tensor q = graph.addVariable(poplar::QUARTER, constant, {2, 3}, "q");
   const poplar::Tensor linear = graph.addVariable(poplar::QUARTER, variable, {8}, poplar::VariableMappingMethod::LINEAR, "linear");
   const poplar::Tensor own = graph.addVariable(poplar::QUARTER, {4}, "own");
@@ -129,11 +133,17 @@ int main(int argc, char **argv) {
   // The metadata tensors hold the format in bit 7 and the scale in bits 0-5.
   graph.createHostRead("constant", constant);
   graph.createHostRead("variable", variable);
+  graph.createHostRead("utilConstant", utilConstant);
+  graph.createHostRead("utilVariable", utilVariable);
   poplar::Engine engine(graph, poplar::program::Sequence{});
   engine.load(device);
-  std::uint8_t bytes[2];
+  std::uint8_t bytes[4];
   engine.readTensor("constant", &bytes[0], &bytes[1]);
   engine.readTensor("variable", &bytes[1], &bytes[2]);
-  std::cout << "metadata bytes: " << int(bytes[0]) << ' ' << int(bytes[1]) << '\n';
+  engine.readTensor("utilConstant", &bytes[2], &bytes[3]);
+  engine.readTensor("utilVariable", &bytes[3], &bytes[4]);
+  std::cout << "metadata bytes: " << int(bytes[0]) << ' ' << int(bytes[1]) << ' ' << int(bytes[2]) << ' '
+            << int(bytes[3]) << '\n';
+  std::cout << "util metadata kinds: " << utilConstant.containsConstant() << utilVariable.containsConstant() << '\n';
   return 0;
 }

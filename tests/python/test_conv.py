@@ -116,7 +116,7 @@ def test_input_gradient_is_a_convolution_with_transposed_flipped_weights(case):
     dx = poplin.convolution(r.graph, r.tensor(dy, poplar.FLOAT), W, bwd, True, r.prog, "bwd")
     # The same with the weights rearranged first (what transposeAndFlipWeights does).
     arranged = r.graph.clone(poplin.createWeights(r.graph, bwd, "arranged"))
-    poplin.weightsTransposeChansFlipXY(r.graph, W, arranged, r.prog, "arrange")
+    poplin.weightsTransposeChansFlipXY(r.graph, W, arranged, r.prog, "arrange", {"partialsType": "float"})
     dx_arranged = poplin.convolution(r.graph, r.tensor(dy, poplar.FLOAT, "dy2"), arranged, bwd, False, r.prog)
     got, got_arranged = r.run(dx, dx_arranged)
     expected = linear_adjoint(lambda basis: conv(basis, w, fwd), in_shape, dy)
@@ -392,3 +392,7 @@ def test_bad_operands_and_params_raise_named_poplibs_errors():
         r.graph, r.tensor(x, poplar.FLOAT), r.tensor(np.zeros(3), poplar.FLOAT, "b"), r.prog))
     expect_error(r"weightsOut must have shape \[1,2,3,3\]", lambda r: poplin.weightsTransposeChansFlipXY(
         r.graph, r.tensor(w, poplar.FLOAT), r.tensor(w, poplar.FLOAT, "w2"), r.prog))
+    r = Runner()
+    with pytest.raises(poplar.invalid_option, match="Unrecognised option 'colour'"):
+        poplin.weightsTransposeChansFlipXY(r.graph, r.tensor(w, poplar.FLOAT), r.tensor(w, poplar.FLOAT, "w3"), r.prog,
+                                           "w", {"colour": "red"})

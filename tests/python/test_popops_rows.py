@@ -401,6 +401,30 @@ def test_xla_gather_matches_its_definition(graph, device, case):
     np.testing.assert_array_equal(out["g"], want)
 
 
+def test_gather_options_remap_out_of_bound_indices_or_use_padding(graph, device):
+    """remapOutOfBoundIndices gathers index 0 for an index whose slice does not fit;
+    paddingIndexUsed gathers zeros for an index equal to its dimension's size (and clamps
+    the rest); XLA's form takes the same options."""
+    x = wave((4, 3))
+    picks = np.array([2, 4, -1, 9], np.int32)
+    t = popops.createGatherInput(graph, poplar.FLOAT, [4, 3], 0)
+    graph.setInitialValue(t, x)
+    idx = tensor_from(graph, picks, "picks")
+    seq = program.Sequence()
+    remapped = popops.gather(graph, t, idx, 0, seq, popops.GatherParams(), "remapped",
+                             {"remapOutOfBoundIndices": "true"})
+    padded = popops.gather(graph, t, idx, 0, seq, popops.GatherParams(), "padded", {"paddingIndexUsed": "true"})
+    windows = popops.gather(graph, t, tensor_from(graph, np.array([[1], [4], [3]], np.uint32), "starts"), 1, [1, 2],
+                            [2, 3], [], [0], seq, "windows", {"paddingIndexUsed": "true"})
+    out = run(graph, device, seq, {"remapped": remapped, "padded": padded, "windows": windows})
+    np.testing.assert_array_equal(out["remapped"], x[[2, 0, 0, 0]])
+    np.testing.assert_array_equal(out["padded"], np.stack([x[2], np.zeros(3), x[0], x[3]]))
+    # Starts 1 and 3 of 2-row windows: 3 clamps to 2; 4 is padding.
+    np.testing.assert_array_equal(out["windows"], np.stack([x[1:3], np.zeros((2, 3)), x[2:4]]))
+    with pytest.raises(poplar.invalid_option, match="remapOutOfBound"):
+        popops.gather(graph, t, idx, 0, seq, popops.GatherParams(), "bad", {"remapOutOfBoundIndex": "true"})
+
+
 def test_gather_errors_name_the_parameter_that_does_not_fit(graph):
     seq = program.Sequence()
     x = mapped(graph, poplar.FLOAT, (3, 4), "x")
@@ -430,7 +454,7 @@ def test_histogram_counts_between_levels_and_accumulates(graph, device, absolute
     as_float = popops.histogram(graph, t, lv, absolute, seq, options={"useFloatArithmetic": "true"})
     running = mapped(graph, poplar.UNSIGNED_INT, (5,), "running")
     graph.setInitialValue(running, np.zeros(5, np.uint32))
-    popops.histogram(graph, t, running, True, lv, absolute, seq)
+    popops.histogram(graph, t, running, True, lv, absolute, seq, options={"useFloatArithmetic": "false"})
     out = run(graph, device, seq, {"counts": counts, "float": as_float, "running": running}, repeats=3)
     values = np.abs(x) if absolute else x
     want = np.bincount(np.searchsorted(levels, values.ravel(), side="right"), minlength=5)
@@ -449,6 +473,9 @@ def test_histogram_errors(graph):
         popops.histogram(graph, mapped(graph, poplar.INT, (4,), "ints"), levels, False, seq)
     with pytest.raises(poplar.invalid_option, match="useFloat"):
         popops.histogram(graph, x, levels, False, seq, options={"useFloat": "true"})
+    with pytest.raises(poplar.invalid_option, match="useFloatArithmetic"):
+        popops.histogram(graph, x, mapped(graph, poplar.FLOAT, (4,), "out"), False, levels, False, seq,
+                         options={"useFloatArithmetic": "maybe"})
 
 
 # --------------------------------------------------------------------------- SequenceSlice
@@ -549,6 +576,11 @@ def test_circular_buffer_keeps_the_last_entries(graph, device):
             reads["after2"] = history.prev(1, seq)  # the first entry, one add before the newest
     reads.update({f"prev{i}": history.prev(i, seq) for i in range(3)})
     reads["index"] = history.getIndex()
+    # prev's tensors are laid out as getTileMapping says: every element of an entry once.
+    layout = history.getTileMapping()
+    assert layout == graph.getTileMapping(reads["prev0"]) == graph.getTileMapping(reads["after2"])
+    assert sorted(i for tile in layout for interval in tile for i in range(interval.begin(), interval.end())) == \
+        [0, 1, 2, 3]
     out = run(graph, device, seq, reads)
     np.testing.assert_array_equal(out["after2"], entries[0])
     for i in range(3):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from popdsl import poplar, popops, poputil
-from cpp_build import check_syntax
+from cpp_build import check_syntax, run_labelled_program
 from raw_runner import Runner
 
 rng = np.random.default_rng(11)
@@ -67,3 +67,25 @@ void use(poplar::Graph &g, const poplar::Tensor &t, const poplar::Tensor &out, p
   popops::mulWithOutput(g, 2, t, out, p, "scaled");
   popops::varianceToInvStdDev(g, t, 1e-5f, p);
 }''')
+
+
+def test_variance_binary_ops_in_every_form(tmp_path):
+    """tests/cpp/variance_ops.cpp: the generated binary forms keep the operands' type (FLOAT)
+    and compute invStdDevToVariance(a, b) = 1 / a^2 - b, varianceToInvStdDev(a, b) =
+    1 / sqrt(a + b), with a scalar on either side."""
+    out = run_labelled_program(tmp_path, "variance_ops")[0]
+    a, b = np.array([0.5, 1.0, 2.0, 4.0]), np.array([0.25, 0.0, 0.125, 1.0])
+    def inv_to_var(x, y):
+        return 1 / x ** 2 - y
+    def var_to_inv(x, y):
+        return 1 / np.sqrt(x + y)
+    want = {"inv to var": inv_to_var(a, b), "inv to var scalar": inv_to_var(a, 0.5),
+            "scalar inv to var": inv_to_var(2.0, b), "var to inv": var_to_inv(a, b),
+            "var to inv scalar": var_to_inv(a, 0.5), "scalar var to inv": var_to_inv(3.0, b),
+            "inv to var in place": inv_to_var(a, b), "var to inv in place scalar": var_to_inv(a, 1.0)}
+    for name in list(want):
+        if "in place" not in name:
+            want[name + " out"] = want[name]
+    assert len(out) == len(want) == 14
+    for name, values in want.items():
+        np.testing.assert_allclose(np.array(out[name].split(), dtype=float), values, rtol=1e-5, err_msg=name)

@@ -39,3 +39,5 @@ def test_poplibs_op_debug_info_records_arguments_outputs_and_profile_values(tmp_
     assert direct["copies"] == {"tensors": {"src": half_2x3, "dst": half_2x3},
                                 "fromStream": {"stream": "feed", "dst": half_2x3},
                                 "toStream": {"src": {"shape": [6], "type": "half"}, "stream": "drain"}}
+    # A single profile value by name; the second add of the name is ignored.
+    assert direct["scale"] == 0.25

@@ -116,7 +116,8 @@ def test_quarter_metadata_compares_prints_and_checks_its_scale(ran):
 
 
 def test_quarter_variables_share_or_own_their_metadata_tensor(ran):
-    """quarter_api: createConstantMetadataTensor, createVariableMetadataTensor, the metadata
+    """quarter_api: createConstantMetadataTensor, createVariableMetadataTensor (poplar's and
+    poputil's), the metadata
     overloads of Graph::addVariable, Tensor::getMetadata and hasMetadata."""
     out, _, _ = ran
     # hasMetadata of: with a constant, a variable (LINEAR), none given (own), a null pointer,
@@ -132,5 +133,7 @@ def test_quarter_variables_share_or_own_their_metadata_tensor(ran):
         "addVariable 'w': the metadata must be one quarter_metadata element, not ")
     assert "belongs to a different graph" in out["metadata of another graph"]
     assert out["metadata scale 40"] == "quarter metadata: scale 40 is outside [-32, 31]"
-    # F152 (bit 7) with scale -2 (62 in 6 bits), and F143 with scale 5.
-    assert out["metadata bytes"] == f"{0x80 | 62} 5"
+    # F152 (bit 7) with scale -2 (62 in 6 bits), and F143 with scale 5; poputil's: F143
+    # with scale -3 (61), a constant, and F152 with scale 4, a variable.
+    assert out["metadata bytes"] == f"{0x80 | 62} 5 61 {0x80 | 4}"
+    assert out["util metadata kinds"] == "10"

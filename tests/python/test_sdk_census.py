@@ -7,7 +7,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sdk_api"))
 import census  # noqa: E402
 
 # The census when this test was last raised (covered of counted); raise it with the census.
-FLOOR = 0.92
+FLOOR = 0.96
 
 
 def test_the_census_does_not_fall_below_its_floor():
@@ -57,3 +57,13 @@ def test_a_member_called_on_a_value_counts_only_in_its_own_header():
     coverage = census.Coverage([("popops/Expr.hpp", "expr popops::expr::Exp(popops::expr::_1).getAs<X>()")])
     assert coverage.covers("method", "T * popops::expr::Expr::getAs()", "popops/Expr.hpp")
     assert not coverage.covers("method", "T * poplar::Other::getAs()", "poplar/Other.hpp")
+
+
+def test_a_call_on_a_made_object_covers_its_call_operator_and_enable_if_needs_no_argument():
+    coverage = census.Coverage([("poplin/ConvParams.hpp", "expr std::hash<poplin::ConvParams>()(poplin::ConvParams())"),
+                                ("poplar/Graph.hpp", "expr g.connect(poplar::FieldRef(), 1.5f)")])
+    assert coverage.covers("method", "std::size_t std::hash::operator()(const poplin::ConvParams &) const")
+    assert not coverage.covers("method", "std::size_t std::hash::operator()(const A &, const B &) const")
+    assert coverage.covers("function", "poplar::Graph::connect(FieldRef, T, typename std::enable_if<"
+                                       "TypeTraits::isSimpleType<T>()>::type *)")
+    assert not coverage.covers("function", "poplar::Graph::connect(FieldRef, T, int)")

@@ -23,6 +23,8 @@ gcl's headers are not public and are not counted.
 A declaration is covered when a manifest line declares the same qualified name with the
 same parameter types (namespace qualifiers, spacing and `unsigned int`/`unsigned` spellings
 aside); a type is covered by its `type` line or, for an enum, by any `enum` line of it.
+An `expr` line covers an overload its call's arguments fit, by count and shape: a template's
+`enable_if` pointer parameter need not be passed, and `X(...)(args)` calls X's operator().
 """
 import argparse
 import collections
@@ -128,7 +130,20 @@ def calls_in(expression):
         if receiver is None and re.search(r"(\.|->)\s*$", expression[:match.start()]):
             receiver = "<expression>"  # a member called on a value: its class is not named
         found.append((match.group(2), receiver, split_top(expression[match.end():i - 1])))
+        if expression[i:i + 1] == "(":  # X(...)(args): the made object's operator() is called
+            start, depth = i + 1, 1
+            for i in range(start, len(expression)):
+                depth += {"(": 1, ")": -1}.get(expression[i], 0)
+                if not depth:
+                    break
+            found.append((match.group(2) + "::operator()", receiver, split_top(expression[start:i])))
     return found
+
+
+def is_sfinae(parameter):
+    """Whether a (normalised) parameter only enables a template (`enable_if<...>::type *`, which
+    the headers default and callers never pass)."""
+    return "enable_if<" in parameter and parameter.endswith("*")
 
 
 def argument_fits(argument, parameter):
@@ -169,11 +184,11 @@ class Coverage:
                 n == name and len(p) == len(required) and all(fits_template(r, q) for r, q in zip(required, p))
                 for n, p in self.calls):
             return True
-        least = sum("=" not in p and "..." not in p for p in params)
+        least = sum("=" not in p and "..." not in p and not is_sfinae(p) for p in params)
         short = name.rsplit("::", 1)[-1]
         scope = name.rsplit("::", 1)[0]
         for line_header, expression in self.exprs:
-            if "operator" in short:
+            if "operator" in short and short != "operator()":
                 if self.operator_used(short[len("operator"):].strip(), params, expression):
                     return True
                 continue

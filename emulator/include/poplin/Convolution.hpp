@@ -119,7 +119,8 @@ void preplanConvolutions(poplar::Graph &graph, const std::set<ConvPlanParams> &c
 void weightsTransposeChansFlipXY(poplar::Graph &graph, const poplar::Tensor &weightsIn,
                                  const poplar::Tensor &weightsOut,
                                  poplar::program::Sequence &prog,
-                                 const poplar::DebugContext &debugContext = {});
+                                 const poplar::DebugContext &debugContext = {},
+                                 const poplar::OptionFlags &options = {});
 
 // The gradient of the loss with respect to the weights, given the gradient with
 // respect to the output (zDeltas) and the forward input (activations).

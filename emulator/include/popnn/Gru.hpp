@@ -12,6 +12,7 @@
 //
 // Emulator: run-time step counts are not provided yet. The time loops are unrolled in
 // the program.
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -52,6 +53,13 @@ struct GruParams {
             NonLinearityType recurrentActivation = NonLinearityType::SIGMOID);
   GruParams(const GruParams &other);
 };
+
+// The flops of each pass: the multiply-adds of the three gates' products, two flops each
+// (element-wise work is not counted). Per step and batch element: forward 6 O (I + O),
+// backward 6 O (O + I) (6 O O without calcInputGradients), weight update 6 O (I + O).
+uint64_t getBasicGruCellFwdFlops(const GruParams &params);
+uint64_t getBasicGruCellBwdFlops(const GruParams &params);
+uint64_t getBasicGruCellWuFlops(const GruParams &params);
 
 // [timeSteps][batchSize][inputSize].
 poplar::Tensor createInput(poplar::Graph &graph, const GruParams &params, const poplar::DebugContext &debugContext,

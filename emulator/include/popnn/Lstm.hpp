@@ -53,6 +53,22 @@ struct LstmParams {
              NonLinearityType recurrentActivation = NonLinearityType::SIGMOID);
 };
 
+// The flops of each pass: the multiply-adds of the four gates' products, two flops each
+// (element-wise work is not counted). Per step and batch element: forward 8 O (I + O)
+// (8 O O without doInputWeightCalc), backward 8 O (O + I) (8 O O without
+// calcInputGradients), weight update 8 O (I + O).
+uint64_t getBasicLstmCellFwdFlops(const LstmParams &params);
+// The products the passes run for each gate and step (each once, in this order), for
+// planning: forward [batch][input] x [input][output] and [batch][output] x
+// [output][output]; unless opts has inferenceOnly "true", backward [batch][output] x
+// [output][input] (with calcInputGradients) and weight update [input][batch] x
+// [batch][output] and [output][batch] x [batch][output]. Inputs and outputs are the data
+// type; the emulator's passes give their products no options, so neither do these.
+std::vector<std::pair<poplin::MatMulParams, poplar::OptionFlags>> getMatMulPrePlanParameters(LstmParams params,
+                                                                                           poplar::OptionFlags opts);
+uint64_t getBasicLstmCellBwdFlops(const LstmParams &params);
+uint64_t getBasicLstmCellWuFlops(const LstmParams &params);
+
 // The output h and cell state c, each [batch][output].
 struct LstmState {
   poplar::Tensor output;

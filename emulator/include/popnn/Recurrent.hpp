@@ -4,10 +4,11 @@
 // with Wff [inputSize][outputSize] (weightsInput), Wfb [outputSize][outputSize]
 // (weightsFeedback), b [outputSize]; states are [batchSize][outputSize].
 //
-// Emulator: the partials type, inferenceOnly and the planning cache do not change results;
-// getMatMulPrePlanParameters and the flop counts are not provided.
+// Emulator: the partials type, inferenceOnly and the planning cache do not change results.
+#include <cstdint>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include <poplar/DebugContext.hpp>
 #include <poplar/Graph.hpp>
@@ -18,6 +19,28 @@
 
 namespace popnn {
 namespace rnn {
+
+// The products this layer runs (each once, in this order), for planning: forward
+// [numSteps * batch][input] x [input][output] (hasFeedforwardWeights) and
+// [batch][output] x [output][output]; unless inferenceOnly, backward
+// [batch][output] x [output][input] and weight update [input][batch] x [batch][output] and
+// [output][batch] x [batch][output]. Inputs and outputs are dType; the options carry
+// partialsType.
+std::vector<std::pair<poplin::MatMulParams, poplar::OptionFlags>>
+getMatMulPrePlanParameters(std::size_t numSteps, std::size_t batchSize, std::size_t inputSize,
+                           std::size_t outputSize, const poplar::Type &dType,
+                           const poplar::Type &partialsType = poplar::FLOAT, bool inferenceOnly = false,
+                           bool hasFeedforwardWeights = true);
+
+// The flops of a pass over sequenceSize steps: the multiply-adds of its matrix products,
+// two flops each (element-wise work is not counted). Per step and batch element:
+// forward 2 O (I + O) (2 O O without weightInput), backward 2 O (O + I) (2 O O without
+// calcInputGrad), weight update 2 O (I + O).
+uint64_t getFwdFlops(unsigned sequenceSize, unsigned batchSize, unsigned inputSize, unsigned outputSize,
+                     bool weightInput = true);
+uint64_t getBwdFlops(unsigned sequenceSize, unsigned batchSize, unsigned inputSize, unsigned outputSize,
+                     bool calcInputGrad = true);
+uint64_t getWuFlops(unsigned sequenceSize, unsigned batchSize, unsigned inputSize, unsigned outputSize);
 
 // [numSteps][batchSize][inputSize].
 poplar::Tensor createInput(poplar::Graph &graph, unsigned numSteps, unsigned batchSize, unsigned inputSize,

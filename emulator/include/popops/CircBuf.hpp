@@ -29,6 +29,9 @@ public:
   poplar::Tensor getIndex() const { return index; }
 
   unsigned size() const { return size_; }
+
+  // The tile mapping of the tensors prev() returns.
+  poplar::Graph::TileToTensorMapping getTileMapping();
 };
 
 } // namespace popops

@@ -237,6 +237,11 @@ POPOPS_BINARY(div, DIVIDE)
 POPOPS_BINARY(eq, EQUAL)
 POPOPS_BINARY(gt, GREATER_THAN)
 POPOPS_BINARY(gteq, GREATER_THAN_EQUAL)
+// The normalisation-statistics ops as plain binary ops, in the operands' type:
+// invStdDevToVariance(A, B) = 1 / A^2 - B, varianceToInvStdDev(A, B) = 1 / sqrt(A + B).
+// With the conversions below (which take a destination type), a call with just four
+// arguments is ambiguous, as in the SDK.
+POPOPS_BINARY(invStdDevToVariance, INV_STD_DEV_TO_VARIANCE)
 POPOPS_BINARY(logicalAnd, LOGICAL_AND)
 POPOPS_BINARY(logicalOr, LOGICAL_OR)
 POPOPS_BINARY(lt, LESS_THAN)
@@ -251,6 +256,7 @@ POPOPS_BINARY(shiftLeft, SHIFT_LEFT)
 POPOPS_BINARY(shiftRight, SHIFT_RIGHT)
 POPOPS_BINARY(shiftRightSignExtend, SHIFT_RIGHT_SIGN_EXTEND)
 POPOPS_BINARY(sub, SUBTRACT)
+POPOPS_BINARY(varianceToInvStdDev, VARIANCE_TO_INV_STD_DEV)
 #undef POPOPS_BINARY
 
 // select: conditions ? A : B.  clamp: min(max(values, minimums), maximums).

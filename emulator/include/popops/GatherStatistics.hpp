@@ -13,9 +13,10 @@ poplar::Tensor histogram(poplar::Graph &graph, const poplar::Tensor &input, cons
                          bool absoluteOfInput, poplar::program::Sequence &prog,
                          const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {});
 // As above into `output` (N + 1 elements, FLOAT or UNSIGNED_INT), adding to what it holds
-// when updateOutput is true.
+// when updateOutput is true. The options are checked as above; output's type decides the
+// arithmetic.
 void histogram(poplar::Graph &graph, const poplar::Tensor &input, poplar::Tensor &output, bool updateOutput,
                const poplar::Tensor &levels, bool absoluteOfInput, poplar::program::Sequence &prog,
-               const poplar::DebugContext &debugContext = {});
+               const poplar::DebugContext &debugContext = {}, const poplar::OptionFlags &options = {});
 
 } // namespace popops

@@ -81,8 +81,10 @@ public:
   OpDebugInfo(const OpDebugInfo &) = delete;
   virtual ~OpDebugInfo() = default;
 
-  // Records `args` as the map `name`; a name already recorded is left as it was.
-  void add(const std::string &name, const std::vector<ArgType> &args);
+  // Records `args` as the map `name`, or `value` under `name`; a name already recorded
+  // is left as it was.
+  void add(std::string name, const std::vector<ArgType> &args);
+  void add(std::string name, poplar::ProfileValue value);
 };
 
 // A poplibs call's debug information: its arguments under "args", its outputs

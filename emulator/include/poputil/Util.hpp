@@ -11,9 +11,17 @@
 #include <poplar/Interval.hpp>
 #include <poplar/Target.hpp>
 #include <poplar/Program.hpp>
+#include <poplar/Quarter.hpp>
 #include <poplar/Tensor.hpp>
 
 namespace poputil {
+
+// Deprecated in the SDK for poplar's (MetadataCreation.hpp): a QUARTER_METADATA constant or
+// variable holding this format and scale.
+poplar::Tensor createConstantMetadataTensor(poplar::Graph &graph, poplar::QuarterMetadata::Format fp8Format,
+                                            int fp8Scale);
+poplar::Tensor createVariableMetadataTensor(poplar::Graph &graph, poplar::QuarterMetadata::Format fp8Format,
+                                            int fp8Scale);
 
 // A new variable mapped like `in`, filled from it by a Copy added to `prog`.
 poplar::Tensor duplicate(poplar::Graph &graph, const poplar::Tensor &in,

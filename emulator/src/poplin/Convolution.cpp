@@ -230,8 +230,10 @@ void preplanConvolutions(Graph &, const std::set<ConvPlanParams> &convs, Plannin
 }
 
 void weightsTransposeChansFlipXY(Graph &graph, const Tensor &weightsIn, const Tensor &weightsOut,
-                                 Sequence &prog, const poplar::DebugContext &debugContext) {
+                                 Sequence &prog, const poplar::DebugContext &debugContext,
+                                 const poplar::OptionFlags &options) {
   const std::string api = "poplin::weightsTransposeChansFlipXY";
+  detail::parseConvOptions(options);
   if (weightsIn.rank() < 3)
     throw poputil::poplibs_error(api + ": weightsIn must be [groups][A][B][kernel...], got " +
                                  weightsIn.getVarStr());

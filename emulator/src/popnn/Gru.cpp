@@ -11,6 +11,7 @@
 
 #include <string>
 
+#include "CellFlops.hpp"
 #include "GruLayout.hpp"
 
 namespace popnn {
@@ -175,6 +176,16 @@ Tensor auGruFwd(poplar::Graph &graph, const GruParams &params, const Tensor &sta
                 const poplar::OptionFlags &options, poplin::PlanningCache *) {
   return gruForward("auGruFwd", graph, params, stateInit, in, weights, intermediates, &attScores, prog,
                     debugContext, options);
+}
+
+uint64_t getBasicGruCellFwdFlops(const GruParams &params) {
+  return gatedCellFlops(params.rnn, BASIC_GRU_CELL_NUM_UNITS, true);
+}
+uint64_t getBasicGruCellBwdFlops(const GruParams &params) {
+  return gatedCellFlops(params.rnn, BASIC_GRU_CELL_NUM_UNITS, params.calcInputGradients);
+}
+uint64_t getBasicGruCellWuFlops(const GruParams &params) {
+  return gatedCellFlops(params.rnn, BASIC_GRU_CELL_NUM_UNITS, true);
 }
 
 } // namespace gru

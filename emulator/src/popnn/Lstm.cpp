@@ -8,6 +8,7 @@
 #include <popops/Zero.hpp>
 #include <poputil/TileMapping.hpp>
 
+#include "CellFlops.hpp"
 #include "LstmLayout.hpp"
 
 namespace popnn {
@@ -140,6 +141,40 @@ std::pair<Tensor, Tensor> lstmFwd(poplar::Graph &graph, const LstmParams &params
   }
   if (intermediates) *intermediates = poplar::concat(kept);
   return {params.outputFullSequence ? poplar::concat(outputs) : h, c};
+}
+
+std::vector<std::pair<poplin::MatMulParams, poplar::OptionFlags>> getMatMulPrePlanParameters(LstmParams params,
+                                                                                           poplar::OptionFlags opts) {
+  const char *fn = "lstm::getMatMulPrePlanParameters";
+  detail::checkOptions(fn, opts);
+  const auto inference = opts.find("inferenceOnly");
+  const bool inferenceOnly = inference != opts.end() && inference->second == "true";
+  if (inference != opts.end() && !inferenceOnly && inference->second != "false")
+    throw poplar::invalid_option(std::string(fn) + ": inferenceOnly must be true or false, not '" +
+                                 inference->second + "'");
+  const std::size_t batch = params.rnn.batchSize, in = params.rnn.layerSizes.at(0), out = params.rnn.layerSizes.at(1);
+  std::vector<std::pair<poplin::MatMulParams, poplar::OptionFlags>> products;
+  auto add = [&](std::vector<std::size_t> a, std::vector<std::size_t> b) {
+    products.push_back({poplin::MatMulParams{params.rnn.dataType, params.rnn.dataType, a, b}, {}});
+  };
+  add({batch, in}, {in, out});
+  add({batch, out}, {out, out});
+  if (!inferenceOnly) {
+    if (params.calcInputGradients) add({batch, out}, {out, in});
+    add({in, batch}, {batch, out});
+    add({out, batch}, {batch, out});
+  }
+  return products;
+}
+
+uint64_t getBasicLstmCellFwdFlops(const LstmParams &params) {
+  return gatedCellFlops(params.rnn, BASIC_LSTM_CELL_NUM_UNITS, params.doInputWeightCalc);
+}
+uint64_t getBasicLstmCellBwdFlops(const LstmParams &params) {
+  return gatedCellFlops(params.rnn, BASIC_LSTM_CELL_NUM_UNITS, params.calcInputGradients);
+}
+uint64_t getBasicLstmCellWuFlops(const LstmParams &params) {
+  return gatedCellFlops(params.rnn, BASIC_LSTM_CELL_NUM_UNITS, true);
 }
 
 } // namespace lstm

@@ -31,7 +31,49 @@ void checkRank(const char *fn, const char *what, const Tensor &t, unsigned rank)
     throw poputil::poplibs_error(std::string(fn) + ": " + what + " must have rank " + std::to_string(rank));
 }
 
+using Shape = std::vector<std::size_t>;
+
+// The flops of one [m][k] x [k][n] product.
+uint64_t productFlops(uint64_t m, uint64_t k, uint64_t n) { return 2 * m * k * n; }
+
 } // namespace
+
+std::vector<std::pair<poplin::MatMulParams, poplar::OptionFlags>>
+getMatMulPrePlanParameters(std::size_t numSteps, std::size_t batchSize, std::size_t inputSize,
+                           std::size_t outputSize, const poplar::Type &dType, const poplar::Type &partialsType,
+                           bool inferenceOnly, bool hasFeedforwardWeights) {
+  if (partialsType != poplar::FLOAT && partialsType != poplar::HALF)
+    throw poputil::poplibs_error("rnn::getMatMulPrePlanParameters: partialsType " + partialsType.toString().str() +
+                                 " must be FLOAT or HALF");
+  const poplar::OptionFlags options{{"partialsType", partialsType == poplar::HALF ? "half" : "float"}};
+  std::vector<std::pair<poplin::MatMulParams, poplar::OptionFlags>> products;
+  auto add = [&](Shape a, Shape b) { products.push_back({poplin::MatMulParams{dType, dType, a, b}, options}); };
+  if (hasFeedforwardWeights) add({numSteps * batchSize, inputSize}, {inputSize, outputSize});
+  add({batchSize, outputSize}, {outputSize, outputSize});
+  if (!inferenceOnly) {
+    add({batchSize, outputSize}, {outputSize, inputSize});
+    add({inputSize, batchSize}, {batchSize, outputSize});
+    add({outputSize, batchSize}, {batchSize, outputSize});
+  }
+  return products;
+}
+
+uint64_t getFwdFlops(unsigned sequenceSize, unsigned batchSize, unsigned inputSize, unsigned outputSize,
+                     bool weightInput) {
+  const uint64_t rows = uint64_t(sequenceSize) * batchSize;
+  return (weightInput ? productFlops(rows, inputSize, outputSize) : 0) + productFlops(rows, outputSize, outputSize);
+}
+
+uint64_t getBwdFlops(unsigned sequenceSize, unsigned batchSize, unsigned inputSize, unsigned outputSize,
+                     bool calcInputGrad) {
+  const uint64_t rows = uint64_t(sequenceSize) * batchSize;
+  return productFlops(rows, outputSize, outputSize) + (calcInputGrad ? productFlops(rows, outputSize, inputSize) : 0);
+}
+
+uint64_t getWuFlops(unsigned sequenceSize, unsigned batchSize, unsigned inputSize, unsigned outputSize) {
+  const uint64_t rows = uint64_t(sequenceSize) * batchSize;
+  return productFlops(inputSize, rows, outputSize) + productFlops(outputSize, rows, outputSize);
+}
 
 Tensor createInput(poplar::Graph &graph, unsigned numSteps, unsigned batchSize, unsigned inputSize, unsigned,
                    const poplar::Type &dType, const poplar::Type &, bool, const poplar::DebugContext &debugContext,

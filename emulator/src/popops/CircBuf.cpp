@@ -34,6 +34,8 @@ Tensor CircBuf::prev(unsigned i, poplar::program::Sequence &seq, const poplar::D
   return dynamicSlice(graph, hist, at, {0}, {1}, seq, {debugContext, "prev"}).reshape(shape);
 }
 
+poplar::Graph::TileToTensorMapping CircBuf::getTileMapping() { return getSliceMapping(graph, hist, {0}, {1}); }
+
 void CircBuf::add(Tensor t, poplar::program::Sequence &seq, const poplar::DebugContext &debugContext) {
   if (t.shape() != shape || t.elementType() != hist.elementType())
     throw poputil::poplibs_error("CircBuf::add: " + detail::describe(t) + " does not have the entries' shape " +

@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "KernelSupport.hpp"
+#include "OutOfBoundIndices.hpp"
 #include "poplar/AccessValues.hpp"
 #include "poplar/Kernel.hpp"
 #include "poplar/KernelOperands.hpp"
@@ -28,10 +29,12 @@ struct GatherDims {
   Sizes input, indices;
   std::size_t indexVectorDim;
   Sizes offsetDims, sliceSizes, collapsedSliceDims, startIndexMap;
+  detail::OutOfBoundIndices outOfBound;
 
   void write(ByteWriter &w) const {
     w.sizes(input).sizes(indices).u64(indexVectorDim).sizes(offsetDims).sizes(sliceSizes)
         .sizes(collapsedSliceDims).sizes(startIndexMap);
+    outOfBound.write(w);
   }
   static GatherDims read(ByteReader &r) {
     GatherDims d;
@@ -42,6 +45,7 @@ struct GatherDims {
     d.sliceSizes = r.sizes();
     d.collapsedSliceDims = r.sizes();
     d.startIndexMap = r.sizes();
+    d.outOfBound = detail::OutOfBoundIndices::read(r);
     return d;
   }
 
@@ -116,18 +120,20 @@ void gatherElements(const GatherDims &g, const Sizes &outShape, const std::vecto
       else batchIndex.push_back(position[d]);
     }
     std::fill(start.begin(), start.end(), 0);
+    bool padded = false;
     for (std::size_t k = 0; k < g.startIndexMap.size(); ++k) {
       std::size_t at = 0, b = 0;
       for (std::size_t d = 0; d < g.indices.size(); ++d)
         at += indexStrides[d] * (d == g.indexVectorDim ? k : batchIndex[b++]);
       const std::size_t dim = g.startIndexMap[k];
-      const double highest = double(g.input[dim] - g.sliceSizes[dim]);
-      start[dim] = std::size_t(std::clamp(indices[at], 0.0, highest)); // XLA clamps starts to fit
+      const long long first = g.outOfBound.start(indices[at], g.input[dim], g.sliceSizes[dim], true);
+      padded = padded || first < 0;
+      start[dim] = first < 0 ? 0 : std::size_t(first);
     }
     std::size_t from = 0;
     for (std::size_t d = 0; d < g.input.size(); ++d) from += start[d] * inStrides[d];
     for (std::size_t k = 0; k < keptDims.size(); ++k) from += position[g.offsetDims[k]] * inStrides[keptDims[k]];
-    out[flat] = input[from];
+    out[flat] = padded ? 0.0 : input[from];
     for (std::size_t d = outShape.size(); d-- > 0;) {
       if (++position[d] < outShape[d]) break;
       position[d] = 0;
@@ -185,13 +191,15 @@ Tensor createGatherInput(poplar::Graph &graph, const poplar::Type &type, const s
 }
 
 Tensor gather(poplar::Graph &graph, const Tensor &input, const Tensor &indices, unsigned axis,
-              poplar::program::Sequence &prog, GatherParams, const poplar::DebugContext &debugContext) {
+              poplar::program::Sequence &prog, GatherParams, const poplar::DebugContext &debugContext,
+              const poplar::OptionFlags &optionFlags) {
   if (axis >= input.rank())
     throw poputil::poplibs_error("gather: axis " + std::to_string(axis) + " is not a dimension of " +
                                  detail::describe(input));
   // take(input, indices, axis): scalar indices, slices one deep in axis, which collapses;
   // the output's batch dimensions (indices') sit where axis was.
-  GatherDims g{input.shape(), indices.shape(), indices.rank(), {}, input.shape(), {axis}, {axis}};
+  GatherDims g{input.shape(), indices.shape(), indices.rank(), {}, input.shape(), {axis}, {axis},
+               detail::OutOfBoundIndices::parse(optionFlags)};
   g.sliceSizes[axis] = 1;
   for (std::size_t d = 0; d + 1 < input.rank(); ++d) g.offsetDims.push_back(d < axis ? d : d + indices.rank());
   return addGather(graph, input, indices, g, prog, debugContext);
@@ -213,9 +221,11 @@ Tensor createGatherInput(poplar::Graph &graph, const poplar::Type &type, const s
 Tensor gather(poplar::Graph &graph, const Tensor &input, const Tensor &indices, std::size_t indexVectorDim,
               const std::vector<std::size_t> &offsetDims, const std::vector<std::size_t> &sliceSizes,
               const std::vector<std::size_t> &collapsedSliceDims, const std::vector<unsigned> &startIndexMap,
-              poplar::program::Sequence &prog, const poplar::DebugContext &debugContext) {
+              poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+              const poplar::OptionFlags &optionFlags) {
   const GatherDims g{input.shape(), indices.shape(), indexVectorDim, offsetDims, sliceSizes, collapsedSliceDims,
-                     Sizes(startIndexMap.begin(), startIndexMap.end())};
+                     Sizes(startIndexMap.begin(), startIndexMap.end()),
+                     detail::OutOfBoundIndices::parse(optionFlags)};
   return addGather(graph, input, indices, g, prog, debugContext);
 }
 

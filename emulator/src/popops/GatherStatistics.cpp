@@ -60,10 +60,19 @@ void checkHistogram(const Tensor &input, const Tensor &levels, const Tensor &out
                                  " must have one element more than levels " + detail::describe(levels));
 }
 
+// Whether the options ask for float counts (useFloatArithmetic).
+bool floatCounts(const poplar::OptionFlags &options) {
+  bool useFloat = false;
+  detail::parseOptions(options, {{"useFloatArithmetic", detail::boolOption("useFloatArithmetic", useFloat)}});
+  return useFloat;
+}
+
 } // namespace
 
 void histogram(poplar::Graph &graph, const Tensor &input, Tensor &output, bool updateOutput, const Tensor &levels,
-               bool absoluteOfInput, poplar::program::Sequence &prog, const poplar::DebugContext &debugContext) {
+               bool absoluteOfInput, poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
+               const poplar::OptionFlags &options) {
+  floatCounts(options);
   checkHistogram(input, levels, output);
   ByteWriter params;
   params.boolean(absoluteOfInput).boolean(updateOutput);
@@ -77,9 +86,7 @@ void histogram(poplar::Graph &graph, const Tensor &input, Tensor &output, bool u
 Tensor histogram(poplar::Graph &graph, const Tensor &input, const Tensor &levels, bool absoluteOfInput,
                  poplar::program::Sequence &prog, const poplar::DebugContext &debugContext,
                  const poplar::OptionFlags &options) {
-  bool useFloat = false;
-  detail::parseOptions(options, {{"useFloatArithmetic", detail::boolOption("useFloatArithmetic", useFloat)}});
-  Tensor output = detail::createLinearOutput(graph, useFloat ? poplar::FLOAT : poplar::UNSIGNED_INT,
+  Tensor output = detail::createLinearOutput(graph, floatCounts(options) ? poplar::FLOAT : poplar::UNSIGNED_INT,
                                              {levels.numElements() + 1}, {debugContext, "histogram"});
   histogram(graph, input, output, false, levels, absoluteOfInput, prog, debugContext);
   return output;

@@ -57,11 +57,13 @@ OpDebugInfo::OpDebugInfo(const poplar::DebugContext &debugContext, std::string a
   setValue("api", ProfileValue(std::move(api)));
 }
 
-void OpDebugInfo::add(const std::string &name, const std::vector<ArgType> &args) {
+void OpDebugInfo::add(std::string name, const std::vector<ArgType> &args) {
   ProfileValue::Map values;
   for (const ArgType &arg : args) values.insert({arg.n, arg.pv});
-  setValue(name, ProfileValue(std::move(values)));
+  add(std::move(name), ProfileValue(std::move(values)));
 }
+
+void OpDebugInfo::add(std::string name, ProfileValue value) { setValue(std::move(name), std::move(value)); }
 
 PoplibsOpDebugInfo::PoplibsOpDebugInfo(const poplar::DebugContext &debugContext,
                                        const std::vector<ArgType> &args, const std::string &api)

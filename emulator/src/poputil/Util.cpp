@@ -1,5 +1,7 @@
 #include <poputil/Util.hpp>
 
+#include <poplar/MetadataCreation.hpp>
+
 namespace poputil {
 
 poplar::Tensor duplicate(poplar::Graph &graph, const poplar::Tensor &in,
@@ -13,6 +15,16 @@ poplar::Tensor duplicate(poplar::Graph &graph, const poplar::Tensor &in,
 poplar::Tensor cloneN(poplar::Graph &graph, const poplar::Tensor &t, unsigned N,
                       const poplar::DebugContext &debugContext, poplar::TensorCloneMethod method) {
   return graph.cloneN(t, N, debugContext, method);
+}
+
+poplar::Tensor createConstantMetadataTensor(poplar::Graph &graph, poplar::QuarterMetadata::Format fp8Format,
+                                            int fp8Scale) {
+  return poplar::createConstantMetadataTensor(graph, fp8Format, fp8Scale);
+}
+
+poplar::Tensor createVariableMetadataTensor(poplar::Graph &graph, poplar::QuarterMetadata::Format fp8Format,
+                                            int fp8Scale) {
+  return poplar::createVariableMetadataTensor(graph, fp8Format, fp8Scale);
 }
 
 } // namespace poputil
