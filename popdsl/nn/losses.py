@@ -23,7 +23,9 @@ def cross_entropy(logits: pd.Tensor, labels: pd.Tensor, ignore_index: int = -100
     integer labels [...] (the classes last, as optax's; torch's [N, C, d...] moves its class
     axis last for this), leaving out rows labelled `ignore_index`: their gradient is zero.
     A batch with every row ignored gives 0 (PyTorch gives NaN, which would poison
-    optimiser state). A label outside [0, C) other than ignore_index picks no class."""
+    optimiser state). A label outside [0, C) other than ignore_index makes the loss NaN
+    (PyTorch raises; a device cannot), so the mistake shows in the loss and a dynamic
+    pd.optim.LossScale skips the step."""
     _expect_float(logits, "pd.nn.cross_entropy: logits")
     ignore_index = expect_int(ignore_index, "pd.nn.cross_entropy: ignore_index", -2 ** 31, 2 ** 31 - 1)
     if logits.ndim < 2 or not isinstance(labels, pd.Tensor) or labels.shape != logits.shape[:-1] \
@@ -35,7 +37,11 @@ def cross_entropy(logits: pd.Tensor, labels: pd.Tensor, ignore_index: int = -100
     kept = pd.map(lambda y: pe.Cast(y != ignore_index, logits.dtype), labels.astype(pd.int32).expand(1))
     picked = pd.reduce_sum(log_softmax(logits) * one_hot(labels, logits.shape[1], logits.dtype) * kept, 1)
     count = pd.map(lambda n: pd.max(n, 1.0), kept.sum())
-    return pd.map(lambda total, n: -total / n, picked.sum(), count)
+    classes = logits.shape[1]
+    invalid = pd.map(lambda y: pe.Cast(pe.And(y != ignore_index, pe.Or(y < 0, y >= classes)), logits.dtype),
+                     labels.astype(pd.int32))
+    return pd.map(lambda total, n, bad: pe.Select(-total / n, pe.Const(float("nan")), bad == 0.0),
+                  picked.sum(), count, invalid.sum())
 
 
 def one_hot(labels: pd.Tensor, classes: int, dtype: DType = pd.float32) -> pd.Tensor:

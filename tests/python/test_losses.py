@@ -57,6 +57,14 @@ def test_cross_entropy_of_an_all_ignored_batch_is_zero(ipu_device, session_facto
     assert_close(loss, 0.0)
 
 
+@pytest.mark.parametrize("bad_label", [4, -1, 2 ** 31 - 1])
+def test_a_label_outside_the_classes_makes_the_loss_nan(ipu_device, session_factory, bad_label):
+    """torch raises for such a label; the device cannot, so the loss shows it."""
+    labels = LABELS.copy()
+    labels[3] = bad_label
+    assert np.isnan(run(ipu_device, session_factory, pd.nn.cross_entropy, LOGITS, labels)).all()
+
+
 LOSSES = {
     "log_softmax": (pd.nn.log_softmax, [LOGITS]),
     "cross_entropy": (pd.nn.cross_entropy, [LOGITS, LABELS]),
