@@ -80,6 +80,7 @@ from popdsl.reductions import (mean, reduce_all, reduce_any, reduce_logsumexp, r
 from popdsl.selection import argmax, argmin, gather, topk  # noqa: E402
 from popdsl.ipu_links import ipu_copy  # noqa: E402
 from popdsl.placement import ipu  # noqa: E402
+from popdsl.pipelining import Stage, pipeline, pipeline_schedule  # noqa: E402
 from popdsl.profile import Profile  # noqa: E402
 from popdsl.remote import RemoteBuffer  # noqa: E402
 from popdsl.replication import (all_gather, all_reduce, broadcast, cross_replica_copy, reduce_scatter,  # noqa: E402
@@ -114,7 +115,7 @@ __all__ = [
     # gradients
     "grad", "custom_grad",
     # several IPUs, replicas and remote memory
-    "ipu", "ipu_copy", "all_gather", "all_reduce", "broadcast", "cross_replica_copy", "reduce_scatter",
+    "ipu", "ipu_copy", "Stage", "pipeline", "pipeline_schedule", "all_gather", "all_reduce", "broadcast", "cross_replica_copy", "reduce_scatter",
     "replica_index", "RemoteBuffer",
     # sessions and profiles
     "Session", "SessionError", "Profile", "cycle_count", "cycle_stamp",

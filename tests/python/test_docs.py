@@ -41,7 +41,8 @@ NEEDS_EMULATOR = {"profiling": "profile data", "emulator": "profile data",
                   "profiling_pva": "the emulator's profile.pop",
                   "sessions_and_streams": "a session's stream feeds and host callbacks",
                   "training": "a session's stream feeds",
-                  "replicas_and_ipus": "replicated graphs and profile data"}
+                  "replicas_and_ipus": "replicated graphs and profile data",
+                  "training_at_scale": "profile data"}
 
 
 def page_params() -> list:

@@ -50,6 +50,12 @@
 //    predicate (a sync) and branch (kBranchCycles); Repeat costs kBranchCycles
 //    per iteration, Call kBranchCycles per call.
 //
+// Elapsed cycles (IpuTimeline.hpp): each IPU runs its own control program, so each
+// step says which IPUs it runs on (CycleEstimate::span): a compute set or a copy on the
+// IPUs whose tiles hold its operands, Repeat and Call on every IPU independently (each
+// counts its own loop), everything else (syncs, host transfers, branches, collectives)
+// on all IPUs together.
+//
 // Memory per tile is the bytes of the variables and constants mapped to it: every
 // variable has its own memory. libpva's report estimates the rest (CodeMemory.hpp) and
 // the variables' liveness (Liveness.hpp).
@@ -92,6 +98,11 @@ struct CycleEstimate {
   // Compute sets and copies: each tile's compute cycles (`compute` is their maximum);
   // empty for the steps the model costs as a whole (syncs, host transfers, branches).
   std::vector<std::uint64_t> computeByTile;
+  // Which IPUs' clocks the step advances (IpuTimeline): all of them brought together
+  // first, each on its own, or those in `ipus` (brought together first when several).
+  enum class Span : std::uint8_t { AllIpus, EachIpu, Ipus };
+  Span span = Span::AllIpus;
+  std::vector<unsigned> ipus; // Span::Ipus: in increasing order
   std::uint64_t total() const { return sync + exchange + compute; }
 };
 
@@ -133,6 +144,9 @@ private:
   void addKernel(const Kernel &k, PerTile &cycles, PerTile &received) const;
   void addVertex(const Kernel &k, const VertexPlacement &placement, PerTile &cycles, PerTile &received) const;
   CycleEstimate finish(const PerTile &cycles, const PerTile &received) const;
+  // Sets e's span to the IPUs whose tiles hold elements of `tensors` (several-IPU
+  // targets only: on one IPU every step spans it).
+  void spanIpusOf(const std::vector<const Tensor *> &tensors, CycleEstimate &e) const;
 
   const Target &target_;
   const VarTable &vars_;

@@ -157,10 +157,7 @@ EngineState::Pause EngineState::execute() {
     case Op::Run: {
       Step &step = *steps[in.arg];
       if (step.crossReplica) return Pause::CrossReplica;
-      if (profiling) {
-        ++step.executions;
-        if (trace.recording) trace.record(in.arg);
-      }
+      countExecution(in.arg);
       clock += step.cycles;
       if (timeSteps && profiling) {
         const auto t0 = std::chrono::steady_clock::now();
@@ -240,12 +237,8 @@ void runInLockstep(EngineState &s, unsigned prog) {
       peers.push_back(static_cast<CrossReplicaStep *>(replicas[i]->steps[stepAt(*replicas[i])].get()));
     }
     for (EngineState *r : replicas) {
-      Step &step = *r->steps[stepAt(*r)];
-      if (r->profiling) {
-        ++step.executions;
-        if (r->trace.recording) r->trace.record(stepAt(*r));
-      }
-      r->clock += step.cycles;
+      r->countExecution(stepAt(*r));
+      r->clock += r->steps[stepAt(*r)]->cycles;
       ++r->pc;
     }
     const std::string where = "step " + std::to_string(stepAt(s)) + " of " + program;

@@ -23,6 +23,7 @@
 #include "CostModel.hpp"
 #include "ExecutionTrace.hpp"
 #include "GraphState.hpp"
+#include "IpuTimeline.hpp"
 #include "TypeInfo.hpp"
 
 namespace poplar::detail {
@@ -191,6 +192,9 @@ struct EngineState {
   std::uint64_t randomSeed = 0;
   unsigned numThreads = 0; // "emulator.numThreads": the most threads a run uses (0: the whole pool)
   std::uint64_t clock = 0; // estimated cycles since load: the cycleStamp counter
+  // Elapsed cycles of the profiled runs with the IPUs in parallel (several-IPU targets:
+  // steps' estimates are then made when compiling).
+  IpuTimeline timeline;
   bool hasCounters = false; // cycleStamp/cycleCount steps: estimate when compiling
   bool estimated = false;
 
@@ -199,6 +203,15 @@ struct EngineState {
   void noteWrite(const Tensor &t);
   // Fills every step's cost (the model walks tile mappings, so only when needed).
   void estimateCycles();
+  // Counts one execution of `step` in the profile (when profiling): its count, the
+  // trace, the timeline.
+  void countExecution(std::uint32_t step) {
+    if (!profiling) return;
+    Step &st = *steps[step];
+    ++st.executions;
+    if (trace.recording) trace.record(step);
+    if (timeline.active()) timeline.advance(st.cost, st.cycles);
+  }
   void resetMemory();
   // Fills the hardware seeds variable (if the graph has one) from randomSeed.
   void seedHardware();
