@@ -230,6 +230,50 @@ def test_elapsed_cycles_follow_the_per_ipu_timeline():
     assert "Elapsed cycles (estimated)" in profile.summary()
 
 
+def exp_on_ipu0_then(work_on_ipu1):
+    """(the total cycles of each step that ran, in order; the profile) of a long exp on IPU 0
+    followed by work_on_ipu1(graph, stream) built on IPU 1, which reads the stream or not."""
+    dev = pd.ipu_model(tiles=TILES, ipus=2)
+    g = pd.Graph(dev)
+    with pd.ipu(0):
+        a = g.variable(pd.float32, (40000,), name="a")
+    inp = g.host_to_device(pd.float32, (4,), name="inp")
+    with pd.Sequence() as main:
+        with pd.ipu(0):
+            pd.exp(a)
+        with pd.ipu(1):
+            work_on_ipu1(g, inp)
+    with pd.Session(g, main, device=dev) as s:
+        reads = sum(st.kind.startswith("StreamCopy") for st in s.profile.steps)
+        s.run(feeds={inp: np.zeros((reads, 4), np.float32)})
+        profile = s.profile
+    return [st.total_cycles for st in profile.steps if st.executions], profile
+
+
+@needs_profiles
+def test_host_transfers_bring_every_ipu_together_and_loops_run_on_each():
+    def stream_then_loop(g, inp):
+        b = inp.read()
+        with pd.Repeat(3):
+            b += 1.0
+
+    # The stream copy is a host transfer: IPU 1 waits for IPU 0's exp, so nothing overlaps.
+    (exp, *rest), profile = exp_on_ipu0_then(stream_then_loop)
+    assert exp > sum(rest) > 0
+    assert profile.elapsed_cycles == profile.total_cycles == exp + sum(rest)
+
+    def loop(g, inp):
+        b = g.variable(pd.float32, (4,), name="b")
+        with pd.Repeat(3):
+            b += 1.0
+
+    # A loop runs on each IPU by itself: its adds on IPU 1 overlap the exp on IPU 0, and
+    # only the loop's own branch cycles add to the exp's.
+    (exp, repeat, adds), profile = exp_on_ipu0_then(loop)
+    assert profile.total_cycles == exp + repeat + adds
+    assert profile.elapsed_cycles == exp + repeat
+
+
 @needs_profiles
 def test_one_ipu_elapsed_is_the_total():
     dev = pd.ipu_model(tiles=TILES)
