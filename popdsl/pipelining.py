@@ -20,9 +20,10 @@ every forward (fill, then main), then every backward (flush); ``"1f1b"`` (the de
 starts each stage's backwards as soon as they can run, alternating one forward and one
 backward, so at most ``stages - k`` micro-batches wait in stage k. What a backward needs
 of its forward stays in the tensors that forward made (each micro-batch's forward makes
-its own), read by the backward later: the stash. With ``recompute=True`` only a stage's
-inputs are kept and the backward runs the stage's forward again first (the last stage,
-whose backward follows its forward at once, is not recomputed).
+its own), read by the backward later: the stash. With ``recompute=True`` the backward runs
+the stage's forward again from its inputs first and reads only what that made, so only the
+inputs need keeping (the last stage, whose backward follows its forward at once, is not
+recomputed).
 """
 
 from __future__ import annotations
