@@ -1,6 +1,8 @@
 """Pipelined execution over IPUs (popdsl.pipelining): the schedules, a pipelined
 training step against the unpipelined model and a float64 numpy reference, and the
 emulator's elapsed cycles with the IPUs in parallel (src/poplar/IpuTimeline.hpp)."""
+import re
+
 import numpy as np
 import pytest
 
@@ -148,6 +150,16 @@ def test_a_pipelined_step_is_the_unpipelined_one(unpipelined, schedule, recomput
     for name in grads:
         np.testing.assert_allclose(grads[name], grads64[name], rtol=1e-4, atol=1e-6, err_msg=name)
         np.testing.assert_allclose(weights[name], params[name] - 0.1 * grads64[name], rtol=1e-5, atol=1e-6)
+
+
+@needs_profiles
+@pytest.mark.parametrize("recompute", [False, True])
+def test_recomputation_runs_a_stage_forward_again_in_its_backward(recompute):
+    *_, profile = mlp_step(2, "1f1b", recompute)
+    relus = [re.search(r"pipeline/stage0/(\w+)/", st.name).group(1) for st in profile.steps
+             if st.name.endswith("/pd.map RELU(_1)")]
+    again = ["backward0", "backward1"] if recompute else []
+    assert sorted(relus) == again + ["forward0", "forward1"]
 
 
 def three_stage_reference(x, labels, w):
