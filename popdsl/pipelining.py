@@ -113,9 +113,9 @@ def pipeline(stages: Sequence[Stage], micro_batches: int, schedule: str = "1f1b"
     Returns (the mean of the micro-batch losses, on the last stage's IPU; the mean of their
     gradients, one per weight of the stages in order, each on its stage's IPU): the loss
     and gradients of the whole batch, ready for an optimizer step."""
-    stages = list(stages) if isinstance(stages, (list, tuple)) else None
-    if not stages or not all(isinstance(s, Stage) for s in stages):
+    if not isinstance(stages, (list, tuple)) or not stages or not all(isinstance(s, Stage) for s in stages):
         raise BuildError(f"pd.pipeline: stages must be a non-empty list of pd.Stage, got {describe(stages)}")
+    stages = list(stages)
     count = expect_int(micro_batches, "pd.pipeline: micro_batches", 1)
     if not isinstance(recompute, bool):
         raise BuildError(f"pd.pipeline: recompute must be True or False, got {describe(recompute)}")
