@@ -66,6 +66,12 @@ pybind11::dict profileData(const poplar::Engine &engine) {
   d["num_programs"] = p.numPrograms;
   d["variable_bytes_per_tile"] = p.variableBytesPerTile;
   d["constant_bytes_per_tile"] = p.constantBytesPerTile;
+  d["always_live_bytes"] = p.alwaysLiveBytesPerTile;
+  d["kept_by_host_handles_bytes"] = p.keptByHostHandlesBytesPerTile;
+  d["peak_not_always_live_bytes"] = p.peakNotAlwaysLiveBytesPerTile;
+  d["peak_without_handles_bytes"] = p.peakWithoutHandlesBytesPerTile;
+  d["peak_step"] = p.peakStepPerTile;
+  d["peak_step_without_handles"] = p.peakStepWithoutHandlesPerTile;
   d["variable_bytes"] = p.variableBytes;
   d["steps"] = steps;
   d["runs"] = p.runs;

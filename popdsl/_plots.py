@@ -42,6 +42,13 @@ def memory_figure(profile):
     top, bottom = fig.subplots(2, 1, height_ratios=[2.2, 1])
     top.bar(tiles, variables, width=1.0, color="#4c72b0", label="variables")
     top.bar(tiles, constants, width=1.0, bottom=variables, color="#dd8452", label="constants")
+    if mem.always_live_bytes:  # what each tile needs with liveness (Memory.live_tile_bytes)
+        for host_handles, style, label in ((True, ":", "needed with liveness"),
+                                           (False, "-", "needed without host-handle-only variables")):
+            needed = [b / kb for b in mem.live_tile_bytes(host_handles)]
+            if host_handles and needed == totals:
+                continue  # every variable is always live: the bars say it
+            top.step(tiles, needed, where="mid", color="black", linestyle=style, linewidth=1.2, label=label)
     peak = max(totals) if totals else 0
     if peak > 0.25 * limit:
         top.axhline(limit, color="#c44e52", linestyle="--", linewidth=1.5,

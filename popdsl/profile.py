@@ -97,12 +97,29 @@ class Target:
 @dataclasses.dataclass
 class Memory:
     """Bytes per tile of the variables and constants the programs use, and the bytes of
-    each variable by debug name."""
+    each variable by debug name.
+
+    The emulator gives every variable its own memory (``tile_bytes``); Poplar overlaps the
+    variables that are never live at once, so what a tile needs is its constants, its
+    always-live variables and the most its other variables hold at one step
+    (``live_tile_bytes``, the figure ``out_of_memory_tiles`` and ``fits`` judge by). Host
+    handles keep a variable always live; a pd.Session makes one for every tensor it can
+    read, so ``live_tile_bytes(host_handles=False)`` says what the tiles would need in a
+    program that reads back only its weights and streams (variables the programs read
+    before writing, or that have initial values, stay always live either way)."""
     variable_bytes: list
     constant_bytes: list
     bytes_per_tile: int  # the per-tile limit
     variables: dict = dataclasses.field(default_factory=dict)  # debug name -> bytes
     tiles_per_ipu: int = 0  # 0: all tiles on one IPU
+    # Variable bytes per tile by liveness (empty in profiles written before liveness).
+    always_live_bytes: list = dataclasses.field(default_factory=list)
+    kept_by_host_handles_bytes: list = dataclasses.field(default_factory=list)  # part of always_live_bytes
+    peak_not_always_live_bytes: list = dataclasses.field(default_factory=list)
+    peak_without_handles_bytes: list = dataclasses.field(default_factory=list)
+    # The step (an index of Profile.steps) of each tile's peak, -1 where it holds none.
+    peak_step: list = dataclasses.field(default_factory=list)
+    peak_step_without_handles: list = dataclasses.field(default_factory=list)
 
     def by_ipu(self) -> list:
         """Bytes of each IPU's tiles (one replica's IPUs), IPU 0 first."""
@@ -117,8 +134,20 @@ class Memory:
 
     @property
     def tile_bytes(self) -> list:
-        """Bytes per tile: its variables and constants."""
+        """Bytes per tile: its variables and constants, each in its own memory."""
         return [v + c for v, c in zip(self.variable_bytes, self.constant_bytes)]
+
+    def live_tile_bytes(self, host_handles: bool = True) -> list:
+        """Bytes each tile needs with liveness: constants, always-live variables and the
+        peak of the others; host_handles=False: as if host handles kept nothing live."""
+        if not self.always_live_bytes:
+            return self.tile_bytes
+        if host_handles:
+            variables = [a + p for a, p in zip(self.always_live_bytes, self.peak_not_always_live_bytes)]
+        else:
+            variables = [a - k + p for a, k, p in zip(self.always_live_bytes, self.kept_by_host_handles_bytes,
+                                                      self.peak_without_handles_bytes)]
+        return [v + c for v, c in zip(variables, self.constant_bytes)]
 
     @property
     def total_bytes(self) -> int:
@@ -129,9 +158,13 @@ class Memory:
         """[(tile, bytes)] of the n fullest tiles, fullest first."""
         return sorted(enumerate(self.tile_bytes), key=lambda tb: (-tb[1], tb[0]))[:n]
 
-    def out_of_memory_tiles(self) -> list:
-        """The tiles holding more than the target's bytes per tile."""
-        return [t for t, b in enumerate(self.tile_bytes) if b > self.bytes_per_tile]
+    def out_of_memory_tiles(self, host_handles: bool = True) -> list:
+        """The tiles needing more than the target's bytes per tile (``live_tile_bytes``)."""
+        return [t for t, b in enumerate(self.live_tile_bytes(host_handles)) if b > self.bytes_per_tile]
+
+    def fits(self, host_handles: bool = True) -> bool:
+        """Whether every tile's need (``live_tile_bytes``) is within the target's bytes per tile."""
+        return not self.out_of_memory_tiles(host_handles)
 
 
 @dataclasses.dataclass
@@ -167,7 +200,10 @@ class Profile:
             target=Target(t.getTargetArchString(), t.getNumIPUs(), t.getTilesPerIPU(), t.getBytesPerTile(),
                           t.getTileClockFrequency(), t.getNumWorkerContexts(), t.getExchangeBytesPerCycle()),
             memory=Memory(list(data["variable_bytes_per_tile"]), list(data["constant_bytes_per_tile"]),
-                          t.getBytesPerTile(), dict(data["variable_bytes"]), t.getTilesPerIPU()),
+                          t.getBytesPerTile(), dict(data["variable_bytes"]), t.getTilesPerIPU(),
+                          *(list(data[key]) for key in ("always_live_bytes", "kept_by_host_handles_bytes",
+                                                        "peak_not_always_live_bytes", "peak_without_handles_bytes",
+                                                        "peak_step", "peak_step_without_handles"))),
             steps=[Step(index=i, **s) for i, s in enumerate(data["steps"])],
             runs=data["runs"], host_timed=data["host_timed"], num_variables=data["num_variables"],
             num_constants=data["num_constants"], num_compute_sets=data["num_compute_sets"],

@@ -152,3 +152,29 @@ public:
 
 def test_private_fields_and_the_supervisor_target_attribute_compile_and_run():
     np.testing.assert_allclose(run_vertex(PRIVATE_SUPERVISOR, "Triple", [1, -2, 0.5], 3), [3, -6, 1.5])
+
+
+# As popc's libc++ allows (its <algorithm> brings <cstring>): std::memcpy with no <cstring>,
+# the way graphcore/examples' NMS codelets reinterpret a float's bits.
+MEMCPY_WITHOUT_CSTRING = r"""
+#include <algorithm>
+#include <poplar/Vertex.hpp>
+
+class SignBits : public poplar::Vertex {
+public:
+  poplar::Input<poplar::Vector<float>> in;
+  poplar::Output<poplar::Vector<float>> out;
+  bool compute() {
+    for (unsigned i = 0; i < out.size(); ++i) {
+      unsigned bits;
+      std::memcpy(&bits, &in[i], sizeof bits);
+      out[i] = static_cast<float>(bits >> 31);
+    }
+    return true;
+  }
+};
+"""
+
+
+def test_std_memcpy_is_there_with_only_algorithm_included_as_under_popc():
+    np.testing.assert_allclose(run_vertex(MEMCPY_WITHOUT_CSTRING, "SignBits", [1, -2, 0.5, -0.0], 4), [0, 1, 0, 1])

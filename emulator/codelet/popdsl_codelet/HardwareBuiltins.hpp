@@ -6,9 +6,14 @@
 // the emulator. The counter counts host nanoseconds, not IPU cycles; the random bits are
 // uniform, from a per-thread xorshift generator, so they are not the hardware's sequence
 // and not reproducible from run to run.
+//
+// It also brings <cstring>: popc compiles with LLVM's libc++, whose <algorithm> includes it,
+// so codelets written for popc call std::memcpy having included only <algorithm> (the NMS
+// codelets of graphcore/examples do); GCC's libstdc++ does not bring it.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 
 namespace popdsl_codelet {
 

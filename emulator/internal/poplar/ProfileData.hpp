@@ -31,6 +31,13 @@ struct ProfileData {
   unsigned numVariables = 0, numConstants = 0; // those the programs or host handles use
   unsigned numComputeSets = 0, numPrograms = 0;
   std::vector<std::size_t> variableBytesPerTile, constantBytesPerTile;
+  // Variable bytes per tile by liveness (Liveness.hpp): always live, the part of those only
+  // host handles keep live, the peak of the rest over the program, and that peak were the
+  // handle-kept variables freed when unused.
+  std::vector<std::uint64_t> alwaysLiveBytesPerTile, keptByHostHandlesBytesPerTile, peakNotAlwaysLiveBytesPerTile,
+      peakWithoutHandlesBytesPerTile;
+  // The step (an index of `steps`) of each of those two peaks; -1 where a tile holds none.
+  std::vector<std::int64_t> peakStepPerTile, peakStepWithoutHandlesPerTile;
   // (debug name, bytes) of the variables (not constants) the programs or host handles use, one entry
   // per name (variables sharing a name add up), in creation order
   std::vector<std::pair<std::string, std::size_t>> variableBytes;

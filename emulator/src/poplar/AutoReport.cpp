@@ -59,6 +59,12 @@ std::string profileJson(const ProfileData &p, const std::string &summary) {
       << ", \"exchange_bytes_per_cycle\": " << t.getExchangeBytesPerCycle() << "},\n";
   out << " \"memory\": {\"variable_bytes\": " << jsonList(p.variableBytesPerTile)
       << ", \"constant_bytes\": " << jsonList(p.constantBytesPerTile)
+      << ", \"always_live_bytes\": " << jsonList(p.alwaysLiveBytesPerTile)
+      << ", \"kept_by_host_handles_bytes\": " << jsonList(p.keptByHostHandlesBytesPerTile)
+      << ", \"peak_not_always_live_bytes\": " << jsonList(p.peakNotAlwaysLiveBytesPerTile)
+      << ", \"peak_without_handles_bytes\": " << jsonList(p.peakWithoutHandlesBytesPerTile)
+      << ", \"peak_step\": " << jsonList(p.peakStepPerTile)
+      << ", \"peak_step_without_handles\": " << jsonList(p.peakStepWithoutHandlesPerTile)
       << ", \"bytes_per_tile\": " << t.getBytesPerTile() << ", \"variables\": {";
   for (std::size_t i = 0; i < p.variableBytes.size(); ++i)
     out << (i ? ", " : "") << jsonString(p.variableBytes[i].first) << ": " << p.variableBytes[i].second;

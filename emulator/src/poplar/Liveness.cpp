@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <limits>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "EngineState.hpp"
+#include "TypeInfo.hpp"
 
 namespace poplar::detail {
 
@@ -103,14 +105,82 @@ std::vector<VariableLiveness> variableLiveness(const EngineState &s) {
     VariableLiveness live;
     live.var = id;
     const Uses &u = uses[id];
-    live.alwaysLive = u.first == kNoStep || u.readFirst || u.shared || hostUsed.count(id) || !v.data.empty();
-    if (!live.alwaysLive) {
+    const bool pinnedByUse = u.first == kNoStep || u.readFirst || u.shared || !v.data.empty();
+    live.keptByHostHandles = !pinnedByUse && hostUsed.count(id);
+    live.alwaysLive = pinnedByUse || live.keptByHostHandles;
+    if (!pinnedByUse) {
       live.from = u.first;
       live.to = u.last;
       widenOverLoops(live, shape.loops);
     }
     out.push_back(live);
   }
+  return out;
+}
+
+namespace {
+
+// The most bytes each tile holds at one step of the ranged variables, and the first step
+// holding that many (a sweep over the steps where ranges begin and end).
+void peakBytesByTile(const EngineState &s, const std::vector<const VariableLiveness *> &ranged, std::size_t tiles,
+                     std::vector<std::uint64_t> &peak, std::vector<std::int64_t> &peakStep) {
+  struct Change {
+    std::uint32_t step;
+    bool ends;
+    unsigned tile;
+    std::uint64_t bytes;
+  };
+  std::vector<Change> changes;
+  for (const VariableLiveness *live : ranged) {
+    const Variable &v = s.graph->vars->vars[live->var];
+    const std::uint64_t size = typeSize(v.type);
+    for (const auto &range : v.mapping) {
+      const std::uint64_t bytes = (range.second.first - range.first) * size;
+      changes.push_back({live->from, false, range.second.second, bytes});
+      changes.push_back({live->to, true, range.second.second, bytes});
+    }
+  }
+  // At one step, every range that begins is live before any that ends there is freed.
+  std::sort(changes.begin(), changes.end(),
+            [](const Change &a, const Change &b) { return std::tie(a.step, a.ends) < std::tie(b.step, b.ends); });
+  std::vector<std::uint64_t> now(tiles, 0);
+  peak.assign(tiles, 0);
+  peakStep.assign(tiles, -1);
+  for (const Change &c : changes) {
+    if (c.ends) {
+      now[c.tile] -= c.bytes;
+    } else if ((now[c.tile] += c.bytes) > peak[c.tile]) {
+      peak[c.tile] = now[c.tile];
+      peakStep[c.tile] = c.step;
+    }
+  }
+}
+
+} // namespace
+
+TileLiveness tileLiveness(const EngineState &s) {
+  const std::size_t tiles = s.graph->target.getNumTiles();
+  TileLiveness out;
+  out.alwaysLive.assign(tiles, 0);
+  out.keptByHostHandles.assign(tiles, 0);
+  const std::vector<VariableLiveness> all = variableLiveness(s);
+  std::vector<const VariableLiveness *> ranged, rangedWithoutHandles;
+  for (const VariableLiveness &live : all) {
+    if (!live.alwaysLive || live.keptByHostHandles) rangedWithoutHandles.push_back(&live);
+    if (!live.alwaysLive) {
+      ranged.push_back(&live);
+      continue;
+    }
+    const Variable &v = s.graph->vars->vars[live.var];
+    const std::uint64_t size = typeSize(v.type);
+    for (const auto &range : v.mapping) {
+      const std::uint64_t bytes = (range.second.first - range.first) * size;
+      out.alwaysLive[range.second.second] += bytes;
+      if (live.keptByHostHandles) out.keptByHostHandles[range.second.second] += bytes;
+    }
+  }
+  peakBytesByTile(s, ranged, tiles, out.peakNotAlwaysLive, out.peakStep);
+  peakBytesByTile(s, rangedWithoutHandles, tiles, out.peakWithoutHandles, out.peakStepWithoutHandles);
   return out;
 }
 

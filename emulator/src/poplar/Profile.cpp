@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "EngineState.hpp"
+#include "Liveness.hpp"
 #include "TypeInfo.hpp"
 
 namespace poplar {
@@ -127,13 +128,33 @@ void printHistogram(std::ostream &out, const std::vector<std::size_t> &bytes) {
   }
 }
 
+// Bytes each tile needs: its constants, its always-live variables and the most its other
+// variables hold at one step (all allocated bytes when the data has no liveness).
+std::vector<std::size_t> liveBytesPerTile(const ProfileData &p, bool withHostHandles = true) {
+  std::vector<std::size_t> need(p.constantBytesPerTile);
+  if (p.alwaysLiveBytesPerTile.empty()) {
+    for (std::size_t t = 0; t < need.size(); ++t) need[t] += p.variableBytesPerTile[t];
+    return need;
+  }
+  for (std::size_t t = 0; t < need.size(); ++t)
+    need[t] += withHostHandles ? p.alwaysLiveBytesPerTile[t] + p.peakNotAlwaysLiveBytesPerTile[t]
+                               : p.alwaysLiveBytesPerTile[t] - p.keptByHostHandlesBytesPerTile[t] +
+                                     p.peakWithoutHandlesBytesPerTile[t];
+  return need;
+}
+
+std::size_t tilesOver(const std::vector<std::size_t> &bytes, std::size_t limit) {
+  return static_cast<std::size_t>(std::count_if(bytes.begin(), bytes.end(), [&](std::size_t b) { return b > limit; }));
+}
+
 void printMemory(std::ostream &out, const ProfileData &p) {
   Section s(out);
   const auto &constants = p.constantBytesPerTile;
-  std::vector<std::size_t> total(p.variableBytesPerTile.size());
-  for (std::size_t t = 0; t < total.size(); ++t) total[t] = p.variableBytesPerTile[t] + constants[t];
+  const std::vector<std::size_t> total = liveBytesPerTile(p);
   const std::size_t all = std::accumulate(total.begin(), total.end(), std::size_t(0));
   const std::size_t constantBytes = std::accumulate(constants.begin(), constants.end(), std::size_t(0));
+  const auto sum = [](const std::vector<std::uint64_t> &v) { return std::accumulate(v.begin(), v.end(), std::uint64_t(0)); };
+  const std::uint64_t kept = sum(p.keptByHostHandlesBytesPerTile);
   out << "Memory Usage:\n";
   s.line(2, "Total");
   s.line(4, "Including Gaps", withCommas(all) + " B");
@@ -141,9 +162,18 @@ void printMemory(std::ostream &out, const ProfileData &p) {
   s.line(6, "By Data Type");
   s.line(10, "Variables", withCommas(all - constantBytes) + " B");
   s.line(10, "Constants", withCommas(constantBytes) + " B");
-  s.line(6, "By Liveness (no liveness analysis: all always live)");
-  s.line(10, "Always-live", withCommas(all) + " B");
-  s.line(10, "Not-always-live", "0 B");
+  s.line(6, "By Liveness (not-always-live: each tile's peak over the program)");
+  s.line(10, "Always-live", withCommas(constantBytes + sum(p.alwaysLiveBytesPerTile)) + " B");
+  s.line(10, "Not-always-live", withCommas(sum(p.peakNotAlwaysLiveBytesPerTile)) + " B");
+  if (kept) {
+    // pd.Session reads back every tensor it tracks, which keeps them all live; say what a
+    // program reading back only its weights and streams would need.
+    const std::vector<std::size_t> without = liveBytesPerTile(p, false);
+    s.line(10, "Host handles only", withCommas(kept) + " B");
+    s.line(6, "Without host-handle-only variables");
+    s.line(10, "Total", withCommas(std::accumulate(without.begin(), without.end(), std::size_t(0))) + " B");
+    s.line(10, "Tiles out of memory", std::to_string(tilesOver(without, p.target.getBytesPerTile())));
+  }
   const unsigned ipus = p.target.getNumIPUs(), perIpu = p.target.getTilesPerIPU();
   if (ipus > 1) {
     out << "  By IPU (Excluding Gaps):\n";
@@ -161,8 +191,7 @@ void printMemory(std::ostream &out, const ProfileData &p) {
   out << "    Maximum (Excluding Gaps): " << withCommas(total[fullest]) << " ("
       << oneDecimal(total[fullest] / 1024.0) << " K) on tile " << fullest << "\n";
   const std::size_t limit = p.target.getBytesPerTile();
-  out << "    " << std::count_if(total.begin(), total.end(), [&](std::size_t b) { return b > limit; })
-      << " tile(s) out of memory\n";
+  out << "    " << tilesOver(total, limit) << " tile(s) out of memory\n";
   std::vector<std::size_t> order(total.size());
   std::iota(order.begin(), order.end(), std::size_t(0));
   const std::size_t used = static_cast<std::size_t>(std::count_if(total.begin(), total.end(), [](std::size_t b) { return b > 0; }));
@@ -175,7 +204,12 @@ void printMemory(std::ostream &out, const ProfileData &p) {
     out << "    Tile # " << std::left << std::setw(6) << t << std::right << std::setw(12)
         << withCommas(total[t]) << " B  (variables " << withCommas(total[t] - constants[t])
         << " B, constants " << withCommas(constants[t]) << " B, " << percent(total[t], limit)
-        << " of the tile)\n";
+        << " of the tile)";
+    if (t < p.peakStepPerTile.size() && p.peakStepPerTile[t] >= 0) {
+      const ProfileStep &step = p.steps[static_cast<std::size_t>(p.peakStepPerTile[t])];
+      out << ", peak at step " << p.peakStepPerTile[t] << " (" << step.kind << " " << step.name << ")";
+    }
+    out << "\n";
   }
   out << "\n";
 }
@@ -269,6 +303,13 @@ ProfileData getProfileData(const Engine &engine) {
   p.constantBytesPerTile = s.constantTileBytes;
   p.variableBytesPerTile = s.tileBytes;
   for (std::size_t t = 0; t < s.tileBytes.size(); ++t) p.variableBytesPerTile[t] -= s.constantTileBytes[t];
+  TileLiveness live = tileLiveness(s);
+  p.alwaysLiveBytesPerTile = std::move(live.alwaysLive);
+  p.keptByHostHandlesBytesPerTile = std::move(live.keptByHostHandles);
+  p.peakNotAlwaysLiveBytesPerTile = std::move(live.peakNotAlwaysLive);
+  p.peakWithoutHandlesBytesPerTile = std::move(live.peakWithoutHandles);
+  p.peakStepPerTile = std::move(live.peakStep);
+  p.peakStepWithoutHandlesPerTile = std::move(live.peakStepWithoutHandles);
   for (const auto &step : s.steps) {
     ProfileStep ps;
     ps.kind = step->kind;
