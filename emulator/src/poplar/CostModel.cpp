@@ -284,10 +284,11 @@ CycleEstimate CostModel::ipuLinkTransfer(std::uint64_t bytes) const {
   return e;
 }
 
-CycleEstimate CostModel::branch() const {
+CycleEstimate CostModel::branch(const Tensor *predicate) const {
   CycleEstimate e;
   e.sync = syncCycles();
   e.compute = kBranchCycles;
+  if (predicate) spanIpusOf({predicate}, e);
   return e;
 }
 

@@ -52,9 +52,10 @@
 //
 // Elapsed cycles (IpuTimeline.hpp): each IPU runs its own control program, so each
 // step says which IPUs it runs on (CycleEstimate::span): a compute set or a copy on the
-// IPUs whose tiles hold its operands, Repeat and Call on every IPU independently (each
-// counts its own loop), everything else (syncs, host transfers, branches, collectives)
-// on all IPUs together.
+// IPUs whose tiles hold its operands; Repeat and Call on every IPU independently (each
+// counts its own loop); an If, Switch or While condition on the IPUs of its predicate and
+// of the steps it decides about (EngineState::estimateCycles; a Call among them: every
+// IPU); everything else (syncs, host transfers, collectives) on all IPUs together.
 //
 // Memory per tile is the bytes of the variables and constants mapped to it: every
 // variable has its own memory. libpva's report estimates the rest (CodeMemory.hpp) and
@@ -122,8 +123,9 @@ public:
   CycleEstimate functionCodeLoad(std::uint64_t instructions) const;
   // A collective's traffic between replicas: a global sync, then `bytes` over the IPU-Links.
   CycleEstimate ipuLinkTransfer(std::uint64_t bytes) const;
-  // An If, Switch or While condition: broadcast the predicate, then branch.
-  CycleEstimate branch() const;
+  // An If, Switch or While condition: broadcast the predicate, then branch; on every IPU,
+  // or given the predicate, on the IPUs that hold it.
+  CycleEstimate branch(const Tensor *predicate = nullptr) const;
   CycleEstimate loop(std::uint64_t iterations) const;
 
 private:

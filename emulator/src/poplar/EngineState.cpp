@@ -51,7 +51,34 @@ void EngineState::estimateCycles() {
     step->cost = step->estimate(model);
     step->cycles = step->cost.total();
   }
+  if (graph->target.getNumIPUs() > 1) spanBranches();
   estimated = true;
+}
+
+void EngineState::spanBranches() {
+  using Span = CycleEstimate::Span;
+  // Inner scopes first, so that an outer one sees what its inner branches decided.
+  std::vector<BranchScope> scopes = branchScopes;
+  std::stable_sort(scopes.begin(), scopes.end(),
+                   [](const BranchScope &a, const BranchScope &b) { return a.end - a.begin < b.end - b.begin; });
+  for (const BranchScope &scope : scopes) {
+    CycleEstimate &branch = steps[scope.step]->cost;
+    std::set<unsigned> ipus(branch.ipus.begin(), branch.ipus.end());
+    bool everyIpu = branch.span == Span::AllIpus;
+    for (std::uint32_t pc = scope.begin; pc < scope.end && !everyIpu; ++pc) {
+      if (code[pc].op == Op::Call) everyIpu = true; // the function's steps are elsewhere
+      if (code[pc].op != Op::Run) continue;
+      const CycleEstimate &cost = steps[code[pc].arg]->cost;
+      if (cost.span == Span::AllIpus) everyIpu = true;
+      if (cost.span == Span::Ipus) ipus.insert(cost.ipus.begin(), cost.ipus.end());
+    }
+    if (everyIpu) {
+      branch.span = Span::AllIpus;
+      branch.ipus.clear();
+    } else {
+      branch.ipus.assign(ipus.begin(), ipus.end());
+    }
+  }
 }
 
 std::string EngineState::replicasText() const {

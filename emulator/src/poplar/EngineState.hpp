@@ -115,6 +115,12 @@ struct Scalar {
   std::int64_t value() const;
 };
 
+// An If, Switch or While: the step that decides (the predicate's broadcast) and the
+// instructions [begin, end) of the whole program, which it decides about.
+struct BranchScope {
+  std::uint32_t step, begin, end;
+};
+
 enum class Op : std::uint8_t { Run, Jump, JumpIfFalse, JumpIfTrue, LoopInit, LoopNext, Call, Return, Switch, Halt };
 
 struct Instr {
@@ -170,6 +176,7 @@ struct EngineState {
   std::vector<std::uint32_t> loopCounters;
   std::vector<Scalar> scalars;
   std::vector<SwitchTable> switches;
+  std::vector<BranchScope> branchScopes;
   std::map<std::string, StreamState> streams;
   std::map<std::string, std::vector<std::uint8_t>> remoteMemory; // each remote buffer's rows
   // Per function: whether its code is on the tiles (FunctionBuffer.cpp), and the
@@ -203,6 +210,9 @@ struct EngineState {
   void noteWrite(const Tensor &t);
   // Fills every step's cost (the model walks tile mappings, so only when needed).
   void estimateCycles();
+  // Widens each branch step's IPUs to those of the steps it decides about (several-IPU
+  // targets): every IPU that runs one of them needs the predicate.
+  void spanBranches();
   // Counts one execution of `step` in the profile (when profiling): its count, the
   // trace, the timeline.
   void countExecution(std::uint32_t step) {
