@@ -73,6 +73,7 @@ from popdsl.loop_pitfall import LoopCarryWarning  # noqa: E402
 from popdsl.loops import fori_loop  # noqa: E402
 from popdsl.autodiff.custom import custom_grad  # noqa: E402
 from popdsl.autodiff.grad import grad  # noqa: E402
+from popdsl.autodiff.pipelining import Stage, pipeline, pipeline_schedule  # noqa: E402
 from popdsl.instrument import cycle_count, cycle_stamp  # noqa: E402
 from popdsl.linalg import matmul, matmul_acc  # noqa: E402
 from popdsl.reductions import (mean, reduce_all, reduce_any, reduce_logsumexp, reduce_max,  # noqa: E402
@@ -80,7 +81,6 @@ from popdsl.reductions import (mean, reduce_all, reduce_any, reduce_logsumexp, r
 from popdsl.selection import argmax, argmin, gather, topk  # noqa: E402
 from popdsl.ipu_links import ipu_copy  # noqa: E402
 from popdsl.placement import ipu  # noqa: E402
-from popdsl.pipelining import Stage, pipeline, pipeline_schedule  # noqa: E402
 from popdsl.profile import Profile  # noqa: E402
 from popdsl.remote import RemoteBuffer  # noqa: E402
 from popdsl.replication import (all_gather, all_reduce, broadcast, cross_replica_copy, reduce_scatter,  # noqa: E402

@@ -1,4 +1,4 @@
-"""Pipelined execution over IPUs (popdsl.pipelining): the schedules, a pipelined
+"""Pipelined execution over IPUs (popdsl.autodiff.pipelining): the schedules, a pipelined
 training step against the unpipelined model and a float64 numpy reference, and the
 emulator's elapsed cycles with the IPUs in parallel (src/poplar/IpuTimeline.hpp)."""
 import pathlib
