@@ -61,6 +61,13 @@ ExecutableInterface executableInterface(const poplar::Executable &exe);
 // The serialized parts of an executable in canonical form ("target", "graph",
 // "programs", "options"): equal inputs give equal bytes (popdsl's executable cache).
 std::vector<std::pair<std::string, std::string>> executableSections(const poplar::Executable &exe);
+// The same sections of a serialized executable, read without building it (nothing in it
+// is compiled), for comparing a cache entry with the graph before using it.
+std::vector<std::pair<std::string, std::string>> serializedExecutableSections(const std::string &bytes);
+// The names of the codelets deserializing `bytes` would compile and load into this
+// process (the emulator compiles codelets on the host), read without compiling any;
+// nullopt where the backend's executables hold no host code (the SDK's hold IPU code).
+std::optional<std::vector<std::string>> serializedExecutableCodelets(const std::string &bytes);
 
 // The element type and number of elements of an engine's host read (`read`) or write
 // handle, where the backend can tell (the SDK cannot: its Engine does not say), to check

@@ -30,6 +30,14 @@ std::vector<std::pair<std::string, std::string>> executableSections(const poplar
   return poplar::detail::executableSections(exe);
 }
 
+std::vector<std::pair<std::string, std::string>> serializedExecutableSections(const std::string &bytes) {
+  return poplar::detail::serializedExecutableSections(bytes);
+}
+
+std::optional<std::vector<std::string>> serializedExecutableCodelets(const std::string &bytes) {
+  return poplar::detail::serializedExecutableCodelets(bytes);
+}
+
 std::optional<HostTensor> hostTensor(const poplar::Engine &engine, const std::string &handle, bool read) {
   HostTensor t;
   if (!poplar::detail::hostTensor(engine, handle, read, t.type, t.numElements)) return std::nullopt;

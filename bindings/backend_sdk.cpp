@@ -19,6 +19,13 @@ std::vector<std::pair<std::string, std::string>> executableSections(const poplar
   throw NeedsEmulatorBackend("the executable cache (canonical executable sections, poplar._executableSections)");
 }
 
+std::vector<std::pair<std::string, std::string>> serializedExecutableSections(const std::string &) {
+  throw NeedsEmulatorBackend("the executable cache (canonical executable sections, poplar._serializedSections)");
+}
+
+// The SDK's executables hold IPU code: deserializing one loads nothing into this process.
+std::optional<std::vector<std::string>> serializedExecutableCodelets(const std::string &) { return std::nullopt; }
+
 std::optional<HostTensor> hostTensor(const poplar::Engine &, const std::string &, bool) {
   return std::nullopt;
 }

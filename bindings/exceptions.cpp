@@ -2,21 +2,53 @@
 // the error codes and recovery actions that device errors carry.
 #include <poplar/exceptions.hpp>
 
+#include <cstring>
+
 #include "bindings.hpp"
 
 namespace popdsl_bindings {
 
+namespace {
+
+// Raises `type` with `message`, whose bytes that are not UTF-8 are escaped (\xff): Poplar's
+// messages quote names read from files (a damaged executable's kernel kind), which must
+// not turn the error into a UnicodeDecodeError (pybind11's register_exception decodes
+// strictly).
+void raiseEscaped(py::handle type, const char *message) {
+  PyObject *text = PyUnicode_DecodeUTF8(message, static_cast<Py_ssize_t>(std::strlen(message)), "backslashreplace");
+  PyErr_SetObject(type.ptr(), text);
+  Py_XDECREF(text);
+}
+
+// py::register_exception, raising through raiseEscaped.
+template <typename CppException>
+py::exception<CppException> &registerError(py::module_ &m, const char *name, py::handle base) {
+  PYBIND11_CONSTINIT static py::gil_safe_call_once_and_store<py::exception<CppException>> storage;
+  storage.call_once_and_store_result([&]() { return py::exception<CppException>(m, name, base); });
+  py::register_exception_translator([](std::exception_ptr p) {
+    if (!p) return;
+    try {
+      std::rethrow_exception(p);
+    } catch (const CppException &e) {
+      raiseEscaped(storage.get_stored(), e.what());
+    }
+  });
+  return storage.get_stored();
+}
+
+} // namespace
+
 void bindExceptions(py::module_ &m) {
   using namespace poplar;
   // Bases are registered before their subclasses: pybind11 tries the newest first.
-  auto base = py::register_exception<poplar_error>(m, "poplar_error", PyExc_RuntimeError);
-  auto runtime = py::register_exception<runtime_error>(m, "runtime_error", base);
-  py::register_exception<application_runtime_error>(m, "application_runtime_error", runtime);
-  auto system = py::register_exception<system_runtime_error>(m, "system_runtime_error", runtime);
-  py::register_exception<recoverable_runtime_error>(m, "recoverable_runtime_error", system);
-  py::register_exception<unrecoverable_runtime_error>(m, "unrecoverable_runtime_error", system);
-  py::register_exception<unknown_runtime_error>(m, "unknown_runtime_error", system);
-#define POPDSL_ERROR(NAME) py::register_exception<NAME>(m, #NAME, base);
+  auto &base = registerError<poplar_error>(m, "poplar_error", PyExc_RuntimeError);
+  auto &runtime = registerError<runtime_error>(m, "runtime_error", base);
+  registerError<application_runtime_error>(m, "application_runtime_error", runtime);
+  auto &system = registerError<system_runtime_error>(m, "system_runtime_error", runtime);
+  registerError<recoverable_runtime_error>(m, "recoverable_runtime_error", system);
+  registerError<unrecoverable_runtime_error>(m, "unrecoverable_runtime_error", system);
+  registerError<unknown_runtime_error>(m, "unknown_runtime_error", system);
+#define POPDSL_ERROR(NAME) registerError<NAME>(m, #NAME, base);
   POPDSL_ERROR(graph_program_compilation_error)
   POPDSL_ERROR(graph_object_creation_error)
   POPDSL_ERROR(graph_object_load_error)

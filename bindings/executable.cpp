@@ -23,6 +23,17 @@ std::vector<poplar::program::Program> programList(py::handle progs, const char *
   }
 }
 
+namespace {
+
+// A name read from an executable as a str, its bytes that are not UTF-8 escaped (\xff):
+// a damaged file must not make py::str raise UnicodeDecodeError.
+py::str escapedName(const std::string &name) {
+  return py::reinterpret_steal<py::str>(
+      PyUnicode_DecodeUTF8(name.data(), static_cast<Py_ssize_t>(name.size()), "backslashreplace"));
+}
+
+} // namespace
+
 poplar::ProgressFunc progressFunction(py::object progress) {
   if (progress.is_none()) return {};
   return progress.cast<std::function<void(int, int)>>();
@@ -52,15 +63,38 @@ void bindExecutable(py::module_ &m) {
           return sections;
         },
         "Emulator: the canonical serialized sections (target, graph, programs, options), for cache keys");
+  m.def("_serializedSections",
+        [](py::bytes data) {
+          py::dict sections;
+          for (const auto &s : backend::serializedExecutableSections(std::string(data)))
+            sections[py::str(s.first)] = py::bytes(s.second);
+          return sections;
+        },
+        py::arg("data"),
+        "Emulator: the canonical sections of a serialized executable, read without building it (nothing in it "
+        "is compiled)");
+  m.def("_serializedCodelets",
+        [](py::bytes data) -> py::object {
+          const auto names = backend::serializedExecutableCodelets(std::string(data));
+          if (!names) return py::none();
+          py::list out;
+          for (const std::string &name : *names) out.append(escapedName(name));
+          return out;
+        },
+        py::arg("data"),
+        "The names of the codelets Executable.deserialize(data) would compile and load into this process, read "
+        "without compiling any (names not UTF-8 are escaped); None on the sdk backend, whose executables hold "
+        "IPU code");
   m.def("_executableInterface",
         [](const Executable &exe) -> py::object {
           const backend::ExecutableInterface interface = backend::executableInterface(exe);
           if (!interface.available) return py::none();
           py::dict streams, hostFunctions;
           for (const auto &s : interface.streams)
-            streams[py::str(s.handle())] = py::make_tuple(s.elementType(), s.numElements(),
+            streams[escapedName(s.handle())] = py::make_tuple(s.elementType(), s.numElements(),
                                                           s.type() == poplar::DataStreamType::HostToDeviceFIFO);
-          for (const auto &f : interface.hostFunctions) hostFunctions[py::str(f.handle)] = py::make_tuple(f.ins, f.outs);
+          for (const auto &f : interface.hostFunctions)
+            hostFunctions[escapedName(f.handle)] = py::make_tuple(f.ins, f.outs);
           return py::make_tuple(streams, hostFunctions);
         },
         "Emulator: the executable's data streams (handle -> (element type, number of elements, to device)) and "

@@ -1,8 +1,9 @@
 """Command line: `python -m popdsl profile [--out DIR] script.py [script args]`,
-`python -m popdsl run --instances I [--replicas N] [--hosts h1,h2] script.py [args]`, `python -m popdsl
-info`, `python -m popdsl sdk --prefix|--enable`, `python -m popdsl docs [--out DIR]`, `python -m popdsl
-stubs [--out DIR]` and `python -m popdsl popc [popc's options]` (the codelet compiler of the SDK-shaped
-prefix, <prefix>/bin/popc)."""
+`python -m popdsl run --instances I [--replicas N] [--hosts h1,h2] script.py [args]` (each instance
+runs `python -m popdsl instance script.py [args]`), `python -m popdsl info`, `python -m popdsl sdk
+--prefix|--enable`, `python -m popdsl docs [--out DIR]`, `python -m popdsl stubs [--out DIR]` and
+`python -m popdsl popc [popc's options]` (the codelet compiler of the SDK-shaped prefix,
+<prefix>/bin/popc)."""
 import argparse
 import json
 import os
@@ -42,16 +43,18 @@ def profile(script: str, out: str, script_args: list) -> int:
     return 0
 
 
-def launch(instances: int, replicas, hosts, script: str, script_args: list) -> int:
-    """poprun's role: runs `script` as `instances` processes over mpiexec (the one next to this
-    Python first: the mpich wheel's), each line of output tagged with its instance. Each
-    instance runs under ``python -m mpi4py``, so one that raises or exits non-zero aborts the
-    whole run (MPI_Abort) instead of leaving the others waiting."""
+def launch(instances: int, replicas, hosts, script: str, script_args: list, mpiexec: str = None) -> int:
+    """poprun's role: runs `script` as `instances` processes over `mpiexec` (by default the one
+    next to this Python, the mpich wheel's, else the one on PATH), each line of output tagged
+    with its instance (MPICH's "[instance R] ", Open MPI's "[1,R]<stdout>:"). Each instance runs
+    as ``python -m popdsl instance script``, which joins the run before the script starts, so
+    one that raises or exits non-zero, at any line, aborts the whole run (MPI_Abort) instead of
+    leaving the others waiting."""
     import shutil
 
-    mpiexec = os.path.join(os.path.dirname(sys.executable), "mpiexec")
-    if not os.path.exists(mpiexec):
-        mpiexec = shutil.which("mpiexec")
+    if mpiexec is None:
+        beside = os.path.join(os.path.dirname(sys.executable), "mpiexec")
+        mpiexec = beside if os.path.exists(beside) else shutil.which("mpiexec")
     if mpiexec is None:
         print("popdsl run: no mpiexec found; install MPI with pip install 'popdsl[test]' (mpich, mpi4py) "
               "or use the system's MPI", file=sys.stderr)
@@ -66,10 +69,19 @@ def launch(instances: int, replicas, hosts, script: str, script_args: list) -> i
                   file=sys.stderr)
             return 2
         env["POPDIST_NUM_TOTAL_REPLICAS"] = str(replicas)
-    command = [mpiexec, "-n", str(instances), "-prepend-pattern", "[instance %r] "]
-    if hosts:
-        command += ["-hosts", hosts]
-    command += [sys.executable, "-u", "-m", "mpi4py", script, *script_args]
+    try:
+        version = subprocess.run([mpiexec, "--version"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError) as e:
+        print(f"popdsl run: {mpiexec} --version failed ({e}): is it an MPI launcher?", file=sys.stderr)
+        return 2
+    if "Open MPI" in version or "OpenRTE" in version:  # its own options; --host names slots: h1:2,h2:2
+        command = [mpiexec, "-n", str(instances), "--tag-output"] + (["--host", hosts] if hosts else [])
+        if replicas is not None:  # Open MPI passes on only the variables it is told to (hydra: all)
+            command += ["-x", "POPDIST_NUM_TOTAL_REPLICAS"]
+    else:  # MPICH's hydra
+        command = [mpiexec, "-n", str(instances), "-prepend-pattern", "[instance %r] "] + (
+            ["-hosts", hosts] if hosts else [])
+    command += [sys.executable, "-u", "-m", "popdsl", "instance", script, *script_args]
     return subprocess.call(command, env=env)
 
 
@@ -202,7 +214,12 @@ def main(argv=None) -> int:
     p = commands.add_parser("run", help="run a script as several instances over MPI (poprun's role)")
     p.add_argument("--instances", type=int, required=True, help="how many processes")
     p.add_argument("--replicas", type=int, help="the global replica count (pd.distributed.replicas())")
-    p.add_argument("--hosts", help="comma-separated host names (MPICH's -hosts)")
+    p.add_argument("--hosts", help="comma-separated host names (MPICH's -hosts, Open MPI's --host)")
+    p.add_argument("--mpiexec", help="the MPI launcher to use (default: the one beside this Python, else on PATH)")
+    p.add_argument("script")
+    p.add_argument("script_args", nargs=argparse.REMAINDER)
+    p = commands.add_parser("instance", help="run a script as this process's instance of a run (what `run` "
+                                             "starts under mpiexec)")
     p.add_argument("script")
     p.add_argument("script_args", nargs=argparse.REMAINDER)
     p = commands.add_parser("sdk", help="the SDK-shaped prefix for C++ programs and CMake projects")
@@ -217,7 +234,10 @@ def main(argv=None) -> int:
     p.add_argument("--out", default=None, help="the directory to write _core/*.pyi into (default: the package)")
     args = parser.parse_args(argv)
     if args.command == "run":
-        return launch(args.instances, args.replicas, args.hosts, args.script, args.script_args)
+        return launch(args.instances, args.replicas, args.hosts, args.script, args.script_args, args.mpiexec)
+    if args.command == "instance":
+        popdsl.distributed.run_script(args.script, args.script_args)
+        return 0
     if args.command == "info":
         return info()
     if args.command == "docs":

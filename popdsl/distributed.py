@@ -12,7 +12,8 @@ The instance count and index come from poprun/popdist's variables (POPDIST_NUM_I
 POPDIST_INSTANCE_INDEX) where set, else MPI's own (Open MPI's OMPI_COMM_WORLD_SIZE/RANK,
 MPICH/hydra's PMI_SIZE/PMI_RANK). Data travels over MPI (mpi4py); an instance that raises or
 calls sys.exit with a non-zero status ends the whole run (MPI_Abort) after printing its error,
-so the others never wait for it.
+and one that ends while others wait in a collective makes them raise, naming it, so no
+instance ever waits for one that is gone.
 
 ``run_in_threads(fn, instances)`` runs `fn` as instances on threads of one process (an
 in-memory transport): tests of multi-instance behaviour that need no launcher.
@@ -24,6 +25,7 @@ import atexit
 import builtins
 import io
 import os
+import runpy
 import sys
 import threading
 import traceback
@@ -43,7 +45,7 @@ _LAUNCHER_VARIABLES = (("POPDIST_NUM_INSTANCES", "POPDIST_INSTANCE_INDEX"),
 
 __all__ = ["InstancesFailed", "num_instances", "instance_index", "is_main", "replica_range", "replicas",
            "engine_options", "all_gather", "all_reduce", "broadcast", "barrier", "broadcast_bytes", "shard",
-           "shared_seed", "print_once", "save_once", "compile_once", "run_in_threads"]
+           "shared_seed", "print_once", "save_once", "compile_once", "run_in_threads", "run_script"]
 
 
 class InstancesFailed(RuntimeError):
@@ -63,29 +65,76 @@ class _Single:
         return [mine]
 
 
+# The first byte of each instance's part of an exchange over MPI: a collective's contribution,
+# or the last exchange an instance makes as it exits, which tells any instance still waiting
+# in a collective that this one is gone.
+_CONTRIBUTION, _LEAVING = b"c", b"l"
+
+
 class _Mpi:
     """The instances of an MPI job: mpi4py's COMM_WORLD, handed to the emulator's engines too."""
 
     def __init__(self, size: int, rank: int, source: str):
+        if ("OMPI_COMM_WORLD_SIZE" in os.environ and "mpi4py.MPI" not in sys.modules
+                and not {"MPI4PY_LIBMPI", "MPI4PY_MPIABI"} & set(os.environ)):
+            # Open MPI's launch (mpirun, poprun): mpi4py's wheel would load the libmpi it finds
+            # first beside this Python (the mpich wheel's), which is not the launcher's.
+            os.environ["MPI4PY_LIBMPI"] = "libmpi.so.40"
         try:
             from mpi4py import MPI
         except ImportError as e:
             raise RuntimeError(f"popdsl.distributed: {source} say this is instance {rank} of {size}, but mpi4py "
                                f"cannot be imported ({e}); install it with pip install 'popdsl[test]' or "
                                f"pip install mpi4py mpich") from None
-        self.comm = MPI.COMM_WORLD
+        self.mpi, self.comm = MPI, MPI.COMM_WORLD
         if (self.comm.Get_size(), self.comm.Get_rank()) != (size, rank):
             raise RuntimeError(f"popdsl.distributed: {source} say instance {rank} of {size}, but MPI's "
                                f"COMM_WORLD has rank {self.comm.Get_rank()} of {self.comm.Get_size()} "
                                f"(was the script started by mpiexec of the MPI that mpi4py uses?)")
         self.size, self.rank = size, rank
-        poplar._setProcessInstanceExchange(size, rank, self.allgather)
+        self.gone: Optional[str] = None  # why no exchange can complete any more
+        poplar._setProcessInstanceExchange(size, rank, self.device_allgather)
         # Dropped before Python finalizes: the exchange holds a Python function.
         atexit.register(poplar._setProcessInstanceExchange, size, rank, None)
-        _abort_on_failure(self.comm, rank)
+        # At exit, last registered first: a failed status aborts every instance, else this one
+        # leaves the run; then mpi4py's MPI_Finalize, registered at its import.
+        atexit.register(self.leave)
+        _abort_on_failure(self)
 
-    def allgather(self, mine: bytes) -> List[bytes]:
-        return self.comm.allgather(bytes(mine))
+    def allgather(self, mine: bytes, waiting_in: str = "a host collective (pd.distributed)") -> List[bytes]:
+        if self.gone is not None:
+            raise RuntimeError(self.gone)
+        gathered = self.comm.allgather(_CONTRIBUTION + bytes(mine))
+        left = [k for k, part in enumerate(gathered) if part[:1] == _LEAVING]
+        if left:
+            self.gone = (f"pd.distributed: instance {self.rank} waits in {waiting_in}, but instance(s) "
+                         f"{', '.join(map(str, left))} of {self.size} ended before reaching it (its script returned "
+                         f"or exited): every instance must make the same collectives")
+            raise RuntimeError(self.gone)
+        return [part[1:] for part in gathered]
+
+    def device_allgather(self, mine: bytes) -> List[bytes]:
+        return self.allgather(mine, "a device collective (Engine::run)")
+
+    def leave(self) -> None:
+        """The last exchange, at exit: instances waiting in a collective learn that this one is gone."""
+        if self.gone is not None or self.mpi.Is_finalized():  # the others know, or the script ended MPI
+            return
+        gathered = self.comm.allgather(_LEAVING)
+        waiting = [str(k) for k, part in enumerate(gathered) if part[:1] != _LEAVING]
+        if waiting:
+            sys.stderr.write(f"[instance {self.rank}] ended while instance(s) {', '.join(waiting)} wait in a "
+                             f"collective: they stop with an error naming instance {self.rank}\n")
+            sys.stderr.flush()
+
+    def end_with(self, status: Any) -> None:
+        """Ends every instance (MPI_Abort) when `status`, a SystemExit code, is a failure."""
+        if status is None or status == 0:
+            return
+        code = status if isinstance(status, int) else 1  # sys.exit("message") exits with 1
+        sys.stderr.write(f"[instance {self.rank}] exiting with status {code}: MPI_Abort ends every instance\n")
+        sys.stderr.flush()
+        self.comm.Abort(code)
 
 
 class _Threaded:
@@ -98,15 +147,16 @@ class _Threaded:
         return self.group.allGather(self.rank, bytes(mine))
 
 
-def _abort_on_failure(comm, rank: int) -> None:
+def _abort_on_failure(instance: _Mpi) -> None:
     """An uncaught exception (its traceback printed first) or ``sys.exit(n)`` with n != 0 on
     the main thread ends every instance (MPI_Abort): the others would otherwise wait for this
     one forever, in a collective or in MPI_Finalize. (Python's exit status is out of reach
-    at exit, so sys.exit records it on its way; a bare ``raise SystemExit(n)`` is not seen.)"""
+    at exit, so sys.exit records it on its way; a bare ``raise SystemExit(n)`` is seen by
+    run_script, else only as _Mpi.leave's, by instances waiting for this one.)"""
     def hook(kind, value, tb):
-        sys.stderr.write(f"[instance {rank}] " + "".join(traceback.format_exception(kind, value, tb)))
+        sys.stderr.write(f"[instance {instance.rank}] " + "".join(traceback.format_exception(kind, value, tb)))
         sys.stderr.flush()
-        comm.Abort(1)
+        instance.comm.Abort(1)
 
     plain_exit = sys.exit
     status = []
@@ -116,18 +166,9 @@ def _abort_on_failure(comm, rank: int) -> None:
             status.append(code)
         plain_exit(code)
 
-    def at_exit():
-        code = status[-1] if status else None
-        if code is None or code == 0:
-            return
-        code = code if isinstance(code, int) else 1  # sys.exit("message") exits with 1
-        sys.stderr.write(f"[instance {rank}] exiting with status {code}: MPI_Abort ends every instance\n")
-        sys.stderr.flush()
-        comm.Abort(code)
-
     sys.excepthook = hook
     sys.exit = recording_exit
-    atexit.register(at_exit)
+    atexit.register(lambda: instance.end_with(status[-1] if status else None))
 
 
 def _from_environment():
@@ -317,7 +358,8 @@ def run_in_threads(fn: Callable[[], Any], instances: int, timeout: float = 60.0)
     backend only): inside, num_instances() and instance_index() say which, and sessions and host
     collectives cross the threads as they would cross processes. Returns each instance's result;
     raises InstancesFailed when any raised (the others are released, never left waiting). An
-    exchange that waits `timeout` seconds for an instance fails."""
+    exchange that an instance which has returned or raised will never reach fails at once,
+    naming it; one that waits `timeout` seconds for an instance fails."""
     if _backend == "sdk":
         raise NotImplementedError("pd.distributed.run_in_threads needs popdsl's emulator backend")
     if not isinstance(instances, int) or instances < 1:
@@ -331,6 +373,8 @@ def run_in_threads(fn: Callable[[], Any], instances: int, timeout: float = 60.0)
         group.use(k)
         try:
             results[k] = fn()
+            # Done: an instance still waiting for this one in an exchange would wait in vain.
+            group.abort(f"instance {k} ended (its function returned) before reaching the exchange")
         except BaseException as e:  # reported by the caller; the others must not wait for this one
             errors[k] = e
             group.abort(f"instance {k} raised {type(e).__name__}: {e}")
@@ -346,3 +390,20 @@ def run_in_threads(fn: Callable[[], Any], instances: int, timeout: float = 60.0)
     if any(e is not None for e in errors):
         raise InstancesFailed(errors)
     return results
+
+
+# --- as the launcher starts each instance ------------------------------------------------------
+def run_script(script: str, args: List[str]) -> None:
+    """Runs `script` with `args` as ``python script.py args`` would, as this process's instance:
+    what ``python -m popdsl run`` starts under mpiexec. The instance joins the run before the
+    script's first line, so that however the script ends (an exception, ``raise SystemExit(n)``,
+    a failure before it imports popdsl) the run ends with it, never waiting for it."""
+    instance = _instances()
+    sys.argv = [script, *args]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except SystemExit as e:  # other exceptions reach sys.excepthook, which aborts under MPI
+        if isinstance(instance, _Mpi):
+            instance.end_with(e.code)
+        raise

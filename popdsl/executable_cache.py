@@ -2,24 +2,30 @@
 stored under a hash of their canonical sections (target, graph, programs, options).
 
 Entries are files other machines and processes may have written (shared or copied cache
-directories): one is used only when its sections are the ones just compiled, and one
-that is truncated, unreadable or for another graph is compiled again, with a log line
-saying why. Writers write a private temporary file and rename it into place, so
-concurrent writers never leave a half-written entry."""
+directories): one is used only when its sections are the ones just compiled, compared
+before anything in it is built, so an entry's codelets are only ever the graph's own
+(nothing planted in a cache directory is compiled or loaded); one that is truncated,
+unreadable, not a regular file or for another graph is compiled again, with a log line
+saying why. Writers write a private temporary file (exclusive: a planted link is not
+followed) and rename it into place, so concurrent writers never leave a half-written entry."""
 import hashlib
 import json
 import logging
 import os
+import struct
 import tempfile
 import time
 
 from popdsl._core import backend as _core_backend
 from popdsl._core import poplar
+from popdsl.untrusted_files import UnreadableFile, read_marked_file
 
 log = logging.getLogger("popdsl")
 
 ENTRY_SUFFIX = ".popexe"
 SECTION_ORDER = ("target", "graph", "programs", "options")
+# How a serialized executable starts: the length of its magic string, then the string.
+EXECUTABLE_MARKER = struct.pack("<Q", 17) + b"POPDSL-EXECUTABLE"
 
 
 def compile_or_load(raw_graph, programs, options, cache_dir, program_names):
@@ -57,15 +63,17 @@ def compile_or_load(raw_graph, programs, options, cache_dir, program_names):
 
 def _read_entry(path, sections):
     """(the executable, None) when the entry at `path` holds exactly `sections`, else
-    (None, what is wrong with it)."""
+    (None, what is wrong with it). The entry is compared before it is deserialized: its
+    codelets, compiled then, are the graph's own."""
     try:
-        with open(path, "rb") as f:
-            cached = poplar.Executable.deserialize(f.read())
-    except (OSError, poplar.poplar_error) as e:
+        data = read_marked_file(path, EXECUTABLE_MARKER, "a popdsl executable")
+        if poplar._serializedSections(data) != sections:
+            return None, "is not for this graph (its sections differ from the executable just compiled)"
+        return poplar.Executable.deserialize(data), None
+    except UnreadableFile as e:
+        return None, str(e)
+    except poplar.poplar_error as e:
         return None, f"cannot be read ({e})"
-    if poplar._executableSections(cached) != sections:
-        return None, "is not for this graph (its sections differ from the executable just compiled)"
-    return cached, None
 
 
 def _write_atomically(path, data: bytes):
@@ -93,9 +101,8 @@ def _why_recompiled(cache_dir, digests, program_names) -> str:
     for file in os.listdir(cache_dir):
         if file.endswith(".json"):
             try:
-                with open(os.path.join(cache_dir, file)) as f:
-                    entry = json.load(f)
-            except (OSError, ValueError):
+                entry = json.loads(read_marked_file(os.path.join(cache_dir, file), b"{", "a cache record"))
+            except ValueError:  # unreadable (UnreadableFile) or not JSON
                 continue
             if isinstance(entry, dict) and isinstance(entry.get("digests"), dict):
                 entries.append(entry)

@@ -16,6 +16,7 @@ from popdsl.debug import BuildError, describe
 from popdsl.dtypes import float32
 from popdsl.ops import cast, logical_and, map as _map, map_
 from popdsl.reductions import reduce_all
+from popdsl.replication import all_reduce
 from popdsl.tensor import Tensor, expect_tensor
 
 __all__ = ["LossScale"]
@@ -50,11 +51,13 @@ class LossScale:
         scale = self._scale_tensor(g.graph).reshape([1] * g.ndim)
         return (g if g.dtype == float32 else cast(g, float32)) / scale
 
-    def guard(self, grads: Sequence[Tensor]) -> ContextManager[object]:
+    def guard(self, grads: Sequence[Tensor], across_replicas: bool = False) -> ContextManager[object]:
         """A context for the update: with a dynamic scale, an If on every gradient being finite
         (the scale grows after growth_interval of them) with an Else that backs the scale off;
-        with a static one, the update runs unguarded."""
-        return _Guard(self, grads)
+        with a static one, the update runs unguarded. across_replicas: the gradients differ
+        between the replicas (chunks of gradients sharded over them), so every replica's must
+        be finite and all replicas take the same branch."""
+        return _Guard(self, grads, across_replicas)
 
     def _scale_tensor(self, graph) -> Tensor:
         if self.tensor is None:
@@ -64,13 +67,13 @@ class LossScale:
             raise BuildError(f"pd.optim.LossScale {self.name!r} belongs to another graph")
         return self.tensor
 
-    def _all_finite(self, grads) -> Tensor:
-        """bool [1]: no inf or NaN in any of grads."""
+    def _all_finite(self, grads, across_replicas: bool) -> Tensor:
+        """bool [1]: no inf or NaN in any of grads (of any replica's, across_replicas)."""
         flags = [reduce_all(_map(pe.IsFinite, g).flatten(), 0).reshape(1) for g in grads]
         ok = flags[0]
         for flag in flags[1:]:
             ok = logical_and(ok, flag)
-        return ok
+        return all_reduce(ok, op="and") if across_replicas else ok
 
     def _grow(self):
         """After a finite step: count it, and every growth_interval of them grow the scale."""
@@ -89,14 +92,16 @@ class LossScale:
 class _Guard:
     """LossScale.guard's context manager."""
 
-    def __init__(self, scaler: LossScale, grads):
+    def __init__(self, scaler: LossScale, grads, across_replicas: bool):
         self.scaler, self.grads, self.branch = scaler, list(grads), None
+        self.across_replicas = across_replicas
 
     def __enter__(self):
         if not self.scaler.dynamic:
             return self
         self.scaler._scale_tensor(self.grads[0].graph)
-        self.branch = If(self.scaler._all_finite(self.grads), name=f"optim/{self.scaler.name}/finite")
+        self.branch = If(self.scaler._all_finite(self.grads, self.across_replicas),
+                         name=f"optim/{self.scaler.name}/finite")
         self.branch.__enter__()
         return self
 

@@ -10,8 +10,8 @@ field before anything uses it: a damaged or foreign file raises SessionError nam
 file and what is wrong, and no manifest can give a tensor a dtype that is not a device
 element type (object arrays above all)."""
 import json
-import os
-import stat
+import math
+import re
 import struct
 
 import numpy as np
@@ -19,6 +19,7 @@ import numpy as np
 from popdsl import _core
 from popdsl._core import poplar
 from popdsl.dtypes import as_type
+from popdsl.untrusted_files import UnreadableFile, read_marked_file
 
 MAGIC = b"POPDSL-SESSION\n"
 # 2: replicated sessions ("replicas", streams' "broadcast"); 3: saved weights; 4: the replicas
@@ -47,16 +48,9 @@ def read(path):
     """(manifest, weights: handle -> host array, executable bytes) of the saved session at
     `path`, checked field by field."""
     try:
-        # A FIFO would block the read for ever and a device (/dev/zero) never ends: only a
-        # regular file is read, and only after its first bytes are the marker.
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            raise SavedSessionError("is not a regular file (a directory, FIFO or device cannot hold a session)")
-        with open(path, "rb") as f:
-            if f.read(len(MAGIC)) != MAGIC:
-                raise SavedSessionError("is not a saved popdsl session (it does not start with popdsl's marker)")
-            data = MAGIC + f.read()
-    except OSError as e:
-        raise SavedSessionError(f"cannot be read: {e.strerror}") from None
+        data = read_marked_file(path, MAGIC, "a saved popdsl session")
+    except UnreadableFile as e:
+        raise SavedSessionError(str(e)) from None
     start = len(MAGIC) + _LENGTH.size
     if len(data) < start:
         raise SavedSessionError(f"is truncated: {len(data)} bytes, not even the manifest's length")
@@ -92,11 +86,12 @@ def _weights(manifest: dict, data: bytes, begin: int):
         t = tensors[handle]
         shape = ((stop - first,) if replicas > 1 else ()) + tuple(t["shape"])
         dtype = np.dtype(t["dtype"])
-        size = int(np.prod(shape)) * dtype.itemsize
+        count = math.prod(shape)  # a Python int: numpy's product could wrap
+        size = count * dtype.itemsize
         if begin + size > len(data):
             raise SavedSessionError(f"is truncated: the saved values of tensor {t['name']!r} need {size} bytes, "
                                     f"{len(data) - begin} follow")
-        weights[handle] = np.frombuffer(data, dtype, int(np.prod(shape)), begin).reshape(shape).copy()
+        weights[handle] = np.frombuffer(data, dtype, count, begin).reshape(shape).copy()
         begin += size
     return weights, begin
 
@@ -106,21 +101,32 @@ def weight_replicas(manifest: dict):
     return manifest.get("weight_replicas", [0, manifest["replicas"]])
 
 
+# JSON can spell lone surrogates ("\udcff"), which UTF-8, and so no C++ name, can hold.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _is_name(value):
-    return isinstance(value, str)
+    return isinstance(value, str) and not _SURROGATE.search(value)
 
 
 def _is_flag(value):
     return isinstance(value, bool)
 
 
+# No tensor, stream or argument holds more elements (nor any of its dimensions): the
+# product is a Python int, so a crafted shape cannot wrap around to a small count.
+MAX_ELEMENTS = 2 ** 48
+# The emulator's limit on tiles in all (so on replicas).
+MAX_TILES = 2 ** 20
+
+
 def _is_shape(value):
-    return isinstance(value, list) and all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 2 ** 48
-                                           for n in value)
+    return (isinstance(value, list) and all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n < MAX_ELEMENTS
+                                            for n in value) and math.prod(value) < MAX_ELEMENTS)
 
 
 def _is_device_dtype(value):
-    if not isinstance(value, str):
+    if not _is_name(value):
         return False
     try:
         as_type(np.dtype(value))
@@ -151,8 +157,8 @@ def _check_manifest(manifest):
     if not _is_name(manifest.get("name")):
         raise SavedSessionError("has a damaged manifest: 'name' is not a string")
     replicas = manifest.get("replicas")
-    if not (isinstance(replicas, int) and not isinstance(replicas, bool) and replicas >= 1):
-        raise SavedSessionError(f"has a damaged manifest: 'replicas' is not a positive int: {replicas!r}")
+    if not (isinstance(replicas, int) and not isinstance(replicas, bool) and 1 <= replicas <= MAX_TILES):
+        raise SavedSessionError(f"has a damaged manifest: 'replicas' is not an int from 1 to 2**20: {replicas!r}")
     saved = weight_replicas(manifest)
     numbers = isinstance(saved, list) and len(saved) == 2 and all(
         isinstance(n, int) and not isinstance(n, bool) for n in saved)

@@ -21,6 +21,9 @@ Lifecycle, as popxl's sessions have it:
   from it without the graph-building code. Tensors are then addressed by name:
   ``read("x")`` / ``write("x", values)`` accept a tensor's debug name (or its last
   ``/`` part when that is unique), ``run(feeds={"handle": array})`` a stream handle.
+  A file whose graph has codelets is loaded only with ``trust_codelets=True``: loading
+  compiles their C++ into this process (safe by default, as ``numpy.load``'s
+  ``allow_pickle=False``).
 - ``seed=`` / ``session.seed`` set the engine's random seed, from which the hardware
   seeds (``pd.random.get_hw_seeds``) are derived.
 """
@@ -149,17 +152,29 @@ class Session:
 
     @classmethod
     def load(cls, path: Union[str, os.PathLike], device: Optional[poplar.Device] = None,
-             callbacks: Optional[Dict[str, Callable]] = None, seed: Optional[int] = None) -> "Session":
+             callbacks: Optional[Dict[str, Callable]] = None, seed: Optional[int] = None,
+             trust_codelets: bool = False) -> "Session":
         """A runnable session from a file written by save(). `device` must have the saved
         target (default: a simulator device for it); `callbacks` maps each saved host
         callback's handle to its Python function. Tensors are then read and written by name.
         A file saved with weights=True starts from the saved weights (they are its host copies).
-        A damaged or foreign file raises SessionError naming it and what is wrong."""
+        A damaged or foreign file raises SessionError naming it and what is wrong.
+
+        A file whose graph has codelets (custom vertices' C++) is refused unless
+        `trust_codelets` is true: loading it compiles that C++ and loads it into this
+        process, where it can do anything the process can. Pass trust_codelets=True only
+        for files you trust (as torch.load(weights_only=False) and numpy.load(allow_pickle=True))."""
         path = file_path(path, "Session.load")
+        if not isinstance(trust_codelets, bool):
+            raise TypeError(f"Session.load: trust_codelets must be a bool, got {describe(trust_codelets)}")
         try:
-            return cls(_read(path, dict(callbacks or {}), device is None), None, device=device, seed=seed)
+            return cls(_read(path, dict(callbacks or {}), device is None, trust_codelets), None, device=device,
+                       seed=seed)
         except saved_session.SavedSessionError as e:
             raise SessionError(f"Session.load({path!r}): {e}") from None
+        except poplar.poplar_error as e:  # the engine's checks of what the executable holds
+            raise SessionError(f"Session.load({path!r}): no engine can be made of the file's executable (for this "
+                               f"device): {type(e).__name__}: {e}") from None
 
     # --- lifecycle ------------------------------------------------------------------------
     @_one_at_a_time
@@ -484,14 +499,21 @@ def _compile(graph: Graph, programs, options, cache_dir) -> Compiled:
                     handles={id(t): handles[id(t)] for t in graph.variables})
 
 
-def _read(path: str, callbacks: dict, needs_target: bool) -> Compiled:
+def _read(path: str, callbacks: dict, needs_target: bool, trust_codelets: bool) -> Compiled:
     """The saved session at `path` with `callbacks` (handle -> function) for its host
-    callbacks; the target a device is made for when `needs_target`."""
+    callbacks; the target a device is made for when `needs_target`. Its codelets are
+    compiled and loaded only when `trust_codelets`."""
     try:
         manifest, weights, serialized = saved_session.read(path)
     except saved_session.SavedSessionError as e:
         raise SessionError(f"Session.load({path!r}): the file {e}") from None
     try:
+        codelets = poplar._serializedCodelets(serialized)
+        if codelets and not trust_codelets:
+            raise SessionError(
+                f"Session.load({path!r}): the file's graph has codelets {codelets}: C++ that loading would "
+                "compile and load into this process, where it could do anything. Load it with "
+                "Session.load(..., trust_codelets=True) only if you trust the file (you saved it, or trust whoever did)")
         executable = poplar.Executable.deserialize(serialized)
     except poplar.poplar_error as e:
         raise SessionError(f"Session.load({path!r}): the file's executable cannot be read: {e}") from None
@@ -514,7 +536,12 @@ def _read(path: str, callbacks: dict, needs_target: bool) -> Compiled:
     target = None
     if needs_target:  # the executable's target is one replica's
         target = poplar.Target.deserialize(poplar._executableSections(executable)["target"])
-        target = target.createVirtualTarget(replicas * target.getNumIPUs(), target.getTilesPerIPU())
+        ipus = replicas * target.getNumIPUs()
+        if ipus * target.getTilesPerIPU() > saved_session.MAX_TILES:
+            raise SessionError(f"Session.load({path!r}): the file's {replicas} replicas of {target.getNumIPUs()} "
+                               f"IPUs of {target.getTilesPerIPU()} tiles are more than the emulator's "
+                               f"{saved_session.MAX_TILES} tiles; the file is damaged")
+        target = target.createVirtualTarget(ipus, target.getTilesPerIPU())
     tensors = [TensorInfo(**t) for t in manifest["tensors"]]
     streams = [StreamInfo(**s) for s in manifest["streams"]]
     callbacks = {h: HostCallback.from_json(saved[h], fn) for h, fn in callbacks.items()}

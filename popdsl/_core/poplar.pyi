@@ -1779,6 +1779,14 @@ def _executableSections(arg0: Executable) -> dict:
     """
     Emulator: the canonical serialized sections (target, graph, programs, options), for cache keys
     """
+def _serializedCodelets(data: bytes) -> typing.Any:
+    """
+    The names of the codelets Executable.deserialize(data) would compile and load into this process, read without compiling any (names not UTF-8 are escaped); None on the sdk backend, whose executables hold IPU code
+    """
+def _serializedSections(data: bytes) -> dict:
+    """
+    Emulator: the canonical sections of a serialized executable, read without building it (nothing in it is compiled)
+    """
 def _setProcessInstanceExchange(instances: typing.SupportsInt | typing.SupportsIndex, index: typing.SupportsInt | typing.SupportsIndex, allGather: typing.Any) -> None:
     """
     Emulator: the all-gather (bytes -> list of every instance's bytes) that engines running a slice of the replicas (target.firstRuntimeReplica/numberRuntimeReplica) send their collectives through; None: none

@@ -1,7 +1,7 @@
 """A key/value cache for generating with a decoder one token at a time (the role of
 Hugging Face's past_key_values / torch's KV caches): each step's key and value are
 appended on the device, and the step's query attends over every token so far, so a step
-costs one row of attention instead of a whole sequence again.
+costs one row of attention instead of a whole sequence again::
 
     cache = pd.nn.KVCache(g, groups=G, max_length=L, head_dim=D)
     with pd.Sequence("prompt") as prompt:

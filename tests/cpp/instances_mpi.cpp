@@ -4,7 +4,8 @@
 // its rank from the launcher's environment as popdist does; the emulator finds MPI itself.
 // Prints "replica R NAME: v ..." for each of its replicas (floats in hex, for bit equality).
 // Modes (argv[1]): "run" (default); "alone" runs replicas 2 and 3 as if a launcher had
-// started it; "fail" makes rank 1 return 3 after one run while rank 0 runs again.
+// started it; "fail" makes rank 1 return 3 after one run while rank 0 runs again, "leave"
+// makes it return 0 there.
 #include <gcl/Collectives.hpp>
 #include <poplar/Engine.hpp>
 #include <poplar/Graph.hpp>
@@ -88,8 +89,8 @@ int main(int argc, char **argv) {
         values[k * kRows + i] = static_cast<float>((first + k) * kRows + i) * 0.1f - 0.7f;
     engine.writeTensor("x", values.data(), values.data() + values.size());
     engine.run(0);
-    if (mode == "fail") {
-      if (rank == 1) return 3; // rank 0 waits in the next run's first collective
+    if (mode == "fail" || mode == "leave") {
+      if (rank == 1) return mode == "fail" ? 3 : 0; // rank 0 waits in the next run's first collective
       engine.run(0);
     }
     for (const auto &out : outs) {

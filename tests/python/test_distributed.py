@@ -1,10 +1,10 @@
 """pd.distributed: instances from the launcher's environment, host collectives, sessions of
 a slice of the replicas (as threads: no launcher), and an MPI tier under mpiexec -n 2 on the
-loopback interface (skipped only when there is no mpiexec)."""
+loopback interface (skipped only when there is no mpiexec), also run under Open MPI's mpirun
+where one is installed."""
 import os
 import pathlib
 import runpy
-import shutil
 import subprocess
 import sys
 import time
@@ -12,7 +12,9 @@ import time
 import numpy as np
 import pytest
 
+import mpi_launchers
 import popdsl as pd
+from popdsl import executable_cache
 
 pytestmark = pytest.mark.needs_emulator("instances as threads use the emulator's exchange")
 
@@ -94,25 +96,35 @@ def test_the_lstm_example_as_two_instances_ends_with_the_bits_of_one_process():
 
 
 # --- MPI tier ---------------------------------------------------------------------------------
-MPIEXEC = shutil.which("mpiexec", path=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
-mpi = pytest.mark.skipif(MPIEXEC is None, reason="no mpiexec: pip install 'popdsl[test]' installs MPICH's")
+MPIEXEC, OPEN_MPI = mpi_launchers.MPICH, mpi_launchers.OPEN_MPI
+mpich = pytest.mark.skipif(MPIEXEC is None, reason=mpi_launchers.MPICH_MISSING)
+open_mpi = pytest.mark.skipif(OPEN_MPI is None, reason=mpi_launchers.OPEN_MPI_MISSING)
+# How each launcher starts 2 instances of a script: the popdsl launcher over MPICH's mpiexec or
+# Open MPI's mpirun, and each launcher by hand.
+LAUNCHERS = {
+    "popdsl": [sys.executable, "-m", "popdsl", "run", "--instances", "2"],
+    "mpiexec": [MPIEXEC, "-n", "2", sys.executable],
+    "popdsl over Open MPI": [sys.executable, "-m", "popdsl", "run", "--mpiexec", str(OPEN_MPI), "--instances", "2"],
+    "Open MPI's mpirun": [OPEN_MPI, "-n", "2", sys.executable],
+}
+launchers = pytest.mark.parametrize("launcher", [
+    pytest.param("popdsl", marks=mpich), pytest.param("mpiexec", marks=mpich),
+    pytest.param("popdsl over Open MPI", marks=open_mpi), pytest.param("Open MPI's mpirun", marks=open_mpi)])
 
 
 def launch(args, timeout=120):
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               **mpi_launchers.OPEN_MPI_ENVIRONMENT)
     return subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
 
 
-@mpi
-@pytest.mark.parametrize("launcher", ["popdsl", "mpiexec"])
+@launchers
 def test_two_mpi_instances_train_to_the_bits_of_one_process(tmp_path, launcher):
     single = tmp_path / "one.npz"
     both = tmp_path / "two.npz"
     assert launch([sys.executable, "examples/data_parallel_mlp.py", str(single)]).returncode == 0
-    command = ([sys.executable, "-m", "popdsl", "run", "--instances", "2"] if launcher == "popdsl"
-               else [MPIEXEC, "-n", "2", sys.executable])
-    done = launch(command + ["examples/data_parallel_mlp.py", str(both)])
-    assert done.returncode == 0, done.stderr
+    done = launch(LAUNCHERS[launcher] + ["examples/data_parallel_mlp.py", str(both)])
+    assert done.returncode == 0, done.stdout + done.stderr
     if launcher == "popdsl":
         assert "[instance 0] Program complete" in done.stdout
     one, two = np.load(single), np.load(both)
@@ -120,23 +132,120 @@ def test_two_mpi_instances_train_to_the_bits_of_one_process(tmp_path, launcher):
         assert one[name].tobytes() == two[name].tobytes(), name
 
 
-@mpi
-@pytest.mark.parametrize("launcher", ["popdsl", "mpiexec"])
+@pytest.mark.slow
+@pytest.mark.parametrize("launcher", [pytest.param("popdsl", marks=mpich)])
+def test_the_lstm_example_as_two_mpi_instances_ends_with_the_bits_of_one_process(tmp_path, launcher):
+    single, both = tmp_path / "one.npz", tmp_path / "two.npz"
+    assert launch([sys.executable, "examples/data_parallel_lstm.py", str(single)]).returncode == 0
+    done = launch(LAUNCHERS[launcher] + ["examples/data_parallel_lstm.py", str(both)])
+    assert done.returncode == 0, done.stdout + done.stderr
+    one, two = np.load(single), np.load(both)
+    assert one.files == ["w0", "w1", "w2"]
+    for name in one.files:  # [instances, local replicas, ...]: the same replicas in the same order
+        assert two[name].shape[:2] == (2, 2) and one[name].tobytes() == two[name].tobytes(), name
+
+
+COLLECTIVES = "tests/python/mpi_scripts/collectives.py"
+
+
+@pytest.fixture(scope="module")
+def collectives_of_one_process(tmp_path_factory):
+    path = tmp_path_factory.mktemp("collectives") / "one.npz"
+    assert launch([sys.executable, COLLECTIVES, str(path)]).returncode == 0
+    return np.load(path)
+
+
+@launchers
+def test_every_collective_over_mpi_gives_the_bits_of_one_process(tmp_path, launcher, collectives_of_one_process):
+    done = launch(LAUNCHERS[launcher] + [COLLECTIVES, str(tmp_path / "two.npz")])
+    assert done.returncode == 0, done.stdout + done.stderr
+    one, two = collectives_of_one_process, np.load(tmp_path / "two.npz")
+    device = [name for name in one.files if not name.startswith("host")]
+    # Per type: 3 groups x (3 or 4 all-reduce operators + reduce-scatter, all-gather, all-to-all)
+    # + 8 broadcast roots + cross-replica copy + replica index.
+    assert len(device) == 2 * (3 * 7 + 10) + (3 * 6 + 10) and two["int32 replica index"].ravel().tolist() == [0, 1, 2, 3]
+    for name in device:  # test_instances.py checks the one-process results against numpy
+        assert one[name].tobytes() == two[name].tobytes(), name
+    # The host collectives of 2 instances, each with its own array.
+    mine = np.stack([np.random.default_rng(k).uniform(-1, 1, 5).astype(np.float32) for k in range(2)])
+    np.testing.assert_array_equal(two["host gather"], mine)
+    np.testing.assert_array_equal(two["host sum"], mine[0] + mine[1])
+    np.testing.assert_allclose(two["host mean"], mine.astype(np.float64).mean(0), rtol=1e-6)
+    np.testing.assert_array_equal(two["host max"], np.maximum(mine[0], mine[1]))
+    np.testing.assert_array_equal(two["host min"], np.minimum(mine[0], mine[1]))
+    np.testing.assert_array_equal(two["host broadcast"], mine[1])
+
+
+@pytest.mark.parametrize("launcher", [pytest.param("popdsl", marks=mpich),
+                                      pytest.param("popdsl over Open MPI", marks=open_mpi)])
+def test_the_launcher_passes_the_global_replica_count_to_every_instance(launcher):
+    done = launch(LAUNCHERS[launcher] + ["--replicas", "4", "tests/python/mpi_scripts/launch_info.py"])
+    assert done.returncode == 0, done.stdout + done.stderr
+    for k in range(2):
+        assert f"replicas 4: range({2 * k}, {2 * k + 2}) of instance {k} of 2" in done.stdout
+    done = launch(LAUNCHERS[launcher] + ["--replicas", "3", "tests/python/mpi_scripts/launch_info.py"])
+    assert done.returncode == 2 and "3 replicas cannot be shared equally by 2 instances" in done.stderr
+
+
+LEFT_WHILE_DEVICE_WAITS = ("instance 0 waits in a device collective (Engine::run), but instance(s) 1 of 2 ended "
+                           "before reaching it")
+
+
+@launchers
 @pytest.mark.parametrize("mode, message", [
     ("fail", "instance 1 failed on purpose"),
     ("exit", "[instance 1] exiting with status 1: MPI_Abort ends every instance"),
     ("exit-early", "[instance 1] exiting with status 1: MPI_Abort ends every instance"),
+    # The launcher sees the bare SystemExit; without it, instance 0 learns that 1 has gone.
+    ("raise-exit", {"popdsl": "[instance 1] exiting with status 3: MPI_Abort ends every instance",
+                    "mpiexec": LEFT_WHILE_DEVICE_WAITS}),
+    ("leave", LEFT_WHILE_DEVICE_WAITS),
+    ("leave-host", "instance 0 waits in a host collective (pd.distributed), but instance(s) 1 of 2 ended"),
     ("diverge", "the instances took different paths"),
 ])
-def test_a_failing_or_diverging_mpi_instance_ends_the_run_with_its_error(launcher, mode, message):
-    command = ([sys.executable, "-m", "popdsl", "run", "--instances", "2"] if launcher == "popdsl"
-               else [MPIEXEC, "-n", "2", sys.executable])
+def test_a_failing_leaving_or_diverging_mpi_instance_ends_the_run_with_its_error(launcher, mode, message):
+    if isinstance(message, dict):
+        message = message["popdsl" if launcher.startswith("popdsl") else "mpiexec"]
     start = time.monotonic()  # instance 0 waits in a collective that instance 1 never reaches
-    done = launch(command + ["tests/python/mpi_scripts/diverge_or_fail.py", mode], timeout=60)
+    done = launch(LAUNCHERS[launcher] + ["tests/python/mpi_scripts/diverge_or_fail.py", mode], timeout=60)
     assert done.returncode != 0
-    if launcher == "mpiexec" or not mode.startswith("exit"):  # python -m mpi4py aborts by itself
-        assert message in done.stdout + done.stderr
+    assert message in done.stdout + done.stderr
     assert time.monotonic() - start < 30
+
+
+@launchers
+def test_a_bare_system_exit_after_the_last_collective_ends_the_run_with_its_status(launcher):
+    done = launch(LAUNCHERS[launcher] + ["tests/python/mpi_scripts/diverge_or_fail.py", "raise-exit-after"],
+                  timeout=60)
+    assert done.returncode == 3, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("launcher", [pytest.param("popdsl", marks=mpich),
+                                      pytest.param("popdsl over Open MPI", marks=open_mpi)])
+@pytest.mark.parametrize("mode, message", [
+    ("raise", "RuntimeError: instance 1 failed before importing popdsl"),
+    ("exit", "instance 0 waits in a host collective (pd.distributed), but instance(s) 1 of 2 ended")])
+def test_the_launcher_ends_the_run_when_a_script_ends_before_it_imports_popdsl(launcher, mode, message):
+    # Under plain `mpiexec python script.py` this hangs (MPICH's hydra waits for the process
+    # that never initialised MPI): the launcher's instances join the run before the script.
+    start = time.monotonic()
+    done = launch(LAUNCHERS[launcher] + ["tests/python/mpi_scripts/fail_before_import.py", mode], timeout=60)
+    assert done.returncode != 0
+    assert message in done.stderr
+    assert time.monotonic() - start < 30
+
+
+def test_a_session_of_two_instances_compiles_on_instance_0_only(monkeypatch):
+    compiled_by = []
+    compile_graph = executable_cache.poplar.compileGraph
+
+    def recording(*args):
+        compiled_by.append(dist.instance_index())
+        return compile_graph(*args)
+
+    monkeypatch.setattr(executable_cache.poplar, "compileGraph", recording)
+    dist.run_in_threads(lambda: summed(2), 2)
+    assert compiled_by == [0]
 
 
 def summed(replicas, options=None):

@@ -22,12 +22,7 @@ pytestmark = pytest.mark.needs_emulator("popdsl executables (the sdk's are its o
 WORKER = textwrap.dedent("""
     import os, random, resource, signal, struct, sys
     from popdsl import poplar
-
-    def fnv1a(data):
-        h = 14695981039346656037
-        for b in data:
-            h = ((h ^ b) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
-        return h
+    from mutations import damage, with_checksum
 
     def sections(body):
         # The executable's outer frame: (head, [(name, data)]): magic, version and count,
@@ -60,28 +55,7 @@ WORKER = textwrap.dedent("""
             data = framed(head, parts)
         else:
             data = damage(body, rng)
-        return data + struct.pack("<Q", fnv1a(data))
-
-    def damage(body, rng):
-        # Mostly value changes, which keep the structure and so reach deeper checks.
-        kind = rng.choices(range(5), weights=[4, 1, 3, 1, 1])[0]
-        data = bytearray(body)
-        if kind == 0:  # flip bytes
-            for _ in range(rng.randint(1, 8)):
-                data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
-        elif kind == 1:  # truncate
-            del data[rng.randrange(len(data)):]
-        elif kind == 2:  # a little-endian u64 field (a length, count or index) set to another value
-            at = rng.randrange(len(data) - 8)
-            value = rng.choice([0, 1, 2, 3, 7, 255, 2 ** 16, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 63, 2 ** 64 - 1])
-            data[at:at + 8] = struct.pack("<Q", value)
-        elif kind == 3:  # insert bytes
-            at = rng.randrange(len(data))
-            data[at:at] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 16)))
-        else:  # drop bytes
-            at = rng.randrange(len(data))
-            del data[at:at + rng.randint(1, 16)]
-        return bytes(data)
+        return with_checksum(data)
 
     # AddressSanitizer reserves terabytes of address space: under it (test_sanitizers.py,
     # tests/sanitize.sh) its max_allocation_size_mb bounds allocations instead.
@@ -171,7 +145,8 @@ def test_mutated_executables_never_crash_or_hang(tmp_path, seed):
     device = pd.ipu_model(tiles=4)
     original = tmp_path / "original.popexe"
     original.write_bytes(executable_of_every_kind(device).serialize())
-    env = dict(os.environ, PYTHONPATH=str(Path(pd.__file__).resolve().parents[1]), POPDSL_NUM_THREADS="1")
+    path = os.pathsep.join([str(Path(pd.__file__).resolve().parents[1]), str(Path(__file__).parent)])  # + mutations.py
+    env = dict(os.environ, PYTHONPATH=path, POPDSL_NUM_THREADS="1")
     result = subprocess.run([sys.executable, "-c", WORKER, str(original), str(seed), str(MUTATIONS // 2),
                              str(tmp_path)], capture_output=True, text=True, timeout=600, env=env, cwd=tmp_path)
     assert result.returncode == 0, result.stderr

@@ -160,6 +160,25 @@ def test_an_instance_that_raises_releases_the_others():
     assert "aborted: instance 1 raised ValueError: instance 1 broke before running" in str(failed.value.errors[0])
 
 
+@pytest.mark.parametrize("collective", ["device", "host"])
+def test_an_instance_that_returns_while_another_waits_releases_it_naming_it(collective):
+    def instance():
+        device, graph, progs = diverging_graph()
+        k = pd.distributed.instance_index()
+        engine = poplar.Engine(graph, progs, slice_options(2 * k, 2))
+        engine.load(device)
+        if k == 0:
+            engine.run(0) if collective == "device" else pd.distributed.barrier()
+
+    start = time.monotonic()
+    with pytest.raises(pd.distributed.InstancesFailed, match=r"1 of 2 instance\(s\) failed") as failed:
+        pd.distributed.run_in_threads(instance, 2, timeout=30)
+    assert time.monotonic() - start < 20
+    assert failed.value.errors[1] is None
+    assert ("aborted: instance 1 ended (its function returned) before reaching the exchange"
+            in str(failed.value.errors[0]))
+
+
 def test_an_instance_that_never_arrives_times_out_naming_it():
     def instance():
         if pd.distributed.instance_index() == 0:

@@ -206,7 +206,7 @@ def test_optimizer_state_saved_as_numpy_resumes_training_exactly(device, tmp_pat
         for _ in range(2):
             s.run()
         np.testing.assert_array_equal(s.read(opt.master(w)), straight)
-        with pytest.raises(pd.BuildError, match="needs exactly the state"):
+        with pytest.raises(pd.BuildError, match="needs the state"):
             opt.load_state_dict(s, {"optim/adam/step": np.ones(1)})
     w64, grads = np.full((3, 1), 0.5), []
     m = v = np.zeros_like(w64)

@@ -307,7 +307,7 @@ def test_a_damaged_session_file_raises_a_session_error_naming_it(device, tmp_pat
     (lambda m: m.update(programs="main"), "'programs' is not a list of program names"),
     (lambda m: m.update(streams={}), "'streams' is not a list"),
     (lambda m: m.update(version=7), "was saved in format 7"),
-    (lambda m: m.update(replicas=0), "'replicas' is not a positive int: 0"),
+    (lambda m: m.update(replicas=0), r"'replicas' is not an int from 1 to 2\*\*20: 0"),
     (lambda m: m.update(weight_replicas=[0, 2]), r"'weight_replicas' is not a range of its 1 replicas: \[0, 2\]"),
 ], ids=["object-dtype", "float64", "fractional-shape", "negative-shape", "flag", "missing-field",
         "programs", "streams", "version", "replicas", "weight-replicas"])

@@ -39,6 +39,13 @@ const void *programIdentity(const program::Program &program);
 // The serialized parts of an executable, in a canonical form: equal graphs, programs,
 // options and targets give equal bytes. Names: "target", "graph", "programs", "options".
 std::vector<std::pair<std::string, std::string>> executableSections(const Executable &exe);
+// The same sections read from a serialized executable (its frame and checksum checked)
+// without building it: nothing in them is compiled. Throws poplar_error when damaged.
+std::vector<std::pair<std::string, std::string>> serializedExecutableSections(const std::string &bytes);
+// The names of the codelets (sources or codelet objects, as Graph::addCodelets was given
+// them) that Executable::deserialize would compile and load into this process from
+// `bytes`, read without compiling or loading any. Throws poplar_error when damaged.
+std::vector<std::string> serializedExecutableCodelets(const std::string &bytes);
 // The data streams of the executable's graph.
 std::vector<DataStream> executableStreams(const Executable &exe);
 // The remote buffers of the executable's graph.

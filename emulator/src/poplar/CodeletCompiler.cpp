@@ -1,6 +1,14 @@
 // Graph::addCodelets' back end: scan, generate registration code, compile with
 // the host compiler (argument vector, private temporary directory), cache by
 // SHA-256, dlopen, and read the vertex descriptions the library exports.
+//
+// The codelet cache is a directory other processes write, so it is trusted no further
+// than it must be: it is used only when it is the user's own and no one else can write
+// to it; a library is stored under the SHA-256 of its bytes, with a record of that
+// digest under the key of its sources, and is loaded only when the record, its bytes
+// and the ELF magic agree (a planted, truncated or damaged file is compiled again, never
+// loaded), from a private copy; files are written through exclusive temporary files
+// (O_EXCL: a planted link is not followed) renamed into place.
 #include <popdsl_codelet/VertexRegistration.hpp>
 #include <poplar/exceptions.hpp>
 
@@ -11,14 +19,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "CodeletObject.hpp"
@@ -63,6 +75,35 @@ void writeFile(const std::string &path, const std::string &text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
   if (!out) throw graph_program_compilation_error("Cannot write '" + path + "' to compile codelets");
+}
+
+// Files larger than these are not the cache's: they are not read.
+constexpr std::size_t kMaxCachedLibraryBytes = std::size_t(1) << 28, kMaxCacheRecordBytes = std::size_t(1) << 20;
+
+// Whether a file or directory is the user's own and writable by no one else.
+bool isPrivate(const struct stat &st) { return st.st_uid == ::geteuid() && !(st.st_mode & (S_IWGRP | S_IWOTH)); }
+
+// The bytes of a file of the codelet cache, read only when it is a private regular file
+// (not a link, FIFO or device: O_NOFOLLOW, O_NONBLOCK) of at most `maxBytes`; nullopt
+// otherwise, or when it cannot be read whole.
+std::optional<std::string> readCacheFile(const std::string &path, std::size_t maxBytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct stat st;
+  std::optional<std::string> bytes;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && isPrivate(st) && static_cast<std::size_t>(st.st_size) <= maxBytes) {
+    std::string data(static_cast<std::size_t>(st.st_size), '\0');
+    std::size_t done = 0;
+    while (done < data.size()) {
+      const ssize_t n = ::read(fd, data.data() + done, data.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    if (done == data.size()) bytes = std::move(data);
+  }
+  ::close(fd);
+  return bytes;
 }
 
 std::string directoryOf(const std::string &path) {
@@ -192,21 +233,45 @@ std::string compilerVersion(const std::vector<std::string> &compiler) {
   return versions[compiler] = r.output;
 }
 
-// $POPDSL_CACHE_DIR/codelets or ~/.cache/popdsl/codelets, made if missing; "" if impossible.
+// Says once per directory why the codelet cache is not used.
+void warnCacheNotUsed(const std::string &path, const std::string &why) {
+  static std::mutex mutex;
+  static std::set<std::string> warned;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (warned.insert(path).second)
+    std::cerr << "popdsl: the codelet cache " << path << " is not used (" << why
+              << "): codelets compile in a private temporary directory each time. Make it the user's own and "
+                 "writable by no one else (chmod go-w) to use it\n";
+}
+
+// $POPDSL_CACHE_DIR/codelets or ~/.cache/popdsl/codelets, made if missing; "" if impossible
+// or when it is not the user's own directory, writable by no one else.
 std::string cacheDir() {
   std::string base;
   if (const char *env = std::getenv("POPDSL_CACHE_DIR"); env && *env) base = env;
   else if (const char *home = std::getenv("HOME"); home && *home) base = std::string(home) + "/.cache/popdsl";
   else return "";
+  // Made private (0700 whatever the umask): a group-writable umask must not open it to others.
   std::string path;
   for (const std::string &part : {base, std::string("codelets")}) {
     path = path.empty() ? part : path + "/" + part;
     for (std::size_t slash = 1; slash != std::string::npos; slash = path.find('/', slash + 1))
-      ::mkdir(path.substr(0, slash).c_str(), 0755);
-    ::mkdir(path.c_str(), 0755);
+      ::mkdir(path.substr(0, slash).c_str(), 0700);
+    ::mkdir(path.c_str(), 0700);
   }
   struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && ::access(path.c_str(), W_OK) == 0 ? path : "";
+  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || ::access(path.c_str(), W_OK) != 0) return "";
+  if (st.st_uid != ::geteuid()) {
+    warnCacheNotUsed(path, "it belongs to user id " + std::to_string(st.st_uid) + ", not to this user");
+    return "";
+  }
+  if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%03o", static_cast<unsigned>(st.st_mode & 0777));
+    warnCacheNotUsed(path, std::string("others can write to it: mode ") + mode);
+    return "";
+  }
+  return path;
 }
 
 // popc's own options that mean nothing to the host compiler.
@@ -310,21 +375,57 @@ std::optional<std::string> keyWithDependencies(const std::string &sourceKey, con
 // What gDependencies or the cache's manifest (<cache>/<sourceKey>.deps, one path a line) knows.
 std::optional<std::vector<std::string>> knownDependencies(const std::string &sourceKey, const std::string &cache) {
   if (const auto it = gDependencies.find(sourceKey); it != gDependencies.end()) return it->second;
-  if (cache.empty() || !isFile(cache + "/" + sourceKey + ".deps")) return std::nullopt;
+  const std::optional<std::string> manifest =
+      cache.empty() ? std::nullopt : readCacheFile(cache + "/" + sourceKey + ".deps", kMaxCacheRecordBytes);
+  if (!manifest) return std::nullopt;
   std::vector<std::string> files;
-  std::istringstream in(readFile(cache + "/" + sourceKey + ".deps"));
+  std::istringstream in(*manifest);
   for (std::string line; std::getline(in, line);)
     if (!line.empty()) files.push_back(line);
   return files;
 }
 
-// Writes `text` to `path` through a temporary file, so concurrent processes see a whole file or none.
+// Writes `text` to `path` through a new temporary file of the user's alone (mkostemp:
+// O_EXCL, so a link planted in its place is not followed), renamed into place, so
+// concurrent processes see a whole file or none. False when it could not.
 bool publish(const std::string &cache, const std::string &path, const std::string &text) {
-  const std::string temp = cache + "/." + std::to_string(::getpid()) + ".tmp";
-  writeFile(temp, text);
-  if (::rename(temp.c_str(), path.c_str()) == 0) return true;
+  std::string temp = cache + "/.publish-XXXXXX";
+  const int fd = ::mkostemp(temp.data(), O_CLOEXEC);
+  if (fd < 0) return false;
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  const bool written = ::close(fd) == 0 && done == text.size();
+  if (written && ::rename(temp.c_str(), path.c_str()) == 0) return true;
   ::unlink(temp.c_str());
   return false;
+}
+
+bool isSha256Hex(const std::string &text) {
+  return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {
+           return std::isdigit(static_cast<unsigned char>(c)) || (c >= 'a' && c <= 'f');
+         });
+}
+
+// The library the cache holds for `key`: <cache>/<key>.library records the SHA-256 of its
+// bytes, which are <cache>/<that digest>.so. Nullopt unless the record, the bytes and the
+// ELF magic agree: what does not is compiled again.
+std::optional<std::string> cachedLibrary(const std::string &cache, const std::string &key) {
+  const std::optional<std::string> digest = readCacheFile(cache + "/" + key + ".library", kMaxCacheRecordBytes);
+  if (!digest || !isSha256Hex(*digest)) return std::nullopt;
+  std::optional<std::string> bytes = readCacheFile(cache + "/" + *digest + ".so", kMaxCachedLibraryBytes);
+  if (!bytes || bytes->compare(0, 4, "\x7f" "ELF") != 0 || sha256Hex(*bytes) != *digest) return std::nullopt;
+  return bytes;
+}
+
+// Stores a library compiled for `key` as cachedLibrary reads it: its bytes first, then the record.
+void cacheLibrary(const std::string &cache, const std::string &key, const std::string &bytes) {
+  const std::string digest = sha256Hex(bytes);
+  if (publish(cache, cache + "/" + digest + ".so", bytes)) publish(cache, cache + "/" + key + ".library", digest);
 }
 
 bool isWordCharacter(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -477,6 +578,16 @@ std::shared_ptr<const CodeletLibrary> openLibrary(const std::string &path, const
   return readLibrary(handle, key, name);
 }
 
+// Loads a library from a private copy of `bytes` (checked bytes, which no other process can
+// change or truncate under the loader).
+std::shared_ptr<const CodeletLibrary> openLibraryCopy(const std::string &bytes, const std::string &key,
+                                                      const std::string &name) {
+  TempDir dir;
+  const std::string path = dir.path() + "/codelet.so";
+  writeFile(path, bytes);
+  return openLibrary(path, key, name);
+}
+
 } // namespace
 
 std::shared_ptr<const CodeletLibrary> loadCodeletLibrary(const CodeletSource &source) {
@@ -492,9 +603,8 @@ std::shared_ptr<const CodeletLibrary> loadCodeletLibrary(const CodeletSource &so
   if (const auto files = knownDependencies(sourceKey, cache)) {
     if (const auto key = keyWithDependencies(sourceKey, *files)) {
       if (const auto it = gLibraries.find(*key); it != gLibraries.end()) return it->second;
-      const std::string cached = cache.empty() ? "" : cache + "/" + *key + ".so";
-      if (void *handle = cached.empty() || !isFile(cached) ? nullptr : ::dlopen(cached.c_str(), RTLD_NOW | RTLD_LOCAL)) {
-        std::shared_ptr<const CodeletLibrary> library = readLibrary(handle, *key, source.name);
+      if (const std::optional<std::string> cached = cache.empty() ? std::nullopt : cachedLibrary(cache, *key)) {
+        std::shared_ptr<const CodeletLibrary> library = openLibraryCopy(*cached, *key, source.name);
         gDependencies[sourceKey] = *files;
         return gLibraries[*key] = library;
       }
@@ -508,15 +618,13 @@ std::shared_ptr<const CodeletLibrary> loadCodeletLibrary(const CodeletSource &so
   if (const auto it = gLibraries.find(key); it != gLibraries.end()) return it->second;
 
   const std::string library = compileLibrary(build, dir, source.name);
-  std::string loadFrom = library;
   if (!cache.empty()) {
-    const std::string cached = cache + "/" + key + ".so";
-    if (publish(cache, cached, readFile(library))) loadFrom = cached;
+    cacheLibrary(cache, key, readFile(library));
     std::string manifest;
     for (const std::string &file : files) manifest += file + "\n";
     publish(cache, cache + "/" + sourceKey + ".deps", manifest);
   }
-  return gLibraries[key] = openLibrary(loadFrom, key, source.name);
+  return gLibraries[key] = openLibrary(library, key, source.name);
 }
 
 std::string compileCodeletModule(const CodeletSource &source) {
@@ -542,10 +650,7 @@ std::shared_ptr<const CodeletLibrary> loadCodeletObject(const std::string &name,
   merged->key = key;
   merged->targets = object.targets;
   for (const CodeletObject::Module &module : object.modules) {
-    TempDir dir;
-    const std::string path = dir.path() + "/codelet.so";
-    writeFile(path, module.library);
-    const std::shared_ptr<const CodeletLibrary> part = openLibrary(path, key, name + " (" + module.source + ")");
+    const std::shared_ptr<const CodeletLibrary> part = openLibraryCopy(module.library, key, name + " (" + module.source + ")");
     for (const auto &[vertex, cls] : part->vertices)
       if (!merged->vertices.emplace(vertex, cls).second)
         throw graph_program_compilation_error("Codelets '" + name + "': vertex '" + vertex +

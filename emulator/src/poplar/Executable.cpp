@@ -5,14 +5,17 @@
 // before it. Tensors are written as their views (type, shape, variable blocks);
 // kernels as (kind, display name, reads, writes, parameters) and re-made through
 // the kernel registry (Kernel.hpp) when read. The graph holds the codelet sources
-// before the compute sets whose vertices use them; reading compiles them again
-// (or finds them in the codelet cache), so load only executables you trust.
+// before the compute sets whose vertices use them; Executable::deserialize compiles
+// them again (or finds them in the codelet cache) and loads them into the process, so
+// it runs the file's C++: serializedExecutableCodelets names them without compiling,
+// for callers (popdsl's Session.load) that ask before trusting a file.
 #include <poplar/Executable.hpp>
 #include <poplar/exceptions.hpp>
 
 #include <cstdint>
 #include <istream>
 #include <iterator>
+#include <map>
 #include <ostream>
 #include <sstream>
 
@@ -232,8 +235,9 @@ public:
     }
   }
 
-  // Reads what graphSection wrote.
-  void readGraph() {
+  // Reads what graphSection wrote. With `codeletNames`, only up to the codelets, whose
+  // names it collects without compiling or loading them.
+  void readGraph(std::vector<std::string> *codeletNames = nullptr) {
     auto &vars = g_.vars->vars;
     vars.resize(r_.count(8));
     for (Variable &v : vars) {
@@ -282,8 +286,10 @@ public:
       c.text = r_.str();
       c.flags = r_.str();
       c.quoteDir = r_.str();
-      g_.addCodelets(c);
+      if (codeletNames) codeletNames->push_back(c.name);
+      else g_.addCodelets(c);
     }
+    if (codeletNames) return;
     g_.computeSets.resize(r_.count(16));
     for (ComputeSetInfo &cs : g_.computeSets) {
       cs.name = r_.str();
@@ -429,6 +435,31 @@ private:
   GraphState &g_;
 };
 
+// The sections of a serialized executable, its frame (checksum, magic, version) checked.
+std::map<std::string, std::string> readSections(const std::string &bytes, bool checkPackageHash) {
+  if (bytes.size() < 8) throw poplar_error("Executable::deserialize: the data is too short to be an executable");
+  const std::string body = bytes.substr(0, bytes.size() - 8);
+  ByteReader tail(reinterpret_cast<const std::uint8_t *>(bytes.data()) + body.size(), 8, "an executable");
+  if (checkPackageHash && tail.u64() != fnv1a(body))
+    throw poplar_error("Executable::deserialize: the checksum does not match; the file is corrupt or truncated");
+
+  ByteReader r(reinterpret_cast<const std::uint8_t *>(body.data()), body.size(), "an executable");
+  if (r.str() != kMagic) throw poplar_error("Executable::deserialize: not a popdsl executable");
+  const std::uint64_t version = r.u64();
+  if (version != kFormatVersion)
+    throw poplar_error("Executable::deserialize: format version " + std::to_string(version) +
+                       " is not supported (this emulator reads version " + std::to_string(kFormatVersion) + ")");
+  std::map<std::string, std::string> sections;
+  for (std::size_t i = 0, n = r.count(16); i < n; ++i) {
+    std::string name = r.str();
+    sections[name] = r.str();
+  }
+  for (const char *name : kSectionNames)
+    if (!sections.count(name))
+      throw poplar_error(std::string("Executable::deserialize: the section '") + name + "' is missing");
+  return sections;
+}
+
 } // namespace
 
 std::vector<std::pair<std::string, std::string>> executableSections(const Executable &exe) {
@@ -467,6 +498,26 @@ const ExecutableState &executableState(const Executable &exe) {
   return *state;
 }
 
+std::vector<std::pair<std::string, std::string>> serializedExecutableSections(const std::string &bytes) {
+  std::map<std::string, std::string> sections = readSections(bytes, true);
+  std::vector<std::pair<std::string, std::string>> ordered;
+  for (const char *name : kSectionNames) ordered.emplace_back(name, std::move(sections[name]));
+  return ordered;
+}
+
+std::vector<std::string> serializedExecutableCodelets(const std::string &bytes) {
+  std::map<std::string, std::string> sections = readSections(bytes, true);
+  const std::string &graphBytes = sections["graph"];
+  ByteReader graph(reinterpret_cast<const std::uint8_t *>(graphBytes.data()), graphBytes.size(),
+                   "the 'graph' section of an executable");
+  GraphState g; // read into, never compiled: its codelets are only named
+  std::istringstream target(sections["target"]);
+  g.target = Target(target);
+  std::vector<std::string> names;
+  GraphReader(graph, g).readGraph(&names);
+  return names;
+}
+
 } // namespace detail
 
 using detail::ByteReader;
@@ -494,27 +545,7 @@ void Executable::serialize(std::ostream &out) const {
 
 Executable Executable::deserialize(std::istream &in, bool checkPackageHash) {
   const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (bytes.size() < 8) throw poplar_error("Executable::deserialize: the data is too short to be an executable");
-  const std::string body = bytes.substr(0, bytes.size() - 8);
-  ByteReader tail(reinterpret_cast<const std::uint8_t *>(bytes.data()) + body.size(), 8, "an executable");
-  if (checkPackageHash && tail.u64() != detail::fnv1a(body))
-    throw poplar_error("Executable::deserialize: the checksum does not match; the file is corrupt or truncated");
-
-  ByteReader r(reinterpret_cast<const std::uint8_t *>(body.data()), body.size(), "an executable");
-  if (r.str() != detail::kMagic) throw poplar_error("Executable::deserialize: not a popdsl executable");
-  const std::uint64_t version = r.u64();
-  if (version != detail::kFormatVersion)
-    throw poplar_error("Executable::deserialize: format version " + std::to_string(version) +
-                       " is not supported (this emulator reads version " +
-                       std::to_string(detail::kFormatVersion) + ")");
-  std::map<std::string, std::string> sections;
-  for (std::size_t i = 0, n = r.count(16); i < n; ++i) {
-    std::string name = r.str();
-    sections[name] = r.str();
-  }
-  for (const char *name : detail::kSectionNames)
-    if (!sections.count(name))
-      throw poplar_error(std::string("Executable::deserialize: the section '") + name + "' is missing");
+  std::map<std::string, std::string> sections = detail::readSections(bytes, checkPackageHash);
   const auto reader = [&sections](const char *name) {
     const std::string &s = sections[name];
     return ByteReader(reinterpret_cast<const std::uint8_t *>(s.data()), s.size(),

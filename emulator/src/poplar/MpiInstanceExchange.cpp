@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
@@ -79,6 +80,15 @@ struct MpiLibrary {
   std::string name;
 };
 
+// MPI_Get_library_version's text (callable before MPI_Init), or "(no MPI_Get_library_version)".
+std::string mpiLibraryVersion(void *library) {
+  const auto get = reinterpret_cast<int (*)(char *, int *)>(dlsym(library, "MPI_Get_library_version"));
+  std::vector<char> text(8193, '\0'); // MPI_MAX_LIBRARY_VERSION_STRING: 8192 in MPICH, 256 in Open MPI
+  int length = 0;
+  if (!get || get(text.data(), &length) != 0) return "(no MPI_Get_library_version)";
+  return std::string(text.data(), static_cast<std::size_t>(std::max(0, std::min(length, 8192))));
+}
+
 // The launcher's libmpi. MPICH's family (MPICH, Intel MPI, MVAPICH, Cray) is libmpi.so.12,
 // Open MPI's libmpi.so.40, the MPI standard ABI's libmpi_abi.so.1.
 MpiLibrary loadMpiLibrary(const MpiLaunch &launch) {
@@ -94,20 +104,37 @@ MpiLibrary loadMpiLibrary(const MpiLaunch &launch) {
     if (void *h = dlopen(any, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL)) return {h, any};
   sonames.push_back("libmpi.so");
   std::string tried;
+  // Loaded locally first: Open MPI's launcher takes only Open MPI (another MPI beside an
+  // mpiexec on PATH, such as the mpich wheel's, would be a world of one rank).
+  const auto load = [&](const std::string &path) -> void * {
+    void *local = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!local) {
+      const char *why = dlerror();
+      tried += "\n  " + path + ": " + (why ? why : "?");
+      return nullptr;
+    }
+    if (launch.openMpi) {
+      const std::string version = mpiLibraryVersion(local);
+      if (version.find("Open MPI") == std::string::npos) {
+        tried += "\n  " + path + ": not Open MPI (" + version.substr(0, version.find_first_of("\n,")) +
+                 "), but Open MPI's launcher started this process";
+        dlclose(local);
+        return nullptr;
+      }
+    }
+    void *global = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+    dlclose(local);
+    return global;
+  };
   for (const std::string &dir : mpiLauncherDirectories())
     for (const char *lib : {"/../lib/", "/../lib64/"})
       for (const std::string &soname : sonames) {
         const std::string path = dir + lib + soname;
         if (access(path.c_str(), R_OK) != 0) continue;
-        if (void *h = dlopen(path.c_str(), flags)) return {h, path};
-        const char *why = dlerror();
-        tried += "\n  " + path + ": " + (why ? why : "?");
+        if (void *h = load(path)) return {h, path};
       }
-  for (const std::string &soname : sonames) {
-    if (void *h = dlopen(soname.c_str(), flags)) return {h, soname};
-    const char *why = dlerror();
-    tried += "\n  " + soname + ": " + (why ? why : "?");
-  }
+  for (const std::string &soname : sonames)
+    if (void *h = load(soname)) return {h, soname};
   throw poplar_error("poplar: this process is rank " + std::to_string(launch.rank) + " of " +
                      std::to_string(launch.size) + " (" + launch.variables +
                      ") and its engine runs a slice of the replicas (target.firstRuntimeReplica/numberRuntimeReplica), "
@@ -188,9 +215,63 @@ public:
   unsigned instances() const override { return size_; }
   unsigned index() const override { return rank_; }
 
-  // Sizes first (8 bytes from each rank), then the bytes.
+  // Each rank's part starts with kContribution, or kLeaving in the last exchange a rank makes
+  // as it exits: a rank waiting in a collective learns that the other is gone.
   std::vector<std::string> allGather(const std::string &mine) override {
     const std::lock_guard<std::mutex> lock(mutex_);
+    if (!gone_.empty()) throw poplar_error(gone_);
+    std::vector<std::string> all = gather(kContribution + mine);
+    std::string left;
+    for (unsigned k = 0; k < size_; ++k)
+      if (all[k].front() == kLeaving) left += (left.empty() ? "" : ", ") + std::to_string(k);
+    if (!left.empty()) {
+      gone_ = "poplar: instance " + std::to_string(rank_) + " waits in an exchange between instances, but instance(s) " +
+              left + " of " + std::to_string(size_) +
+              " ended before reaching it (the program returned or exited): every instance must run the same programs";
+      throw poplar_error(gone_);
+    }
+    for (std::string &part : all) part.erase(0, 1);
+    return all;
+  }
+
+  // A rank that ends badly takes every rank with it: the others may wait in a collective. One
+  // that ends well tells any rank still waiting in one that it is gone, then ends MPI.
+  void atExit(int status) override {
+    int done = 0;
+    if (mpi_.Finalized(&done) != 0 || done) return;
+    if (status != 0) {
+      std::fprintf(stderr, "[instance %u] exiting with status %d: MPI_Abort ends every instance\n", rank_, status);
+      std::fflush(stderr);
+      mpi_.Abort(mpi_.world, status);
+    }
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (gone_.empty()) { // else its exchanges fail already: the others know
+      std::vector<std::string> all;
+      try {
+        all = gather(std::string(1, kLeaving));
+      } catch (const poplar_error &e) {
+        std::fprintf(stderr, "[instance %u] %s: MPI_Abort ends every instance\n", rank_, e.what());
+        std::fflush(stderr);
+        mpi_.Abort(mpi_.world, 1);
+        return;
+      }
+      std::string waiting;
+      for (unsigned k = 0; k < size_; ++k)
+        if (all[k].front() != kLeaving) waiting += (waiting.empty() ? "" : ", ") + std::to_string(k);
+      if (!waiting.empty()) {
+        std::fprintf(stderr, "[instance %u] ended while instance(s) %s wait in an exchange: they stop with an error\n",
+                     rank_, waiting.c_str());
+        std::fflush(stderr);
+      }
+    }
+    mpi_.Finalize();
+  }
+
+private:
+  static constexpr char kContribution = 'c', kLeaving = 'l';
+
+  // Sizes first (8 bytes from each rank), then the bytes.
+  std::vector<std::string> gather(const std::string &mine) {
     const std::uint64_t bytes = mine.size();
     std::vector<std::uint64_t> sizes(size_);
     check(mpi_.Allgather(&bytes, sizeof bytes, mpi_.byte, sizes.data(), sizeof bytes, mpi_.byte, mpi_.world),
@@ -214,19 +295,6 @@ public:
     return out;
   }
 
-  // A rank that ends badly takes every rank with it: the others may wait in a collective.
-  void atExit(int status) override {
-    int done = 0;
-    if (mpi_.Finalized(&done) != 0 || done) return;
-    if (status != 0) {
-      std::fprintf(stderr, "[instance %u] exiting with status %d: MPI_Abort ends every instance\n", rank_, status);
-      std::fflush(stderr);
-      mpi_.Abort(mpi_.world, status);
-    }
-    mpi_.Finalize();
-  }
-
-private:
   void check(int code, const char *call) const {
     if (code != 0)
       throw poplar_error("poplar: " + std::string(call) + " of " + name_ + " failed with error " +
@@ -237,6 +305,7 @@ private:
   MpiCalls<Handle> mpi_;
   unsigned size_ = 1, rank_ = 0;
   std::mutex mutex_;
+  std::string gone_; // why no exchange can complete any more
 };
 
 // Which ABI the library speaks, with its predefined handles (values from the ABIs' mpi.h).
