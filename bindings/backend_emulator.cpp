@@ -90,6 +90,7 @@ pybind11::dict profileData(const poplar::Engine &engine) {
   d["variable_bytes"] = p.variableBytes;
   d["steps"] = steps;
   d["runs"] = p.runs;
+  d["elapsed_cycles"] = p.elapsedCycles;
   d["host_timed"] = p.hostTimed;
   return d;
 }

@@ -73,6 +73,7 @@ from popdsl.loop_pitfall import LoopCarryWarning  # noqa: E402
 from popdsl.loops import fori_loop  # noqa: E402
 from popdsl.autodiff.custom import custom_grad  # noqa: E402
 from popdsl.autodiff.grad import grad  # noqa: E402
+from popdsl.autodiff.pipelining import Stage, pipeline, pipeline_schedule  # noqa: E402
 from popdsl.instrument import cycle_count, cycle_stamp  # noqa: E402
 from popdsl.linalg import matmul, matmul_acc  # noqa: E402
 from popdsl.reductions import (mean, reduce_all, reduce_any, reduce_logsumexp, reduce_max,  # noqa: E402
@@ -114,7 +115,7 @@ __all__ = [
     # gradients
     "grad", "custom_grad",
     # several IPUs, replicas and remote memory
-    "ipu", "ipu_copy", "all_gather", "all_reduce", "broadcast", "cross_replica_copy", "reduce_scatter",
+    "ipu", "ipu_copy", "Stage", "pipeline", "pipeline_schedule", "all_gather", "all_reduce", "broadcast", "cross_replica_copy", "reduce_scatter",
     "replica_index", "RemoteBuffer",
     # sessions and profiles
     "Session", "SessionError", "Profile", "cycle_count", "cycle_stamp",

@@ -180,6 +180,11 @@ class Profile:
     num_compute_sets: int
     num_programs: int
     summary_text: str
+    # Estimated cycles of the runs with a replica's IPUs in parallel (each runs its own
+    # program; they wait for each other only in the steps that involve several: copies
+    # between them, host transfers, syncs). total_cycles adds up every IPU's work; on one
+    # IPU the two are equal.
+    elapsed_cycles: int
 
     @classmethod
     def from_engine(cls, engine: poplar.Engine) -> "Profile":
@@ -202,7 +207,8 @@ class Profile:
             steps=[Step(index=i, **s) for i, s in enumerate(data["steps"])],
             runs=data["runs"], host_timed=data["host_timed"], num_variables=data["num_variables"],
             num_constants=data["num_constants"], num_compute_sets=data["num_compute_sets"],
-            num_programs=data["num_programs"], summary_text=text.getvalue())
+            num_programs=data["num_programs"], summary_text=text.getvalue(),
+            elapsed_cycles=data["elapsed_cycles"])
 
     # --- figures ------------------------------------------------------------------------
     @property

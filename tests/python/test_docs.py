@@ -42,7 +42,7 @@ NEEDS_EMULATOR = {"profiling": "profile data", "emulator": "profile data",
                   "sessions_and_streams": "a session's stream feeds and host callbacks",
                   "training": "a session's stream feeds",
                   "replicas_and_ipus": "replicated graphs and profile data",
-                  "training_at_scale": "replicated graphs"}
+                  "training_at_scale": "replicated graphs and profile data"}
 
 
 def page_params() -> list:

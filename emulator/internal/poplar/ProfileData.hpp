@@ -43,6 +43,10 @@ struct ProfileData {
   std::vector<std::pair<std::string, std::size_t>> variableBytes;
   std::vector<ProfileStep> steps; // in program order
   std::uint64_t runs = 0;
+  // Estimated cycles from the first profiled run's start to the last one's end with the
+  // IPUs of a replica running in parallel (replica 0's; src/poplar/IpuTimeline.hpp); on
+  // one IPU, totalCycles().
+  std::uint64_t elapsedCycles = 0;
   bool hostTimed = false;
   // The replicas the engine ran, [firstReplica, firstReplica + numReplicas) of the graph's
   // totalReplicas, as instance `instance` of `instances` (0 of 1 in a one-process run).

@@ -78,7 +78,8 @@ std::string profileJson(const ProfileData &p, const std::string &summary) {
         << ", \"compute_cycles\": " << s.computeCycles << ", \"exchange_bytes\": " << s.exchangeBytes
         << ", \"ipu_link_bytes\": " << s.ipuLinkBytes << ", \"host_seconds\": " << s.hostSeconds << "}";
   }
-  out << "\n ],\n \"runs\": " << p.runs << ",\n \"host_timed\": " << (p.hostTimed ? "true" : "false")
+  out << "\n ],\n \"runs\": " << p.runs << ",\n \"elapsed_cycles\": " << p.elapsedCycles
+      << ",\n \"host_timed\": " << (p.hostTimed ? "true" : "false")
       << ",\n \"num_variables\": " << p.numVariables << ",\n \"num_constants\": " << p.numConstants
       << ",\n \"num_compute_sets\": " << p.numComputeSets << ",\n \"num_programs\": " << p.numPrograms
       << ",\n \"summary_text\": " << jsonString(summary) << "\n}\n";

@@ -189,10 +189,40 @@ CycleEstimate CostModel::finish(const PerTile &cycles, const PerTile &received) 
   return e;
 }
 
+void CostModel::spanIpusOf(const std::vector<const Tensor *> &tensors, CycleEstimate &e) const {
+  const unsigned ipus = target_.getNumIPUs(), perIpu = target_.getTilesPerIPU();
+  if (ipus == 1) return;
+  std::vector<bool> used(ipus, false);
+  for (const Tensor *t : tensors)
+    for (const auto &[tile, n] : layout(*t).segments)
+      if (tile != kNoTile) used[tile / perIpu] = true;
+  e.span = CycleEstimate::Span::Ipus;
+  for (unsigned ipu = 0; ipu < ipus; ++ipu)
+    if (used[ipu]) e.ipus.push_back(ipu);
+  if (e.ipus.empty()) e.span = CycleEstimate::Span::AllIpus; // nothing mapped: no IPU to pin it to
+}
+
 CycleEstimate CostModel::computeSet(const std::vector<Kernel> &kernels) const {
   PerTile cycles(target_.getNumTiles(), 0), received(target_.getNumTiles(), 0);
   for (const Kernel &k : kernels) addKernel(k, cycles, received);
-  return finish(cycles, received);
+  CycleEstimate e = finish(cycles, received);
+  if (target_.getNumIPUs() > 1) {
+    std::vector<const Tensor *> operands;
+    for (const Kernel &k : kernels) {
+      for (const Tensor &t : k.reads) operands.push_back(&t);
+      for (const Tensor &t : k.writes) operands.push_back(&t);
+    }
+    spanIpusOf(operands, e);
+    // A custom vertex runs on its own tile, which may hold none of its operands.
+    for (const Kernel &k : kernels)
+      if (const auto placement = vertexPlacement(k)) {
+        const unsigned ipu = placement->tile / target_.getTilesPerIPU();
+        if (std::find(e.ipus.begin(), e.ipus.end(), ipu) == e.ipus.end()) e.ipus.push_back(ipu);
+        e.span = CycleEstimate::Span::Ipus;
+      }
+    std::sort(e.ipus.begin(), e.ipus.end());
+  }
+  return e;
 }
 
 std::vector<std::uint64_t> CostModel::kernelCyclesByTile(const Kernel &kernel) const {
@@ -218,6 +248,7 @@ CycleEstimate CostModel::copy(const Tensor &src, const Tensor &dst) const {
   for (std::uint64_t r : linkReceived) e.ipuLinkBytes += r;
   e.exchange += ipuLinkCycles(e.ipuLinkBytes);
   e.exchangeBytes += e.ipuLinkBytes;
+  spanIpusOf({&src, &dst}, e);
   return e;
 }
 
@@ -253,16 +284,18 @@ CycleEstimate CostModel::ipuLinkTransfer(std::uint64_t bytes) const {
   return e;
 }
 
-CycleEstimate CostModel::branch() const {
+CycleEstimate CostModel::branch(const Tensor *predicate) const {
   CycleEstimate e;
   e.sync = syncCycles();
   e.compute = kBranchCycles;
+  if (predicate) spanIpusOf({predicate}, e);
   return e;
 }
 
 CycleEstimate CostModel::loop(std::uint64_t iterations) const {
   CycleEstimate e;
   e.compute = kBranchCycles * iterations;
+  e.span = CycleEstimate::Span::EachIpu;
   return e;
 }
 

@@ -50,6 +50,13 @@
 //    predicate (a sync) and branch (kBranchCycles); Repeat costs kBranchCycles
 //    per iteration, Call kBranchCycles per call.
 //
+// Elapsed cycles (IpuTimeline.hpp): each IPU runs its own control program, so each
+// step says which IPUs it runs on (CycleEstimate::span): a compute set or a copy on the
+// IPUs whose tiles hold its operands; Repeat and Call on every IPU independently (each
+// counts its own loop); an If, Switch or While condition on the IPUs of its predicate and
+// of the steps it decides about (EngineState::estimateCycles; a Call among them: every
+// IPU); everything else (syncs, host transfers, collectives) on all IPUs together.
+//
 // Memory per tile is the bytes of the variables and constants mapped to it: every
 // variable has its own memory. libpva's report estimates the rest (CodeMemory.hpp) and
 // the variables' liveness (Liveness.hpp).
@@ -92,6 +99,11 @@ struct CycleEstimate {
   // Compute sets and copies: each tile's compute cycles (`compute` is their maximum);
   // empty for the steps the model costs as a whole (syncs, host transfers, branches).
   std::vector<std::uint64_t> computeByTile;
+  // Which IPUs' clocks the step advances (IpuTimeline): all of them brought together
+  // first, each on its own, or those in `ipus` (brought together first when several).
+  enum class Span : std::uint8_t { AllIpus, EachIpu, Ipus };
+  Span span = Span::AllIpus;
+  std::vector<unsigned> ipus; // Span::Ipus: in increasing order
   std::uint64_t total() const { return sync + exchange + compute; }
 };
 
@@ -111,8 +123,9 @@ public:
   CycleEstimate functionCodeLoad(std::uint64_t instructions) const;
   // A collective's traffic between replicas: a global sync, then `bytes` over the IPU-Links.
   CycleEstimate ipuLinkTransfer(std::uint64_t bytes) const;
-  // An If, Switch or While condition: broadcast the predicate, then branch.
-  CycleEstimate branch() const;
+  // An If, Switch or While condition: broadcast the predicate, then branch; on every IPU,
+  // or given the predicate, on the IPUs that hold it.
+  CycleEstimate branch(const Tensor *predicate = nullptr) const;
   CycleEstimate loop(std::uint64_t iterations) const;
 
 private:
@@ -133,6 +146,9 @@ private:
   void addKernel(const Kernel &k, PerTile &cycles, PerTile &received) const;
   void addVertex(const Kernel &k, const VertexPlacement &placement, PerTile &cycles, PerTile &received) const;
   CycleEstimate finish(const PerTile &cycles, const PerTile &received) const;
+  // Sets e's span to the IPUs whose tiles hold elements of `tensors` (several-IPU
+  // targets only: on one IPU every step spans it).
+  void spanIpusOf(const std::vector<const Tensor *> &tensors, CycleEstimate &e) const;
 
   const Target &target_;
   const VarTable &vars_;

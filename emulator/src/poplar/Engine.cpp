@@ -107,7 +107,9 @@ std::unique_ptr<EngineState> buildReplica(const Executable &exe, const OptionFla
   for (const auto &kv : s.graph->hostReads) s.hostReads[kv.first] = s.access(kv.second);
 
   detail::compilePrograms(s, compiled.programs, progress, total);
-  if (s.hasCounters) s.estimateCycles(); // counters read the estimated clock as steps run
+  s.timeline.configure(s.graph->target.getNumIPUs());
+  // Counters read the estimated clock as steps run, and the timeline adds up estimates.
+  if (s.hasCounters || s.timeline.active()) s.estimateCycles();
   if (progress) progress(total, total);
   return state;
 }
@@ -240,6 +242,7 @@ void Engine::run(unsigned prog, const std::string &) {
   if (s.profiling) {
     ++s.runs;
     s.trace.beginRun(prog);
+    s.forEachReplica([](EngineState &r) { r.timeline.startRun(); });
   }
   const detail::ThreadPool::Limit threads(s.numThreads);
   s.forEachReplica([prog](EngineState &r) {

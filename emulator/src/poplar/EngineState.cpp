@@ -51,7 +51,34 @@ void EngineState::estimateCycles() {
     step->cost = step->estimate(model);
     step->cycles = step->cost.total();
   }
+  if (graph->target.getNumIPUs() > 1) spanBranches();
   estimated = true;
+}
+
+void EngineState::spanBranches() {
+  using Span = CycleEstimate::Span;
+  // Inner scopes first, so that an outer one sees what its inner branches decided.
+  std::vector<BranchScope> scopes = branchScopes;
+  std::stable_sort(scopes.begin(), scopes.end(),
+                   [](const BranchScope &a, const BranchScope &b) { return a.end - a.begin < b.end - b.begin; });
+  for (const BranchScope &scope : scopes) {
+    CycleEstimate &branch = steps[scope.step]->cost;
+    std::set<unsigned> ipus(branch.ipus.begin(), branch.ipus.end());
+    bool everyIpu = branch.span == Span::AllIpus;
+    for (std::uint32_t pc = scope.begin; pc < scope.end && !everyIpu; ++pc) {
+      if (code[pc].op == Op::Call) everyIpu = true; // the function's steps are elsewhere
+      if (code[pc].op != Op::Run) continue;
+      const CycleEstimate &cost = steps[code[pc].arg]->cost;
+      if (cost.span == Span::AllIpus) everyIpu = true;
+      if (cost.span == Span::Ipus) ipus.insert(cost.ipus.begin(), cost.ipus.end());
+    }
+    if (everyIpu) {
+      branch.span = Span::AllIpus;
+      branch.ipus.clear();
+    } else {
+      branch.ipus.assign(ipus.begin(), ipus.end());
+    }
+  }
 }
 
 std::string EngineState::replicasText() const {
@@ -157,10 +184,7 @@ EngineState::Pause EngineState::execute() {
     case Op::Run: {
       Step &step = *steps[in.arg];
       if (step.crossReplica) return Pause::CrossReplica;
-      if (profiling) {
-        ++step.executions;
-        if (trace.recording) trace.record(in.arg);
-      }
+      countExecution(in.arg);
       clock += step.cycles;
       if (timeSteps && profiling) {
         const auto t0 = std::chrono::steady_clock::now();
@@ -256,12 +280,8 @@ void runInLockstep(EngineState &s, unsigned prog) {
       peers.push_back(static_cast<CrossReplicaStep *>(replicas[i]->steps[stepAt(*replicas[i])].get()));
     }
     for (EngineState *r : replicas) {
-      Step &step = *r->steps[stepAt(*r)];
-      if (r->profiling) {
-        ++step.executions;
-        if (r->trace.recording) r->trace.record(stepAt(*r));
-      }
-      r->clock += step.cycles;
+      r->countExecution(stepAt(*r));
+      r->clock += r->steps[stepAt(*r)]->cycles;
       ++r->pc;
     }
     const std::string where = "step " + std::to_string(stepAt(s)) + " of " + program;

@@ -23,6 +23,7 @@
 #include "CostModel.hpp"
 #include "ExecutionTrace.hpp"
 #include "GraphState.hpp"
+#include "IpuTimeline.hpp"
 #include "TypeInfo.hpp"
 
 namespace poplar::detail {
@@ -114,6 +115,12 @@ struct Scalar {
   std::int64_t value() const;
 };
 
+// An If, Switch or While: the step that decides (the predicate's broadcast) and the
+// instructions [begin, end) of the whole program, which it decides about.
+struct BranchScope {
+  std::uint32_t step, begin, end;
+};
+
 enum class Op : std::uint8_t { Run, Jump, JumpIfFalse, JumpIfTrue, LoopInit, LoopNext, Call, Return, Switch, Halt };
 
 struct Instr {
@@ -169,6 +176,7 @@ struct EngineState {
   std::vector<std::uint32_t> loopCounters;
   std::vector<Scalar> scalars;
   std::vector<SwitchTable> switches;
+  std::vector<BranchScope> branchScopes;
   std::map<std::string, StreamState> streams;
   std::map<std::string, std::vector<std::uint8_t>> remoteMemory; // each remote buffer's rows
   // Per function: whether its code is on the tiles (FunctionBuffer.cpp), and the
@@ -197,6 +205,9 @@ struct EngineState {
   std::uint64_t randomSeed = 0;
   unsigned numThreads = 0; // "emulator.numThreads": the most threads a run uses (0: the whole pool)
   std::uint64_t clock = 0; // estimated cycles since load: the cycleStamp counter
+  // Elapsed cycles of the profiled runs with the IPUs in parallel (several-IPU targets:
+  // steps' estimates are then made when compiling).
+  IpuTimeline timeline;
   bool hasCounters = false; // cycleStamp/cycleCount steps: estimate when compiling
   bool estimated = false;
 
@@ -205,6 +216,18 @@ struct EngineState {
   void noteWrite(const Tensor &t);
   // Fills every step's cost (the model walks tile mappings, so only when needed).
   void estimateCycles();
+  // Widens each branch step's IPUs to those of the steps it decides about (several-IPU
+  // targets): every IPU that runs one of them needs the predicate.
+  void spanBranches();
+  // Counts one execution of `step` in the profile (when profiling): its count, the
+  // trace, the timeline.
+  void countExecution(std::uint32_t step) {
+    if (!profiling) return;
+    Step &st = *steps[step];
+    ++st.executions;
+    if (trace.recording) trace.record(step);
+    if (timeline.active()) timeline.advance(st.cost, st.cycles);
+  }
   void resetMemory();
   // Fills the hardware seeds variable (if the graph has one) from randomSeed.
   void seedHardware();

@@ -256,6 +256,13 @@ void printExecution(std::ostream &out, const ProfileData &p, bool allSteps) {
   s.line(2, "Total cycles (estimated)", withCommas(total));
   s.line(2, "Total time (estimated)",
          duration(static_cast<double>(total) / p.target.getTileClockFrequency()));
+  if (p.target.getNumIPUs() > 1) {
+    // The total adds up every IPU's work; the IPUs run in parallel (IpuTimeline.hpp).
+    s.line(2, "Elapsed cycles (estimated)", withCommas(p.elapsedCycles));
+    s.line(2, "Elapsed time (estimated)",
+           duration(static_cast<double>(p.elapsedCycles) / p.target.getTileClockFrequency()));
+    out << "    (the IPUs run in parallel, waiting for each other only in steps that involve several)\n";
+  }
   s.line(2, "Host time (measured)", p.hostTimed ? duration(host) : "not measured");
   if (!p.hostTimed) out << "    (set the engine option debug.instrument to time every step on the host)\n";
   s.line(2, "Cycles by phase (estimated)");
@@ -317,6 +324,7 @@ ProfileData getProfileData(const Engine &engine) {
     p.steps.push_back(std::move(ps));
   }
   p.runs = s.runs;
+  p.elapsedCycles = s.timeline.active() ? s.timeline.elapsed() : p.totalCycles();
   p.hostTimed = s.timeSteps;
   p.firstReplica = s.slice.first;
   p.numReplicas = s.slice.count;
@@ -358,6 +366,7 @@ void Engine::resetExecutionProfile() {
   }
   state_->runs = 0;
   state_->trace.configure(state_->options);
+  state_->forEachReplica([](detail::EngineState &r) { r.timeline.reset(); });
 }
 
 void Engine::disableExecutionProfiling() { state_->profiling = false; }

@@ -177,6 +177,8 @@ public:
     std::uint32_t predicate = 0;  // While: the scalar of the predicate
     std::uint32_t pendingJump = 0; // While: the exit; If: to the else, then over it
     std::vector<std::uint32_t> exits; // Switch: the jumps out after each case
+    std::uint32_t branchStep = 0;     // If, Switch, While: the step that decides (BranchScope)
+    std::uint32_t first = 0;          // If, Switch, While: its first instruction
     bool profiledBlock = false;       // lightweight profiling times it: marker steps around it
   };
   using NodeState = ControlCode;
@@ -224,11 +226,13 @@ private:
     case K::RepeatWhileTrue:
     case K::RepeatWhileFalse:
       code.predicate = addScalar(n.tensors[0]);
-      code.top = here();
+      code.top = code.first = here();
       return true;
     case K::If: {
       const std::uint32_t pred = addScalar(n.tensors[0]);
-      addControlStep(n, branch);
+      code.first = here();
+      addControlStep(n, branchOn(n.tensors[0]));
+      code.branchStep = lastStep();
       code.pendingJump = here();
       s_.code.push_back({Op::JumpIfFalse, pred, 0});
       return true;
@@ -238,7 +242,9 @@ private:
       table.control = addScalar(n.tensors[0]);
       code.slot = static_cast<std::uint32_t>(s_.switches.size());
       s_.switches.push_back(table);
-      addControlStep(n, branch);
+      code.first = here();
+      addControlStep(n, branchOn(n.tensors[0]));
+      code.branchStep = lastStep();
       s_.code.push_back({Op::Switch, code.slot, 0});
       return true;
     }
@@ -374,7 +380,8 @@ public:
     case K::RepeatWhileTrue:
     case K::RepeatWhileFalse:
       if (child != 0) return; // the code below comes after the condition, before the body
-      addControlStep(n, branch); // once per evaluation of the predicate
+      addControlStep(n, branchOn(n.tensors[0])); // once per evaluation of the predicate
+      code.branchStep = lastStep();
       code.pendingJump = here();
       s_.code.push_back({n.kind == K::RepeatWhileTrue ? Op::JumpIfFalse : Op::JumpIfTrue, code.predicate, 0});
       return;
@@ -405,10 +412,15 @@ private:
     case K::RepeatWhileFalse:
       s_.code.push_back({Op::Jump, 0, code.top});
       s_.code[code.pendingJump].target = here();
+      s_.branchScopes.push_back({code.branchStep, code.first, here()});
       return;
-    case K::If: s_.code[code.pendingJump].target = here(); return;
+    case K::If:
+      s_.code[code.pendingJump].target = here();
+      s_.branchScopes.push_back({code.branchStep, code.first, here()});
+      return;
     case K::Switch:
       for (std::uint32_t e : code.exits) s_.code[e].target = here();
+      s_.branchScopes.push_back({code.branchStep, code.first, here()});
       return;
     case K::CycleCount: {
       auto end = std::make_unique<CycleCountEndStep>();
@@ -457,6 +469,12 @@ private:
     return [type = static_cast<SyncType>(n.id)](const CostModel &m) { return m.sync(type); };
   }
   static CycleEstimate branch(const CostModel &m) { return m.branch(); }
+  // An If, Switch or While condition: on the predicate's IPUs (EngineState::estimateCycles
+  // adds those of the steps it decides about).
+  static Step::Estimate branchOn(const Tensor &predicate) {
+    return [predicate](const CostModel &m) { return m.branch(&predicate); };
+  }
+  std::uint32_t lastStep() const { return static_cast<std::uint32_t>(s_.steps.size() - 1); }
   static Step::Estimate hostTransfer(const Access &a) {
     return [bytes = a.numElements * a.elemSize](const CostModel &m) { return m.hostTransfer(bytes); };
   }
