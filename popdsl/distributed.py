@@ -28,6 +28,7 @@ import os
 import runpy
 import sys
 import threading
+import time
 import traceback
 from typing import Any, Callable, List, Optional
 
@@ -69,6 +70,8 @@ class _Single:
 # or the last exchange an instance makes as it exits, which tells any instance still waiting
 # in a collective that this one is gone.
 _CONTRIBUTION, _LEAVING = b"c", b"l"
+# How long an aborting instance waits for the launcher to forward its last lines.
+_ABORT_GRACE_SECONDS = 0.5
 
 
 class _Mpi:
@@ -133,7 +136,13 @@ class _Mpi:
             return
         code = status if isinstance(status, int) else 1  # sys.exit("message") exits with 1
         sys.stderr.write(f"[instance {self.rank}] exiting with status {code}: MPI_Abort ends every instance\n")
+        self.abort(code)
+
+    def abort(self, code: int) -> None:
+        """MPI_Abort, after a pause that lets the launcher forward what this instance just
+        wrote: the abort tears the launcher's output pipes down, and under load lines were lost."""
         sys.stderr.flush()
+        time.sleep(_ABORT_GRACE_SECONDS)
         self.comm.Abort(code)
 
 
@@ -155,8 +164,7 @@ def _abort_on_failure(instance: _Mpi) -> None:
     run_script, else only as _Mpi.leave's, by instances waiting for this one.)"""
     def hook(kind, value, tb):
         sys.stderr.write(f"[instance {instance.rank}] " + "".join(traceback.format_exception(kind, value, tb)))
-        sys.stderr.flush()
-        instance.comm.Abort(1)
+        instance.abort(1)
 
     plain_exit = sys.exit
     status = []

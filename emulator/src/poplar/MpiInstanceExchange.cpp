@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
@@ -14,11 +15,15 @@
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace poplar::detail {
 
 namespace {
+
+// How long an aborting rank waits for the launcher to forward its last line.
+constexpr int kAbortGraceMs = 500;
 
 // This process's place in the launch, as the launcher's environment says.
 struct MpiLaunch {
@@ -234,6 +239,14 @@ public:
     return all;
   }
 
+  // Ends every rank. The pause first lets the launcher forward the line just written: an
+  // abort tears its output pipes down, and under load the line was lost.
+  void abortAll(int status) {
+    std::fflush(stderr);
+    std::this_thread::sleep_for(std::chrono::milliseconds(kAbortGraceMs));
+    mpi_.Abort(mpi_.world, status);
+  }
+
   // A rank that ends badly takes every rank with it: the others may wait in a collective. One
   // that ends well tells any rank still waiting in one that it is gone, then ends MPI.
   void atExit(int status) override {
@@ -241,8 +254,7 @@ public:
     if (mpi_.Finalized(&done) != 0 || done) return;
     if (status != 0) {
       std::fprintf(stderr, "[instance %u] exiting with status %d: MPI_Abort ends every instance\n", rank_, status);
-      std::fflush(stderr);
-      mpi_.Abort(mpi_.world, status);
+      abortAll(status);
     }
     const std::lock_guard<std::mutex> lock(mutex_);
     if (gone_.empty()) { // else its exchanges fail already: the others know
@@ -251,8 +263,7 @@ public:
         all = gather(std::string(1, kLeaving));
       } catch (const poplar_error &e) {
         std::fprintf(stderr, "[instance %u] %s: MPI_Abort ends every instance\n", rank_, e.what());
-        std::fflush(stderr);
-        mpi_.Abort(mpi_.world, 1);
+        abortAll(1);
         return;
       }
       std::string waiting;
