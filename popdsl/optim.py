@@ -37,6 +37,7 @@ from popdsl.debug import BuildError, describe
 from popdsl.dtypes import float32, is_floating
 from popdsl.loss_scaling import LossScale
 from popdsl.ops import cast, copy, map as _map, map_, where
+from popdsl.placement import home_ipu, on_ipu
 from popdsl.replica_sharding import (ShardedVariable, from_shards, gather_into, local_shard, require_every_replica,
                                      shard_size, to_shards)
 from popdsl.replication import reduce_scatter
@@ -108,14 +109,16 @@ class Optimizer:
                 map_(lambda lr, t: self.schedule.expression(t), self.lr, self._step_count)
             self._before_updates()
             for w, master, g in zip(weights, masters, grads):
-                own = _own_elements(w, sharded)
-                if master is not w:  # the first step takes the master copy from the weight
-                    map_(lambda m, w_, t: where(t == 1.0, pe.Cast(w_, float32), m), master, own, self._step_count)
-                if loss_scale is not None:
-                    g = loss_scale.unscaled(g)
-                updated = own if master is w else master
-                self._update(w, updated, g if g.dtype == float32 else cast(g, float32))
-                _write_back(updated, w, sharded)
+                with on_ipu(_home_ipu(w)):  # a pipeline stage's weights update on its IPU
+                    own = _own_elements(w, sharded)
+                    if master is not w:  # the first step takes the master copy from the weight
+                        map_(lambda m, w_, t: where(t == 1.0, pe.Cast(w_, float32), m), master, own,
+                             self._step_count)
+                    if loss_scale is not None:
+                        g = loss_scale.unscaled(g)
+                    updated = own if master is w else master
+                    self._update(w, updated, g if g.dtype == float32 else cast(g, float32))
+                    _write_back(updated, w, sharded)
         return norm
 
     def state_tensors(self) -> dict:
@@ -178,8 +181,9 @@ class Optimizer:
         self._weights[id(w)] = w
         if name not in tensors:
             shape = (shard_size(w.size, w.graph.replicas),) if self.shard_over_replicas else w.shape
-            tensors[name] = w.graph.variable(float32, shape, name=f"{w.name}/{self.name}/{name}",
-                                             init=np.zeros(shape))
+            with on_ipu(_home_ipu(w)):
+                tensors[name] = w.graph.variable(float32, shape, name=f"{w.name}/{self.name}/{name}",
+                                                 init=np.zeros(shape))
         return tensors[name]
 
     def _named_state(self) -> dict:
@@ -333,3 +337,8 @@ def _pairs(weights, grads, what, sharded):
             raise BuildError(f"{what}: grads[{i}] {g!r} must be a float tensor shaped like weights[{i}] {w!r}, "
                              "in its dtype or float32")
     return weights, grads
+
+
+def _home_ipu(w: Weight) -> Optional[int]:
+    """The IPU w's state and update belong on (placement.home_ipu of w, or of its shard)."""
+    return home_ipu(w.shard if isinstance(w, ShardedVariable) else w)

@@ -47,3 +47,16 @@ def current_ipu() -> Optional[int]:
 def on_ipu(index: Optional[int]):
     """``with on_ipu(i):`` is ``with pd.ipu(i):``, or places nothing when i is None."""
     return contextlib.nullcontext() if index is None else ipu(index)
+
+
+def home_ipu(t) -> Optional[int]:
+    """The IPU (of the replica) holding every mapped element of pd.Tensor t, or None when the
+    replica has one IPU or t spreads over several: what per-tensor work such as an optimizer
+    update of t places itself on, so that it runs beside t and not across the IPU-Links."""
+    graph = t.graph.top
+    target = graph.getTarget()
+    if target.getNumIPUs() < 2:
+        return None
+    per_ipu = target.getTilesPerIPU()
+    ipus = {tile // per_ipu for tile, intervals in enumerate(graph.getTileMapping(t.raw, False)) if intervals}
+    return ipus.pop() if len(ipus) == 1 else None
