@@ -5,6 +5,7 @@ import pathlib
 import shutil
 import subprocess
 
+import numpy as np
 import pytest
 
 import popdsl
@@ -54,3 +55,8 @@ def run_labelled_program(work, stem, *args, env=None):
     result = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=300, env=env)
     assert result.returncode == 0, result.stdout + result.stderr
     return dict(line.split(": ", 1) for line in result.stdout.splitlines()), result.stderr
+
+
+def labelled_array(out: dict, label: str, shape) -> np.ndarray:
+    """The numbers a run_labelled_program line printed under `label`, as a float array of `shape`."""
+    return np.array(out[label].split(), dtype=float).reshape(shape)

@@ -2,7 +2,7 @@
 float64 numpy: Doolittle elimination written out here for LU, LAPACK's Householder QR."""
 import numpy as np
 
-from cpp_build import run_labelled_program
+from cpp_build import labelled_array, run_labelled_program
 
 
 def entries(rows, columns, diagonal):
@@ -25,12 +25,9 @@ def doolittle(a):
 def test_lu_and_qr_factorizations_match_numpy(tmp_path):
     out = run_labelled_program(tmp_path, "factorizations")[0]
 
-    def got(name, shape):
-        return np.array(out[name].split(), dtype=float).reshape(shape)
-
     for rows, columns in [(4, 3), (3, 5)]:
         a = entries(rows, columns, 3.0).astype(np.float16).astype(np.float64)  # the HALF input
-        lower, upper = got(f"lu {rows}x{columns} L", (rows, rows)), got(f"lu {rows}x{columns} U", (rows, columns))
+        lower, upper = labelled_array(out, f"lu {rows}x{columns} L", (rows, rows)), labelled_array(out, f"lu {rows}x{columns} U", (rows, columns))
         want_lower, want_upper = doolittle(a)
         np.testing.assert_allclose(lower, want_lower, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(upper, want_upper, rtol=1e-5, atol=1e-6)
@@ -39,7 +36,7 @@ def test_lu_and_qr_factorizations_match_numpy(tmp_path):
 
     a = entries(5, 3, 2.0)  # full rank (the sines alone have rank 2), so Q is unique
     q_want, r_want = np.linalg.qr(a, mode="complete")
-    r, q = got("qr R", (5, 3)), got("qr Q", (5, 5))
+    r, q = labelled_array(out, "qr R", (5, 3)), labelled_array(out, "qr Q", (5, 5))
     np.testing.assert_allclose(r, r_want, atol=1e-5)
     np.testing.assert_allclose(q, q_want, atol=1e-5)
     np.testing.assert_allclose(q @ r, a, atol=1e-5)

@@ -2,7 +2,7 @@
 probability of every labelling, summed over every alignment enumerated in float64 numpy."""
 import numpy as np
 
-from cpp_build import run_labelled_program
+from cpp_build import labelled_array, run_labelled_program
 from ctc_reference import log_softmax, path_log_probs, paths_by_labelling, sine_data
 
 MAX_TIME, BATCH, CLASSES, BLANK = 4, 2, 3, 2
@@ -18,14 +18,11 @@ def labelling_log_probs(log_y):
 def test_beam_search_finds_the_most_probable_labellings(tmp_path):
     out = run_labelled_program(tmp_path, "ctc_inference")[0]
 
-    def got(name, shape):
-        return np.array(out[name].split(), dtype=float).reshape(shape)
-
     data = sine_data((MAX_TIME, BATCH, CLASSES), 2, 1.3, 0.5)
     log_probs = log_softmax(data)
     for name, inputs in [("wide logits", log_probs), ("wide log probabilities", data)]:
-        probs, lengths = got(f"{name} probs", (BATCH, 3)), got(f"{name} lengths", (BATCH, 3))
-        labels = got(f"{name} labels", (BATCH, 3, MAX_TIME))
+        probs, lengths = labelled_array(out, f"{name} probs", (BATCH, 3)), labelled_array(out, f"{name} lengths", (BATCH, 3))
+        labels = labelled_array(out, f"{name} labels", (BATCH, 3, MAX_TIME))
         for b in range(BATCH):
             found = labelling_log_probs(inputs[:DATA_LENGTHS[b], b])
             best = sorted(found.items(), key=lambda item: -item[1])[:3]
@@ -35,8 +32,8 @@ def test_beam_search_finds_the_most_probable_labellings(tmp_path):
                 assert np.all(labels[b, path, n:] == BLANK)
                 np.testing.assert_allclose(probs[b, path], -log_p, rtol=1e-5, err_msg=name)
     # A narrow beam keeps fewer alignments: its probabilities are at most the exact ones.
-    narrow, narrow_lengths = got("narrow logits probs", (BATCH, 2)), got("narrow logits lengths", (BATCH, 2))
-    narrow_labels = got("narrow logits labels", (BATCH, 2, MAX_TIME))
+    narrow, narrow_lengths = labelled_array(out, "narrow logits probs", (BATCH, 2)), labelled_array(out, "narrow logits lengths", (BATCH, 2))
+    narrow_labels = labelled_array(out, "narrow logits labels", (BATCH, 2, MAX_TIME))
     for b in range(BATCH):
         found = labelling_log_probs(log_probs[:DATA_LENGTHS[b], b])
         assert narrow[b, 0] <= narrow[b, 1]

@@ -3,7 +3,7 @@ numpy: every path of classes over the steps is enumerated, collapsed (repeats me
 blanks dropped), and those giving the labels are summed."""
 import numpy as np
 
-from cpp_build import run_labelled_program
+from cpp_build import labelled_array, run_labelled_program
 from ctc_reference import log_softmax, path_log_probs, paths_by_labelling, sine_data
 
 MAX_TIME, BATCH, CLASSES, BLANK = 6, 3, 4, 0
@@ -30,9 +30,6 @@ def loss_and_occupancy(log_y, labels):
 def test_ctc_loss_and_gradients_match_every_alignment_summed(tmp_path):
     out = run_labelled_program(tmp_path, "ctc_loss")[0]
 
-    def got(name, shape):
-        return np.array(out[name].split(), dtype=float).reshape(shape)
-
     data = sine_data((MAX_TIME, BATCH, CLASSES), 1.5, 0.7, 0.3)
     log_probs = log_softmax(data)
     want = {name: np.zeros(BATCH) for name in ["logits", "log probabilities"]}
@@ -52,9 +49,9 @@ def test_ctc_loss_and_gradients_match_every_alignment_summed(tmp_path):
         grad["log probabilities"][:steps, b] = -occupancy
     assert np.isinf(want["logits"][2])
     for name in want:
-        np.testing.assert_allclose(got(f"{name} loss", (BATCH,)), want[name], rtol=1e-5, err_msg=name)
-        np.testing.assert_allclose(got(f"{name} loss alone", (BATCH,)), want[name], rtol=1e-5, err_msg=name)
-        np.testing.assert_allclose(got(f"{name} gradient", data.shape), grad[name], rtol=1e-4, atol=1e-6,
+        np.testing.assert_allclose(labelled_array(out, f"{name} loss", (BATCH,)), want[name], rtol=1e-5, err_msg=name)
+        np.testing.assert_allclose(labelled_array(out, f"{name} loss alone", (BATCH,)), want[name], rtol=1e-5, err_msg=name)
+        np.testing.assert_allclose(labelled_array(out, f"{name} gradient", data.shape), grad[name], rtol=1e-4, atol=1e-6,
                                    err_msg=name)
     assert out["plan"] == ("CTC plan: inType float, outType float, partialsType float, batchSize 3, maxTime 6, "
                            "maxLabelLength 3, numClasses 4")

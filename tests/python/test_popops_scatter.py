@@ -2,7 +2,7 @@
 against a float64 numpy scatter written from XLA's definition."""
 import numpy as np
 
-from cpp_build import run_labelled_program
+from cpp_build import labelled_array, run_labelled_program
 
 
 def xla_scatter(operand, indices, updates, index_vector_dim, update_window_dims, insert_window_dims,
@@ -41,28 +41,25 @@ def ramp(n, offset=0.0):
 def test_scatter_replaces_and_combines_windows_as_xla_defines(tmp_path):
     out = run_labelled_program(tmp_path, "scatter")[0]
 
-    def got(name, shape):
-        return np.array(out[name].split(), dtype=float).reshape(shape)
-
     rows = ramp(15).reshape(5, 3)
     for name, idx in [("rows", [3, 1]), ("rows repeated and out of bounds", [4, 7, 4])]:
         updates = ramp(3 * len(idx), 100).reshape(len(idx), 3)
         want = xla_scatter(rows, np.array(idx), updates, 1, [1], [0], [0])
-        np.testing.assert_allclose(got(name, (5, 3)), want, rtol=1e-6, err_msg=name)
+        np.testing.assert_allclose(labelled_array(out, name, (5, 3)), want, rtol=1e-6, err_msg=name)
     # The later of two updates of row 4 wins; row 7 does not fit and is skipped.
-    np.testing.assert_allclose(got("rows repeated and out of bounds", (5, 3))[4], ramp(9, 100)[6:])
+    np.testing.assert_allclose(labelled_array(out, "rows repeated and out of bounds", (5, 3))[4], ramp(9, 100)[6:])
     updates = ramp(6, 100).reshape(2, 3)
     for name, flags in [("remapOutOfBoundIndices", dict(remap=True)), ("paddingIndexUsed", dict(padding=True))]:
         want = xla_scatter(rows, np.array([7, 5]), updates, 1, [1], [0], [0], **flags)
-        np.testing.assert_allclose(got(name, (5, 3)), want, rtol=1e-6, err_msg=name)
+        np.testing.assert_allclose(labelled_array(out, name, (5, 3)), want, rtol=1e-6, err_msg=name)
     # Remapped, both 7 and 5 start at row 0 (the second wins); as padding, 5 is skipped and 7 too.
-    np.testing.assert_allclose(got("remapOutOfBoundIndices", (5, 3))[0], updates[1])
-    np.testing.assert_allclose(got("paddingIndexUsed", (5, 3)), rows)
+    np.testing.assert_allclose(labelled_array(out, "remapOutOfBoundIndices", (5, 3))[0], updates[1])
+    np.testing.assert_allclose(labelled_array(out, "paddingIndexUsed", (5, 3)), rows)
 
     indices = np.array([0, 1, 3, 0, 1, 0]).reshape(2, 3)
     updates = ramp(12, 10).reshape(2, 2, 3)
     want = xla_scatter(ramp(16).reshape(4, 4), indices, updates, 0, [0, 1], [], [0, 1], combine=np.add)
-    np.testing.assert_allclose(got("windows added", (4, 4)), want, rtol=1e-6)
+    np.testing.assert_allclose(labelled_array(out, "windows added", (4, 4)), want, rtol=1e-6)
     assert want[1, 1] == 2.5 + updates[1, 1, 0] + updates[0, 0, 1]  # the overlap adds both windows
 
     assert out["bad window dims"] == ("scatter into 'bad' [5,3] float: updateWindowDims and insertWindowDims together must "
